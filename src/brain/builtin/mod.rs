@@ -1,0 +1,43 @@
+//! The built-in brain: no network, deterministic given the seed.
+//! Plans come from utility scores (needs, time, work, home, persona, goals,
+//! notices, friends' whereabouts); words come from Chinese templates.
+
+mod planner;
+mod speech;
+
+use rand_chacha::ChaCha8Rng;
+
+use super::{Brain, LineContext, Plan, PlanContext, SummaryContext};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltinBrain;
+
+impl Brain for BuiltinBrain {
+    fn name(&self) -> &str {
+        "builtin"
+    }
+
+    fn plan(&self, cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
+        planner::plan(cx, rng)
+    }
+
+    fn line(&self, cx: &LineContext<'_>) -> String {
+        speech::conversation_line(cx)
+    }
+
+    fn summarise(&self, cx: &SummaryContext<'_>) -> String {
+        speech::summary(cx)
+    }
+}
+
+/// A stable pseudo-random number in [0, 1) from a few integers: the same resident,
+/// day and purpose always give the same roll, whatever else happened.
+pub(crate) fn roll(seed: u64, id: &str, day: i64, salt: u64) -> f32 {
+    let mut h = crate::sim::residents::resident_seed(seed ^ salt.wrapping_mul(0xA24B_AED4_963E_E407), id);
+    h ^= (day as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25);
+    // SplitMix64 finaliser.
+    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^= h >> 31;
+    (h >> 40) as f32 / (1u64 << 24) as f32
+}

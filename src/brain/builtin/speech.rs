@@ -1,0 +1,311 @@
+//! Chinese lines from templates filled with persona, place, time, mood and memory.
+//! Templates use `{name}`-style slots; designers can read and extend the tables.
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use super::planner::Candidate;
+use super::roll;
+use crate::brain::{LineContext, PlanContext, SummaryContext, Topic};
+use crate::scenario::{Gathering, RelationKind};
+use crate::sim::residents::ActivityKind;
+use crate::time::{GameTime, clock_text};
+
+const SLEEP: &[&str] = &[
+    "{period}了，该回{home}睡觉了。",
+    "{mood}今天就到这儿吧，明天还有事要做。",
+    "困了困了，{home}的床在召唤我。",
+];
+const WORK: &[&str] = &[
+    "{mood}到{place}开工了。",
+    "{period}好！{place}的活儿可不等人。",
+    "又是充实的一天，先把{place}的事情做好。",
+];
+const EAT: &[&str] = &[
+    "{meal}时间到了，去{place}吃点东西。",
+    "{mood}先填饱肚子再说。",
+    "{place}的饭菜香味好像已经飘过来了。",
+];
+const SOCIAL_FRIEND: &[&str] = &[
+    "去{place}找{friend}聊聊天。",
+    "好久没和{friend}好好说话了，去{place}看看。",
+    "{friend}应该在{place}，过去打个招呼。",
+];
+const SOCIAL: &[&str] = &[
+    "去{place}转转，说不定能碰到熟人。",
+    "{mood}想找人说说话，去{place}吧。",
+];
+const ATTEND: &[&str] = &[
+    "{title}要开始了，去{place}！",
+    "说好了要去{title}，可不能食言。",
+];
+const HOST: &[&str] = &[
+    "{title}就要开始了，得先去{place}把场子布置好！",
+    "大家快来{place}，{title}开始啦！",
+];
+const LEISURE: &[&str] = &[
+    "{mood}去{place}放松一下。",
+    "难得有空，去{place}走走。",
+    "{period}的{place}应该很舒服。",
+];
+const HOME: &[&str] = &["回{home}歇会儿，泡杯茶。", "{period}了，回家看看书。"];
+const IDLE: &[&str] = &["在{place}四处看看。", "{mood}先在{place}待一会儿。"];
+const REST: &[&str] = &["{mood}躺一会儿，缓缓神。", "歇口气再说。"];
+const REPLY_GREET: &[&str] = &["{period}好，{you}！", "是{you}啊，{period}好！", "哟，{you}，真巧。"];
+
+const OPEN_STRANGER: &[&str] = &[
+    "你好，我是{me}，在镇上做{job}。{period}好！",
+    "{period}好！以前好像没怎么说过话，我是{me}。",
+];
+const OPEN_FRIEND: &[&str] = &[
+    "嘿，{you}！{period}好，在{place}碰到你真巧。",
+    "{you}！正想找你呢。",
+    "{period}好啊{you}，最近怎么样？",
+];
+const OPEN_FAMILY: &[&str] = &["{you}，你也在{place}呀。", "{you}，吃过饭了吗？"];
+const REPLY_WARM: &[&str] = &[
+    "真的吗？多讲讲！",
+    "嗯，我也一直这么想。",
+    "哈哈，你说得对。",
+    "好主意，算我一个。",
+];
+const REPLY_COOL: &[&str] = &["是吗……我倒不太这么看。", "嗯，也许吧。", "我还得再想想。"];
+const CLOSE: &[&str] = &["那我先忙了，回头见！", "改天再聊！", "好，下次再说，保重！"];
+const INVITE: &[&str] = &[
+    "对了，{when}在{place}有{title}，你一定要来！",
+    "{when}{place}有{title}，大家都去，你也来吧！",
+];
+const TOPIC_LINES: &[(&str, &[&str])] = &[
+    (
+        "科学",
+        &[
+            "今天田里的土壤湿度又变了，数据很有意思。",
+            "你知道吗？麦子的根能扎到一米多深。",
+            "我在想，能不能做个装置自动记录温度？",
+        ],
+    ),
+    ("探险", &["旧矿洞深处好像还有条没走过的岔路。", "下次探险带上你，敢不敢？"]),
+    ("美食", &["今天的炖菜火候刚好，你尝了吗？", "我新学了一道菜，改天做给你吃。"]),
+    ("书", &["最近在读一本讲星星的书，太美了。", "图书馆新来了一批旧书，你去看了吗？"]),
+    ("音乐", &["我在练一首新曲子，还差一点点。", "晚上在河边吹笛子，回声特别好听。"]),
+    ("草药", &["林子里的薄荷长出来了，泡茶正好。", "这种草能止血，出门记得带一点。"]),
+];
+const TOPIC_GENERIC: &[&str] = &[
+    "说到{topic}，我最近有个新想法。",
+    "最近一直在琢磨{topic}的事。",
+    "{topic}这件事，你怎么看？",
+];
+
+fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [&'a str]) -> &'a str {
+    table[rng.random_range(0..table.len())]
+}
+
+/// Fills `{slot}`s from `slots`; unknown slots are left as they are.
+fn fill(template: &str, slots: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in slots {
+        out = out.replace(&format!("{{{k}}}"), v);
+    }
+    out
+}
+
+/// Time-of-day word: 早上, 中午, 傍晚…
+pub(crate) fn period(t: GameTime) -> &'static str {
+    match t.minute_of_day() / 60 {
+        5..=8 => "早上",
+        9..=11 => "上午",
+        12..=13 => "中午",
+        14..=17 => "下午",
+        18..=19 => "傍晚",
+        20..=23 => "晚上",
+        _ => "深夜",
+    }
+}
+
+fn mood(needs: &crate::sim::residents::Needs) -> &'static str {
+    if needs.energy < 30.0 {
+        "有点累了，"
+    } else if needs.hunger < 30.0 {
+        "肚子咕咕叫，"
+    } else if needs.social < 30.0 {
+        "好想找人说说话，"
+    } else if needs.fun < 30.0 {
+        "有点闷，"
+    } else if needs.energy > 70.0 && needs.hunger > 60.0 {
+        "精神不错，"
+    } else {
+        ""
+    }
+}
+
+fn meal_zh(m: u32, wake: u32) -> &'static str {
+    match super::planner::meal_name(m, wake) {
+        Some("breakfast") => "早饭",
+        Some("lunch") => "午饭",
+        Some("dinner") => "晚饭",
+        _ => "吃饭",
+    }
+}
+
+/// The line a resident says or thinks with a plan.
+pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rng) -> String {
+    if c.kind == ActivityKind::PostNotice
+        && let Some(text) = &c.line
+    {
+        return text.clone();
+    }
+    if let Some(line) = &c.line
+        && rng.random_bool(0.6)
+    {
+        return line.clone();
+    }
+    let me = cx.me;
+    let gathering = c.gathering.and_then(|g| cx.gatherings.get(g));
+    let table = match c.kind {
+        ActivityKind::Sleep => SLEEP,
+        ActivityKind::Work => WORK,
+        ActivityKind::Eat => EAT,
+        ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
+        ActivityKind::Socialise => SOCIAL,
+        ActivityKind::Attend if gathering.is_some_and(|g| g.organiser == me.id) => HOST,
+        ActivityKind::Attend => ATTEND,
+        ActivityKind::Leisure if c.target == me.home => HOME,
+        ActivityKind::Leisure => LEISURE,
+        ActivityKind::Idle if c.action.starts_with("Rest") => REST,
+        ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
+    };
+    let friend = c.friend.map_or("", |f| cx.roster.names[f as usize].as_str());
+    let mut line = fill(
+        pick(rng, table),
+        &[
+            ("period", period(cx.now)),
+            ("home", cx.town.name(me.home)),
+            ("place", cx.town.name(c.target)),
+            ("mood", mood(cx.needs)),
+            ("meal", meal_zh(cx.now.minute_of_day(), me.wake)),
+            ("friend", friend),
+            ("title", gathering.map_or("聚会", |g| g.title.as_str())),
+        ],
+    );
+    // Now and then a thought about a recent conversation or the resident's motto.
+    let recent_talk = cx
+        .relationships
+        .0
+        .iter()
+        .filter_map(|r| r.last_interaction.map(|t| (t, &r.with)))
+        .filter(|(t, _)| t.minutes_until(cx.now) < 360)
+        .max_by_key(|(t, _)| *t);
+    match rng.random_range(0..10) {
+        0..=1 if recent_talk.is_some() => {
+            let who = cx.roster.name(recent_talk.expect("checked").1);
+            line.push_str(&format!("（想起刚才和{who}的聊天）"));
+        }
+        2 if !me.quote.is_empty() && c.kind != ActivityKind::Sleep => {
+            line.push_str(&me.quote);
+        }
+        _ => {}
+    }
+    line
+}
+
+/// The notice text for a gathering a resident organises.
+pub(crate) fn gathering_notice(cx: &PlanContext<'_>, g: &Gathering) -> String {
+    format!(
+        "【{}】{}月{}日 {}-{}，地点：{}。欢迎所有人！——{}",
+        g.title,
+        chrono::Datelike::month(&g.starts.date()),
+        chrono::Datelike::day(&g.starts.date()),
+        clock_text(g.starts.minute_of_day()),
+        clock_text(g.ends.minute_of_day()),
+        cx.town.name(g.location),
+        cx.me.name
+    )
+}
+
+/// One line of a conversation.
+pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
+    // Deterministic per speaker, time and turn: the same exchange reads the same.
+    let r = roll(cx.seed, cx.speaker.id.as_str(), cx.now.0 / 60, cx.turn as u64 + 11);
+    let idx = |n: usize| ((r * n as f32) as usize).min(n - 1);
+    let take = |t: &'static [&'static str]| t[idx(t.len())];
+    let you = cx.listener.name.as_str();
+    let per = period(cx.now);
+    if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
+        let when = format!(
+            "{}月{}日{}",
+            chrono::Datelike::month(&g.starts.date()),
+            chrono::Datelike::day(&g.starts.date()),
+            clock_text(g.starts.minute_of_day())
+        );
+        return fill(take(INVITE), &[("when", &when), ("place", place), ("title", &g.title)]);
+    }
+    let kind = cx.relation.map(|r| r.kind).unwrap_or(RelationKind::Stranger);
+    let first_meeting = cx.relation.is_none_or(|r| r.interactions == 0);
+    if cx.turn == 0 {
+        let table = match kind {
+            RelationKind::Family => OPEN_FAMILY,
+            RelationKind::Stranger if first_meeting => OPEN_STRANGER,
+            _ => OPEN_FRIEND,
+        };
+        return fill(
+            take(table),
+            &[
+                ("me", &cx.speaker.name),
+                ("job", &cx.speaker.occupation),
+                ("period", per),
+                ("you", you),
+                ("place", &cx.place.name),
+            ],
+        );
+    }
+    if cx.turn + 1 == cx.lines && cx.lines >= 3 {
+        return take(CLOSE).to_string();
+    }
+    if cx.turn == 1 {
+        return fill(take(REPLY_GREET), &[("period", per), ("you", you)]);
+    }
+    if cx.turn % 2 == 1 && r < 0.5 {
+        // Answer the previous line; warmth follows agreeableness.
+        let table = if cx.speaker.personality.agreeableness < 35.0 { REPLY_COOL } else { REPLY_WARM };
+        return take(table).to_string();
+    }
+    topic_line(cx, r)
+}
+
+fn topic_line(cx: &LineContext<'_>, r: f32) -> String {
+    let shared = cx
+        .speaker
+        .topics
+        .iter()
+        .find(|t| cx.listener.topics.contains(t))
+        .or(cx.speaker.topics.first());
+    let topic = match cx.topic {
+        Topic::Interest => shared.map_or("最近的事", String::as_str),
+        other => other.label(),
+    };
+    if let Some((_, lines)) = TOPIC_LINES.iter().find(|(k, _)| topic.contains(k)) {
+        return lines[((r * lines.len() as f32) as usize).min(lines.len() - 1)].to_string();
+    }
+    let t = TOPIC_GENERIC[((r * TOPIC_GENERIC.len() as f32) as usize).min(TOPIC_GENERIC.len() - 1)];
+    fill(t, &[("topic", topic)])
+}
+
+/// Extractive summary: the most important moments of the day, in time order.
+pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
+    let mut ranked: Vec<(usize, &crate::sim::memory::Memory)> = cx.entries.iter().enumerate().collect();
+    ranked.sort_by(|a, b| b.1.importance.cmp(&a.1.importance).then(a.0.cmp(&b.0)));
+    ranked.truncate(4);
+    ranked.sort_by_key(|(i, _)| *i);
+    let parts: Vec<String> = ranked
+        .iter()
+        .map(|(_, m)| {
+            let t: String = m.text.chars().take(36).collect();
+            format!("{} {t}", clock_text(m.time.minute_of_day()))
+        })
+        .collect();
+    if parts.is_empty() {
+        format!("{}：平静的一天。", cx.night)
+    } else {
+        format!("{}回顾：{}", cx.night, parts.join("；"))
+    }
+}

@@ -1,0 +1,345 @@
+//! The command line: `heartvale [sim|check|replay]`.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::scenario::{Scenario, generate::generated_town};
+use crate::sim::clock::Clock;
+use crate::sim::end::SimOutcome;
+use crate::sim::event_log::EventLog;
+use crate::sim::residents::{Needs, Resident, Tally};
+use crate::testing::{headless_app, run_to_end};
+
+#[derive(Parser, Debug)]
+#[command(name = "heartvale", version, about = "Heartvale — a generative-agent town. Without a subcommand, runs the default town headless (`sim`).")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a town headless, as fast as possible, and print a summary.
+    Sim(SimArgs),
+    /// Validate scenario folders; prints one `file:line:col: message` line per problem.
+    Check {
+        /// Scenario folders to check.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Print a readable timeline of an event log (JSON Lines).
+    Replay {
+        file: PathBuf,
+        /// Only events of these kinds (comma-separated, e.g. `plan,dialogue`).
+        #[arg(long, value_delimiter = ',')]
+        kind: Vec<String>,
+        /// Only events about this resident id.
+        #[arg(long)]
+        resident: Option<String>,
+    },
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct SimArgs {
+    /// Scenario folder.
+    #[arg(long, default_value = "scenarios/heartvale")]
+    pub scenario: PathBuf,
+    /// Days to simulate (default: the scenario's).
+    #[arg(long)]
+    pub days: Option<u32>,
+    /// Random seed (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the event log (JSON Lines) here.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Instead of a scenario, run a generated town of N residents.
+    #[arg(long, value_name = "N")]
+    pub generate: Option<usize>,
+    /// No progress bar and no summary table.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs the CLI; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        None => sim(SimArgs {
+            scenario: PathBuf::from("scenarios/heartvale"),
+            ..SimArgs::default()
+        }),
+        Some(Command::Sim(args)) => sim(args),
+        Some(Command::Check { paths }) => check(&paths),
+        Some(Command::Replay {
+            file,
+            kind,
+            resident,
+        }) => replay(&file, &kind, resident.as_deref()),
+    }
+}
+
+/// Finds a scenario folder given relative to the working directory or the crate.
+fn locate(path: &Path) -> PathBuf {
+    if path.exists() || path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    if beside.exists() { beside } else { path.to_path_buf() }
+}
+
+fn sim(args: SimArgs) -> i32 {
+    let scenario = match args.generate {
+        Some(n) => generated_town(n, args.seed.unwrap_or(42)),
+        None => match Scenario::load(locate(&args.scenario)) {
+            Ok(s) => s,
+            Err(diags) => {
+                eprint!("{diags}");
+                eprintln!("error: the scenario has {} problem(s)", diags.len());
+                return 1;
+            }
+        },
+    };
+    let seed = args.seed.unwrap_or(scenario.seed);
+    let days = args.days.unwrap_or(scenario.days).max(1);
+    let log = match &args.log {
+        Some(path) => match EventLog::to_file(path) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: cannot create log file {}: {e}", path.display());
+                return 1;
+            }
+        },
+        None => EventLog::default(),
+    };
+    let scenario = Arc::new(scenario);
+    let mut app = headless_app(scenario.clone(), seed, days, log);
+    let step = scenario.tuning.step_minutes.max(1) as u64;
+    let total = days as u64 * 1440 / step;
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total).with_style(
+            ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} steps ({elapsed})")
+                .expect("valid template")
+                .progress_chars("=> "),
+        )
+    };
+    let started = std::time::Instant::now();
+    let mut steps = 0u64;
+    while !app.world().resource::<SimOutcome>().ended() && steps < total + 10 {
+        app.update();
+        steps += 1;
+        if steps % 60 == 0 {
+            bar.set_position(steps.min(total));
+            bar.set_message(app.world().resource::<Clock>().now.to_string());
+        }
+    }
+    run_to_end(&mut app, 0);
+    bar.finish_and_clear();
+    let wall = started.elapsed();
+    let world = app.world_mut();
+    if let Some(e) = &world.resource::<EventLog>().error {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    if args.quiet {
+        return 0;
+    }
+    let clock = world.resource::<Clock>().clone();
+    let outcome = world.resource::<SimOutcome>().0;
+    let lines = world.resource::<EventLog>().lines;
+    let mut rows: Vec<(u32, Vec<String>)> = world
+        .query::<(&Resident, &crate::sim::residents::Persona, &Tally, &Needs)>()
+        .iter(world)
+        .map(|(r, p, t, n)| {
+            (
+                r.idx,
+                vec![
+                    r.id.to_string(),
+                    p.name.clone(),
+                    t.plans.to_string(),
+                    t.conversations.to_string(),
+                    t.notices.to_string(),
+                    t.nights.to_string(),
+                    format!("{:.0}", n.energy),
+                    format!("{:.0}", n.hunger),
+                    format!("{:.0}", n.social),
+                    format!("{:.0}", n.fun),
+                ],
+            )
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "id", "name", "plans", "conversations", "notices", "nights", "energy", "hunger", "social", "fun",
+    ]);
+    for (_, row) in rows.iter().take(50) {
+        table.add_row(row.clone());
+    }
+    println!("{table}");
+    if rows.len() > 50 {
+        println!("… and {} more residents", rows.len() - 50);
+    }
+    println!(
+        "{}: {} steps to {} ({:?}), {} events, {:.2}s wall, seed {}",
+        scenario.name,
+        clock.steps,
+        clock.now,
+        outcome.map(|o| format!("{o:?}")).unwrap_or_default(),
+        lines,
+        wall.as_secs_f64(),
+        seed
+    );
+    if let Some(path) = &args.log {
+        println!("event log: {}", path.display());
+    }
+    0
+}
+
+fn check(paths: &[PathBuf]) -> i32 {
+    let mut problems = 0;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for path in paths {
+        match Scenario::load(path) {
+            Ok(s) => eprintln!(
+                "ok: {} — {} ({} residents, {} locations)",
+                path.display(),
+                s.name,
+                s.residents.len(),
+                s.town.len()
+            ),
+            Err(diags) => {
+                problems += diags.len();
+                for d in diags.iter() {
+                    let _ = writeln!(out, "{d}");
+                }
+            }
+        }
+    }
+    if problems > 0 {
+        eprintln!("{problems} problem(s) found");
+        1
+    } else {
+        0
+    }
+}
+
+fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {
+    let f = match std::fs::File::open(file) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: cannot open {}: {e}", file.display());
+            return 1;
+        }
+    };
+    let mut names: HashMap<String, String> = HashMap::new();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: {}:{}: {e}", file.display(), n + 1);
+                return 1;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("error: {}:{}:{}: not a JSON event: {e}", file.display(), n + 1, e.column());
+                return 1;
+            }
+        };
+        let kind = v["kind"].as_str().unwrap_or("?");
+        if kind == "start"
+            && let (Some(ids), Some(ns)) = (v["residents"].as_array(), v["names"].as_array())
+        {
+            for (i, nm) in ids.iter().zip(ns) {
+                names.insert(i.as_str().unwrap_or("").into(), nm.as_str().unwrap_or("").into());
+            }
+        }
+        if !kinds.is_empty() && !kinds.iter().any(|k| k == kind) {
+            continue;
+        }
+        if let Some(r) = resident {
+            let involved = v["resident"].as_str() == Some(r)
+                || v["participants"]
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|x| x.as_str() == Some(r)));
+            if !involved {
+                continue;
+            }
+        }
+        if writeln!(out, "{}", describe(&v, &names)).is_err() {
+            return 0; // stdout closed (e.g. piped into `head`)
+        }
+    }
+    0
+}
+
+/// One readable line for an event.
+pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> String {
+    let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+    let who = |k: &str| {
+        let id = s(k);
+        names.get(&id).cloned().unwrap_or(id)
+    };
+    let list = |k: &str| {
+        v[k].as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| {
+                        let id = x.as_str().unwrap_or("");
+                        names.get(id).cloned().unwrap_or_else(|| id.to_string())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" & ")
+            })
+            .unwrap_or_default()
+    };
+    let time = s("time");
+    let kind = s("kind");
+    let body = match kind.as_str() {
+        "start" => format!("▶ {} begins — seed {}, {} days, brain {}", s("scenario"), v["seed"], v["days"], s("brain")),
+        "plan" => format!(
+            "{} {} {} → {} ({} min)「{}」",
+            who("resident"),
+            s("emoji"),
+            s("action"),
+            s("target_location"),
+            v["duration"],
+            s("dialogue")
+        ),
+        "plan_fixed" => format!("{} plan fixed: {}", who("resident"), v["problems"]),
+        "move" => format!("{} walks {} → {} ({} min)", who("resident"), s("from"), s("to"), v["minutes"]),
+        "arrive" => format!("{} arrives at {}", who("resident"), s("location")),
+        "dialogue" => format!("{} @{}:「{}」", who("speaker"), s("location"), s("line")),
+        "conversation" => format!("{} talked about {} ({} lines)", list("participants"), s("topic"), v["lines"]),
+        "notice" => format!("📌 {} posts at {}: {}", who("resident"), s("location"), s("text")),
+        "notice_read" => format!("{} reads notice #{} by {}", who("resident"), v["notice"], who("author")),
+        "appointment" => format!(
+            "{} hears of {} ({}) — {}",
+            who("resident"),
+            s("gathering"),
+            s("heard"),
+            if v["will_attend"].as_bool() == Some(true) { "will go" } else { "won't go" }
+        ),
+        "sleep" => format!("😴 {} sleeps at {} until {}", who("resident"), s("location"), s("until")),
+        "wake" => format!("☀ {} wakes at {}", who("resident"), s("location")),
+        "consolidate" => format!("🧠 {} consolidates {} memories: {}", who("resident"), v["entries"], s("summary")),
+        "end" => format!("■ end: {} (day {})", s("reason"), v["day"]),
+        other => format!("{other} {v}"),
+    };
+    format!("{time}  {body}")
+}

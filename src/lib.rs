@@ -1,0 +1,14 @@
+//! Heartvale: a generative-agent town on Bevy.
+//!
+//! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`].
+//! - [`sim`]: the render-free simulation plugins (clock, residents, needs,
+//!   planning, actions, notices, memory, interactions, end, event log).
+//! - [`brain`]: the interface minds implement, and the built-in offline brain.
+//! - [`cli`]: `heartvale sim | check | replay`.
+
+pub mod brain;
+pub mod cli;
+pub mod scenario;
+pub mod sim;
+pub mod testing;
+pub mod time;

@@ -1,0 +1,219 @@
+//! Scenario folders: YAML files → a validated [`Scenario`].
+//!
+//! Loading never panics: every problem becomes a [`Diagnostic`] that names
+//! `file:line:col`, the field and, where one helps, a hint.
+
+mod diagnostic;
+pub mod generate;
+mod resolve;
+pub mod spec;
+mod town;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+
+pub use diagnostic::{Diagnostic, Diagnostics};
+pub use spec::{BigFive, LocationKind, MapSize, RelationKind, Service, Tuning};
+pub use town::{LocIdx, Location, LocationId, Town};
+
+use crate::time::GameTime;
+
+/// The files of a scenario folder, in load order.
+pub const FILES: [&str; 4] = ["town.yaml", "locations.yaml", "residents.yaml", "tuning.yaml"];
+
+/// A validated scenario, ready to spawn.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub dir: PathBuf,
+    pub name: String,
+    pub description: String,
+    pub start: GameTime,
+    pub days: u32,
+    pub minutes_per_second: f32,
+    pub map: MapSize,
+    pub seed: u64,
+    pub town: Town,
+    pub residents: Vec<Arc<Profile>>,
+    pub gatherings: Vec<Gathering>,
+    pub tuning: Tuning,
+}
+
+/// A resident's persona with every place resolved to an index.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub id: ResidentId,
+    pub name: String,
+    pub age: u32,
+    pub gender: String,
+    pub occupation: String,
+    pub home: LocIdx,
+    pub work: Option<WorkShift>,
+    pub personality: BigFive,
+    pub traits: Vec<String>,
+    pub quote: String,
+    pub goals: Vec<Goal>,
+    pub memories: Vec<String>,
+    pub relationships: Vec<InitialRelationship>,
+    /// Minutes after midnight.
+    pub wake: u32,
+    /// Minutes after midnight; may exceed 1440 for after-midnight bedtimes.
+    pub bedtime: u32,
+    pub late_night_chance: f32,
+    pub hobbies: Vec<Hobby>,
+    pub topics: Vec<String>,
+    pub brain: Option<spec::BrainOverride>,
+}
+
+/// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct ResidentId(pub Arc<str>);
+
+impl ResidentId {
+    pub fn new(id: &str) -> Self {
+        Self(Arc::from(id))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ResidentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkShift {
+    pub place: LocIdx,
+    pub start: u32,
+    pub end: u32,
+    /// Indexed Monday = 0.
+    pub days: [bool; 7],
+    pub action: String,
+    pub emoji: String,
+}
+
+impl WorkShift {
+    /// Whether `minute` of weekday `weekday` falls in this shift.
+    pub fn covers(&self, weekday: usize, minute: u32) -> bool {
+        self.days[weekday] && minute >= self.start && minute < self.end
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Goal {
+    pub text: String,
+    /// Index into [`Scenario::gatherings`].
+    pub gathering: Option<usize>,
+    pub notice: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct InitialRelationship {
+    pub with: ResidentId,
+    pub kind: RelationKind,
+    pub strength: f32,
+    pub impression: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Hobby {
+    pub action: String,
+    pub place: LocIdx,
+    pub emoji: String,
+    pub says: Option<String>,
+    pub evening: bool,
+}
+
+/// A get-together a resident organises (from a goal).
+#[derive(Debug, Clone)]
+pub struct Gathering {
+    pub id: usize,
+    pub title: String,
+    pub organiser: ResidentId,
+    pub location: LocIdx,
+    pub starts: GameTime,
+    pub ends: GameTime,
+}
+
+impl Scenario {
+    /// Loads and validates a scenario folder.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Scenario, Diagnostics> {
+        let dir = dir.as_ref();
+        let mut diags = Diagnostics::default();
+        if !dir.is_dir() {
+            diags.push(Diagnostic::file(
+                dir,
+                "scenario folder not found",
+                Some("pass a folder holding town.yaml, locations.yaml, residents.yaml and tuning.yaml"),
+            ));
+            return Err(diags);
+        }
+        let town: Option<(spec::TownFile, String)> = read_yaml(dir, "town.yaml", true, &mut diags);
+        let locations: Option<(spec::LocationsFile, String)> =
+            read_yaml(dir, "locations.yaml", true, &mut diags);
+        let residents: Option<(spec::ResidentsFile, String)> =
+            read_yaml(dir, "residents.yaml", true, &mut diags);
+        let tuning: Option<(Tuning, String)> = read_yaml(dir, "tuning.yaml", false, &mut diags);
+        let (Some(town), Some(locations), Some(residents)) = (town, locations, residents) else {
+            return Err(diags);
+        };
+        let tuning = tuning.map(|t| t.0).unwrap_or_default();
+        let files = resolve::Files {
+            dir,
+            town: town.0,
+            locations: locations.0,
+            residents: residents.0,
+            tuning,
+        };
+        match resolve::resolve(files, &mut diags) {
+            Some(s) if diags.is_empty() => Ok(s),
+            _ => Err(diags),
+        }
+    }
+}
+
+/// Reads one YAML file; on failure records a diagnostic with the field path.
+fn read_yaml<T: DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+    required: bool,
+    diags: &mut Diagnostics,
+) -> Option<(T, String)> {
+    let path = dir.join(name);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return None,
+        Err(e) => {
+            diags.push(Diagnostic::file(
+                &path,
+                &format!("cannot read file: {e}"),
+                Some("every scenario needs town.yaml, locations.yaml and residents.yaml"),
+            ));
+            return None;
+        }
+    };
+    match parse_yaml::<T>(&text) {
+        Ok(v) => Some((v, text)),
+        Err(e) => {
+            diags.push(e.in_file(&path));
+            None
+        }
+    }
+}
+
+/// Parses YAML text into `T`, reporting line, column and the dotted field path.
+pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
+    let mut path = String::new();
+    let result = serde_saphyr::with_deserializer_from_str(text, |de| {
+        serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+            path = e.path().to_string().replace(".value", "");
+            e.into_inner()
+        })
+    });
+    result.map_err(|e| diagnostic::from_yaml_error(&e, &path))
+}

@@ -1,0 +1,371 @@
+//! The scenario files as written by designers: one struct per YAML file.
+//! Unknown fields are rejected so a typo never silently does nothing.
+//! Ids that other entries refer to are `Spanned` so semantic errors
+//! (dangling connection, unknown home …) can still point at `file:line:col`.
+
+use serde::{Deserialize, Serialize};
+use serde_saphyr::Spanned;
+
+/// `town.yaml`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TownFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// `"YYYY-MM-DD HH:MM"`, the first moment of the run.
+    pub start: Spanned<String>,
+    pub days: u32,
+    /// Game minutes per real second at speed 1× (the window uses it; `sim` runs flat out).
+    pub minutes_per_second: f32,
+    pub map: MapSize,
+    /// Seed used when the command line gives none.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapSize {
+    pub width: f32,
+    pub height: f32,
+}
+
+/// `locations.yaml`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocationsFile {
+    pub locations: Vec<LocationSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocationSpec {
+    pub id: Spanned<String>,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub kind: LocationKind,
+    /// Centre of the place on the map.
+    pub position: [f32; 2],
+    /// Width and height of its area; residents spread out inside it.
+    #[serde(default = "default_area")]
+    pub size: [f32; 2],
+    #[serde(default)]
+    pub connections: Vec<Spanned<String>>,
+    #[serde(default = "default_capacity")]
+    pub capacity: u32,
+    #[serde(default)]
+    pub services: Vec<Service>,
+}
+
+fn default_area() -> [f32; 2] {
+    [80.0, 60.0]
+}
+fn default_capacity() -> u32 {
+    20
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationKind {
+    Home,
+    Work,
+    Food,
+    Public,
+    Nature,
+    Wild,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Service {
+    Food,
+    Sleep,
+    NoticeBoard,
+    Books,
+}
+
+/// `residents.yaml`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResidentsFile {
+    pub residents: Vec<ResidentSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResidentSpec {
+    pub id: Spanned<String>,
+    pub name: String,
+    pub age: u32,
+    pub gender: String,
+    pub occupation: String,
+    pub home: Spanned<String>,
+    #[serde(default)]
+    pub work: Option<WorkSpec>,
+    pub personality: BigFive,
+    #[serde(default)]
+    pub traits: Vec<String>,
+    #[serde(default)]
+    pub quote: String,
+    #[serde(default)]
+    pub goals: Vec<GoalSpec>,
+    #[serde(default)]
+    pub memories: Vec<String>,
+    #[serde(default)]
+    pub relationships: Vec<RelationshipSpec>,
+    /// Daily rhythm; derived from personality when absent.
+    #[serde(default)]
+    pub schedule: Option<ScheduleSpec>,
+    /// Things this resident likes to do in free time.
+    #[serde(default)]
+    pub hobbies: Vec<HobbySpec>,
+    /// What this resident likes to talk about.
+    #[serde(default)]
+    pub topics: Vec<String>,
+    /// Drive this resident with another brain or model (used by the LLM brain).
+    #[serde(default)]
+    pub brain: Option<BrainOverride>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkSpec {
+    pub place: Spanned<String>,
+    /// `"HH:MM-HH:MM"`
+    pub hours: Spanned<String>,
+    /// Weekdays worked: `mon`…`sun`; every day when absent.
+    #[serde(default)]
+    pub days: Vec<Weekday>,
+    /// What working looks like, e.g. "Serve drinks at the bar".
+    #[serde(default)]
+    pub action: Option<String>,
+    #[serde(default)]
+    pub emoji: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weekday {
+    Mon,
+    Tue,
+    Wed,
+    Thu,
+    Fri,
+    Sat,
+    Sun,
+}
+
+/// Big Five personality, each 0–100.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BigFive {
+    pub openness: f32,
+    pub conscientiousness: f32,
+    pub extraversion: f32,
+    pub agreeableness: f32,
+    pub neuroticism: f32,
+}
+
+/// A goal is a line of text, optionally with a gathering to organise and a notice to post.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoalSpec {
+    pub text: String,
+    #[serde(default)]
+    pub gathering: Option<GatheringSpec>,
+    /// Text to post on a notice board (once).
+    #[serde(default)]
+    pub notice: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatheringSpec {
+    pub title: String,
+    pub location: Spanned<String>,
+    /// Day of the run, 1-based.
+    pub day: u32,
+    /// `"HH:MM"`
+    pub from: Spanned<String>,
+    pub to: Spanned<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelationshipSpec {
+    pub with: Spanned<String>,
+    #[serde(rename = "type")]
+    pub kind: RelationKind,
+    pub strength: f32,
+    #[serde(default)]
+    pub impression: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelationKind {
+    Stranger,
+    Acquaintance,
+    Friend,
+    CloseFriend,
+    Family,
+    Colleague,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSpec {
+    pub wake: Spanned<String>,
+    pub bedtime: Spanned<String>,
+    /// Chance (0–1) of staying out past bedtime on a given evening.
+    #[serde(default)]
+    pub late_night_chance: Option<f32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HobbySpec {
+    /// English verb phrase, e.g. "Explore the old mine".
+    pub action: String,
+    pub place: Spanned<String>,
+    #[serde(default)]
+    pub emoji: Option<String>,
+    /// A Chinese line the resident might say while at it.
+    #[serde(default)]
+    pub says: Option<String>,
+    /// Only in the evening (18:00 on) — e.g. a late walk.
+    #[serde(default)]
+    pub evening: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BrainOverride {
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// `tuning.yaml` — every number a designer may want to turn.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tuning {
+    /// Game minutes per simulation step.
+    pub step_minutes: u32,
+    /// Map units walked per game minute.
+    pub walk_speed: f32,
+    pub needs: NeedsTuning,
+    pub interactions: InteractionTuning,
+    pub durations: DurationTuning,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Self {
+            step_minutes: 1,
+            walk_speed: 60.0,
+            needs: NeedsTuning::default(),
+            interactions: InteractionTuning::default(),
+            durations: DurationTuning::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NeedsTuning {
+    /// Points lost per game minute (needs are 0–100, 100 = fully satisfied).
+    pub decay: NeedRates,
+    /// Energy per minute asleep.
+    pub sleep_restore: f32,
+    /// Hunger per minute eating where food is served.
+    pub eat_restore: f32,
+    /// Social need per line spoken or heard in a conversation.
+    pub talk_restore: f32,
+    /// Social need per minute spent with others at a gathering, tavern, square.
+    pub company_restore: f32,
+    /// Fun per minute of leisure (hobbies, reading, walks, gatherings).
+    pub leisure_restore: f32,
+}
+
+impl Default for NeedsTuning {
+    fn default() -> Self {
+        Self {
+            decay: NeedRates::default(),
+            sleep_restore: 0.22,
+            eat_restore: 1.6,
+            talk_restore: 6.0,
+            company_restore: 0.25,
+            leisure_restore: 0.45,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NeedRates {
+    pub energy: f32,
+    pub hunger: f32,
+    pub social: f32,
+    pub fun: f32,
+}
+
+impl Default for NeedRates {
+    fn default() -> Self {
+        Self {
+            energy: 0.07,
+            hunger: 0.13,
+            social: 0.06,
+            fun: 0.05,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct InteractionTuning {
+    /// Chance per step that two available residents at one place start talking.
+    pub probability: f32,
+    /// Game minutes before the same pair talks again.
+    pub cooldown_minutes: u32,
+    /// Lines in one exchange (at least 2).
+    pub max_lines: u32,
+}
+
+impl Default for InteractionTuning {
+    fn default() -> Self {
+        Self {
+            probability: 0.03,
+            cooldown_minutes: 180,
+            max_lines: 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DurationTuning {
+    /// Shortest action, in game minutes.
+    pub min: u32,
+    /// Longest action (a full night's sleep fits).
+    pub max: u32,
+    pub meal: u32,
+    pub notice: u32,
+    /// Sleep longer than this consolidates the day's memories.
+    pub consolidate_after: u32,
+}
+
+impl Default for DurationTuning {
+    fn default() -> Self {
+        Self {
+            min: 50,
+            max: 480,
+            meal: 50,
+            notice: 50,
+            consolidate_after: 120,
+        }
+    }
+}

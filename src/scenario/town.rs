@@ -1,0 +1,260 @@
+//! The town map: places, the undirected graph of paths between them, and
+//! precomputed shortest routes (walking time follows distance).
+
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use bevy::math::Vec2;
+use bevy::prelude::Resource;
+use serde::{Deserialize, Serialize};
+
+use super::spec::{LocationKind, MapSize, Service};
+
+/// Dense index of a place in [`Town::locations`]; never logged (use [`LocationId`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LocIdx(pub u32);
+
+impl LocIdx {
+    pub fn i(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Strong place id as written in the scenario.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct LocationId(pub Arc<str>);
+
+impl LocationId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for LocationId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub id: LocationId,
+    pub name: String,
+    pub description: String,
+    pub kind: LocationKind,
+    pub position: Vec2,
+    pub size: Vec2,
+    pub neighbours: Vec<LocIdx>,
+    pub capacity: u32,
+    pub services: Vec<Service>,
+}
+
+impl Location {
+    pub fn has(&self, service: Service) -> bool {
+        self.services.contains(&service)
+    }
+}
+
+#[derive(Debug, Clone, Resource)]
+pub struct Town {
+    pub name: String,
+    pub map: MapSize,
+    pub locations: Vec<Location>,
+    by_id: HashMap<Arc<str>, LocIdx>,
+    /// `dist[a * n + b]`: shortest walking distance in map units (∞ when unreachable).
+    dist: Vec<f32>,
+    /// `next[a * n + b]`: first hop from `a` towards `b`.
+    next: Vec<u32>,
+}
+
+impl Town {
+    pub fn new(name: String, map: MapSize, locations: Vec<Location>) -> Self {
+        let by_id = locations
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.id.0.clone(), LocIdx(i as u32)))
+            .collect();
+        let mut town = Self {
+            name,
+            map,
+            locations,
+            by_id,
+            dist: Vec::new(),
+            next: Vec::new(),
+        };
+        town.compute_routes();
+        town
+    }
+
+    pub fn len(&self) -> usize {
+        self.locations.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.locations.is_empty()
+    }
+
+    pub fn get(&self, idx: LocIdx) -> &Location {
+        &self.locations[idx.i()]
+    }
+
+    pub fn find(&self, id: &str) -> Option<LocIdx> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn id(&self, idx: LocIdx) -> &LocationId {
+        &self.locations[idx.i()].id
+    }
+
+    pub fn name(&self, idx: LocIdx) -> &str {
+        &self.locations[idx.i()].name
+    }
+
+    pub fn indices(&self) -> impl Iterator<Item = LocIdx> + '_ {
+        (0..self.locations.len() as u32).map(LocIdx)
+    }
+
+    /// Straight-line length of the path between two adjacent places.
+    pub fn edge_length(&self, a: LocIdx, b: LocIdx) -> f32 {
+        self.get(a).position.distance(self.get(b).position)
+    }
+
+    pub fn distance(&self, a: LocIdx, b: LocIdx) -> f32 {
+        self.dist[a.i() * self.len() + b.i()]
+    }
+
+    pub fn reachable(&self, a: LocIdx, b: LocIdx) -> bool {
+        self.distance(a, b).is_finite()
+    }
+
+    /// Walking minutes from `a` to `b` at `speed` map units per minute.
+    pub fn walk_minutes(&self, a: LocIdx, b: LocIdx, speed: f32) -> f32 {
+        self.distance(a, b) / speed.max(1e-3)
+    }
+
+    /// Places passed through from `a` to `b`, excluding `a`, including `b`.
+    /// `None` when `b` cannot be reached.
+    pub fn route(&self, a: LocIdx, b: LocIdx) -> Option<Vec<LocIdx>> {
+        if !self.reachable(a, b) {
+            return None;
+        }
+        let n = self.len();
+        let mut out = Vec::new();
+        let mut cur = a;
+        while cur != b {
+            cur = LocIdx(self.next[cur.i() * n + b.i()]);
+            out.push(cur);
+            if out.len() > n {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// Places offering `service`, nearest to `from` first; unreachable ones left out.
+    pub fn nearest_with(&self, from: LocIdx, service: Service) -> Option<LocIdx> {
+        self.indices()
+            .filter(|&l| self.get(l).has(service) && self.reachable(from, l))
+            .min_by(|&x, &y| self.distance(from, x).total_cmp(&self.distance(from, y)))
+    }
+
+    /// Dijkstra from every place: O(V·E·log V), fine for towns of a few hundred places.
+    fn compute_routes(&mut self) {
+        let n = self.len();
+        self.dist = vec![f32::INFINITY; n * n];
+        self.next = vec![u32::MAX; n * n];
+        #[derive(PartialEq)]
+        struct Item(f32, u32);
+        impl Eq for Item {}
+        impl PartialOrd for Item {
+            fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for Item {
+            fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+                // Min-heap on distance, ties by index for determinism.
+                o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
+            }
+        }
+        // prev[v] on the tree from `src`, used to recover the first hop.
+        let mut prev = vec![u32::MAX; n];
+        for src in 0..n {
+            let row = src * n;
+            prev.fill(u32::MAX);
+            self.dist[row + src] = 0.0;
+            let mut heap = BinaryHeap::new();
+            heap.push(Item(0.0, src as u32));
+            while let Some(Item(d, u)) = heap.pop() {
+                if d > self.dist[row + u as usize] {
+                    continue;
+                }
+                for &v in &self.locations[u as usize].neighbours {
+                    let nd = d + self.edge_length(LocIdx(u), v);
+                    if nd < self.dist[row + v.i()] {
+                        self.dist[row + v.i()] = nd;
+                        prev[v.i()] = u;
+                        heap.push(Item(nd, v.0));
+                    }
+                }
+            }
+            for dst in 0..n {
+                if dst == src || !self.dist[row + dst].is_finite() {
+                    continue;
+                }
+                let mut hop = dst as u32;
+                while prev[hop as usize] != src as u32 {
+                    hop = prev[hop as usize];
+                }
+                self.next[row + dst] = hop;
+            }
+            self.next[row + src] = src as u32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(id: &str, x: f32, y: f32, neighbours: &[u32]) -> Location {
+        Location {
+            id: LocationId(Arc::from(id)),
+            name: id.to_string(),
+            description: String::new(),
+            kind: LocationKind::Public,
+            position: Vec2::new(x, y),
+            size: Vec2::splat(10.0),
+            neighbours: neighbours.iter().map(|&i| LocIdx(i)).collect(),
+            capacity: 10,
+            services: vec![],
+        }
+    }
+
+    #[test]
+    fn shortest_route_goes_through_the_middle() {
+        // a —— b —— c, plus a long detour a —— d —— c, and an island e.
+        let town = Town::new(
+            "t".into(),
+            MapSize {
+                width: 100.0,
+                height: 100.0,
+            },
+            vec![
+                place("a", 0.0, 0.0, &[1, 3]),
+                place("b", 10.0, 0.0, &[0, 2]),
+                place("c", 20.0, 0.0, &[1, 3]),
+                place("d", 10.0, 50.0, &[0, 2]),
+                place("e", 90.0, 90.0, &[]),
+            ],
+        );
+        assert_eq!(town.route(LocIdx(0), LocIdx(2)), Some(vec![LocIdx(1), LocIdx(2)]));
+        assert_eq!(town.distance(LocIdx(0), LocIdx(2)), 20.0);
+        assert_eq!(town.route(LocIdx(2), LocIdx(3)), Some(vec![LocIdx(3)]));
+        assert_eq!(town.route(LocIdx(0), LocIdx(0)), Some(vec![]));
+        assert!(town.route(LocIdx(0), LocIdx(4)).is_none());
+        assert!(!town.reachable(LocIdx(4), LocIdx(1)));
+        assert_eq!(town.walk_minutes(LocIdx(0), LocIdx(2), 10.0), 2.0);
+    }
+}

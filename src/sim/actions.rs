@@ -1,0 +1,167 @@
+//! Carrying out plans: walking the route, beginning the action on arrival
+//! (sleep, post a notice), and finishing it when its time is up.
+
+use bevy::prelude::*;
+
+use super::clock::Clock;
+use super::event_log::{EventBody, SimEvent};
+use super::notices::NoticeBoard;
+use super::residents::{
+    Activity, ActivityKind, MapPosition, NightState, Resident, Tally, Walking, Whereabouts,
+    spread_position,
+};
+use super::town::ActiveTuning;
+use super::{SimSet, SimStep};
+use crate::scenario::{Service, Town};
+
+/// A resident is where its plan said and starts doing it now.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct ActionBegan(pub Entity);
+
+/// A resident went to sleep now, until the given time (memory consolidation listens).
+#[derive(Message, Debug, Clone, Copy)]
+pub struct FellAsleep {
+    pub entity: Entity,
+    pub until: crate::time::GameTime,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<ActionBegan>()
+        .add_message::<FellAsleep>()
+        .add_systems(
+        SimStep,
+        (
+            finish.in_set(SimSet::Finish),
+            walk.in_set(SimSet::Movement),
+            begin.in_set(SimSet::Begin),
+        ),
+    );
+}
+
+/// Ends actions whose time is up; a sleeper wakes.
+fn finish(
+    clock: Res<Clock>,
+    town: Res<Town>,
+    mut events: MessageWriter<SimEvent>,
+    mut q: Query<(&Resident, &mut Activity), Without<Walking>>,
+) {
+    for (r, mut a) in &mut q {
+        if a.underway && a.busy_until <= clock.now {
+            a.underway = false;
+            if a.kind == ActivityKind::Sleep {
+                events.write(SimEvent {
+                    time: clock.now,
+                    body: EventBody::Wake {
+                        resident: r.id.clone(),
+                        location: town.id(a.target).clone(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// Moves walkers along their route; a walker reaching its destination arrives.
+fn walk(
+    mut commands: Commands,
+    clock: Res<Clock>,
+    town: Res<Town>,
+    tuning: Res<ActiveTuning>,
+    mut events: MessageWriter<SimEvent>,
+    mut began: MessageWriter<ActionBegan>,
+    mut q: Query<(Entity, &Resident, &mut Walking, &mut Whereabouts, &mut MapPosition)>,
+) {
+    let stride = tuning.walk_speed * clock.step_minutes as f32;
+    for (entity, r, mut walking, mut at, mut pos) in &mut q {
+        walking.progress += stride;
+        while let Some(&next) = walking.route.first() {
+            let leg = town.edge_length(at.0, next);
+            if walking.progress < leg {
+                break;
+            }
+            walking.progress -= leg;
+            at.0 = next;
+            walking.route.remove(0);
+        }
+        match walking.route.first() {
+            Some(&next) => {
+                let (a, b) = (town.get(at.0).position, town.get(next).position);
+                let leg = a.distance(b).max(1e-3);
+                pos.0 = a.lerp(b, (walking.progress / leg).clamp(0.0, 1.0));
+            }
+            None => {
+                pos.0 = spread_position(&town, at.0, r.idx);
+                commands.entity(entity).remove::<Walking>();
+                events.write(SimEvent {
+                    time: clock.now,
+                    body: EventBody::Arrive {
+                        resident: r.id.clone(),
+                        location: town.id(at.0).clone(),
+                    },
+                });
+                began.write(ActionBegan(entity));
+            }
+        }
+    }
+}
+
+/// Starts the action: its clock runs from now; sleep and notices take effect.
+#[allow(clippy::too_many_arguments)]
+fn begin(
+    clock: Res<Clock>,
+    town: Res<Town>,
+    tuning: Res<ActiveTuning>,
+    mut board: ResMut<NoticeBoard>,
+    mut reader: MessageReader<ActionBegan>,
+    mut events: MessageWriter<SimEvent>,
+    mut asleep: MessageWriter<FellAsleep>,
+    mut q: Query<(&Resident, &mut Activity, &mut NightState, &mut Tally)>,
+) {
+    for &ActionBegan(entity) in reader.read() {
+        let Ok((r, mut a, mut night, mut tally)) = q.get_mut(entity) else {
+            continue;
+        };
+        a.underway = true;
+        a.busy_until = clock.now.plus_minutes(a.duration as i64);
+        let here = town.id(a.target).clone();
+        match a.kind {
+            ActivityKind::Sleep => {
+                let tonight = clock.now.night_of();
+                if night.slept != Some(tonight)
+                    && a.duration > tuning.durations.consolidate_after
+                {
+                    night.slept = Some(tonight);
+                    tally.nights += 1;
+                }
+                asleep.write(FellAsleep {
+                    entity,
+                    until: a.busy_until,
+                });
+                events.write(SimEvent {
+                    time: clock.now,
+                    body: EventBody::Sleep {
+                        resident: r.id.clone(),
+                        location: here,
+                        until: a.busy_until,
+                    },
+                });
+            }
+            ActivityKind::PostNotice if town.get(a.target).has(Service::NoticeBoard) => {
+                let text = a.dialogue.trim().to_string();
+                if !text.is_empty() {
+                    let id = board.post(r.id.clone(), clock.now, a.target, text.clone());
+                    events.write(SimEvent {
+                        time: clock.now,
+                        body: EventBody::Notice {
+                            resident: r.id.clone(),
+                            location: here,
+                            notice: id,
+                            text,
+                        },
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Game clock, pause and speed, and the driver that runs simulation steps.
+
+use bevy::prelude::*;
+
+use super::{RunSettings, SimSet, SimStep, end::SimOutcome};
+use crate::scenario::Scenario;
+use crate::time::GameTime;
+
+#[derive(Resource, Debug, Clone)]
+pub struct Clock {
+    pub start: GameTime,
+    pub now: GameTime,
+    pub step_minutes: u32,
+    pub days: u32,
+    /// Steps taken so far.
+    pub steps: u64,
+}
+
+impl Clock {
+    /// 1-based day of the run.
+    pub fn day(&self) -> u32 {
+        (self.now.day_number() - self.start.day_number()) as u32 + 1
+    }
+    /// The moment the run ends at the latest.
+    pub fn end(&self) -> GameTime {
+        self.start.plus_minutes(self.days as i64 * 1440)
+    }
+}
+
+/// How the driver turns frames into steps.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub enum StepMode {
+    /// One step per app update, as fast as possible (`heartvale sim`, tests).
+    Headless,
+    /// Steps follow real time × `minutes_per_second` × speed (the window).
+    Realtime,
+}
+
+/// Pause and speed; the window's controls write these.
+#[derive(Resource, Debug, Clone)]
+pub struct SimSpeed {
+    pub paused: bool,
+    /// Multiplier of the scenario's base rate.
+    pub multiplier: f32,
+    /// Game minutes per real second at 1×.
+    pub minutes_per_second: f32,
+    /// Single steps requested while paused.
+    pub pending_single_steps: u32,
+    /// Fractional game minutes carried to the next frame.
+    carry_minutes: f32,
+}
+
+impl SimSpeed {
+    pub fn new(minutes_per_second: f32) -> Self {
+        Self {
+            paused: false,
+            multiplier: 1.0,
+            minutes_per_second,
+            pending_single_steps: 0,
+            carry_minutes: 0.0,
+        }
+    }
+}
+
+/// Longest burst of steps one frame may run, so a slow frame cannot snowball.
+const MAX_STEPS_PER_FRAME: u32 = 600;
+
+pub(super) fn plugin(app: &mut App) {
+    app.insert_resource(StepMode::Headless)
+        .add_systems(Update, drive_steps)
+        .add_systems(SimStep, advance.in_set(SimSet::Clock));
+}
+
+pub(super) fn setup(world: &mut World, scenario: &Scenario, settings: &RunSettings) {
+    world.insert_resource(Clock {
+        start: scenario.start,
+        now: scenario.start,
+        step_minutes: scenario.tuning.step_minutes,
+        days: settings.days,
+        steps: 0,
+    });
+    world.insert_resource(SimSpeed::new(scenario.minutes_per_second));
+}
+
+fn advance(mut clock: ResMut<Clock>) {
+    clock.now = clock.now.plus_minutes(clock.step_minutes as i64);
+    clock.steps += 1;
+}
+
+/// Runs as many simulation steps as this frame calls for.
+fn drive_steps(world: &mut World) {
+    if !world.contains_resource::<Clock>() || world.resource::<SimOutcome>().ended() {
+        return;
+    }
+    let steps = match *world.resource::<StepMode>() {
+        StepMode::Headless => u32::from(!world.resource::<SimSpeed>().paused),
+        StepMode::Realtime => {
+            let dt = world.resource::<Time<Real>>().delta_secs();
+            let step_minutes = world.resource::<Clock>().step_minutes as f32;
+            let mut speed = world.resource_mut::<SimSpeed>();
+            if speed.paused {
+                std::mem::take(&mut speed.pending_single_steps)
+            } else {
+                speed.carry_minutes += dt * speed.minutes_per_second * speed.multiplier;
+                let n = (speed.carry_minutes / step_minutes).floor();
+                speed.carry_minutes -= n * step_minutes;
+                (n as u32).min(MAX_STEPS_PER_FRAME)
+            }
+        }
+    };
+    for _ in 0..steps {
+        world.run_schedule(SimStep);
+        if world.resource::<SimOutcome>().ended() {
+            break;
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! Everything that happens, as [`SimEvent`] messages, written to an append-only
+//! JSON Lines log: one object per line, `time` and `kind` first.
+
+use std::io::Write;
+
+use bevy::prelude::*;
+use serde::Serialize;
+
+use super::clock::Clock;
+use super::residents::{ActivityKind, Heard, Roster, Tally};
+use super::{LoadedScenario, RunSettings, SimSet, SimStep};
+use crate::scenario::{LocationId, ResidentId};
+use crate::time::GameTime;
+
+/// One line of the event log.
+#[derive(Message, Debug, Clone, Serialize)]
+pub struct SimEvent {
+    pub time: GameTime,
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+/// The event kinds. Later features add variants; field names are the log schema.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventBody {
+    /// The run began.
+    Start {
+        scenario: String,
+        seed: u64,
+        days: u32,
+        residents: Vec<ResidentId>,
+        names: Vec<String>,
+        brain: String,
+    },
+    /// A validated plan.
+    Plan {
+        resident: ResidentId,
+        action: String,
+        activity: ActivityKind,
+        target_location: LocationId,
+        dialogue: String,
+        emoji: String,
+        duration: u32,
+        from: LocationId,
+    },
+    /// A brain's plan needed fixing; `plan` follows with the fixed version.
+    PlanFixed {
+        resident: ResidentId,
+        problems: Vec<String>,
+    },
+    /// Set off along a route.
+    Move {
+        resident: ResidentId,
+        from: LocationId,
+        to: LocationId,
+        route: Vec<LocationId>,
+        minutes: u32,
+    },
+    /// Reached the destination of a move.
+    Arrive {
+        resident: ResidentId,
+        location: LocationId,
+    },
+    /// A line spoken in a conversation.
+    Dialogue {
+        participants: Vec<ResidentId>,
+        speaker: ResidentId,
+        location: LocationId,
+        line: String,
+    },
+    /// A conversation ended (lines were logged as `dialogue`).
+    Conversation {
+        participants: Vec<ResidentId>,
+        location: LocationId,
+        topic: String,
+        lines: u32,
+    },
+    /// A notice was posted.
+    Notice {
+        resident: ResidentId,
+        location: LocationId,
+        notice: u32,
+        text: String,
+    },
+    /// A resident read a notice.
+    NoticeRead {
+        resident: ResidentId,
+        notice: u32,
+        author: ResidentId,
+    },
+    /// A resident learnt of a gathering and decided whether to go.
+    Appointment {
+        resident: ResidentId,
+        gathering: String,
+        heard: Heard,
+        will_attend: bool,
+    },
+    Sleep {
+        resident: ResidentId,
+        location: LocationId,
+        until: GameTime,
+    },
+    Wake {
+        resident: ResidentId,
+        location: LocationId,
+    },
+    /// The day's memories were replaced by a summary.
+    Consolidate {
+        resident: ResidentId,
+        night: String,
+        entries: u32,
+        summary: String,
+    },
+    End {
+        reason: EndReason,
+        day: u32,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    DaysDone,
+    AllAsleep,
+    Stopped,
+}
+
+impl EventBody {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Start { .. } => "start",
+            Self::Plan { .. } => "plan",
+            Self::PlanFixed { .. } => "plan_fixed",
+            Self::Move { .. } => "move",
+            Self::Arrive { .. } => "arrive",
+            Self::Dialogue { .. } => "dialogue",
+            Self::Conversation { .. } => "conversation",
+            Self::Notice { .. } => "notice",
+            Self::NoticeRead { .. } => "notice_read",
+            Self::Appointment { .. } => "appointment",
+            Self::Sleep { .. } => "sleep",
+            Self::Wake { .. } => "wake",
+            Self::Consolidate { .. } => "consolidate",
+            Self::End { .. } => "end",
+        }
+    }
+}
+
+/// Where log lines go.
+#[derive(Default)]
+pub enum LogSink {
+    /// Nowhere (benchmarks).
+    #[default]
+    Discard,
+    /// Kept in memory (tests, the window's event stream).
+    Memory(Vec<u8>),
+    /// A file, buffered.
+    File(std::io::BufWriter<std::fs::File>),
+}
+
+/// The event log sink plus counts of what was written.
+#[derive(Resource, Default)]
+pub struct EventLog {
+    pub sink: LogSink,
+    pub lines: u64,
+    /// First write error, reported once; the run goes on.
+    pub error: Option<String>,
+}
+
+impl EventLog {
+    pub fn to_file(path: &std::path::Path) -> std::io::Result<Self> {
+        let file = std::fs::File::create(path)?;
+        Ok(Self {
+            sink: LogSink::File(std::io::BufWriter::new(file)),
+            ..default()
+        })
+    }
+
+    pub fn in_memory() -> Self {
+        Self {
+            sink: LogSink::Memory(Vec::new()),
+            ..default()
+        }
+    }
+
+    /// The in-memory log as text.
+    pub fn text(&self) -> &str {
+        match &self.sink {
+            LogSink::Memory(buf) => std::str::from_utf8(buf).unwrap_or(""),
+            _ => "",
+        }
+    }
+
+    fn write(&mut self, event: &SimEvent) {
+        let mut line = match serde_json::to_vec(event) {
+            Ok(l) => l,
+            Err(e) => {
+                self.error.get_or_insert(format!("cannot serialise event: {e}"));
+                return;
+            }
+        };
+        line.push(b'\n');
+        self.lines += 1;
+        let result = match &mut self.sink {
+            LogSink::Discard => Ok(()),
+            LogSink::Memory(buf) => {
+                buf.extend_from_slice(&line);
+                Ok(())
+            }
+            LogSink::File(f) => f.write_all(&line),
+        };
+        if let Err(e) = result {
+            self.error.get_or_insert(format!("cannot write the event log: {e}"));
+        }
+    }
+
+    pub fn flush(&mut self) {
+        if let LogSink::File(f) = &mut self.sink
+            && let Err(e) = f.flush()
+        {
+            self.error.get_or_insert(format!("cannot write the event log: {e}"));
+        }
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<SimEvent>()
+        .init_resource::<EventLog>()
+        .add_systems(SimStep, (write_log, tally).in_set(SimSet::Log));
+}
+
+/// Writes the `start` line; called once when the world is set up.
+pub(super) fn log_start(world: &mut World) {
+    let brain = world.resource::<super::ActiveBrain>().0.name().to_string();
+    let scenario = world.resource::<LoadedScenario>().0.name.clone();
+    let settings = world.resource::<RunSettings>().clone();
+    let residents = world.resource::<Roster>().ids.clone();
+    let names = world.resource::<Roster>().names.clone();
+    let time = world.resource::<Clock>().now;
+    world.write_message(SimEvent {
+        time,
+        body: EventBody::Start {
+            scenario,
+            seed: settings.seed,
+            days: settings.days,
+            residents,
+            names,
+            brain,
+        },
+    });
+}
+
+fn write_log(mut reader: MessageReader<SimEvent>, mut log: ResMut<EventLog>) {
+    for e in reader.read() {
+        log.write(e);
+    }
+}
+
+fn tally(mut reader: MessageReader<SimEvent>, roster: Res<Roster>, mut q: Query<&mut Tally>) {
+    for e in reader.read() {
+        let mut bump = |id: &ResidentId, f: fn(&mut Tally)| {
+            if let Some(mut t) = roster.entity(id).and_then(|ent| q.get_mut(ent).ok()) {
+                f(&mut t);
+            }
+        };
+        match &e.body {
+            EventBody::Plan {
+                resident, activity, ..
+            } => {
+                bump(resident, |t| t.plans += 1);
+                if *activity == ActivityKind::Eat {
+                    bump(resident, |t| t.meals += 1);
+                }
+            }
+            EventBody::PlanFixed { resident, .. } => bump(resident, |t| t.fixed_plans += 1),
+            EventBody::Conversation { participants, .. } => {
+                for p in participants {
+                    bump(p, |t| t.conversations += 1);
+                }
+            }
+            EventBody::Notice { resident, .. } => bump(resident, |t| t.notices += 1),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Each resident's memory stream, fed from the step's events, and the nightly
+//! consolidation that replaces a day's entries with one summary.
+
+use bevy::prelude::*;
+use serde::Serialize;
+
+use super::actions::FellAsleep;
+use super::clock::Clock;
+use super::event_log::{EventBody, SimEvent};
+use super::notices::NoticeBoard;
+use super::residents::{ActivityKind, Census, NightState, Persona, Resident, Roster};
+use super::town::ActiveTuning;
+use super::{ActiveBrain, SimSet, SimStep};
+use crate::brain::SummaryContext;
+use crate::scenario::{ResidentId, Town};
+use crate::time::GameTime;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryKind {
+    /// From the scenario: background and goals. Never consolidated away.
+    Initial,
+    Plan,
+    Dialogue,
+    Notice,
+    Observation,
+    /// A night's consolidated summary.
+    Summary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Memory {
+    pub time: GameTime,
+    pub kind: MemoryKind,
+    /// 0–100.
+    pub importance: u8,
+    pub text: String,
+}
+
+impl Memory {
+    /// `[YYYY-MM-DD HH:MM] text`
+    pub fn line(&self) -> String {
+        format!("{} {}", self.time.stamp(), self.text)
+    }
+}
+
+#[derive(Component, Debug, Clone, Default)]
+pub struct Memories {
+    pub entries: Vec<Memory>,
+}
+
+impl Memories {
+    pub fn push(&mut self, time: GameTime, kind: MemoryKind, importance: u8, text: String) {
+        self.entries.push(Memory {
+            time,
+            kind,
+            importance: importance.min(100),
+            text,
+        });
+    }
+
+    pub fn push_initial(&mut self, time: GameTime, text: String) {
+        self.push(time, MemoryKind::Initial, 80, text);
+    }
+
+    /// The newest `n` entries, oldest first.
+    pub fn recent(&self, n: usize) -> &[Memory] {
+        &self.entries[self.entries.len().saturating_sub(n)..]
+    }
+
+    /// Entries not yet consolidated (everything after the scenario's and the summaries).
+    fn unconsolidated(&self) -> impl Iterator<Item = (usize, &Memory)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Summary))
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        SimStep,
+        (record, consolidate).chain().in_set(SimSet::Memory),
+    );
+}
+
+/// Turns this step's events into memories of the residents involved.
+fn record(
+    mut reader: MessageReader<SimEvent>,
+    roster: Res<Roster>,
+    town: Res<Town>,
+    census: Res<Census>,
+    board: Res<NoticeBoard>,
+    mut q: Query<&mut Memories>,
+) {
+    let mut remember = |id: &ResidentId, time: GameTime, kind: MemoryKind, imp: u8, text: String| {
+        if let Some(mut m) = roster.entity(id).and_then(|e| q.get_mut(e).ok()) {
+            m.push(time, kind, imp, text);
+        }
+    };
+    for e in reader.read() {
+        let t = e.time;
+        match &e.body {
+            EventBody::Plan {
+                resident,
+                action,
+                activity,
+                target_location,
+                dialogue,
+                ..
+            } => {
+                let place = town.find(target_location.as_str()).map_or("", |l| town.name(l));
+                let importance = match activity {
+                    ActivityKind::Attend | ActivityKind::PostNotice => 45,
+                    ActivityKind::Socialise => 25,
+                    ActivityKind::Sleep | ActivityKind::Idle => 5,
+                    _ => 12,
+                };
+                remember(resident, t, MemoryKind::Plan, importance, format!("{action} @{place}：{dialogue}"));
+            }
+            EventBody::Dialogue {
+                participants,
+                speaker,
+                line,
+                ..
+            } => {
+                for p in participants {
+                    let text = if p == speaker {
+                        format!("我对{}说：「{line}」", others(&roster, participants, p))
+                    } else {
+                        format!("{}对我说：「{line}」", roster.name(speaker))
+                    };
+                    remember(p, t, MemoryKind::Dialogue, 35, text);
+                }
+            }
+            EventBody::Conversation {
+                participants,
+                location,
+                topic,
+                lines,
+            } => {
+                let place = town.find(location.as_str()).map_or("", |l| town.name(l));
+                for p in participants {
+                    let text = format!("在{place}和{}聊了{topic}（{lines}句）", others(&roster, participants, p));
+                    remember(p, t, MemoryKind::Dialogue, 40, text);
+                }
+            }
+            EventBody::Notice { resident, text, .. } => {
+                remember(resident, t, MemoryKind::Notice, 60, format!("我在公告板上贴了公告：「{text}」"));
+            }
+            EventBody::NoticeRead { resident, notice, author } => {
+                if let Some(n) = board.notices.iter().find(|n| n.id == *notice) {
+                    let text = format!("在公告板上看到{}的公告：「{}」", roster.name(author), n.text);
+                    remember(resident, t, MemoryKind::Notice, 65, text);
+                }
+            }
+            EventBody::Appointment {
+                resident,
+                gathering,
+                will_attend,
+                ..
+            } => {
+                let text = if *will_attend {
+                    format!("打算去参加{gathering}")
+                } else {
+                    format!("听说了{gathering}，不过可能去不了")
+                };
+                remember(resident, t, MemoryKind::Plan, if *will_attend { 70 } else { 40 }, text);
+            }
+            EventBody::Arrive { resident, location } => {
+                let (Some(place), Some(me)) = (town.find(location.as_str()), roster.idx(resident)) else {
+                    continue;
+                };
+                let seen: Vec<&str> = census.at_place[place.i()]
+                    .iter()
+                    .filter(|&&i| i != me)
+                    .take(3)
+                    .map(|&i| roster.names[i as usize].as_str())
+                    .collect();
+                if !seen.is_empty() {
+                    let text = format!("在{}看到了{}", town.name(place), seen.join("、"));
+                    remember(resident, t, MemoryKind::Observation, 15, text);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn others(roster: &Roster, participants: &[ResidentId], me: &ResidentId) -> String {
+    participants
+        .iter()
+        .filter(|p| *p != me)
+        .map(|p| roster.name(p))
+        .collect::<Vec<_>>()
+        .join("、")
+}
+
+/// When a resident falls asleep for long enough and has not consolidated tonight,
+/// the day's entries become one summary (the brain writes it), dated that day.
+#[allow(clippy::too_many_arguments)]
+fn consolidate(
+    mut reader: MessageReader<FellAsleep>,
+    clock: Res<Clock>,
+    tuning: Res<ActiveTuning>,
+    brain: Res<ActiveBrain>,
+    mut events: MessageWriter<SimEvent>,
+    mut q: Query<(&Resident, &Persona, &mut Memories, &mut NightState)>,
+) {
+    for &FellAsleep { entity, until } in reader.read() {
+        let Ok((r, persona, mut memories, mut night)) = q.get_mut(entity) else {
+            continue;
+        };
+        let tonight = clock.now.night_of();
+        let long_enough = clock.now.minutes_until(until) > tuning.durations.consolidate_after as i64;
+        if !long_enough || night.consolidated == Some(tonight) {
+            continue;
+        }
+        night.consolidated = Some(tonight);
+        let day: Vec<usize> = memories.unconsolidated().map(|(i, _)| i).collect();
+        let entries: Vec<_> = day.iter().map(|&i| memories.entries[i].clone()).collect();
+        let summary = brain.0.summarise(&SummaryContext {
+            me: &persona.0,
+            night: tonight,
+            entries: &entries,
+        });
+        let importance = entries.iter().map(|m| m.importance).max().unwrap_or(30);
+        // Drop the day's entries, keep scenario memories and older summaries.
+        let mut i = 0;
+        memories.entries.retain(|_| {
+            let keep = day.binary_search(&i).is_err();
+            i += 1;
+            keep
+        });
+        let stamp = tonight.and_hms_opt(23, 59, 0).map(GameTime::from_datetime).unwrap_or(clock.now);
+        memories.push(stamp, MemoryKind::Summary, importance, summary.clone());
+        events.write(SimEvent {
+            time: clock.now,
+            body: EventBody::Consolidate {
+                resident: r.id.clone(),
+                night: tonight.to_string(),
+                entries: entries.len() as u32,
+                summary,
+            },
+        });
+    }
+}

@@ -1,0 +1,128 @@
+//! The render-free simulation. Every plugin here runs under `MinimalPlugins`.
+//!
+//! One simulation step is one run of the [`SimStep`] schedule: a fixed slice of
+//! game time (tuning `step_minutes`). The step's systems run in the fixed order
+//! of [`SimSet`] on a single thread, so the same scenario, seed and brain give
+//! the same event log, byte for byte.
+
+pub mod actions;
+pub mod clock;
+pub mod end;
+pub mod event_log;
+pub mod interactions;
+pub mod memory;
+pub mod needs;
+pub mod notices;
+pub mod planning;
+pub mod residents;
+pub mod town;
+
+use std::sync::Arc;
+
+use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
+use bevy::prelude::*;
+
+use crate::brain::{Brain, BuiltinBrain};
+use crate::scenario::Scenario;
+
+/// One simulation step.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SimStep;
+
+/// The step's phases, run in this order.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimSet {
+    /// Advance game time.
+    Clock,
+    /// Finish actions whose time is up (wake up).
+    Finish,
+    /// Walk along paths; arrive.
+    Movement,
+    /// Decay and restore needs.
+    Needs,
+    /// Snapshot who is where, for everyone's decisions this step.
+    Census,
+    /// Read notice boards.
+    Notices,
+    /// Residents at one place talk.
+    Interactions,
+    /// Idle residents ask their brain for a plan; plans are validated and started.
+    Planning,
+    /// Actions that begin now take effect (sleep, post a notice, observe).
+    Begin,
+    /// Memories from this step's events; nightly consolidation.
+    Memory,
+    /// End conditions.
+    End,
+    /// Write this step's events to the log.
+    Log,
+}
+
+/// Which brain answers plans, lines and summaries.
+#[derive(Resource, Clone)]
+pub struct ActiveBrain(pub Arc<dyn Brain>);
+
+/// The scenario the world was built from.
+#[derive(Resource, Clone)]
+pub struct LoadedScenario(pub Arc<Scenario>);
+
+/// Run settings chosen on the command line.
+#[derive(Resource, Clone, Debug)]
+pub struct RunSettings {
+    pub seed: u64,
+    pub days: u32,
+}
+
+/// The whole simulation: add this to an app with `MinimalPlugins` (headless)
+/// or `DefaultPlugins` (the window). Then call [`setup_world`].
+pub fn plugin(app: &mut App) {
+    let mut step = Schedule::new(SimStep);
+    step.set_executor(SingleThreadedExecutor::default());
+    step.configure_sets(
+        (
+            SimSet::Clock,
+            SimSet::Finish,
+            SimSet::Movement,
+            SimSet::Needs,
+            SimSet::Census,
+            SimSet::Notices,
+            SimSet::Interactions,
+            SimSet::Planning,
+            SimSet::Begin,
+            SimSet::Memory,
+            SimSet::End,
+            SimSet::Log,
+        )
+            .chain(),
+    );
+    app.add_schedule(step);
+    app.add_plugins((
+        clock::plugin,
+        town::plugin,
+        residents::plugin,
+        needs::plugin,
+        planning::plugin,
+        actions::plugin,
+        notices::plugin,
+        memory::plugin,
+        interactions::plugin,
+        end::plugin,
+        event_log::plugin,
+    ));
+}
+
+/// Inserts the scenario's resources and spawns its residents.
+pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSettings) {
+    if !world.contains_resource::<ActiveBrain>() {
+        world.insert_resource(ActiveBrain(Arc::new(BuiltinBrain)));
+    }
+    clock::setup(world, &scenario, &settings);
+    town::setup(world, &scenario);
+    residents::spawn_all(world, &scenario, &settings);
+    world.insert_resource(interactions::EncounterRng(
+        <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(settings.seed ^ 0x5EED),
+    ));
+    world.insert_resource(settings);
+    world.insert_resource(LoadedScenario(scenario));
+    event_log::log_start(world);
+}

@@ -1,0 +1,75 @@
+//! Needs decay every game minute and are restored by what the resident is doing.
+
+use bevy::prelude::*;
+
+use super::clock::Clock;
+use super::residents::{Activity, ActivityKind, Census, Needs, Walking};
+use super::town::ActiveTuning;
+use super::{SimSet, SimStep};
+use crate::scenario::{Service, Town};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(SimStep, update_needs.in_set(SimSet::Needs));
+}
+
+fn update_needs(
+    clock: Res<Clock>,
+    tuning: Res<ActiveTuning>,
+    town: Res<Town>,
+    census: Res<Census>,
+    mut q: Query<(&mut Needs, Option<&Activity>, Has<Walking>)>,
+) {
+    let minutes = clock.step_minutes as f32;
+    let t = &tuning.needs;
+    for (mut needs, activity, walking) in &mut q {
+        let n = &mut *needs;
+        let doing = activity.filter(|a| a.underway && !walking);
+        let asleep = doing.is_some_and(|a| a.kind == ActivityKind::Sleep);
+        // Asleep, the body runs slower: hunger and company matter less.
+        let slow = if asleep { 0.35 } else { 1.0 };
+        if !asleep {
+            n.energy -= t.decay.energy * minutes * if walking { 1.3 } else { 1.0 };
+        }
+        n.hunger -= t.decay.hunger * minutes * slow;
+        n.social -= t.decay.social * minutes * slow;
+        n.fun -= t.decay.fun * minutes * slow;
+        if let Some(a) = doing {
+            let here = town.get(a.target);
+            let company = census.count_at(a.target).saturating_sub(1) as f32;
+            match a.kind {
+                ActivityKind::Sleep => n.energy += t.sleep_restore * minutes,
+                ActivityKind::Eat if here.has(Service::Food) => {
+                    n.hunger += t.eat_restore * minutes;
+                    n.last_meal = clock.now;
+                }
+                ActivityKind::Attend | ActivityKind::Socialise => {
+                    n.social += t.company_restore * minutes * company.min(4.0);
+                    n.fun += t.leisure_restore * minutes * 0.8;
+                }
+                ActivityKind::Leisure => n.fun += t.leisure_restore * minutes,
+                ActivityKind::Idle => n.energy += t.decay.energy * minutes * 0.5,
+                _ => {}
+            }
+            if a.kind != ActivityKind::Sleep && company > 0.0 {
+                n.social += t.company_restore * minutes * 0.25;
+            }
+        }
+        n.clamp();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needs_clamp_to_range() {
+        let mut n = Needs {
+            energy: -5.0,
+            hunger: 150.0,
+            ..default()
+        };
+        n.clamp();
+        assert_eq!((n.energy, n.hunger), (0.0, 100.0));
+    }
+}

@@ -1,0 +1,181 @@
+//! Notice boards: residents post at a board and read what is there when they come by.
+//! A notice from a gathering's organiser tells the reader about the gathering.
+
+use bevy::prelude::*;
+use rand::RngExt;
+
+use super::clock::Clock;
+use super::event_log::{EventBody, SimEvent};
+use super::residents::{
+    Agenda, Appointment, Census, Heard, Persona, Relationships, Resident, ResidentRng,
+};
+use super::town::Gatherings;
+use super::{SimSet, SimStep};
+use crate::scenario::{Gathering, LocIdx, Profile, ResidentId, Service, Town};
+use crate::time::GameTime;
+
+#[derive(Debug, Clone)]
+pub struct Notice {
+    pub id: u32,
+    pub author: ResidentId,
+    pub posted: GameTime,
+    pub location: LocIdx,
+    pub text: String,
+}
+
+/// Every notice posted, oldest first.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct NoticeBoard {
+    pub notices: Vec<Notice>,
+}
+
+impl NoticeBoard {
+    pub fn post(&mut self, author: ResidentId, time: GameTime, location: LocIdx, text: String) -> u32 {
+        let id = self.notices.len() as u32 + 1;
+        self.notices.push(Notice {
+            id,
+            author,
+            posted: time,
+            location,
+            text,
+        });
+        id
+    }
+
+    /// Notices on the board at `location`.
+    pub fn at(&self, location: LocIdx) -> impl Iterator<Item = &Notice> {
+        self.notices.iter().filter(move |n| n.location == location)
+    }
+
+    pub fn posted_by(&self, author: &ResidentId, text: &str) -> bool {
+        self.notices.iter().any(|n| &n.author == author && n.text == text)
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<NoticeBoard>()
+        .add_systems(SimStep, read_notices.in_set(SimSet::Notices));
+}
+
+/// Whether a resident who just heard of `g` means to go. Conscientious people keep
+/// plans, extraverts like parties, friends of the organiser come for them; a notice
+/// with time and place convinces more than word of mouth.
+pub fn decide_attendance(
+    me: &Profile,
+    heard: Heard,
+    bond_with_organiser: f32,
+    rng: &mut impl rand::Rng,
+) -> bool {
+    let p = &me.personality;
+    let mut chance = 0.25
+        + 0.3 * p.conscientiousness / 100.0
+        + 0.25 * p.extraversion / 100.0
+        + 0.1 * p.agreeableness / 100.0
+        + 0.2 * bond_with_organiser / 100.0;
+    if heard == Heard::Invitation {
+        chance *= 0.7;
+    }
+    rng.random::<f32>() < chance.clamp(0.05, 0.95)
+}
+
+/// Learns of gathering `g`: adds it to the agenda and logs the decision.
+pub fn learn_gathering(
+    g: &Gathering,
+    heard: Heard,
+    time: GameTime,
+    who: (&Resident, &Persona, &Relationships),
+    agenda: &mut Agenda,
+    rng: &mut ResidentRng,
+    events: &mut MessageWriter<SimEvent>,
+) {
+    if g.ends <= time {
+        return;
+    }
+    let known = agenda.appointments.iter().position(|a| a.gathering == g.id);
+    // Word of mouth first, then the notice with its time and place: a second,
+    // firmer chance to decide to go. Nothing else changes a made-up mind.
+    let reconsider = known.filter(|&i| {
+        let a = &agenda.appointments[i];
+        !a.will_attend && a.heard == Heard::Invitation && heard == Heard::Notice
+    });
+    if known.is_some() && reconsider.is_none() {
+        return;
+    }
+    let (r, persona, rels) = who;
+    let will_attend = decide_attendance(persona, heard, rels.strength(&g.organiser), &mut rng.0);
+    let entry = Appointment {
+        gathering: g.id,
+        heard,
+        will_attend,
+    };
+    match reconsider {
+        Some(i) => agenda.appointments[i] = entry,
+        None => agenda.appointments.push(entry),
+    }
+    events.write(SimEvent {
+        time,
+        body: EventBody::Appointment {
+            resident: r.id.clone(),
+            gathering: g.title.clone(),
+            heard,
+            will_attend,
+        },
+    });
+}
+
+fn read_notices(
+    clock: Res<Clock>,
+    town: Res<Town>,
+    board: Res<NoticeBoard>,
+    census: Res<Census>,
+    gatherings: Res<Gatherings>,
+    mut events: MessageWriter<SimEvent>,
+    mut q: Query<(&Resident, &Persona, &Relationships, &mut Agenda, &mut ResidentRng)>,
+) {
+    if board.notices.is_empty() {
+        return;
+    }
+    let mut readers: Vec<(u32, LocIdx)> = Vec::new();
+    for place in town.indices().filter(|&l| town.get(l).has(Service::NoticeBoard)) {
+        for &idx in &census.at_place[place.i()] {
+            if !census.asleep(idx) {
+                readers.push((idx, place));
+            }
+        }
+    }
+    if readers.is_empty() {
+        return;
+    }
+    readers.sort();
+    for (r, persona, rels, mut agenda, mut rng) in &mut q {
+        let Ok(k) = readers.binary_search_by_key(&r.idx, |x| x.0) else {
+            continue;
+        };
+        let place = readers[k].1;
+        for n in board.at(place) {
+            if agenda.notices_read.contains(&n.id) || n.author == r.id {
+                continue;
+            }
+            agenda.notices_read.push(n.id);
+            events.write(SimEvent {
+                time: clock.now,
+                body: EventBody::NoticeRead {
+                    resident: r.id.clone(),
+                    notice: n.id,
+                    author: n.author.clone(),
+                },
+            });
+            for g in gatherings.iter().filter(|g| g.organiser == n.author) {
+                learn_gathering(
+                    g,
+                    Heard::Notice,
+                    clock.now,
+                    (r, persona, rels),
+                    &mut agenda,
+                    &mut rng,
+                    &mut events,
+                );
+            }
+        }
+    }
+}

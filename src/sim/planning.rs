@@ -1,0 +1,306 @@
+//! Idle residents ask their brain for a plan; every plan is validated against
+//! the town before it is carried out, and whatever had to be fixed is logged.
+
+use bevy::prelude::*;
+
+use super::actions::ActionBegan;
+use super::clock::Clock;
+use super::event_log::{EventBody, SimEvent};
+use super::memory::Memories;
+use super::notices::NoticeBoard;
+use super::residents::{
+    Activity, ActivityKind, Agenda, Census, Needs, Persona, Relationships, Resident, ResidentRng,
+    Roster, Thinking, Walking, Whereabouts,
+};
+use super::town::{ActiveTuning, Gatherings};
+use super::{ActiveBrain, RunSettings, SimSet, SimStep};
+use crate::brain::{Plan, PlanContext};
+use crate::scenario::{LocIdx, Service, Town, Tuning};
+
+/// A resident needs a plan.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct PlanRequest {
+    pub entity: Entity,
+    pub request: u64,
+}
+
+/// A brain's answer to a [`PlanRequest`].
+#[derive(Message, Debug, Clone)]
+pub struct PlanReady {
+    pub entity: Entity,
+    pub request: u64,
+    pub plan: Plan,
+}
+
+/// Ordered steps inside [`SimSet::Planning`]; an async brain answers between
+/// `Request` and `Apply` (or in a later step).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlanningSet {
+    Request,
+    Answer,
+    Apply,
+}
+
+#[derive(Resource, Debug, Default)]
+struct RequestCounter(u64);
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<PlanRequest>()
+        .add_message::<PlanReady>()
+        .init_resource::<RequestCounter>()
+        .configure_sets(
+            SimStep,
+            (PlanningSet::Request, PlanningSet::Answer, PlanningSet::Apply)
+                .chain()
+                .in_set(SimSet::Planning),
+        )
+        .add_systems(
+            SimStep,
+            (
+                request_plans.in_set(PlanningSet::Request),
+                answer_with_brain.in_set(PlanningSet::Answer),
+                apply_plans.in_set(PlanningSet::Apply),
+            ),
+        );
+}
+
+type IdleFilter = (Without<Thinking>, Without<Walking>);
+
+fn request_plans(
+    mut commands: Commands,
+    clock: Res<Clock>,
+    mut counter: ResMut<RequestCounter>,
+    mut requests: MessageWriter<PlanRequest>,
+    q: Query<(Entity, &Resident, Option<&Activity>), IdleFilter>,
+) {
+    let mut idle: Vec<(u32, Entity)> = q
+        .iter()
+        .filter(|(_, _, a)| a.is_none_or(|a| a.busy_until <= clock.now))
+        .map(|(e, r, _)| (r.idx, e))
+        .collect();
+    // Roster order, so request ids (and everything downstream) are the same every run.
+    idle.sort_unstable();
+    for (_, entity) in idle {
+        counter.0 += 1;
+        commands.entity(entity).insert(Thinking {
+            since: clock.now,
+            request: counter.0,
+        });
+        requests.write(PlanRequest {
+            entity,
+            request: counter.0,
+        });
+    }
+}
+
+/// The built-in brain answers at once.
+#[allow(clippy::too_many_arguments)]
+fn answer_with_brain(
+    clock: Res<Clock>,
+    settings: Res<RunSettings>,
+    town: Res<Town>,
+    tuning: Res<ActiveTuning>,
+    board: Res<NoticeBoard>,
+    census: Res<Census>,
+    roster: Res<Roster>,
+    gatherings: Res<Gatherings>,
+    brain: Res<ActiveBrain>,
+    mut requests: MessageReader<PlanRequest>,
+    mut ready: MessageWriter<PlanReady>,
+    mut q: Query<(
+        &Resident,
+        &Persona,
+        &Needs,
+        &Whereabouts,
+        Option<&Activity>,
+        &Memories,
+        &Agenda,
+        &Relationships,
+        &mut ResidentRng,
+    )>,
+) {
+    let day = (clock.now.day_number() - clock.start.day_number()) as u32 + 1;
+    for req in requests.read() {
+        let Ok((r, persona, needs, at, previous, memories, agenda, rels, mut rng)) =
+            q.get_mut(req.entity)
+        else {
+            continue;
+        };
+        let cx = PlanContext {
+            now: clock.now,
+            day,
+            seed: settings.seed,
+            town: &town,
+            tuning: &tuning,
+            me: &persona.0,
+            my_idx: r.idx,
+            needs,
+            at: at.0,
+            previous,
+            memories: memories.recent(20),
+            agenda,
+            relationships: rels,
+            notices: &board,
+            census: &census,
+            roster: &roster,
+            gatherings: &gatherings,
+        };
+        let plan = brain.0.plan(&cx, &mut rng.0);
+        ready.write(PlanReady {
+            entity: req.entity,
+            request: req.request,
+            plan,
+        });
+    }
+}
+
+/// A plan that passed validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidPlan {
+    pub action: String,
+    pub kind: ActivityKind,
+    pub target: LocIdx,
+    pub dialogue: String,
+    pub emoji: String,
+    pub duration: u32,
+}
+
+/// Checks a brain's plan against the town; returns the plan to carry out and
+/// what had to be fixed. Never fails: anything unusable is replaced.
+pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (ValidPlan, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut action = plan.action.trim().chars().take(80).collect::<String>();
+    if action.is_empty() {
+        problems.push("empty action; replaced with `Look around`".to_string());
+        action = "Look around".into();
+    }
+    let wanted = plan.target_location.trim();
+    // Accept the id or the display name (a model may write either).
+    let found = town
+        .find(wanted)
+        .or_else(|| town.indices().find(|&l| town.name(l) == wanted));
+    let target = match found {
+        Some(t) if town.reachable(at, t) => t,
+        Some(_) => {
+            problems.push(format!("`{wanted}` cannot be reached from `{}`; staying", town.id(at)));
+            at
+        }
+        None => {
+            problems.push(format!("unknown target_location `{wanted}`; staying at `{}`", town.id(at)));
+            at
+        }
+    };
+    let mut kind = ActivityKind::from_action(&action);
+    if kind == ActivityKind::PostNotice && !town.get(target).has(Service::NoticeBoard) {
+        problems.push(format!("no notice board at `{}`; not posting", town.id(target)));
+        kind = ActivityKind::Idle;
+    }
+    let d = &tuning.durations;
+    let duration = plan.duration.clamp(d.min as i64, d.max as i64) as u32;
+    if duration as i64 != plan.duration {
+        problems.push(format!("duration {} clamped to {duration}", plan.duration));
+    }
+    let dialogue: String = plan.dialogue.trim().chars().take(200).collect();
+    let mut emoji: String = plan.emoji.trim().chars().take(4).collect();
+    if emoji.is_empty() || emoji.chars().all(|c| c.is_ascii_alphanumeric()) {
+        if !plan.emoji.trim().is_empty() {
+            problems.push(format!("`{}` is not an emoji", plan.emoji.trim()));
+        }
+        emoji = "🙂".into();
+    }
+    (
+        ValidPlan {
+            action,
+            kind,
+            target,
+            dialogue,
+            emoji,
+            duration,
+        },
+        problems,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_plans(
+    mut commands: Commands,
+    clock: Res<Clock>,
+    town: Res<Town>,
+    tuning: Res<ActiveTuning>,
+    mut ready: MessageReader<PlanReady>,
+    mut events: MessageWriter<SimEvent>,
+    mut began: MessageWriter<ActionBegan>,
+    mut q: Query<(&Resident, &Whereabouts, Option<&Thinking>, Option<&mut Activity>)>,
+) {
+    for msg in ready.read() {
+        let Ok((r, at, thinking, activity)) = q.get_mut(msg.entity) else {
+            continue;
+        };
+        // A superseded request's answer is dropped.
+        if thinking.is_none_or(|t| t.request != msg.request) {
+            continue;
+        }
+        commands.entity(msg.entity).remove::<Thinking>();
+        let (plan, problems) = validate(&msg.plan, at.0, &town, &tuning);
+        let now = clock.now;
+        if !problems.is_empty() {
+            events.write(SimEvent {
+                time: now,
+                body: EventBody::PlanFixed {
+                    resident: r.id.clone(),
+                    problems,
+                },
+            });
+        }
+        let route = town.route(at.0, plan.target).unwrap_or_default();
+        let walk = town.walk_minutes(at.0, plan.target, tuning.walk_speed).ceil() as i64;
+        events.write(SimEvent {
+            time: now,
+            body: EventBody::Plan {
+                resident: r.id.clone(),
+                action: plan.action.clone(),
+                activity: plan.kind,
+                target_location: town.id(plan.target).clone(),
+                dialogue: plan.dialogue.clone(),
+                emoji: plan.emoji.clone(),
+                duration: plan.duration,
+                from: town.id(at.0).clone(),
+            },
+        });
+        let new = Activity {
+            action: plan.action,
+            kind: plan.kind,
+            target: plan.target,
+            dialogue: plan.dialogue,
+            emoji: plan.emoji,
+            duration: plan.duration,
+            planned_at: now,
+            busy_until: now.plus_minutes(walk + plan.duration as i64),
+            underway: false,
+        };
+        match activity {
+            Some(mut a) => *a = new,
+            None => {
+                commands.entity(msg.entity).insert(new);
+            }
+        }
+        if route.is_empty() {
+            began.write(ActionBegan(msg.entity));
+        } else {
+            events.write(SimEvent {
+                time: now,
+                body: EventBody::Move {
+                    resident: r.id.clone(),
+                    from: town.id(at.0).clone(),
+                    to: town.id(plan.target).clone(),
+                    route: route.iter().map(|&l| town.id(l).clone()).collect(),
+                    minutes: walk as u32,
+                },
+            });
+            commands.entity(msg.entity).insert(Walking {
+                route,
+                progress: 0.0,
+            });
+        }
+    }
+}

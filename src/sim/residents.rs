@@ -1,0 +1,432 @@
+//! Residents as ECS components, the roster of strong ids, and the per-step census.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::memory::Memories;
+use super::{RunSettings, SimSet, SimStep};
+use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId, Scenario, Town};
+use crate::time::GameTime;
+
+/// A resident of the town. `idx` is its dense index in the [`Roster`].
+#[derive(Component, Debug, Clone)]
+#[require(Needs, Memories, Relationships, Agenda, Tally, NightState)]
+pub struct Resident {
+    pub id: ResidentId,
+    pub idx: u32,
+}
+
+/// Who the resident is: the scenario's persona, shared.
+#[derive(Component, Debug, Clone, Deref)]
+pub struct Persona(pub Arc<Profile>);
+
+/// Needs, 0–100, 100 = fully satisfied. `hunger` 100 means well fed.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Needs {
+    pub energy: f32,
+    pub hunger: f32,
+    pub social: f32,
+    pub fun: f32,
+    /// When the resident last finished eating.
+    pub last_meal: GameTime,
+}
+
+impl Default for Needs {
+    fn default() -> Self {
+        Self {
+            energy: 90.0,
+            hunger: 70.0,
+            social: 60.0,
+            fun: 60.0,
+            last_meal: GameTime(0),
+        }
+    }
+}
+
+impl Needs {
+    pub fn clamp(&mut self) {
+        for v in [&mut self.energy, &mut self.hunger, &mut self.social, &mut self.fun] {
+            *v = v.clamp(0.0, 100.0);
+        }
+    }
+}
+
+/// What an action is, derived from its English verb phrase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActivityKind {
+    Sleep,
+    Work,
+    Eat,
+    Socialise,
+    Attend,
+    Leisure,
+    PostNotice,
+    Idle,
+}
+
+impl ActivityKind {
+    /// Classifies a plan's action text (from any brain).
+    pub fn from_action(action: &str) -> Self {
+        let a = action.to_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| a.contains(w));
+        if has(&["post notice", "post a notice", "发布公告", "贴公告"]) {
+            Self::PostNotice
+        } else if has(&["sleep", "睡觉", "睡"]) {
+            Self::Sleep
+        } else if has(&["attend", "party", "gathering", "get-together", "聚会", "联谊"]) {
+            Self::Attend
+        } else if has(&[
+            "eat", "breakfast", "lunch", "dinner", "supper", "meal", "吃", "饭",
+        ]) {
+            Self::Eat
+        } else if has(&["work", "serve", "treat", "teach", "research", "forage", "工作", "上班"]) {
+            Self::Work
+        } else if has(&["chat", "talk", "socialis", "socializ", "visit", "meet", "hang out", "聊"]) {
+            Self::Socialise
+        } else if has(&["idle", "look around", "wait", "发呆"]) {
+            Self::Idle
+        } else {
+            Self::Leisure
+        }
+    }
+
+    pub fn is_sleep(self) -> bool {
+        self == Self::Sleep
+    }
+}
+
+/// The resident's current action.
+#[derive(Component, Debug, Clone)]
+pub struct Activity {
+    pub action: String,
+    pub kind: ActivityKind,
+    pub target: LocIdx,
+    pub dialogue: String,
+    pub emoji: String,
+    /// Duration of the action itself, in minutes, once there.
+    pub duration: u32,
+    pub planned_at: GameTime,
+    /// When the resident will want a new plan.
+    pub busy_until: GameTime,
+    /// Reached the target and doing it (false while walking there).
+    pub underway: bool,
+}
+
+/// The resident is waiting for its brain to produce a plan.
+#[derive(Component, Debug, Clone)]
+pub struct Thinking {
+    pub since: GameTime,
+    pub request: u64,
+}
+
+/// The last place the resident stood at (where it is, unless walking).
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Whereabouts(pub LocIdx);
+
+/// Walking along a route of connected places.
+#[derive(Component, Debug, Clone)]
+pub struct Walking {
+    /// Places still to reach, next first; the last is the destination.
+    pub route: Vec<LocIdx>,
+    /// Map units walked on the current leg.
+    pub progress: f32,
+}
+
+/// Position on the map (for drawing and distances).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Deref)]
+pub struct MapPosition(pub Vec2);
+
+/// One resident's view of another.
+#[derive(Debug, Clone)]
+pub struct Relationship {
+    pub with: ResidentId,
+    pub kind: RelationKind,
+    pub strength: f32,
+    pub impression: String,
+    pub interactions: u32,
+    pub last_interaction: Option<GameTime>,
+}
+
+#[derive(Component, Debug, Clone, Default)]
+pub struct Relationships(pub Vec<Relationship>);
+
+impl Relationships {
+    pub fn get(&self, other: &ResidentId) -> Option<&Relationship> {
+        self.0.iter().find(|r| &r.with == other)
+    }
+
+    pub fn strength(&self, other: &ResidentId) -> f32 {
+        self.get(other).map_or(0.0, |r| r.strength)
+    }
+
+    /// The relationship with `other`, created as strangers if new.
+    pub fn entry(&mut self, other: &ResidentId) -> &mut Relationship {
+        if let Some(i) = self.0.iter().position(|r| &r.with == other) {
+            return &mut self.0[i];
+        }
+        self.0.push(Relationship {
+            with: other.clone(),
+            kind: RelationKind::Stranger,
+            strength: 5.0,
+            impression: String::new(),
+            interactions: 0,
+            last_interaction: None,
+        });
+        self.0.last_mut().expect("just pushed")
+    }
+}
+
+/// How the resident learnt of a gathering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Heard {
+    Organiser,
+    Notice,
+    Invitation,
+}
+
+/// A gathering the resident knows of, and whether it means to go.
+#[derive(Debug, Clone)]
+pub struct Appointment {
+    pub gathering: usize,
+    pub heard: Heard,
+    pub will_attend: bool,
+}
+
+#[derive(Component, Debug, Clone, Default)]
+pub struct Agenda {
+    pub appointments: Vec<Appointment>,
+    /// Notice ids already read.
+    pub notices_read: Vec<u32>,
+}
+
+impl Agenda {
+    pub fn knows(&self, gathering: usize) -> bool {
+        self.appointments.iter().any(|a| a.gathering == gathering)
+    }
+}
+
+/// Per-night bookkeeping.
+#[derive(Component, Debug, Clone, Default)]
+pub struct NightState {
+    /// The last night whose memories were consolidated.
+    pub consolidated: Option<chrono::NaiveDate>,
+    /// The last night slept.
+    pub slept: Option<chrono::NaiveDate>,
+}
+
+/// Counts for the end-of-run summary.
+#[derive(Component, Debug, Clone, Default)]
+pub struct Tally {
+    pub plans: u32,
+    pub fixed_plans: u32,
+    pub conversations: u32,
+    pub notices: u32,
+    pub nights: u32,
+    pub meals: u32,
+}
+
+/// The resident's own random stream, seeded from the run seed and its id, so
+/// one resident's choices do not shift when another's change.
+#[derive(Component, Debug, Clone, Deref, DerefMut)]
+pub struct ResidentRng(pub ChaCha8Rng);
+
+/// All residents by strong id, in scenario order.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct Roster {
+    pub ids: Vec<ResidentId>,
+    pub names: Vec<String>,
+    pub entities: Vec<Entity>,
+    by_id: HashMap<ResidentId, u32>,
+}
+
+impl Roster {
+    pub fn idx(&self, id: &ResidentId) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+    pub fn entity(&self, id: &ResidentId) -> Option<Entity> {
+        self.idx(id).map(|i| self.entities[i as usize])
+    }
+    pub fn name<'a>(&'a self, id: &'a ResidentId) -> &'a str {
+        self.idx(id).map_or(id.as_str(), |i| &self.names[i as usize])
+    }
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Where everyone is and what they do, taken once per step, indexed by roster idx.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct Census {
+    pub entries: Vec<CensusEntry>,
+    /// Roster indices of residents standing at each place (not walking), sorted.
+    pub at_place: Vec<Vec<u32>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CensusEntry {
+    pub at: LocIdx,
+    pub walking: bool,
+    pub kind: Option<ActivityKind>,
+    pub underway: bool,
+}
+
+impl Census {
+    pub fn count_at(&self, place: LocIdx) -> usize {
+        self.at_place.get(place.i()).map_or(0, Vec::len)
+    }
+    pub fn asleep(&self, idx: u32) -> bool {
+        self.entries
+            .get(idx as usize)
+            .is_some_and(|e| e.underway && e.kind == Some(ActivityKind::Sleep))
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Roster>()
+        .init_resource::<Census>()
+        .add_systems(SimStep, take_census.in_set(SimSet::Census));
+}
+
+/// Per-resident seed: the run seed mixed with a hash of the id (FNV-1a, stable across builds).
+pub fn resident_seed(seed: u64, id: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Spawns every resident of the scenario at home, asleep or waking.
+pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSettings) {
+    let start = scenario.start;
+    let mut roster = Roster::default();
+    for (i, p) in scenario.residents.iter().enumerate() {
+        let home = p.home;
+        let pos = spread_position(&scenario.town, home, i as u32);
+        let mut memories = Memories::default();
+        for m in &p.memories {
+            memories.push_initial(start, m.clone());
+        }
+        for g in &p.goals {
+            memories.push_initial(start, format!("目标：{}", g.text));
+        }
+        let relationships = Relationships(
+            p.relationships
+                .iter()
+                .map(|r| Relationship {
+                    with: r.with.clone(),
+                    kind: r.kind,
+                    strength: r.strength,
+                    impression: r.impression.clone(),
+                    interactions: 0,
+                    last_interaction: None,
+                })
+                .collect(),
+        );
+        let agenda = Agenda {
+            appointments: p
+                .goals
+                .iter()
+                .filter_map(|g| g.gathering)
+                .map(|g| Appointment {
+                    gathering: g,
+                    heard: Heard::Organiser,
+                    will_attend: true,
+                })
+                .collect(),
+            notices_read: Vec::new(),
+        };
+        // The run opens at dawn: whoever wakes later is still asleep at home.
+        let start_minute = start.minute_of_day();
+        let asleep = (start_minute < p.wake).then(|| Activity {
+            action: "Sleep".into(),
+            kind: ActivityKind::Sleep,
+            target: home,
+            dialogue: String::new(),
+            emoji: "😴".into(),
+            duration: p.wake - start_minute,
+            planned_at: start,
+            busy_until: start.at_minute(p.wake),
+            underway: true,
+        });
+        let mut entity = world.spawn((
+                Resident {
+                    id: p.id.clone(),
+                    idx: i as u32,
+                },
+                Persona(p.clone()),
+                Whereabouts(home),
+                MapPosition(pos),
+                memories,
+                relationships,
+                agenda,
+            ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(settings.seed, p.id.as_str()))),
+        ));
+        if let Some(a) = asleep {
+            entity.insert(a);
+        }
+        let entity = entity.id();
+        roster.by_id.insert(p.id.clone(), i as u32);
+        roster.ids.push(p.id.clone());
+        roster.names.push(p.name.clone());
+        roster.entities.push(entity);
+    }
+    world.insert_resource(roster);
+}
+
+/// A stable spot inside a place's area for resident `idx`, so a crowd spreads out.
+pub fn spread_position(town: &Town, place: LocIdx, idx: u32) -> Vec2 {
+    let loc = town.get(place);
+    // Golden-angle spiral: evenly spread, no two residents on one point.
+    let k = (idx % 64) as f32;
+    let angle = k * 2.399_963;
+    let r = (k / 64.0).sqrt() * 0.45;
+    loc.position + Vec2::new(angle.cos() * r * loc.size.x, angle.sin() * r * loc.size.y)
+}
+
+fn take_census(
+    mut census: ResMut<Census>,
+    town: Res<Town>,
+    roster: Res<Roster>,
+    q: Query<(&Resident, &Whereabouts, Option<&Activity>, Has<Walking>)>,
+) {
+    let census = &mut *census;
+    census.entries.clear();
+    census.entries.resize(
+        roster.len(),
+        CensusEntry {
+            at: LocIdx(0),
+            walking: false,
+            kind: None,
+            underway: false,
+        },
+    );
+    census.at_place.resize(town.len(), Vec::new());
+    for v in &mut census.at_place {
+        v.clear();
+    }
+    for (r, at, act, walking) in &q {
+        census.entries[r.idx as usize] = CensusEntry {
+            at: at.0,
+            walking,
+            kind: act.map(|a| a.kind),
+            underway: act.is_some_and(|a| a.underway),
+        };
+    }
+    // Filled in index order so each list is sorted and the same every run.
+    for (i, e) in census.entries.iter().enumerate() {
+        if !e.walking {
+            census.at_place[e.at.i()].push(i as u32);
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The town as resources: the map, the tuning values, the planned gatherings.
+
+use bevy::prelude::*;
+
+use crate::scenario::{Gathering, Scenario, Tuning};
+
+/// The scenario's tuning values; the window's sliders change them live.
+#[derive(Resource, Debug, Clone, Deref, DerefMut)]
+pub struct ActiveTuning(pub Tuning);
+
+/// Get-togethers residents organise (from their goals).
+#[derive(Resource, Debug, Clone, Default, Deref)]
+pub struct Gatherings(pub Vec<Gathering>);
+
+pub(super) fn plugin(_app: &mut App) {}
+
+pub(super) fn setup(world: &mut World, scenario: &Scenario) {
+    world.insert_resource(scenario.town.clone());
+    world.insert_resource(ActiveTuning(scenario.tuning.clone()));
+    world.insert_resource(Gatherings(scenario.gatherings.clone()));
+}

@@ -1,0 +1,174 @@
+//! Game time: seconds since 1970-01-01 00:00 in the town's own calendar.
+//! Plain integers keep the hot loop cheap; chrono does the calendar maths.
+
+use std::fmt;
+
+use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use serde::{Deserialize, Serialize};
+
+pub const MINUTES_PER_DAY: u32 = 24 * 60;
+
+/// A moment in game time, to the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct GameTime(pub i64);
+
+impl GameTime {
+    pub fn from_datetime(dt: NaiveDateTime) -> Self {
+        Self(dt.and_utc().timestamp())
+    }
+
+    /// Parses `"YYYY-MM-DD HH:MM"`.
+    pub fn parse(text: &str) -> Option<Self> {
+        NaiveDateTime::parse_from_str(text.trim(), "%Y-%m-%d %H:%M")
+            .ok()
+            .map(Self::from_datetime)
+    }
+
+    pub fn datetime(self) -> NaiveDateTime {
+        chrono::DateTime::from_timestamp(self.0, 0)
+            .map(|d| d.naive_utc())
+            .unwrap_or_default()
+    }
+
+    pub fn date(self) -> NaiveDate {
+        self.datetime().date()
+    }
+
+    /// Minutes since midnight, 0..1440.
+    pub fn minute_of_day(self) -> u32 {
+        (self.0.rem_euclid(86_400) / 60) as u32
+    }
+
+    /// Days since 1970-01-01, for cheap same-day comparisons.
+    pub fn day_number(self) -> i64 {
+        self.0.div_euclid(86_400)
+    }
+
+    /// 0 = Monday … 6 = Sunday.
+    pub fn weekday_index(self) -> usize {
+        // 1970-01-01 was a Thursday (index 3).
+        ((self.day_number() + 3).rem_euclid(7)) as usize
+    }
+
+    pub fn weekday_name_zh(self) -> &'static str {
+        ["星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"][self.weekday_index()]
+    }
+
+    pub fn weekday_name(self) -> &'static str {
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][self.weekday_index()]
+    }
+
+    pub fn plus_minutes(self, minutes: i64) -> Self {
+        Self(self.0 + minutes * 60)
+    }
+
+    /// Whole minutes from `self` until `later` (negative when `later` is earlier).
+    pub fn minutes_until(self, later: GameTime) -> i64 {
+        (later.0 - self.0).div_euclid(60)
+    }
+
+    /// Day 06:00–22:00; night 22:00–06:00.
+    pub fn is_night(self) -> bool {
+        let m = self.minute_of_day();
+        !(6 * 60..22 * 60).contains(&m)
+    }
+
+    /// The date whose night this moment belongs to: 01:30 on the 5th is the night of the 4th.
+    pub fn night_of(self) -> NaiveDate {
+        GameTime(self.0 - 12 * 3600).date()
+    }
+
+    /// Midnight of this moment's day.
+    pub fn midnight(self) -> GameTime {
+        GameTime(self.day_number() * 86_400)
+    }
+
+    /// This day at `minute` past midnight.
+    pub fn at_minute(self, minute: u32) -> GameTime {
+        GameTime(self.midnight().0 + minute as i64 * 60)
+    }
+
+    /// `[YYYY-MM-DD HH:MM]` prefix of memory entries.
+    pub fn stamp(self) -> String {
+        format!("[{self}]")
+    }
+}
+
+impl fmt::Display for GameTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dt = self.datetime();
+        write!(
+            f,
+            "{:04}-{:02}-{:02} {:02}:{:02}",
+            dt.year(),
+            dt.month(),
+            dt.day(),
+            dt.hour(),
+            dt.minute()
+        )
+    }
+}
+
+impl Serialize for GameTime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for GameTime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        GameTime::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("bad time `{text}`")))
+    }
+}
+
+/// Parses `"HH:MM"` into minutes after midnight (`"24:00"` is allowed as end of day).
+pub fn parse_clock(text: &str) -> Option<u32> {
+    let text = text.trim();
+    if text == "24:00" {
+        return Some(MINUTES_PER_DAY);
+    }
+    NaiveTime::parse_from_str(text, "%H:%M")
+        .ok()
+        .map(|t| t.hour() * 60 + t.minute())
+}
+
+/// Formats minutes after midnight as `"HH:MM"`.
+pub fn clock_text(minute: u32) -> String {
+    format!("{:02}:{:02}", (minute / 60) % 24, minute % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_round_trip() {
+        let t = GameTime::parse("2026-04-06 06:00").unwrap();
+        assert_eq!(t.to_string(), "2026-04-06 06:00");
+        assert_eq!(t.minute_of_day(), 360);
+        assert_eq!(t.weekday_index(), 0, "2026-04-06 is a Monday");
+        assert_eq!(t.weekday_name(), "Mon");
+        assert_eq!(t.plus_minutes(90).to_string(), "2026-04-06 07:30");
+        assert!(GameTime::parse("2026-04-06").is_none());
+    }
+
+    #[test]
+    fn night_belongs_to_the_evening_before() {
+        let late = GameTime::parse("2026-04-07 01:30").unwrap();
+        assert_eq!(late.night_of().to_string(), "2026-04-06");
+        assert!(late.is_night());
+        let evening = GameTime::parse("2026-04-06 22:10").unwrap();
+        assert_eq!(evening.night_of().to_string(), "2026-04-06");
+        assert!(!GameTime::parse("2026-04-06 21:59").unwrap().is_night());
+    }
+
+    #[test]
+    fn clock_strings() {
+        assert_eq!(parse_clock("08:30"), Some(510));
+        assert_eq!(parse_clock("24:00"), Some(1440));
+        assert_eq!(parse_clock("25:00"), None);
+        assert_eq!(clock_text(1290), "21:30");
+    }
+}
