@@ -217,3 +217,31 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
     });
     result.map_err(|e| diagnostic::from_yaml_error(&e, &path))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_town_loads() {
+        let s = crate::testing::default_scenario();
+        assert!(s.residents.len() >= 8);
+        assert!(s.town.len() >= 10);
+        assert_eq!(s.start.minute_of_day(), 6 * 60, "the run starts at 06:00");
+        for kind in ["square", "tavern", "library", "clinic", "workshop", "mine", "forest_camp"] {
+            assert!(s.town.find(kind).is_some(), "{kind}");
+        }
+        assert_eq!(s.gatherings.len(), 1);
+        assert_eq!(s.gatherings[0].starts.to_string(), "2026-04-08 18:00");
+    }
+
+    #[test]
+    fn type_errors_name_the_field_path() {
+        let e = parse_yaml::<spec::LocationsFile>("locations:\n  - id: a\n    name: A\n    kind: shop\n    position: [1, 2]\n")
+            .unwrap_err();
+        assert_eq!((e.line, e.col), (4, 11));
+        assert_eq!(e.field, "locations[0].kind");
+        assert!(e.message.starts_with("unknown variant `shop`"), "{}", e.message);
+        assert!(e.hint.is_some());
+    }
+}

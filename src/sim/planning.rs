@@ -304,3 +304,76 @@ fn apply_plans(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::default_scenario;
+
+    fn plan(target: &str, duration: i64, action: &str) -> Plan {
+        Plan {
+            action: action.into(),
+            target_location: target.into(),
+            dialogue: " 你好 ".into(),
+            emoji: "🍺".into(),
+            duration,
+        }
+    }
+
+    #[test]
+    fn a_good_plan_passes_unchanged() {
+        let s = default_scenario();
+        let home = s.town.find("home_zhong").unwrap();
+        let (p, problems) = validate(&plan("tavern", 90, "Serve drinks"), home, &s.town, &s.tuning);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(p.target, s.town.find("tavern").unwrap());
+        assert_eq!((p.duration, p.kind, p.dialogue.as_str()), (90, ActivityKind::Work, "你好"));
+    }
+
+    #[test]
+    fn unknown_or_unreachable_targets_stay_put() {
+        let mut s = (*default_scenario()).clone();
+        let home = s.town.find("home_zhong").unwrap();
+        let (p, problems) = validate(&plan("moon", 60, "Fly"), home, &s.town, &s.tuning);
+        assert_eq!(p.target, home);
+        assert!(problems[0].contains("unknown target_location `moon`"));
+        // Cut the mine off: it can no longer be reached.
+        let mine = s.town.find("mine").unwrap();
+        let mut locations = s.town.locations.clone();
+        for l in &mut locations {
+            l.neighbours.retain(|&n| n != mine);
+        }
+        locations[mine.i()].neighbours.clear();
+        s.town = Town::new(s.town.name.clone(), s.town.map, locations);
+        let (p, problems) = validate(&plan("mine", 60, "Explore"), home, &s.town, &s.tuning);
+        assert_eq!(p.target, home);
+        assert!(problems[0].contains("cannot be reached"), "{problems:?}");
+    }
+
+    #[test]
+    fn durations_are_clamped_and_names_accepted() {
+        let s = default_scenario();
+        let home = s.town.find("home_zhong").unwrap();
+        let (p, problems) = validate(&plan("星火酒馆", 5, "Eat lunch"), home, &s.town, &s.tuning);
+        assert_eq!(p.target, s.town.find("tavern").unwrap(), "display names work too");
+        assert_eq!(p.duration, 50);
+        assert_eq!(problems.len(), 1);
+        let (p, _) = validate(&plan("home_zhong", 900, "Sleep"), home, &s.town, &s.tuning);
+        assert_eq!((p.duration, p.kind), (480, ActivityKind::Sleep));
+    }
+
+    #[test]
+    fn garbage_is_replaced_not_fatal() {
+        let s = default_scenario();
+        let home = s.town.find("home_zhong").unwrap();
+        let mut bad = plan("", -3, "  ");
+        bad.emoji = "smile".into();
+        let (p, problems) = validate(&bad, home, &s.town, &s.tuning);
+        assert_eq!((p.action.as_str(), p.target, p.duration), ("Look around", home, 50));
+        assert_eq!(p.emoji, "🙂");
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        let (p, problems) = validate(&plan("home_zhong", 60, "Post Notice"), home, &s.town, &s.tuning);
+        assert_eq!(p.kind, ActivityKind::Idle, "no board at home");
+        assert!(problems[0].contains("no notice board"));
+    }
+}

@@ -430,3 +430,37 @@ fn take_census(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_classified() {
+        use ActivityKind::*;
+        for (text, kind) in [
+            ("Sleep", Sleep),
+            ("Post Notice", PostNotice),
+            ("Have lunch at the tavern", Eat),
+            ("Work at the clinic", Work),
+            ("Chat with 阿朵", Socialise),
+            ("Attend the get-together", Attend),
+            ("Explore the old mine", Leisure),
+            ("去睡觉", Sleep),
+        ] {
+            assert_eq!(ActivityKind::from_action(text), kind, "{text}");
+        }
+    }
+
+    #[test]
+    fn crowds_spread_out() {
+        let s = crate::testing::default_scenario();
+        let sq = s.town.find("square").unwrap();
+        let spots: Vec<Vec2> = (0..20).map(|i| spread_position(&s.town, sq, i)).collect();
+        for (i, a) in spots.iter().enumerate() {
+            for b in &spots[i + 1..] {
+                assert!(a.distance(*b) > 1.0, "two residents on one spot");
+            }
+        }
+    }
+}
