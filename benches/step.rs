@@ -1,1 +1,56 @@
-fn main(){}
+//! One simulation step of a generated town with 1,000 and 10,000 residents.
+//! Each sample runs the busy part of a day, 08:00–20:00 (720 steps: residents
+//! plan, walk, eat, work and talk), and reports the mean time of one step in it,
+//! so both sizes are measured over the same stretch of game time.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::App;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use heartvale::scenario::Scenario;
+use heartvale::scenario::generate::generated_town;
+use heartvale::sim::clock::Clock;
+use heartvale::sim::event_log::EventLog;
+use heartvale::testing::headless_app;
+
+/// A town run up to 08:00 on its first day, logging to memory.
+fn morning(scenario: &Arc<Scenario>) -> App {
+    let mut app = headless_app(scenario.clone(), 1, 3, EventLog::in_memory());
+    while app.world().resource::<Clock>().now.minute_of_day() < 8 * 60 {
+        app.update();
+    }
+    app
+}
+
+fn step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sim_step");
+    group.sample_size(20);
+    for residents in [1_000usize, 10_000] {
+        let scenario = Arc::new(generated_town(residents, 1));
+        group.bench_with_input(BenchmarkId::from_parameter(residents), &residents, |b, _| {
+            b.iter_custom(|iters| {
+                let mut app = morning(&scenario);
+                let (mut spent, mut steps) = (Duration::ZERO, 0u32);
+                while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
+                    let t = Instant::now();
+                    app.update();
+                    spent += t.elapsed();
+                    steps += 1;
+                    // Keep the in-memory log from growing without bound (untimed),
+                    // as the window's bounded event stream will.
+                    app.world_mut().resource_mut::<EventLog>().clear_memory();
+                }
+                spent / steps * iters as u32
+            })
+        });
+    }
+    group.finish();
+}
+
+// The same allocator as the `heartvale` binary.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+criterion_group!(benches, step);
+criterion_main!(benches);

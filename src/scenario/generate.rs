@@ -115,8 +115,13 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
             agreeableness: big(&mut rng),
             neuroticism: big(&mut rng),
         };
-        let home = home_idx[i / PER_HOME];
-        let place = work_idx[i % works];
+        let home_no = i / PER_HOME;
+        let home = home_idx[home_no];
+        // Work in the home's district when it has a workplace: short commutes,
+        // the same shape of town at every size.
+        let district = home_no % districts;
+        let local: Vec<LocIdx> = (district..works).step_by(districts).map(|w| work_idx[w]).collect();
+        let place = if local.is_empty() { work_idx[i % works] } else { local[i % local.len()] };
         let start_h = rng.random_range(7..10u32);
         let (wake, bedtime, late) = super::resolve::derived_schedule(&personality);
         let id = ResidentId(Arc::from(format!("r{i}").as_str()));

@@ -67,9 +67,16 @@ pub struct Profile {
 }
 
 /// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct ResidentId(pub Arc<str>);
+
+impl PartialEq for ResidentId {
+    fn eq(&self, other: &Self) -> bool {
+        // Ids are shared Arcs, so the pointer check settles most comparisons.
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
 
 impl ResidentId {
     pub fn new(id: &str) -> Self {

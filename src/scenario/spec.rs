@@ -331,6 +331,8 @@ pub struct InteractionTuning {
     pub probability: f32,
     /// Game minutes before the same pair talks again.
     pub cooldown_minutes: u32,
+    /// Game minutes a resident waits after any exchange before the next one.
+    pub pause_minutes: u32,
     /// Lines in one exchange (at least 2).
     pub max_lines: u32,
 }
@@ -340,6 +342,7 @@ impl Default for InteractionTuning {
         Self {
             probability: 0.03,
             cooldown_minutes: 180,
+            pause_minutes: 30,
             max_lines: 4,
         }
     }

@@ -1,7 +1,9 @@
 //! The town map: places, the undirected graph of paths between them, and
 //! precomputed shortest routes (walking time follows distance).
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
+
+use bevy::platform::collections::HashMap;
 use std::sync::Arc;
 
 use bevy::math::Vec2;
@@ -66,7 +68,13 @@ pub struct Town {
     dist: Vec<f32>,
     /// `next[a * n + b]`: first hop from `a` towards `b`.
     next: Vec<u32>,
+    /// For each place, the nearest reachable places that are neither homes nor
+    /// workplaces, nearest first: where residents look for food, company, leisure.
+    nearby: Vec<Vec<LocIdx>>,
 }
+
+/// How many shared places a resident weighs from where it stands.
+const NEARBY: usize = 16;
 
 impl Town {
     pub fn new(name: String, map: MapSize, locations: Vec<Location>) -> Self {
@@ -82,8 +90,10 @@ impl Town {
             by_id,
             dist: Vec::new(),
             next: Vec::new(),
+            nearby: Vec::new(),
         };
         town.compute_routes();
+        town.compute_nearby();
         town
     }
 
@@ -152,11 +162,40 @@ impl Town {
         Some(out)
     }
 
-    /// Places offering `service`, nearest to `from` first; unreachable ones left out.
+    /// The nearest reachable place offering `service`: O(1) when one is among the
+    /// shared places nearby, a scan of the town otherwise.
     pub fn nearest_with(&self, from: LocIdx, service: Service) -> Option<LocIdx> {
+        if let Some(&l) = self.nearby[from.i()].iter().find(|&&l| self.get(l).has(service)) {
+            return Some(l);
+        }
         self.indices()
             .filter(|&l| self.get(l).has(service) && self.reachable(from, l))
             .min_by(|&x, &y| self.distance(from, x).total_cmp(&self.distance(from, y)))
+    }
+
+    /// Shared places (not homes or workplaces) nearest to `from`, nearest first.
+    pub fn nearby(&self, from: LocIdx) -> &[LocIdx] {
+        &self.nearby[from.i()]
+    }
+
+    fn compute_nearby(&mut self) {
+        let shared: Vec<LocIdx> = self
+            .indices()
+            .filter(|&l| !matches!(self.get(l).kind, LocationKind::Home | LocationKind::Work))
+            .collect();
+        self.nearby = self
+            .indices()
+            .map(|from| {
+                let mut near: Vec<(f32, LocIdx)> = shared
+                    .iter()
+                    .filter(|&&l| self.reachable(from, l))
+                    .map(|&l| (self.distance(from, l), l))
+                    .collect();
+                near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                near.truncate(NEARBY);
+                near.into_iter().map(|(_, l)| l).collect()
+            })
+            .collect();
     }
 
     /// Dijkstra from every place: O(V·E·log V), fine for towns of a few hundred places.

@@ -166,6 +166,8 @@ pub struct EventLog {
     pub lines: u64,
     /// First write error, reported once; the run goes on.
     pub error: Option<String>,
+    /// Reused for each line, so logging allocates nothing per event.
+    scratch: Vec<u8>,
 }
 
 impl EventLog {
@@ -192,14 +194,21 @@ impl EventLog {
         }
     }
 
+    /// Empties an in-memory log, keeping its buffer for reuse.
+    pub fn clear_memory(&mut self) {
+        if let LogSink::Memory(buf) = &mut self.sink {
+            buf.clear();
+        }
+    }
+
     fn write(&mut self, event: &SimEvent) {
-        let mut line = match serde_json::to_vec(event) {
-            Ok(l) => l,
-            Err(e) => {
-                self.error.get_or_insert(format!("cannot serialise event: {e}"));
-                return;
-            }
-        };
+        let mut line = std::mem::take(&mut self.scratch);
+        line.clear();
+        if let Err(e) = serde_json::to_writer(&mut line, event) {
+            self.error.get_or_insert(format!("cannot serialise event: {e}"));
+            self.scratch = line;
+            return;
+        }
         line.push(b'\n');
         self.lines += 1;
         let result = match &mut self.sink {
@@ -213,6 +222,7 @@ impl EventLog {
         if let Err(e) = result {
             self.error.get_or_insert(format!("cannot write the event log: {e}"));
         }
+        self.scratch = line;
     }
 
     pub fn flush(&mut self) {

@@ -2,7 +2,7 @@
 //! and pairing is linear in the number of residents, so thousands stay cheap.
 //! The social-life issue grows this into turn-by-turn conversations.
 
-use std::collections::HashMap;
+use bevy::platform::collections::HashMap;
 
 use bevy::prelude::*;
 use rand::RngExt;
@@ -20,9 +20,13 @@ use crate::brain::{LineContext, Topic};
 use crate::scenario::{RelationKind, Town};
 use crate::time::GameTime;
 
-/// When each pair (lower idx first) may talk again.
+/// When each pair (lower idx first) may talk again, and when each resident
+/// (by roster idx) is ready for another exchange.
 #[derive(Resource, Debug, Default)]
-pub struct Cooldowns(pub HashMap<(u32, u32), GameTime>);
+pub struct Cooldowns {
+    pub pairs: HashMap<(u32, u32), GameTime>,
+    pub residents: Vec<GameTime>,
+}
 
 /// The shared random stream for who meets whom.
 #[derive(Resource, Debug, Deref, DerefMut)]
@@ -33,10 +37,10 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(SimStep, interact.in_set(SimSet::Interactions));
 }
 
-/// Who may be drawn into an exchange: standing at a place, awake.
-fn available(census: &Census, idx: u32) -> bool {
+/// Who may be drawn into an exchange: standing at a place, awake, not just out of one.
+fn available(census: &Census, cooldowns: &Cooldowns, now: GameTime, idx: u32) -> bool {
     let e = &census.entries[idx as usize];
-    !e.walking && !census.asleep(idx)
+    !e.walking && !census.asleep(idx) && cooldowns.residents.get(idx as usize).is_none_or(|&t| t <= now)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -62,12 +66,17 @@ fn interact(
     )>,
 ) {
     let t = &tuning.interactions;
+    cooldowns.residents.resize(roster.len(), GameTime(i64::MIN));
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for here in &census.at_place {
         if here.len() < 2 {
             continue;
         }
-        let free: Vec<u32> = here.iter().copied().filter(|&i| available(&census, i)).collect();
+        let free: Vec<u32> = here
+            .iter()
+            .copied()
+            .filter(|&i| available(&census, &cooldowns, clock.now, i))
+            .collect();
         if free.len() < 2 {
             continue;
         }
@@ -82,7 +91,7 @@ fn interact(
                 continue;
             }
             let key = (free[a].min(free[b]), free[a].max(free[b]));
-            if cooldowns.0.get(&key).is_some_and(|&until| until > clock.now) {
+            if cooldowns.pairs.get(&key).is_some_and(|&until| until > clock.now) {
                 continue;
             }
             if rng.random::<f32>() >= t.probability {
@@ -96,11 +105,17 @@ fn interact(
     if pairs.is_empty() {
         return;
     }
-    cooldowns.0.retain(|_, until| *until > clock.now);
+    // Expired pairs are dropped now and then, not every step.
+    if clock.steps % 60 == 0 {
+        cooldowns.pairs.retain(|_, until| *until > clock.now);
+    }
     for (a, b) in pairs {
         cooldowns
-            .0
+            .pairs
             .insert((a, b), clock.now.plus_minutes(t.cooldown_minutes as i64));
+        let ready = clock.now.plus_minutes(t.pause_minutes as i64);
+        cooldowns.residents[a as usize] = ready;
+        cooldowns.residents[b as usize] = ready;
         let (ea, eb) = (roster.entities[a as usize], roster.entities[b as usize]);
         let Ok([mut ra, mut rb]) = q.get_many_mut([ea, eb]) else {
             continue;
@@ -129,7 +144,7 @@ fn interact(
                 now: clock.now,
                 speaker: &speaker.1,
                 listener: &listener.1,
-                relation: speaker.3.get(&listener.0.id),
+                relation: speaker.3.by_idx(listener.0.idx),
                 place: town.get(place),
                 topic,
                 turn,
@@ -172,10 +187,10 @@ fn interact(
             );
         }
         let talk = tuning.needs.talk_restore * lines as f32 / 2.0;
-        let (ida, idb) = (ra.0.id.clone(), rb.0.id.clone());
+        let (ida, idb) = ((ra.0.id.clone(), ra.0.idx), (rb.0.id.clone(), rb.0.idx));
         for (me, other) in [(&mut ra, &idb), (&mut rb, &ida)] {
             me.2.social = (me.2.social + talk).min(100.0);
-            let rel = me.3.entry(other);
+            let rel = me.3.entry(&other.0, other.1);
             rel.strength = (rel.strength + 1.0).min(100.0);
             rel.interactions += 1;
             rel.last_interaction = Some(clock.now);

@@ -1,6 +1,7 @@
 //! Each resident's memory stream, fed from the step's events, and the nightly
 //! consolidation that replaces a day's entries with one summary.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use serde::Serialize;
 
@@ -68,13 +69,6 @@ impl Memories {
         &self.entries[self.entries.len().saturating_sub(n)..]
     }
 
-    /// Entries not yet consolidated (everything after the scenario's and the summaries).
-    fn unconsolidated(&self) -> impl Iterator<Item = (usize, &Memory)> {
-        self.entries
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Summary))
-    }
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -98,6 +92,7 @@ fn record(
             m.push(time, kind, imp, text);
         }
     };
+    let mut last_line: HashMap<ResidentId, String> = HashMap::new();
     for e in reader.read() {
         let t = e.time;
         match &e.body {
@@ -118,20 +113,9 @@ fn record(
                 };
                 remember(resident, t, MemoryKind::Plan, importance, format!("{action} @{place}：{dialogue}"));
             }
-            EventBody::Dialogue {
-                participants,
-                speaker,
-                line,
-                ..
-            } => {
-                for p in participants {
-                    let text = if p == speaker {
-                        format!("我对{}说：「{line}」", others(&roster, participants, p))
-                    } else {
-                        format!("{}对我说：「{line}」", roster.name(speaker))
-                    };
-                    remember(p, t, MemoryKind::Dialogue, 35, text);
-                }
+            // A conversation is remembered once, with the last thing the other said.
+            EventBody::Dialogue { speaker, line, .. } => {
+                last_line.insert(speaker.clone(), line.clone());
             }
             EventBody::Conversation {
                 participants,
@@ -141,9 +125,15 @@ fn record(
             } => {
                 let place = town.find(location.as_str()).map_or("", |l| town.name(l));
                 for p in participants {
-                    let text = format!("在{place}和{}聊了{topic}（{lines}句）", others(&roster, participants, p));
+                    let other = participants.iter().find(|o| *o != p);
+                    let said = other
+                        .and_then(|o| last_line.get(o))
+                        .map(|l| format!("，{}说「{l}」", roster.name(other.expect("found"))))
+                        .unwrap_or_default();
+                    let text = format!("在{place}和{}聊了{topic}（{lines}句）{said}", others(&roster, participants, p));
                     remember(p, t, MemoryKind::Dialogue, 40, text);
                 }
+                last_line.clear();
             }
             EventBody::Notice { resident, text, .. } => {
                 remember(resident, t, MemoryKind::Notice, 60, format!("我在公告板上贴了公告：「{text}」"));
@@ -217,21 +207,17 @@ fn consolidate(
             continue;
         }
         night.consolidated = Some(tonight);
-        let day: Vec<usize> = memories.unconsolidated().map(|(i, _)| i).collect();
-        let entries: Vec<_> = day.iter().map(|&i| memories.entries[i].clone()).collect();
+        // Split the day's entries from the scenario's memories and older summaries.
+        let (entries, kept): (Vec<Memory>, Vec<Memory>) = std::mem::take(&mut memories.entries)
+            .into_iter()
+            .partition(|m| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Summary));
+        memories.entries = kept;
         let summary = brain.0.summarise(&SummaryContext {
             me: &persona.0,
             night: tonight,
             entries: &entries,
         });
         let importance = entries.iter().map(|m| m.importance).max().unwrap_or(30);
-        // Drop the day's entries, keep scenario memories and older summaries.
-        let mut i = 0;
-        memories.entries.retain(|_| {
-            let keep = day.binary_search(&i).is_err();
-            i += 1;
-            keep
-        });
         let stamp = tonight.and_hms_opt(23, 59, 0).map(GameTime::from_datetime).unwrap_or(clock.now);
         memories.push(stamp, MemoryKind::Summary, importance, summary.clone());
         events.write(SimEvent {

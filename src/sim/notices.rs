@@ -11,7 +11,7 @@ use super::residents::{
 };
 use super::town::Gatherings;
 use super::{SimSet, SimStep};
-use crate::scenario::{Gathering, LocIdx, Profile, ResidentId, Service, Town};
+use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
 use crate::time::GameTime;
 
 #[derive(Debug, Clone)]
@@ -40,6 +40,14 @@ impl NoticeBoard {
             text,
         });
         id
+    }
+
+    /// Places that have at least one notice, in order.
+    pub fn locations(&self) -> Vec<LocIdx> {
+        let mut l: Vec<LocIdx> = self.notices.iter().map(|n| n.location).collect();
+        l.sort();
+        l.dedup();
+        l
     }
 
     /// Notices on the board at `location`.
@@ -125,7 +133,6 @@ pub fn learn_gathering(
 
 fn read_notices(
     clock: Res<Clock>,
-    town: Res<Town>,
     board: Res<NoticeBoard>,
     census: Res<Census>,
     gatherings: Res<Gatherings>,
@@ -136,7 +143,7 @@ fn read_notices(
         return;
     }
     let mut readers: Vec<(u32, LocIdx)> = Vec::new();
-    for place in town.indices().filter(|&l| town.get(l).has(Service::NoticeBoard)) {
+    for place in board.locations() {
         for &idx in &census.at_place[place.i()] {
             if !census.asleep(idx) {
                 readers.push((idx, place));

@@ -1,6 +1,6 @@
 //! Residents as ECS components, the roster of strong ids, and the per-step census.
 
-use std::collections::HashMap;
+use bevy::platform::collections::HashMap;
 use std::sync::Arc;
 
 use bevy::prelude::*;
@@ -118,7 +118,9 @@ pub struct Activity {
 }
 
 /// The resident is waiting for its brain to produce a plan.
+/// Sparse storage: it comes and goes every plan, without moving table rows.
 #[derive(Component, Debug, Clone)]
+#[component(storage = "SparseSet")]
 pub struct Thinking {
     pub since: GameTime,
     pub request: u64,
@@ -128,8 +130,9 @@ pub struct Thinking {
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Whereabouts(pub LocIdx);
 
-/// Walking along a route of connected places.
+/// Walking along a route of connected places (sparse: added and removed often).
 #[derive(Component, Debug, Clone)]
+#[component(storage = "SparseSet")]
 pub struct Walking {
     /// Places still to reach, next first; the last is the destination.
     pub route: Vec<LocIdx>,
@@ -145,6 +148,8 @@ pub struct MapPosition(pub Vec2);
 #[derive(Debug, Clone)]
 pub struct Relationship {
     pub with: ResidentId,
+    /// `with`'s roster index, cached for cheap lookups in the census.
+    pub with_idx: u32,
     pub kind: RelationKind,
     pub strength: f32,
     pub impression: String,
@@ -160,17 +165,23 @@ impl Relationships {
         self.0.iter().find(|r| &r.with == other)
     }
 
+    /// The relationship with the resident at roster index `idx`.
+    pub fn by_idx(&self, idx: u32) -> Option<&Relationship> {
+        self.0.iter().find(|r| r.with_idx == idx)
+    }
+
     pub fn strength(&self, other: &ResidentId) -> f32 {
         self.get(other).map_or(0.0, |r| r.strength)
     }
 
-    /// The relationship with `other`, created as strangers if new.
-    pub fn entry(&mut self, other: &ResidentId) -> &mut Relationship {
-        if let Some(i) = self.0.iter().position(|r| &r.with == other) {
+    /// The relationship with `other` (roster index `idx`), created as strangers if new.
+    pub fn entry(&mut self, other: &ResidentId, idx: u32) -> &mut Relationship {
+        if let Some(i) = self.0.iter().position(|r| r.with_idx == idx) {
             return &mut self.0[i];
         }
         self.0.push(Relationship {
             with: other.clone(),
+            with_idx: idx,
             kind: RelationKind::Stranger,
             strength: 5.0,
             impression: String::new(),
@@ -243,10 +254,19 @@ pub struct Roster {
     pub names: Vec<String>,
     pub entities: Vec<Entity>,
     by_id: HashMap<ResidentId, u32>,
+    /// The same index keyed by the id's shared allocation: ids in events are
+    /// clones of the roster's, so most lookups hash a pointer, not a string.
+    by_ptr: HashMap<usize, u32>,
 }
 
 impl Roster {
     pub fn idx(&self, id: &ResidentId) -> Option<u32> {
+        let ptr = id.0.as_ptr() as usize;
+        if let Some(&i) = self.by_ptr.get(&ptr)
+            && std::sync::Arc::ptr_eq(&self.ids[i as usize].0, &id.0)
+        {
+            return Some(i);
+        }
         self.by_id.get(id).copied()
     }
     pub fn entity(&self, id: &ResidentId) -> Option<Entity> {
@@ -310,6 +330,12 @@ pub fn resident_seed(seed: u64, id: &str) -> u64 {
 pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSettings) {
     let start = scenario.start;
     let mut roster = Roster::default();
+    let index: HashMap<&ResidentId, u32> = scenario
+        .residents
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (&p.id, i as u32))
+        .collect();
     for (i, p) in scenario.residents.iter().enumerate() {
         let home = p.home;
         let pos = spread_position(&scenario.town, home, i as u32);
@@ -323,13 +349,16 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
         let relationships = Relationships(
             p.relationships
                 .iter()
-                .map(|r| Relationship {
-                    with: r.with.clone(),
+                .filter_map(|r| {
+                    Some(Relationship {
+                        with_idx: *index.get(&r.with)?,
+                        with: r.with.clone(),
                     kind: r.kind,
                     strength: r.strength,
                     impression: r.impression.clone(),
-                    interactions: 0,
-                    last_interaction: None,
+                        interactions: 0,
+                        last_interaction: None,
+                    })
                 })
                 .collect(),
         );
@@ -377,6 +406,7 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
         }
         let entity = entity.id();
         roster.by_id.insert(p.id.clone(), i as u32);
+        roster.by_ptr.insert(p.id.0.as_ptr() as usize, i as u32);
         roster.ids.push(p.id.clone());
         roster.names.push(p.name.clone());
         roster.entities.push(entity);

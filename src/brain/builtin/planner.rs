@@ -182,11 +182,21 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
         let homely = (55.0 - p.extraversion) / 4.0 + if meal == Some("breakfast") { 10.0 } else { 0.0 };
         out.push(Candidate::new(format!("Eat {meal_word} at home"), ActivityKind::Eat, me.home, d.meal, "🍚", eat + homely - walk(me.home) * 0.5));
     }
-    for place in cx.town.indices().filter(|&l| {
-        let loc = cx.town.get(l);
-        loc.has(Service::Food) && loc.kind != LocationKind::Home && cx.town.reachable(cx.at, l)
-    }) {
-        let company = friends_at(cx, place).0 * 0.15 + cx.census.count_at(place) as f32 * p.extraversion / 100.0;
+    let known = known_whereabouts(cx);
+    // People weigh the few places near them, not every corner of a big town.
+    let mut food_places = nearest(cx, 4, |l| l.has(Service::Food) && l.kind != LocationKind::Home);
+    let mut social_places = nearest(cx, 6, |l| matches!(l.kind, LocationKind::Public | LocationKind::Food));
+    for &(at, _, _) in &known {
+        let loc = cx.town.get(at);
+        if loc.has(Service::Food) && loc.kind != LocationKind::Home && !food_places.contains(&at) {
+            food_places.push(at);
+        }
+        if matches!(loc.kind, LocationKind::Public | LocationKind::Food) && !social_places.contains(&at) {
+            social_places.push(at);
+        }
+    }
+    for place in food_places {
+        let company = friends_at(&known, place).0 * 0.15 + cx.census.count_at(place) as f32 * p.extraversion / 100.0;
         let score = eat + (p.extraversion - 50.0) / 4.0 + company.min(20.0) - walk(place) * 0.5;
         out.push(Candidate::new(format!("Have {meal_word} at {}", place_word(cx, place)), ActivityKind::Eat, place, d.meal, "🍲", score));
     }
@@ -194,11 +204,8 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     // Company: go where friends or people are.
     let lonely = (100.0 - cx.needs.social) * (0.4 + p.extraversion / 100.0);
     let evening = if (17 * 60..22 * 60).contains(&m) { 1.3 } else { 1.0 };
-    for place in cx.town.indices().filter(|&l| {
-        let loc = cx.town.get(l);
-        matches!(loc.kind, LocationKind::Public | LocationKind::Food) && cx.town.reachable(cx.at, l)
-    }) {
-        let (bond, friend) = friends_at(cx, place);
+    for place in social_places {
+        let (bond, friend) = friends_at(&known, place);
         let crowd = cx.census.count_at(place) as f32;
         let score = (lonely * evening + bond * 0.25 + crowd * p.extraversion / 50.0) * duty - walk(place) * 0.4;
         let mut c = match friend {
@@ -228,7 +235,7 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
         let score = (bored * p.openness / 80.0) * duty - walk(lib) * 0.3;
         out.push(Candidate::new("Read at the library", ActivityKind::Leisure, lib, clamp(60 + rng.random_range(0..60)), "📚", score));
     }
-    if let Some(park) = cx.town.indices().filter(|&l| cx.town.get(l).kind == LocationKind::Nature && cx.town.reachable(cx.at, l)).min_by(|&a, &b| walk(a).total_cmp(&walk(b))) {
+    if let Some(&park) = nearest(cx, 1, |l| l.kind == LocationKind::Nature).first() {
         out.push(Candidate::new("Take a walk outdoors", ActivityKind::Leisure, park, clamp(50 + rng.random_range(0..40)), "🌿", bored * 0.7 * duty - walk(park) * 0.3));
     }
 
@@ -244,21 +251,43 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     out
 }
 
-/// Sum of relationship strength of residents at `place`, and the closest friend there.
-fn friends_at(cx: &PlanContext<'_>, place: LocIdx) -> (f32, Option<u32>) {
+/// Where the people this resident knows are now: (place, strength, roster idx),
+/// awake and standing somewhere. Looked up from the resident's own ties, so the
+/// cost does not grow with the size of the town.
+fn known_whereabouts(cx: &PlanContext<'_>) -> Vec<(LocIdx, f32, u32)> {
+    cx.relationships
+        .0
+        .iter()
+        .filter_map(|r| {
+            let i = r.with_idx;
+            let e = cx.census.entries.get(i as usize)?;
+            (!e.walking && !cx.census.asleep(i)).then_some((e.at, r.strength, i))
+        })
+        .collect()
+}
+
+/// Sum of ties' strength at `place`, and the closest friend there.
+fn friends_at(known: &[(LocIdx, f32, u32)], place: LocIdx) -> (f32, Option<u32>) {
     let mut sum = 0.0;
     let mut best: Option<(f32, u32)> = None;
-    for &i in &cx.census.at_place[place.i()] {
-        if i == cx.my_idx || cx.census.asleep(i) {
-            continue;
-        }
-        let s = cx.relationships.strength(&cx.roster.ids[i as usize]);
+    for &(_, s, i) in known.iter().filter(|k| k.0 == place) {
         sum += s;
         if s >= 35.0 && best.is_none_or(|(b, _)| s > b) {
             best = Some((s, i));
         }
     }
     (sum, best.map(|b| b.1))
+}
+
+/// The `k` nearest shared places passing `keep`, nearest first.
+fn nearest(cx: &PlanContext<'_>, k: usize, keep: impl Fn(&crate::scenario::Location) -> bool) -> Vec<LocIdx> {
+    cx.town
+        .nearby(cx.at)
+        .iter()
+        .copied()
+        .filter(|&l| keep(cx.town.get(l)))
+        .take(k)
+        .collect()
 }
 
 /// The meal this time of day calls for.
