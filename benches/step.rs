@@ -28,22 +28,26 @@ fn step(c: &mut Criterion) {
     group.sample_size(20);
     for residents in [1_000usize, 10_000] {
         let scenario = Arc::new(generated_town(residents, 1));
-        group.bench_with_input(BenchmarkId::from_parameter(residents), &residents, |b, _| {
-            b.iter_custom(|iters| {
-                let mut app = morning(&scenario);
-                let (mut spent, mut steps) = (Duration::ZERO, 0u32);
-                while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
-                    let t = Instant::now();
-                    app.update();
-                    spent += t.elapsed();
-                    steps += 1;
-                    // Keep the in-memory log from growing without bound (untimed),
-                    // as the window's bounded event stream will.
-                    app.world_mut().resource_mut::<EventLog>().clear_memory();
-                }
-                spent / steps * iters as u32
-            })
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(residents),
+            &residents,
+            |b, _| {
+                b.iter_custom(|iters| {
+                    let mut app = morning(&scenario);
+                    let (mut spent, mut steps) = (Duration::ZERO, 0u32);
+                    while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
+                        let t = Instant::now();
+                        app.update();
+                        spent += t.elapsed();
+                        steps += 1;
+                        // Keep the in-memory log from growing without bound (untimed),
+                        // as the window's bounded event stream will.
+                        app.world_mut().resource_mut::<EventLog>().clear_memory();
+                    }
+                    spent / steps * iters as u32
+                })
+            },
+        );
     }
     group.finish();
 }

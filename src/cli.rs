@@ -17,7 +17,11 @@ use crate::sim::residents::{Needs, Resident, Tally};
 use crate::testing::{headless_app, run_to_end};
 
 #[derive(Parser, Debug)]
-#[command(name = "heartvale", version, about = "Heartvale — a generative-agent town. Without a subcommand, runs the default town headless (`sim`).")]
+#[command(
+    name = "heartvale",
+    version,
+    about = "Heartvale — a generative-agent town. Without a subcommand, runs the default town headless (`sim`)."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -90,7 +94,11 @@ fn locate(path: &Path) -> PathBuf {
         return path.to_path_buf();
     }
     let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    if beside.exists() { beside } else { path.to_path_buf() }
+    if beside.exists() {
+        beside
+    } else {
+        path.to_path_buf()
+    }
 }
 
 fn sim(args: SimArgs) -> i32 {
@@ -125,9 +133,11 @@ fn sim(args: SimArgs) -> i32 {
         ProgressBar::hidden()
     } else {
         ProgressBar::new(total).with_style(
-            ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} steps ({elapsed})")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{spinner} {msg} [{bar:40}] {pos}/{len} steps ({elapsed})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         )
     };
     let started = std::time::Instant::now();
@@ -135,7 +145,7 @@ fn sim(args: SimArgs) -> i32 {
     while !app.world().resource::<SimOutcome>().ended() && steps < total + 10 {
         app.update();
         steps += 1;
-        if steps % 60 == 0 {
+        if steps.is_multiple_of(60) {
             bar.set_position(steps.min(total));
             bar.set_message(app.world().resource::<Clock>().now.to_string());
         }
@@ -178,7 +188,16 @@ fn sim(args: SimArgs) -> i32 {
     rows.sort_by_key(|r| r.0);
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
-        "id", "name", "plans", "conversations", "notices", "nights", "energy", "hunger", "social", "fun",
+        "id",
+        "name",
+        "plans",
+        "conversations",
+        "notices",
+        "nights",
+        "energy",
+        "hunger",
+        "social",
+        "fun",
     ]);
     for (_, row) in rows.iter().take(50) {
         table.add_row(row.clone());
@@ -257,7 +276,12 @@ fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {
         let v: serde_json::Value = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(e) => {
-                eprintln!("error: {}:{}:{}: not a JSON event: {e}", file.display(), n + 1, e.column());
+                eprintln!(
+                    "error: {}:{}:{}: not a JSON event: {e}",
+                    file.display(),
+                    n + 1,
+                    e.column()
+                );
                 return 1;
             }
         };
@@ -266,7 +290,10 @@ fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {
             && let (Some(ids), Some(ns)) = (v["residents"].as_array(), v["names"].as_array())
         {
             for (i, nm) in ids.iter().zip(ns) {
-                names.insert(i.as_str().unwrap_or("").into(), nm.as_str().unwrap_or("").into());
+                names.insert(
+                    i.as_str().unwrap_or("").into(),
+                    nm.as_str().unwrap_or("").into(),
+                );
             }
         }
         if !kinds.is_empty() && !kinds.iter().any(|k| k == kind) {
@@ -311,7 +338,13 @@ pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> Strin
     let time = s("time");
     let kind = s("kind");
     let body = match kind.as_str() {
-        "start" => format!("▶ {} begins — seed {}, {} days, brain {}", s("scenario"), v["seed"], v["days"], s("brain")),
+        "start" => format!(
+            "▶ {} begins — seed {}, {} days, brain {}",
+            s("scenario"),
+            v["seed"],
+            v["days"],
+            s("brain")
+        ),
         "plan" => format!(
             "{} {} {} → {} ({} min)「{}」",
             who("resident"),
@@ -322,22 +355,57 @@ pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> Strin
             s("dialogue")
         ),
         "plan_fixed" => format!("{} plan fixed: {}", who("resident"), v["problems"]),
-        "move" => format!("{} walks {} → {} ({} min)", who("resident"), s("from"), s("to"), v["minutes"]),
+        "move" => format!(
+            "{} walks {} → {} ({} min)",
+            who("resident"),
+            s("from"),
+            s("to"),
+            v["minutes"]
+        ),
         "arrive" => format!("{} arrives at {}", who("resident"), s("location")),
         "dialogue" => format!("{} @{}:「{}」", who("speaker"), s("location"), s("line")),
-        "conversation" => format!("{} talked about {} ({} lines)", list("participants"), s("topic"), v["lines"]),
-        "notice" => format!("📌 {} posts at {}: {}", who("resident"), s("location"), s("text")),
-        "notice_read" => format!("{} reads notice #{} by {}", who("resident"), v["notice"], who("author")),
+        "conversation" => format!(
+            "{} talked about {} ({} lines)",
+            list("participants"),
+            s("topic"),
+            v["lines"]
+        ),
+        "notice" => format!(
+            "📌 {} posts at {}: {}",
+            who("resident"),
+            s("location"),
+            s("text")
+        ),
+        "notice_read" => format!(
+            "{} reads notice #{} by {}",
+            who("resident"),
+            v["notice"],
+            who("author")
+        ),
         "appointment" => format!(
             "{} hears of {} ({}) — {}",
             who("resident"),
             s("gathering"),
             s("heard"),
-            if v["will_attend"].as_bool() == Some(true) { "will go" } else { "won't go" }
+            if v["will_attend"].as_bool() == Some(true) {
+                "will go"
+            } else {
+                "won't go"
+            }
         ),
-        "sleep" => format!("😴 {} sleeps at {} until {}", who("resident"), s("location"), s("until")),
+        "sleep" => format!(
+            "😴 {} sleeps at {} until {}",
+            who("resident"),
+            s("location"),
+            s("until")
+        ),
         "wake" => format!("☀ {} wakes at {}", who("resident"), s("location")),
-        "consolidate" => format!("🧠 {} consolidates {} memories: {}", who("resident"), v["entries"], s("summary")),
+        "consolidate" => format!(
+            "🧠 {} consolidates {} memories: {}",
+            who("resident"),
+            v["entries"],
+            s("summary")
+        ),
         "end" => format!("■ end: {} (day {})", s("reason"), v["day"]),
         other => format!("{other} {v}"),
     };

@@ -51,7 +51,15 @@ impl GameTime {
     }
 
     pub fn weekday_name_zh(self) -> &'static str {
-        ["星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"][self.weekday_index()]
+        [
+            "星期一",
+            "星期二",
+            "星期三",
+            "星期四",
+            "星期五",
+            "星期六",
+            "星期日",
+        ][self.weekday_index()]
     }
 
     pub fn weekday_name(self) -> &'static str {
@@ -118,8 +126,7 @@ impl Serialize for GameTime {
 impl<'de> Deserialize<'de> for GameTime {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        GameTime::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("bad time `{text}`")))
+        GameTime::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("bad time `{text}`")))
     }
 }
 

@@ -35,11 +35,19 @@ fn broken(file: &str, edit: impl Fn(String) -> String) -> (tempfile::TempDir, Pa
 /// Runs `check`, asserts exit code 1 and one line per problem; returns the lines.
 fn check_lines(dir: &Path) -> Vec<String> {
     let o = heartvale(&["check", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
     assert!(!lines.is_empty());
     for l in &lines {
-        assert!(l.starts_with(&dir.display().to_string()), "not a file:line:col line: {l}");
+        assert!(
+            l.starts_with(&dir.display().to_string()),
+            "not a file:line:col line: {l}"
+        );
     }
     lines
 }
@@ -53,7 +61,10 @@ fn check_fails(dir: &Path) -> String {
 
 fn line_of(dir: &Path, file: &str, needle: &str) -> usize {
     let text = std::fs::read_to_string(dir.join(file)).unwrap();
-    text.lines().position(|l| l.contains(needle)).expect("needle in file") + 1
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in file")
+        + 1
 }
 
 #[test]
@@ -66,28 +77,43 @@ fn the_default_town_checks_clean() {
 
 #[test]
 fn bad_yaml_names_file_line_and_column() {
-    let (_t, dir) = broken("locations.yaml", |t| t.replace("size: [180, 130]", "size: [180, 130"));
+    let (_t, dir) = broken("locations.yaml", |t| {
+        t.replace("size: [180, 130]", "size: [180, 130")
+    });
     let line = check_fails(&dir);
     let path = dir.join("locations.yaml");
     assert!(line.starts_with(&format!("{}:", path.display())), "{line}");
-    let pos: Vec<&str> = line[path.display().to_string().len() + 1..].splitn(3, ':').collect();
-    assert!(pos[0].parse::<u32>().is_ok() && pos[1].parse::<u32>().is_ok(), "{line}");
+    let pos: Vec<&str> = line[path.display().to_string().len() + 1..]
+        .splitn(3, ':')
+        .collect();
+    assert!(
+        pos[0].parse::<u32>().is_ok() && pos[1].parse::<u32>().is_ok(),
+        "{line}"
+    );
     assert!(line.contains("hint:"), "{line}");
 }
 
 #[test]
 fn unknown_field_is_named_with_its_position() {
-    let (_t, dir) = broken("residents.yaml", |t| t.replacen("    age: 52\n", "    age: 52\n    hobby: 唱歌\n", 1));
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("    age: 52\n", "    age: 52\n    hobby: 唱歌\n", 1)
+    });
     let line = check_fails(&dir);
     let at = line_of(&dir, "residents.yaml", "hobby: 唱歌");
-    assert!(line.contains(&format!("residents.yaml:{at}:5: unknown field `hobby`")), "{line}");
+    assert!(
+        line.contains(&format!("residents.yaml:{at}:5: unknown field `hobby`")),
+        "{line}"
+    );
     assert!(line.contains("residents[0].hobby"), "{line}");
 }
 
 #[test]
 fn dangling_connection_is_reported_with_a_suggestion() {
     let (_t, dir) = broken("locations.yaml", |t| {
-        t.replace("connections: [square, home_zhong]", "connections: [square, home_zong]")
+        t.replace(
+            "connections: [square, home_zhong]",
+            "connections: [square, home_zong]",
+        )
     });
     let line = check_fails(&dir);
     let at = line_of(&dir, "locations.yaml", "home_zong");
@@ -99,7 +125,9 @@ fn dangling_connection_is_reported_with_a_suggestion() {
 
 #[test]
 fn duplicate_id_is_reported() {
-    let (_t, dir) = broken("locations.yaml", |t| t.replace("  - id: library\n", "  - id: tavern\n"));
+    let (_t, dir) = broken("locations.yaml", |t| {
+        t.replace("  - id: library\n", "  - id: tavern\n")
+    });
     // The lost `library` id also breaks what referred to it: reported after.
     let line = check_lines(&dir)[0].clone();
     let at = line_of(&dir, "locations.yaml", "name: 晨光图书馆") - 1;
@@ -109,30 +137,63 @@ fn duplicate_id_is_reported() {
 
 #[test]
 fn unknown_home_is_reported() {
-    let (_t, dir) = broken("residents.yaml", |t| t.replacen("home: home_ma", "home: home_horse", 1));
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("home: home_ma", "home: home_horse", 1)
+    });
     let line = check_fails(&dir);
     let at = line_of(&dir, "residents.yaml", "home: home_horse");
-    assert!(line.contains(&format!("residents.yaml:{at}:11: unknown location `home_horse`")), "{line}");
+    assert!(
+        line.contains(&format!(
+            "residents.yaml:{at}:11: unknown location `home_horse`"
+        )),
+        "{line}"
+    );
     assert!(line.contains("(field `residents[6].home`)"), "{line}");
 }
 
 #[test]
 fn sim_refuses_a_broken_scenario_and_runs_a_good_one() {
-    let (_t, dir) = broken("residents.yaml", |t| t.replacen("home: home_ma", "home: nowhere", 1));
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("home: home_ma", "home: nowhere", 1)
+    });
     let o = heartvale(&["sim", "--scenario", dir.to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown location `nowhere`"));
 
     let log = tempfile::NamedTempFile::new().unwrap();
-    let o = heartvale(&["sim", "--days", "1", "--seed", "3", "--log", log.path().to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = heartvale(&[
+        "sim",
+        "--days",
+        "1",
+        "--seed",
+        "3",
+        "--log",
+        log.path().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let out = stdout(&o);
-    for col in ["plans", "conversations", "notices", "nights", "energy", "钟大川"] {
+    for col in [
+        "plans",
+        "conversations",
+        "notices",
+        "nights",
+        "energy",
+        "钟大川",
+    ] {
         assert!(out.contains(col), "summary lacks {col}: {out}");
     }
     let replay = heartvale(&["replay", log.path().to_str().unwrap(), "--kind", "notice"]);
     assert_eq!(replay.status.code(), Some(0));
-    assert!(stdout(&replay).contains("钟大川 posts at square"), "{}", stdout(&replay));
+    assert!(
+        stdout(&replay).contains("钟大川 posts at square"),
+        "{}",
+        stdout(&replay)
+    );
 }
 
 #[test]
@@ -141,5 +202,9 @@ fn replay_rejects_garbage_with_its_line() {
     std::fs::write(f.path(), "{\"time\":\"2026-04-06 06:00\",\"kind\":\"end\",\"reason\":\"stopped\",\"day\":1}\nnot json\n").unwrap();
     let o = heartvale(&["replay", f.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains(":2:"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(":2:"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -92,7 +92,11 @@ fn time(e: &Value) -> GameTime {
 #[test]
 fn log_lines_have_time_kind_and_who() {
     let r = run(7);
-    assert!(r.events.len() > 500, "a 3-day town logs a lot: {}", r.events.len());
+    assert!(
+        r.events.len() > 500,
+        "a 3-day town logs a lot: {}",
+        r.events.len()
+    );
     for e in &r.events {
         assert!(e["time"].is_string() && e["kind"].is_string(), "{e}");
         let k = e["kind"].as_str().unwrap();
@@ -105,7 +109,16 @@ fn log_lines_have_time_kind_and_who() {
     }
     assert_eq!(r.events.first().unwrap()["kind"], "start");
     assert_eq!(r.events.last().unwrap()["kind"], "end");
-    for k in ["plan", "move", "arrive", "dialogue", "notice", "sleep", "wake", "consolidate"] {
+    for k in [
+        "plan",
+        "move",
+        "arrive",
+        "dialogue",
+        "notice",
+        "sleep",
+        "wake",
+        "consolidate",
+    ] {
         assert!(kind(&r.events, k).count() > 0, "no `{k}` events");
     }
 }
@@ -122,7 +135,10 @@ fn everyone_sleeps_every_night_mostly_at_home() {
                 time(e).minutes_until(until) > 120
             })
             .collect();
-        let dates: BTreeSet<String> = nights.iter().map(|e| time(e).night_of().to_string()).collect();
+        let dates: BTreeSet<String> = nights
+            .iter()
+            .map(|e| time(e).night_of().to_string())
+            .collect();
         assert_eq!(
             dates.into_iter().collect::<Vec<_>>(),
             ["2026-04-06", "2026-04-07", "2026-04-08"],
@@ -130,11 +146,21 @@ fn everyone_sleeps_every_night_mostly_at_home() {
         );
         for e in &nights {
             let m = time(e).minute_of_day();
-            assert!(m >= 21 * 60 || m < 7 * 60, "{id} went to bed at {}", e["time"]);
+            assert!(
+                !(7 * 60..21 * 60).contains(&m),
+                "{id} went to bed at {}",
+                e["time"]
+            );
         }
         let home = r.scenario.town.id(p.home).to_string();
-        let at_home = nights.iter().filter(|e| e["location"] == home.as_str()).count();
-        assert!(at_home * 10 >= nights.len() * 8, "{id} slept away from home too often");
+        let at_home = nights
+            .iter()
+            .filter(|e| e["location"] == home.as_str())
+            .count();
+        assert!(
+            at_home * 10 >= nights.len() * 8,
+            "{id} slept away from home too often"
+        );
     }
 }
 
@@ -144,7 +170,11 @@ fn residents_are_at_work_during_most_of_their_hours() {
     assert!(!r.samples.shift.is_empty());
     for (id, (on_shift, at_work)) in &r.samples.shift {
         let share = *at_work as f32 / *on_shift as f32;
-        assert!(share >= 0.6, "{id} was at work {:.0}% of shift time", share * 100.0);
+        assert!(
+            share >= 0.6,
+            "{id} was at work {:.0}% of shift time",
+            share * 100.0
+        );
     }
 }
 
@@ -185,7 +215,11 @@ fn nobody_stands_where_they_could_not_walk() {
     for e in &r.events {
         let who = e["resident"].as_str().unwrap_or("").to_string();
         match e["kind"].as_str().unwrap() {
-            "plan" => assert_eq!(e["from"].as_str().unwrap(), at[&who], "{who} planned from elsewhere"),
+            "plan" => assert_eq!(
+                e["from"].as_str().unwrap(),
+                at[&who],
+                "{who} planned from elsewhere"
+            ),
             "move" => {
                 assert_eq!(e["from"].as_str().unwrap(), at[&who]);
                 let mut cur = town.find(&at[&who]).unwrap();
@@ -208,7 +242,11 @@ fn nobody_stands_where_they_could_not_walk() {
                 at.insert(who, to);
             }
             "sleep" | "wake" | "notice" => {
-                assert_eq!(e["location"].as_str().unwrap(), at[&who], "{who} acted away from where they stood");
+                assert_eq!(
+                    e["location"].as_str().unwrap(),
+                    at[&who],
+                    "{who} acted away from where they stood"
+                );
             }
             _ => {}
         }
@@ -221,7 +259,11 @@ fn party_notice_goes_up_early_and_the_square_fills_on_day_three() {
     let notice = kind(&r.events, "notice")
         .find(|e| e["resident"] == "zhong" && e["text"].as_str().unwrap().contains("联谊会"))
         .expect("the tavern keeper posts the party notice");
-    assert!(time(notice) < GameTime::parse("2026-04-08 00:00").unwrap(), "posted on {}", notice["time"]);
+    assert!(
+        time(notice) < GameTime::parse("2026-04-08 00:00").unwrap(),
+        "posted on {}",
+        notice["time"]
+    );
     let square = r.scenario.town.find("square").unwrap();
     assert!(r.scenario.town.get(square).has(Service::NoticeBoard));
     assert!(
@@ -241,7 +283,12 @@ fn notice_readers_turn_up_more_often() {
             .filter(|e| e["author"] == "zhong")
             .map(|e| e["resident"].as_str().unwrap())
             .collect();
-        for p in r.scenario.residents.iter().filter(|p| p.id.as_str() != "zhong") {
+        for p in r
+            .scenario
+            .residents
+            .iter()
+            .filter(|p| p.id.as_str() != "zhong")
+        {
             let came = r.samples.at_party.get(p.id.as_str()).copied().unwrap_or(0) >= 30;
             if read.contains(p.id.as_str()) {
                 readers += 1;
@@ -252,8 +299,14 @@ fn notice_readers_turn_up_more_often() {
             }
         }
     }
-    assert!(readers > 0 && others > 0, "readers {readers}, others {others}");
-    let (a, b) = (readers_came as f32 / readers as f32, others_came as f32 / others as f32);
+    assert!(
+        readers > 0 && others > 0,
+        "readers {readers}, others {others}"
+    );
+    let (a, b) = (
+        readers_came as f32 / readers as f32,
+        others_came as f32 / others as f32,
+    );
     assert!(a > b, "readers came {a:.2} of the time, others {b:.2}");
 }
 
@@ -265,7 +318,11 @@ fn conversations_happen_and_are_remembered() {
     let pairs: BTreeSet<String> = kind(&r.events, "conversation")
         .map(|e| e["participants"].to_string())
         .collect();
-    assert!(pairs.len() >= 8, "conversations stuck to {} pairs", pairs.len());
+    assert!(
+        pairs.len() >= 8,
+        "conversations stuck to {} pairs",
+        pairs.len()
+    );
 }
 
 #[test]
@@ -273,9 +330,17 @@ fn memories_are_consolidated_once_per_resident_per_night() {
     let r = run(7);
     let mut count: BTreeMap<(String, String), u32> = BTreeMap::new();
     for e in kind(&r.events, "consolidate") {
-        let key = (e["resident"].as_str().unwrap().to_string(), e["night"].as_str().unwrap().to_string());
+        let key = (
+            e["resident"].as_str().unwrap().to_string(),
+            e["night"].as_str().unwrap().to_string(),
+        );
         *count.entry(key).or_default() += 1;
-        assert!(e["summary"].as_str().unwrap().contains(e["night"].as_str().unwrap()));
+        assert!(
+            e["summary"]
+                .as_str()
+                .unwrap()
+                .contains(e["night"].as_str().unwrap())
+        );
     }
     for p in &r.scenario.residents {
         for night in ["2026-04-06", "2026-04-07", "2026-04-08"] {

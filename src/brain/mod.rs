@@ -8,10 +8,10 @@ pub use builtin::BuiltinBrain;
 
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::Town;
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Tuning};
 use crate::sim::memory::Memory;
 use crate::sim::notices::NoticeBoard;
-use crate::scenario::Town;
 use crate::sim::residents::{Activity, Agenda, Census, Needs, Relationship, Relationships, Roster};
 use crate::time::GameTime;
 

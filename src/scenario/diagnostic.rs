@@ -177,7 +177,10 @@ mod tests {
 
     #[test]
     fn suggests_close_ids() {
-        assert_eq!(closest("tavren", ["tavern", "square", "library"]), Some("tavern"));
+        assert_eq!(
+            closest("tavren", ["tavern", "square", "library"]),
+            Some("tavern")
+        );
         assert_eq!(closest("zzzzzz", ["tavern", "square"]), None);
     }
 }

@@ -29,7 +29,14 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
     let districts = (homes + works).div_ceil(8).max(1);
     let side = (districts as f32).sqrt().ceil() as usize;
     let mut locations: Vec<Location> = Vec::new();
-    fn add(locations: &mut Vec<Location>, id: String, name: String, kind: LocationKind, pos: Vec2, services: Vec<Service>) -> LocIdx {
+    fn add(
+        locations: &mut Vec<Location>,
+        id: String,
+        name: String,
+        kind: LocationKind,
+        pos: Vec2,
+        services: Vec<Service>,
+    ) -> LocIdx {
         locations.push(Location {
             id: LocationId(Arc::from(id.as_str())),
             name,
@@ -47,19 +54,61 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
     let mut canteens = Vec::new();
     let mut parks = Vec::new();
     for d in 0..districts {
-        let c = Vec2::new((d % side) as f32 * DISTRICT + 300.0, (d / side) as f32 * DISTRICT + 300.0);
-        let services = if d == 0 { vec![Service::NoticeBoard] } else { vec![] };
-        hubs.push(add(&mut locations, format!("plaza_{d}"), format!("{d}区广场"), LocationKind::Public, c, services));
-        canteens.push(add(&mut locations, format!("canteen_{d}"), format!("{d}区食堂"), LocationKind::Food, c + Vec2::new(120.0, 0.0), vec![Service::Food]));
-        parks.push(add(&mut locations, format!("park_{d}"), format!("{d}区公园"), LocationKind::Nature, c + Vec2::new(-120.0, 0.0), vec![]));
+        let c = Vec2::new(
+            (d % side) as f32 * DISTRICT + 300.0,
+            (d / side) as f32 * DISTRICT + 300.0,
+        );
+        let services = if d == 0 {
+            vec![Service::NoticeBoard]
+        } else {
+            vec![]
+        };
+        hubs.push(add(
+            &mut locations,
+            format!("plaza_{d}"),
+            format!("{d}区广场"),
+            LocationKind::Public,
+            c,
+            services,
+        ));
+        canteens.push(add(
+            &mut locations,
+            format!("canteen_{d}"),
+            format!("{d}区食堂"),
+            LocationKind::Food,
+            c + Vec2::new(120.0, 0.0),
+            vec![Service::Food],
+        ));
+        parks.push(add(
+            &mut locations,
+            format!("park_{d}"),
+            format!("{d}区公园"),
+            LocationKind::Nature,
+            c + Vec2::new(-120.0, 0.0),
+            vec![],
+        ));
     }
-    let library = add(&mut locations, "library".into(), "图书馆".into(), LocationKind::Public, Vec2::new(300.0, 150.0), vec![Service::Books]);
+    let library = add(
+        &mut locations,
+        "library".into(),
+        "图书馆".into(),
+        LocationKind::Public,
+        Vec2::new(300.0, 150.0),
+        vec![Service::Books],
+    );
     let home_idx: Vec<LocIdx> = (0..homes)
         .map(|h| {
             let d = h % districts;
             let c = locations[hubs[d].i()].position;
             let a = (h / districts) as f32 * 0.7;
-            add(&mut locations, format!("home_{h}"), format!("{h}号公寓"), LocationKind::Home, c + Vec2::new(a.cos(), a.sin()) * 220.0, vec![Service::Sleep, Service::Food])
+            add(
+                &mut locations,
+                format!("home_{h}"),
+                format!("{h}号公寓"),
+                LocationKind::Home,
+                c + Vec2::new(a.cos(), a.sin()) * 220.0,
+                vec![Service::Sleep, Service::Food],
+            )
         })
         .collect();
     let work_idx: Vec<LocIdx> = (0..works)
@@ -67,7 +116,14 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
             let d = w % districts;
             let c = locations[hubs[d].i()].position;
             let a = (w / districts) as f32 * 0.7 + 0.35;
-            add(&mut locations, format!("work_{w}"), format!("{w}号工坊"), LocationKind::Work, c + Vec2::new(a.cos(), a.sin()) * 160.0, vec![])
+            add(
+                &mut locations,
+                format!("work_{w}"),
+                format!("{w}号工坊"),
+                LocationKind::Work,
+                c + Vec2::new(a.cos(), a.sin()) * 160.0,
+                vec![],
+            )
         })
         .collect();
     let n = locations.len();
@@ -103,7 +159,9 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
 
     let start = GameTime::parse("2026-04-06 06:00").expect("valid literal");
     let surnames = ["王", "李", "张", "刘", "陈", "杨", "赵", "黄", "周", "吴"];
-    let given = ["伟", "芳", "娜", "敏", "静", "磊", "洋", "艳", "勇", "杰", "娟", "涛"];
+    let given = [
+        "伟", "芳", "娜", "敏", "静", "磊", "洋", "艳", "勇", "杰", "娟", "涛",
+    ];
     let mut profiles = Vec::with_capacity(residents);
     let mut gatherings = Vec::new();
     for i in 0..residents {
@@ -120,8 +178,15 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
         // Work in the home's district when it has a workplace: short commutes,
         // the same shape of town at every size.
         let district = home_no % districts;
-        let local: Vec<LocIdx> = (district..works).step_by(districts).map(|w| work_idx[w]).collect();
-        let place = if local.is_empty() { work_idx[i % works] } else { local[i % local.len()] };
+        let local: Vec<LocIdx> = (district..works)
+            .step_by(districts)
+            .map(|w| work_idx[w])
+            .collect();
+        let place = if local.is_empty() {
+            work_idx[i % works]
+        } else {
+            local[i % local.len()]
+        };
         let start_h = rng.random_range(7..10u32);
         let (wake, bedtime, late) = super::resolve::derived_schedule(&personality);
         let id = ResidentId(Arc::from(format!("r{i}").as_str()));

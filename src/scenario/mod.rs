@@ -21,7 +21,12 @@ pub use town::{LocIdx, Location, LocationId, Town};
 use crate::time::GameTime;
 
 /// The files of a scenario folder, in load order.
-pub const FILES: [&str; 4] = ["town.yaml", "locations.yaml", "residents.yaml", "tuning.yaml"];
+pub const FILES: [&str; 4] = [
+    "town.yaml",
+    "locations.yaml",
+    "residents.yaml",
+    "tuning.yaml",
+];
 
 /// A validated scenario, ready to spawn.
 #[derive(Debug, Clone)]
@@ -67,9 +72,16 @@ pub struct Profile {
 }
 
 /// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
-#[derive(Debug, Clone, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct ResidentId(pub Arc<str>);
+
+// Hash the text, as `Eq` compares it (the pointer check is only a shortcut).
+impl std::hash::Hash for ResidentId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl PartialEq for ResidentId {
     fn eq(&self, other: &Self) -> bool {
@@ -235,7 +247,15 @@ mod tests {
         assert!(s.residents.len() >= 8);
         assert!(s.town.len() >= 10);
         assert_eq!(s.start.minute_of_day(), 6 * 60, "the run starts at 06:00");
-        for kind in ["square", "tavern", "library", "clinic", "workshop", "mine", "forest_camp"] {
+        for kind in [
+            "square",
+            "tavern",
+            "library",
+            "clinic",
+            "workshop",
+            "mine",
+            "forest_camp",
+        ] {
             assert!(s.town.find(kind).is_some(), "{kind}");
         }
         assert_eq!(s.gatherings.len(), 1);
@@ -244,11 +264,17 @@ mod tests {
 
     #[test]
     fn type_errors_name_the_field_path() {
-        let e = parse_yaml::<spec::LocationsFile>("locations:\n  - id: a\n    name: A\n    kind: shop\n    position: [1, 2]\n")
-            .unwrap_err();
+        let e = parse_yaml::<spec::LocationsFile>(
+            "locations:\n  - id: a\n    name: A\n    kind: shop\n    position: [1, 2]\n",
+        )
+        .unwrap_err();
         assert_eq!((e.line, e.col), (4, 11));
         assert_eq!(e.field, "locations[0].kind");
-        assert!(e.message.starts_with("unknown variant `shop`"), "{}", e.message);
+        assert!(
+            e.message.starts_with("unknown variant `shop`"),
+            "{}",
+            e.message
+        );
         assert!(e.hint.is_some());
     }
 }

@@ -32,7 +32,14 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn err<T>(&mut self, file: &Path, span: &Spanned<T>, field: String, msg: String, hint: Option<String>) {
+    fn err<T>(
+        &mut self,
+        file: &Path,
+        span: &Spanned<T>,
+        field: String,
+        msg: String,
+        hint: Option<String>,
+    ) {
         let mut d = Diagnostic::at(file, span, &field, msg);
         d.hint = hint;
         self.diags.push(d);
@@ -51,19 +58,38 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
     let start = GameTime::parse(&tf.start.value);
     if start.is_none() {
         let f = cx.town_file.clone();
-        cx.err(&f, &tf.start, "start".into(), format!("bad start time `{}`", tf.start.value), Some("write it as \"YYYY-MM-DD HH:MM\", e.g. \"2026-04-06 06:00\"".into()));
+        cx.err(
+            &f,
+            &tf.start,
+            "start".into(),
+            format!("bad start time `{}`", tf.start.value),
+            Some("write it as \"YYYY-MM-DD HH:MM\", e.g. \"2026-04-06 06:00\"".into()),
+        );
     }
     if tf.days == 0 {
-        cx.diags.push(Diagnostic::file(&cx.town_file, "`days` must be at least 1", None));
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            "`days` must be at least 1",
+            None,
+        ));
     }
     if tf.minutes_per_second <= 0.0 || !tf.minutes_per_second.is_finite() {
-        cx.diags.push(Diagnostic::file(&cx.town_file, "`minutes_per_second` must be positive", None));
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            "`minutes_per_second` must be positive",
+            None,
+        ));
     }
     check_tuning(&mut cx, &files.tuning);
 
     let town = resolve_locations(&mut cx, &files.locations, tf)?;
-    let (residents, gatherings) =
-        resolve_residents(&mut cx, &files.residents, &town, start.unwrap_or_default(), tf.days)?;
+    let (residents, gatherings) = resolve_residents(
+        &mut cx,
+        &files.residents,
+        &town,
+        start.unwrap_or_default(),
+        tf.days,
+    )?;
     Some(Scenario {
         dir: files.dir.to_path_buf(),
         name: tf.name.clone(),
@@ -101,7 +127,10 @@ fn check_tuning(cx: &mut Ctx<'_>, t: &spec::Tuning) {
     }
     let d = &t.durations;
     if d.min == 0 || d.min > d.max {
-        bad("durations.min", "must be positive and not above durations.max");
+        bad(
+            "durations.min",
+            "must be positive and not above durations.max",
+        );
     }
     for (name, v) in [
         ("needs.decay.energy", t.needs.decay.energy),
@@ -115,20 +144,46 @@ fn check_tuning(cx: &mut Ctx<'_>, t: &spec::Tuning) {
     }
 }
 
-fn resolve_locations(cx: &mut Ctx<'_>, lf: &spec::LocationsFile, tf: &spec::TownFile) -> Option<Town> {
+fn resolve_locations(
+    cx: &mut Ctx<'_>,
+    lf: &spec::LocationsFile,
+    tf: &spec::TownFile,
+) -> Option<Town> {
     let file = cx.loc_file.clone();
     let mut index: HashMap<&str, LocIdx> = HashMap::new();
     for (i, l) in lf.locations.iter().enumerate() {
-        if index.insert(l.id.value.as_str(), LocIdx(i as u32)).is_some() {
-            cx.err(&file, &l.id, format!("locations[{i}].id"), format!("duplicate location id `{}`", l.id.value), Some("every location needs its own id".into()));
+        if index
+            .insert(l.id.value.as_str(), LocIdx(i as u32))
+            .is_some()
+        {
+            cx.err(
+                &file,
+                &l.id,
+                format!("locations[{i}].id"),
+                format!("duplicate location id `{}`", l.id.value),
+                Some("every location needs its own id".into()),
+            );
         }
         let [x, y] = l.position;
         if x < 0.0 || y < 0.0 || x > tf.map.width || y > tf.map.height {
-            cx.err(&file, &l.id, format!("locations[{i}].position"), format!("`{}` lies outside the {}×{} map", l.id.value, tf.map.width, tf.map.height), Some("move it inside town.yaml's map size".into()));
+            cx.err(
+                &file,
+                &l.id,
+                format!("locations[{i}].position"),
+                format!(
+                    "`{}` lies outside the {}×{} map",
+                    l.id.value, tf.map.width, tf.map.height
+                ),
+                Some("move it inside town.yaml's map size".into()),
+            );
         }
     }
     if lf.locations.is_empty() {
-        cx.diags.push(Diagnostic::file(&file, "a town needs at least one location", None));
+        cx.diags.push(Diagnostic::file(
+            &file,
+            "a town needs at least one location",
+            None,
+        ));
         return None;
     }
     let ids: Vec<&str> = lf.locations.iter().map(|l| l.id.value.as_str()).collect();
@@ -137,7 +192,13 @@ fn resolve_locations(cx: &mut Ctx<'_>, lf: &spec::LocationsFile, tf: &spec::Town
         for (j, c) in l.connections.iter().enumerate() {
             match index.get(c.value.as_str()) {
                 Some(&t) if t.i() == i => {
-                    cx.err(&file, c, format!("locations[{i}].connections[{j}]"), format!("`{}` is connected to itself", l.id.value), None);
+                    cx.err(
+                        &file,
+                        c,
+                        format!("locations[{i}].connections[{j}]"),
+                        format!("`{}` is connected to itself", l.id.value),
+                        None,
+                    );
                 }
                 Some(&t) => {
                     // Undirected: a path listed on either end works both ways.
@@ -149,7 +210,13 @@ fn resolve_locations(cx: &mut Ctx<'_>, lf: &spec::LocationsFile, tf: &spec::Town
                 }
                 None => {
                     let hint = unknown_hint(&c.value, ids.iter().copied(), "locations.yaml");
-                    cx.err(&file, c, format!("locations[{i}].connections[{j}]"), format!("connection to unknown location `{}`", c.value), Some(hint));
+                    cx.err(
+                        &file,
+                        c,
+                        format!("locations[{i}].connections[{j}]"),
+                        format!("connection to unknown location `{}`", c.value),
+                        Some(hint),
+                    );
                 }
             }
         }
@@ -176,7 +243,11 @@ fn resolve_locations(cx: &mut Ctx<'_>, lf: &spec::LocationsFile, tf: &spec::Town
     Some(Town::new(tf.name.clone(), tf.map, locations))
 }
 
-fn unknown_hint<'a>(word: &str, ids: impl IntoIterator<Item = &'a str> + Clone, file: &str) -> String {
+fn unknown_hint<'a>(
+    word: &str,
+    ids: impl IntoIterator<Item = &'a str> + Clone,
+    file: &str,
+) -> String {
     match closest(word, ids.clone()) {
         Some(c) => format!("did you mean `{c}`?"),
         None => {
@@ -189,7 +260,13 @@ fn unknown_hint<'a>(word: &str, ids: impl IntoIterator<Item = &'a str> + Clone, 
 fn clock(cx: &mut Ctx<'_>, file: &Path, s: &Spanned<String>, field: String) -> Option<u32> {
     let v = parse_clock(&s.value);
     if v.is_none() {
-        cx.err(file, s, field, format!("bad time of day `{}`", s.value), Some("write it as \"HH:MM\", e.g. \"08:30\"".into()));
+        cx.err(
+            file,
+            s,
+            field,
+            format!("bad time of day `{}`", s.value),
+            Some("write it as \"HH:MM\", e.g. \"08:30\"".into()),
+        );
     }
     v
 }
@@ -207,14 +284,26 @@ fn resolve_residents(
     let mut seen = HashSet::new();
     for (i, r) in rf.residents.iter().enumerate() {
         if !seen.insert(r.id.value.as_str()) {
-            cx.err(&file, &r.id, format!("residents[{i}].id"), format!("duplicate resident id `{}`", r.id.value), Some("every resident needs its own id".into()));
+            cx.err(
+                &file,
+                &r.id,
+                format!("residents[{i}].id"),
+                format!("duplicate resident id `{}`", r.id.value),
+                Some("every resident needs its own id".into()),
+            );
         }
     }
     let place = |cx: &mut Ctx<'_>, s: &Spanned<String>, field: String| -> Option<LocIdx> {
         let found = town.find(&s.value);
         if found.is_none() {
             let hint = unknown_hint(&s.value, loc_ids.iter().copied(), "locations.yaml");
-            cx.err(&file, s, field, format!("unknown location `{}`", s.value), Some(hint));
+            cx.err(
+                &file,
+                s,
+                field,
+                format!("unknown location `{}`", s.value),
+                Some(hint),
+            );
         }
         found
     };
@@ -226,13 +315,25 @@ fn resolve_residents(
         if let Some(h) = home
             && !town.get(h).has(Service::Sleep)
         {
-            cx.err(&file, &r.home, format!("{p}.home"), format!("home `{}` has no bed", r.home.value), Some("add `sleep` to that location's services".into()));
+            cx.err(
+                &file,
+                &r.home,
+                format!("{p}.home"),
+                format!("home `{}` has no bed", r.home.value),
+                Some("add `sleep` to that location's services".into()),
+            );
         }
         let work = r.work.as_ref().and_then(|w| {
             let at = place(cx, &w.place, format!("{p}.work.place"));
             let hours = parse_hours(&w.hours.value);
             if hours.is_none() {
-                cx.err(&file, &w.hours, format!("{p}.work.hours"), format!("bad work hours `{}`", w.hours.value), Some("write them as \"HH:MM-HH:MM\", e.g. \"09:00-17:00\"".into()));
+                cx.err(
+                    &file,
+                    &w.hours,
+                    format!("{p}.work.hours"),
+                    format!("bad work hours `{}`", w.hours.value),
+                    Some("write them as \"HH:MM-HH:MM\", e.g. \"09:00-17:00\"".into()),
+                );
             }
             let (start, end) = hours?;
             let mut days = [w.days.is_empty(); 7];
@@ -252,7 +353,16 @@ fn resolve_residents(
             && !town.reachable(h, w.place)
         {
             let s = &r.work.as_ref().expect("work parsed").place;
-            cx.err(&file, s, format!("{p}.work.place"), format!("workplace `{}` cannot be reached from home `{}`", s.value, r.home.value), Some("connect the two places in locations.yaml".into()));
+            cx.err(
+                &file,
+                s,
+                format!("{p}.work.place"),
+                format!(
+                    "workplace `{}` cannot be reached from home `{}`",
+                    s.value, r.home.value
+                ),
+                Some("connect the two places in locations.yaml".into()),
+            );
         }
         let pers = r.personality;
         for (name, v) in [
@@ -263,19 +373,43 @@ fn resolve_residents(
             ("neuroticism", pers.neuroticism),
         ] {
             if !(0.0..=100.0).contains(&v) {
-                cx.err(&file, &r.id, format!("{p}.personality.{name}"), format!("{name} {v} is outside 0–100"), None);
+                cx.err(
+                    &file,
+                    &r.id,
+                    format!("{p}.personality.{name}"),
+                    format!("{name} {v} is outside 0–100"),
+                    None,
+                );
             }
         }
         let mut relationships = Vec::new();
         for (j, rel) in r.relationships.iter().enumerate() {
             let field = format!("{p}.relationships[{j}].with");
             if rel.with.value == r.id.value {
-                cx.err(&file, &rel.with, field, "a resident cannot have a relationship with itself".into(), None);
+                cx.err(
+                    &file,
+                    &rel.with,
+                    field,
+                    "a resident cannot have a relationship with itself".into(),
+                    None,
+                );
             } else if !res_ids.contains(&rel.with.value.as_str()) {
                 let hint = unknown_hint(&rel.with.value, res_ids.iter().copied(), "residents.yaml");
-                cx.err(&file, &rel.with, field, format!("relationship with unknown resident `{}`", rel.with.value), Some(hint));
+                cx.err(
+                    &file,
+                    &rel.with,
+                    field,
+                    format!("relationship with unknown resident `{}`", rel.with.value),
+                    Some(hint),
+                );
             } else if !(0.0..=100.0).contains(&rel.strength) {
-                cx.err(&file, &rel.with, format!("{p}.relationships[{j}].strength"), format!("strength {} is outside 0–100", rel.strength), None);
+                cx.err(
+                    &file,
+                    &rel.with,
+                    format!("{p}.relationships[{j}].strength"),
+                    format!("strength {} is outside 0–100", rel.strength),
+                    None,
+                );
             } else {
                 relationships.push(InitialRelationship {
                     with: ResidentId::new(&rel.with.value),
@@ -291,7 +425,13 @@ fn resolve_residents(
                 if let Some(home) = home
                     && !town.reachable(home, at)
                 {
-                    cx.err(&file, &h.place, format!("{p}.hobbies[{j}].place"), format!("`{}` cannot be reached from home", h.place.value), None);
+                    cx.err(
+                        &file,
+                        &h.place,
+                        format!("{p}.hobbies[{j}].place"),
+                        format!("`{}` cannot be reached from home", h.place.value),
+                        None,
+                    );
                 }
                 hobbies.push(Hobby {
                     action: h.action.clone(),
@@ -311,13 +451,27 @@ fn resolve_residents(
                 let from = clock(cx, &file, &gs.from, format!("{gp}.from"));
                 let to = clock(cx, &file, &gs.to, format!("{gp}.to"));
                 if gs.day == 0 || gs.day > days {
-                    cx.err(&file, &gs.location, format!("{gp}.day"), format!("day {} is outside the run's {days} days", gs.day), Some("days count from 1".into()));
+                    cx.err(
+                        &file,
+                        &gs.location,
+                        format!("{gp}.day"),
+                        format!("day {} is outside the run's {days} days", gs.day),
+                        Some("days count from 1".into()),
+                    );
                 }
                 if let (Some(at), Some(from), Some(to)) = (at, from, to) {
                     if to <= from {
-                        cx.err(&file, &gs.to, format!("{gp}.to"), "a gathering must end after it starts".into(), None);
+                        cx.err(
+                            &file,
+                            &gs.to,
+                            format!("{gp}.to"),
+                            "a gathering must end after it starts".into(),
+                            None,
+                        );
                     }
-                    let day0 = start.midnight().plus_minutes((gs.day.max(1) as i64 - 1) * 1440);
+                    let day0 = start
+                        .midnight()
+                        .plus_minutes((gs.day.max(1) as i64 - 1) * 1440);
                     gathering = Some(gatherings.len());
                     gatherings.push(Gathering {
                         id: gatherings.len(),
@@ -369,7 +523,11 @@ fn resolve_residents(
         }));
     }
     if rf.residents.is_empty() {
-        cx.diags.push(Diagnostic::file(&file, "a town needs at least one resident", None));
+        cx.diags.push(Diagnostic::file(
+            &file,
+            "a town needs at least one resident",
+            None,
+        ));
     }
     Some((profiles, gatherings))
 }

@@ -165,7 +165,10 @@ impl Town {
     /// The nearest reachable place offering `service`: O(1) when one is among the
     /// shared places nearby, a scan of the town otherwise.
     pub fn nearest_with(&self, from: LocIdx, service: Service) -> Option<LocIdx> {
-        if let Some(&l) = self.nearby[from.i()].iter().find(|&&l| self.get(l).has(service)) {
+        if let Some(&l) = self.nearby[from.i()]
+            .iter()
+            .find(|&&l| self.get(l).has(service))
+        {
             return Some(l);
         }
         self.indices()
@@ -288,7 +291,10 @@ mod tests {
                 place("e", 90.0, 90.0, &[]),
             ],
         );
-        assert_eq!(town.route(LocIdx(0), LocIdx(2)), Some(vec![LocIdx(1), LocIdx(2)]));
+        assert_eq!(
+            town.route(LocIdx(0), LocIdx(2)),
+            Some(vec![LocIdx(1), LocIdx(2)])
+        );
         assert_eq!(town.distance(LocIdx(0), LocIdx(2)), 20.0);
         assert_eq!(town.route(LocIdx(2), LocIdx(3)), Some(vec![LocIdx(3)]));
         assert_eq!(town.route(LocIdx(0), LocIdx(0)), Some(vec![]));

@@ -29,13 +29,13 @@ pub(super) fn plugin(app: &mut App) {
     app.add_message::<ActionBegan>()
         .add_message::<FellAsleep>()
         .add_systems(
-        SimStep,
-        (
-            finish.in_set(SimSet::Finish),
-            walk.in_set(SimSet::Movement),
-            begin.in_set(SimSet::Begin),
-        ),
-    );
+            SimStep,
+            (
+                finish.in_set(SimSet::Finish),
+                walk.in_set(SimSet::Movement),
+                begin.in_set(SimSet::Begin),
+            ),
+        );
 }
 
 /// Ends actions whose time is up; a sleeper wakes.
@@ -69,7 +69,13 @@ fn walk(
     tuning: Res<ActiveTuning>,
     mut events: MessageWriter<SimEvent>,
     mut began: MessageWriter<ActionBegan>,
-    mut q: Query<(Entity, &Resident, &mut Walking, &mut Whereabouts, &mut MapPosition)>,
+    mut q: Query<(
+        Entity,
+        &Resident,
+        &mut Walking,
+        &mut Whereabouts,
+        &mut MapPosition,
+    )>,
 ) {
     let stride = tuning.walk_speed * clock.step_minutes as f32;
     for (entity, r, mut walking, mut at, mut pos) in &mut q {
@@ -127,9 +133,7 @@ fn begin(
         match a.kind {
             ActivityKind::Sleep => {
                 let tonight = clock.now.night_of();
-                if night.slept != Some(tonight)
-                    && a.duration > tuning.durations.consolidate_after
-                {
+                if night.slept != Some(tonight) && a.duration > tuning.durations.consolidate_after {
                     night.slept = Some(tonight);
                     tally.nights += 1;
                 }
@@ -147,7 +151,7 @@ fn begin(
                 });
             }
             ActivityKind::PostNotice if town.get(a.target).has(Service::NoticeBoard) => {
-                let text = a.dialogue.trim().to_string();
+                let text = a.text.dialogue.trim().to_string();
                 if !text.is_empty() {
                     let id = board.post(r.id.clone(), clock.now, a.target, text.clone());
                     events.write(SimEvent {

@@ -205,7 +205,8 @@ impl EventLog {
         let mut line = std::mem::take(&mut self.scratch);
         line.clear();
         if let Err(e) = serde_json::to_writer(&mut line, event) {
-            self.error.get_or_insert(format!("cannot serialise event: {e}"));
+            self.error
+                .get_or_insert(format!("cannot serialise event: {e}"));
             self.scratch = line;
             return;
         }
@@ -220,7 +221,8 @@ impl EventLog {
             LogSink::File(f) => f.write_all(&line),
         };
         if let Err(e) = result {
-            self.error.get_or_insert(format!("cannot write the event log: {e}"));
+            self.error
+                .get_or_insert(format!("cannot write the event log: {e}"));
         }
         self.scratch = line;
     }
@@ -229,7 +231,8 @@ impl EventLog {
         if let LogSink::File(f) = &mut self.sink
             && let Err(e) = f.flush()
         {
-            self.error.get_or_insert(format!("cannot write the event log: {e}"));
+            self.error
+                .get_or_insert(format!("cannot write the event log: {e}"));
         }
     }
 }

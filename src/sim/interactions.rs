@@ -40,7 +40,12 @@ pub(super) fn plugin(app: &mut App) {
 /// Who may be drawn into an exchange: standing at a place, awake, not just out of one.
 fn available(census: &Census, cooldowns: &Cooldowns, now: GameTime, idx: u32) -> bool {
     let e = &census.entries[idx as usize];
-    !e.walking && !census.asleep(idx) && cooldowns.residents.get(idx as usize).is_none_or(|&t| t <= now)
+    !e.walking
+        && !census.asleep(idx)
+        && cooldowns
+            .residents
+            .get(idx as usize)
+            .is_none_or(|&t| t <= now)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -91,7 +96,11 @@ fn interact(
                 continue;
             }
             let key = (free[a].min(free[b]), free[a].max(free[b]));
-            if cooldowns.pairs.get(&key).is_some_and(|&until| until > clock.now) {
+            if cooldowns
+                .pairs
+                .get(&key)
+                .is_some_and(|&until| until > clock.now)
+            {
                 continue;
             }
             if rng.random::<f32>() >= t.probability {
@@ -106,7 +115,7 @@ fn interact(
         return;
     }
     // Expired pairs are dropped now and then, not every step.
-    if clock.steps % 60 == 0 {
+    if clock.steps.is_multiple_of(60) {
         cooldowns.pairs.retain(|_, until| *until > clock.now);
     }
     for (a, b) in pairs {
@@ -121,7 +130,7 @@ fn interact(
             continue;
         };
         let place = census.entries[a as usize].at;
-        let topic = Topic::choose(&ra.1, &rb.1, town.get(place));
+        let topic = Topic::choose(ra.1, rb.1, town.get(place));
         // The opener is whoever is more outgoing.
         if rb.1.personality.extraversion > ra.1.personality.extraversion {
             std::mem::swap(&mut ra, &mut rb);
@@ -138,12 +147,16 @@ fn interact(
         let participants = vec![ra.0.id.clone(), rb.0.id.clone()];
         let mut previous = String::new();
         for turn in 0..lines {
-            let (speaker, listener) = if turn % 2 == 0 { (&ra, &rb) } else { (&rb, &ra) };
+            let (speaker, listener) = if turn % 2 == 0 {
+                (&ra, &rb)
+            } else {
+                (&rb, &ra)
+            };
             let inviting = invite.filter(|g| g.organiser == speaker.0.id && turn == 1);
             let line = brain.0.line(&LineContext {
                 now: clock.now,
-                speaker: &speaker.1,
-                listener: &listener.1,
+                speaker: speaker.1,
+                listener: listener.1,
                 relation: speaker.3.by_idx(listener.0.idx),
                 place: town.get(place),
                 topic,
@@ -175,7 +188,11 @@ fn interact(
             },
         });
         if let Some(g) = invite {
-            let guest = if g.organiser == ra.0.id { &mut rb } else { &mut ra };
+            let guest = if g.organiser == ra.0.id {
+                &mut rb
+            } else {
+                &mut ra
+            };
             learn_gathering(
                 g,
                 Heard::Invitation,
@@ -217,9 +234,18 @@ mod tests {
 
     #[test]
     fn ties_grow_with_strength() {
-        assert_eq!(promote(RelationKind::Stranger, 25.0), RelationKind::Acquaintance);
-        assert_eq!(promote(RelationKind::Acquaintance, 55.0), RelationKind::Friend);
-        assert_eq!(promote(RelationKind::Friend, 90.0), RelationKind::CloseFriend);
+        assert_eq!(
+            promote(RelationKind::Stranger, 25.0),
+            RelationKind::Acquaintance
+        );
+        assert_eq!(
+            promote(RelationKind::Acquaintance, 55.0),
+            RelationKind::Friend
+        );
+        assert_eq!(
+            promote(RelationKind::Friend, 90.0),
+            RelationKind::CloseFriend
+        );
         assert_eq!(promote(RelationKind::Family, 10.0), RelationKind::Family);
     }
 }

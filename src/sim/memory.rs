@@ -68,7 +68,6 @@ impl Memories {
     pub fn recent(&self, n: usize) -> &[Memory] {
         &self.entries[self.entries.len().saturating_sub(n)..]
     }
-
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -87,11 +86,12 @@ fn record(
     board: Res<NoticeBoard>,
     mut q: Query<&mut Memories>,
 ) {
-    let mut remember = |id: &ResidentId, time: GameTime, kind: MemoryKind, imp: u8, text: String| {
-        if let Some(mut m) = roster.entity(id).and_then(|e| q.get_mut(e).ok()) {
-            m.push(time, kind, imp, text);
-        }
-    };
+    let mut remember =
+        |id: &ResidentId, time: GameTime, kind: MemoryKind, imp: u8, text: String| {
+            if let Some(mut m) = roster.entity(id).and_then(|e| q.get_mut(e).ok()) {
+                m.push(time, kind, imp, text);
+            }
+        };
     let mut last_line: HashMap<ResidentId, String> = HashMap::new();
     for e in reader.read() {
         let t = e.time;
@@ -104,14 +104,22 @@ fn record(
                 dialogue,
                 ..
             } => {
-                let place = town.find(target_location.as_str()).map_or("", |l| town.name(l));
+                let place = town
+                    .find(target_location.as_str())
+                    .map_or("", |l| town.name(l));
                 let importance = match activity {
                     ActivityKind::Attend | ActivityKind::PostNotice => 45,
                     ActivityKind::Socialise => 25,
                     ActivityKind::Sleep | ActivityKind::Idle => 5,
                     _ => 12,
                 };
-                remember(resident, t, MemoryKind::Plan, importance, format!("{action} @{place}：{dialogue}"));
+                remember(
+                    resident,
+                    t,
+                    MemoryKind::Plan,
+                    importance,
+                    format!("{action} @{place}：{dialogue}"),
+                );
             }
             // A conversation is remembered once, with the last thing the other said.
             EventBody::Dialogue { speaker, line, .. } => {
@@ -130,17 +138,34 @@ fn record(
                         .and_then(|o| last_line.get(o))
                         .map(|l| format!("，{}说「{l}」", roster.name(other.expect("found"))))
                         .unwrap_or_default();
-                    let text = format!("在{place}和{}聊了{topic}（{lines}句）{said}", others(&roster, participants, p));
+                    let text = format!(
+                        "在{place}和{}聊了{topic}（{lines}句）{said}",
+                        others(&roster, participants, p)
+                    );
                     remember(p, t, MemoryKind::Dialogue, 40, text);
                 }
                 last_line.clear();
             }
             EventBody::Notice { resident, text, .. } => {
-                remember(resident, t, MemoryKind::Notice, 60, format!("我在公告板上贴了公告：「{text}」"));
+                remember(
+                    resident,
+                    t,
+                    MemoryKind::Notice,
+                    60,
+                    format!("我在公告板上贴了公告：「{text}」"),
+                );
             }
-            EventBody::NoticeRead { resident, notice, author } => {
+            EventBody::NoticeRead {
+                resident,
+                notice,
+                author,
+            } => {
                 if let Some(n) = board.notices.iter().find(|n| n.id == *notice) {
-                    let text = format!("在公告板上看到{}的公告：「{}」", roster.name(author), n.text);
+                    let text = format!(
+                        "在公告板上看到{}的公告：「{}」",
+                        roster.name(author),
+                        n.text
+                    );
                     remember(resident, t, MemoryKind::Notice, 65, text);
                 }
             }
@@ -155,10 +180,17 @@ fn record(
                 } else {
                     format!("听说了{gathering}，不过可能去不了")
                 };
-                remember(resident, t, MemoryKind::Plan, if *will_attend { 70 } else { 40 }, text);
+                remember(
+                    resident,
+                    t,
+                    MemoryKind::Plan,
+                    if *will_attend { 70 } else { 40 },
+                    text,
+                );
             }
             EventBody::Arrive { resident, location } => {
-                let (Some(place), Some(me)) = (town.find(location.as_str()), roster.idx(resident)) else {
+                let (Some(place), Some(me)) = (town.find(location.as_str()), roster.idx(resident))
+                else {
                     continue;
                 };
                 let seen: Vec<&str> = census.at_place[place.i()]
@@ -202,7 +234,8 @@ fn consolidate(
             continue;
         };
         let tonight = clock.now.night_of();
-        let long_enough = clock.now.minutes_until(until) > tuning.durations.consolidate_after as i64;
+        let long_enough =
+            clock.now.minutes_until(until) > tuning.durations.consolidate_after as i64;
         if !long_enough || night.consolidated == Some(tonight) {
             continue;
         }
@@ -218,7 +251,10 @@ fn consolidate(
             entries: &entries,
         });
         let importance = entries.iter().map(|m| m.importance).max().unwrap_or(30);
-        let stamp = tonight.and_hms_opt(23, 59, 0).map(GameTime::from_datetime).unwrap_or(clock.now);
+        let stamp = tonight
+            .and_hms_opt(23, 59, 0)
+            .map(GameTime::from_datetime)
+            .unwrap_or(clock.now);
         memories.push(stamp, MemoryKind::Summary, importance, summary.clone());
         events.write(SimEvent {
             time: clock.now,

@@ -34,23 +34,27 @@ fn update_needs(
         n.social -= t.decay.social * minutes * slow;
         n.fun -= t.decay.fun * minutes * slow;
         if let Some(a) = doing {
-            let here = town.get(a.target);
-            let company = census.count_at(a.target).saturating_sub(1) as f32;
+            // Company matters for most activities; count it once, only when needed.
+            let company = || census.count_at(a.target).saturating_sub(1) as f32;
             match a.kind {
                 ActivityKind::Sleep => n.energy += t.sleep_restore * minutes,
-                ActivityKind::Eat if here.has(Service::Food) => {
+                ActivityKind::Eat if town.get(a.target).has(Service::Food) => {
                     n.hunger += t.eat_restore * minutes;
                     n.last_meal = clock.now;
                 }
                 ActivityKind::Attend | ActivityKind::Socialise => {
-                    n.social += t.company_restore * minutes * company.min(4.0);
+                    n.social += t.company_restore * minutes * company().min(4.0);
                     n.fun += t.leisure_restore * minutes * 0.8;
                 }
                 ActivityKind::Leisure => n.fun += t.leisure_restore * minutes,
                 ActivityKind::Idle => n.energy += t.decay.energy * minutes * 0.5,
                 _ => {}
             }
-            if a.kind != ActivityKind::Sleep && company > 0.0 {
+            if !matches!(
+                a.kind,
+                ActivityKind::Sleep | ActivityKind::Attend | ActivityKind::Socialise
+            ) && company() > 0.0
+            {
                 n.social += t.company_restore * minutes * 0.25;
             }
         }

@@ -30,7 +30,13 @@ pub struct NoticeBoard {
 }
 
 impl NoticeBoard {
-    pub fn post(&mut self, author: ResidentId, time: GameTime, location: LocIdx, text: String) -> u32 {
+    pub fn post(
+        &mut self,
+        author: ResidentId,
+        time: GameTime,
+        location: LocIdx,
+        text: String,
+    ) -> u32 {
         let id = self.notices.len() as u32 + 1;
         self.notices.push(Notice {
             id,
@@ -56,7 +62,9 @@ impl NoticeBoard {
     }
 
     pub fn posted_by(&self, author: &ResidentId, text: &str) -> bool {
-        self.notices.iter().any(|n| &n.author == author && n.text == text)
+        self.notices
+            .iter()
+            .any(|n| &n.author == author && n.text == text)
     }
 }
 
@@ -137,7 +145,13 @@ fn read_notices(
     census: Res<Census>,
     gatherings: Res<Gatherings>,
     mut events: MessageWriter<SimEvent>,
-    mut q: Query<(&Resident, &Persona, &Relationships, &mut Agenda, &mut ResidentRng)>,
+    mut q: Query<(
+        &Resident,
+        &Persona,
+        &Relationships,
+        &mut Agenda,
+        &mut ResidentRng,
+    )>,
 ) {
     if board.notices.is_empty() {
         return;

@@ -9,8 +9,8 @@ use super::event_log::{EventBody, SimEvent};
 use super::memory::Memories;
 use super::notices::NoticeBoard;
 use super::residents::{
-    Activity, ActivityKind, Agenda, Census, Needs, Persona, Relationships, Resident, ResidentRng,
-    Roster, Thinking, Walking, Whereabouts,
+    Activity, ActivityKind, ActivityText, Agenda, Census, Needs, Persona, Relationships, Resident,
+    ResidentRng, Roster, Thinking, Walking, Whereabouts,
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
@@ -50,7 +50,11 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<RequestCounter>()
         .configure_sets(
             SimStep,
-            (PlanningSet::Request, PlanningSet::Answer, PlanningSet::Apply)
+            (
+                PlanningSet::Request,
+                PlanningSet::Answer,
+                PlanningSet::Apply,
+            )
                 .chain()
                 .in_set(SimSet::Planning),
         )
@@ -65,6 +69,19 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 type IdleFilter = (Without<Thinking>, Without<Walking>);
+
+/// What the brain may read of a resident, plus its random stream.
+type PlannerView<'a> = (
+    &'a Resident,
+    &'a Persona,
+    &'a Needs,
+    &'a Whereabouts,
+    Option<&'a Activity>,
+    &'a Memories,
+    &'a Agenda,
+    &'a Relationships,
+    &'a mut ResidentRng,
+);
 
 fn request_plans(
     mut commands: Commands,
@@ -107,17 +124,7 @@ fn answer_with_brain(
     brain: Res<ActiveBrain>,
     mut requests: MessageReader<PlanRequest>,
     mut ready: MessageWriter<PlanReady>,
-    mut q: Query<(
-        &Resident,
-        &Persona,
-        &Needs,
-        &Whereabouts,
-        Option<&Activity>,
-        &Memories,
-        &Agenda,
-        &Relationships,
-        &mut ResidentRng,
-    )>,
+    mut q: Query<PlannerView>,
 ) {
     let day = (clock.now.day_number() - clock.start.day_number()) as u32 + 1;
     for req in requests.read() {
@@ -182,17 +189,26 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
     let target = match found {
         Some(t) if town.reachable(at, t) => t,
         Some(_) => {
-            problems.push(format!("`{wanted}` cannot be reached from `{}`; staying", town.id(at)));
+            problems.push(format!(
+                "`{wanted}` cannot be reached from `{}`; staying",
+                town.id(at)
+            ));
             at
         }
         None => {
-            problems.push(format!("unknown target_location `{wanted}`; staying at `{}`", town.id(at)));
+            problems.push(format!(
+                "unknown target_location `{wanted}`; staying at `{}`",
+                town.id(at)
+            ));
             at
         }
     };
     let mut kind = ActivityKind::from_action(&action);
     if kind == ActivityKind::PostNotice && !town.get(target).has(Service::NoticeBoard) {
-        problems.push(format!("no notice board at `{}`; not posting", town.id(target)));
+        problems.push(format!(
+            "no notice board at `{}`; not posting",
+            town.id(target)
+        ));
         kind = ActivityKind::Idle;
     }
     let d = &tuning.durations;
@@ -230,7 +246,12 @@ fn apply_plans(
     mut ready: MessageReader<PlanReady>,
     mut events: MessageWriter<SimEvent>,
     mut began: MessageWriter<ActionBegan>,
-    mut q: Query<(&Resident, &Whereabouts, Option<&Thinking>, Option<&mut Activity>)>,
+    mut q: Query<(
+        &Resident,
+        &Whereabouts,
+        Option<&Thinking>,
+        Option<&mut Activity>,
+    )>,
 ) {
     for msg in ready.read() {
         let Ok((r, at, thinking, activity)) = q.get_mut(msg.entity) else {
@@ -253,7 +274,9 @@ fn apply_plans(
             });
         }
         let route = town.route(at.0, plan.target).unwrap_or_default();
-        let walk = town.walk_minutes(at.0, plan.target, tuning.walk_speed).ceil() as i64;
+        let walk = town
+            .walk_minutes(at.0, plan.target, tuning.walk_speed)
+            .ceil() as i64;
         events.write(SimEvent {
             time: now,
             body: EventBody::Plan {
@@ -268,11 +291,13 @@ fn apply_plans(
             },
         });
         let new = Activity {
-            action: plan.action,
+            text: Box::new(ActivityText {
+                action: plan.action,
+                dialogue: plan.dialogue,
+                emoji: plan.emoji,
+            }),
             kind: plan.kind,
             target: plan.target,
-            dialogue: plan.dialogue,
-            emoji: plan.emoji,
             duration: plan.duration,
             planned_at: now,
             busy_until: now.plus_minutes(walk + plan.duration as i64),
@@ -324,10 +349,18 @@ mod tests {
     fn a_good_plan_passes_unchanged() {
         let s = default_scenario();
         let home = s.town.find("home_zhong").unwrap();
-        let (p, problems) = validate(&plan("tavern", 90, "Serve drinks"), home, &s.town, &s.tuning);
+        let (p, problems) = validate(
+            &plan("tavern", 90, "Serve drinks"),
+            home,
+            &s.town,
+            &s.tuning,
+        );
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(p.target, s.town.find("tavern").unwrap());
-        assert_eq!((p.duration, p.kind, p.dialogue.as_str()), (90, ActivityKind::Work, "你好"));
+        assert_eq!(
+            (p.duration, p.kind, p.dialogue.as_str()),
+            (90, ActivityKind::Work, "你好")
+        );
     }
 
     #[test]
@@ -355,7 +388,11 @@ mod tests {
         let s = default_scenario();
         let home = s.town.find("home_zhong").unwrap();
         let (p, problems) = validate(&plan("星火酒馆", 5, "Eat lunch"), home, &s.town, &s.tuning);
-        assert_eq!(p.target, s.town.find("tavern").unwrap(), "display names work too");
+        assert_eq!(
+            p.target,
+            s.town.find("tavern").unwrap(),
+            "display names work too"
+        );
         assert_eq!(p.duration, 50);
         assert_eq!(problems.len(), 1);
         let (p, _) = validate(&plan("home_zhong", 900, "Sleep"), home, &s.town, &s.tuning);
@@ -369,10 +406,18 @@ mod tests {
         let mut bad = plan("", -3, "  ");
         bad.emoji = "smile".into();
         let (p, problems) = validate(&bad, home, &s.town, &s.tuning);
-        assert_eq!((p.action.as_str(), p.target, p.duration), ("Look around", home, 50));
+        assert_eq!(
+            (p.action.as_str(), p.target, p.duration),
+            ("Look around", home, 50)
+        );
         assert_eq!(p.emoji, "🙂");
         assert_eq!(problems.len(), 4, "{problems:?}");
-        let (p, problems) = validate(&plan("home_zhong", 60, "Post Notice"), home, &s.town, &s.tuning);
+        let (p, problems) = validate(
+            &plan("home_zhong", 60, "Post Notice"),
+            home,
+            &s.town,
+            &s.tuning,
+        );
         assert_eq!(p.kind, ActivityKind::Idle, "no board at home");
         assert!(problems[0].contains("no notice board"));
     }

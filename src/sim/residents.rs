@@ -49,7 +49,12 @@ impl Default for Needs {
 
 impl Needs {
     pub fn clamp(&mut self) {
-        for v in [&mut self.energy, &mut self.hunger, &mut self.social, &mut self.fun] {
+        for v in [
+            &mut self.energy,
+            &mut self.hunger,
+            &mut self.social,
+            &mut self.fun,
+        ] {
             *v = v.clamp(0.0, 100.0);
         }
     }
@@ -78,15 +83,33 @@ impl ActivityKind {
             Self::PostNotice
         } else if has(&["sleep", "睡觉", "睡"]) {
             Self::Sleep
-        } else if has(&["attend", "party", "gathering", "get-together", "聚会", "联谊"]) {
+        } else if has(&[
+            "attend",
+            "party",
+            "gathering",
+            "get-together",
+            "聚会",
+            "联谊",
+        ]) {
             Self::Attend
         } else if has(&[
-            "eat", "breakfast", "lunch", "dinner", "supper", "meal", "吃", "饭",
+            "eat",
+            "breakfast",
+            "lunch",
+            "dinner",
+            "supper",
+            "meal",
+            "吃",
+            "饭",
         ]) {
             Self::Eat
-        } else if has(&["work", "serve", "treat", "teach", "research", "forage", "工作", "上班"]) {
+        } else if has(&[
+            "work", "serve", "treat", "teach", "research", "forage", "工作", "上班",
+        ]) {
             Self::Work
-        } else if has(&["chat", "talk", "socialis", "socializ", "visit", "meet", "hang out", "聊"]) {
+        } else if has(&[
+            "chat", "talk", "socialis", "socializ", "visit", "meet", "hang out", "聊",
+        ]) {
             Self::Socialise
         } else if has(&["idle", "look around", "wait", "发呆"]) {
             Self::Idle
@@ -100,14 +123,21 @@ impl ActivityKind {
     }
 }
 
+/// What the resident says it is doing: kept apart from [`Activity`] so the
+/// per-step scans over every resident touch a small component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityText {
+    pub action: String,
+    pub dialogue: String,
+    pub emoji: String,
+}
+
 /// The resident's current action.
 #[derive(Component, Debug, Clone)]
 pub struct Activity {
-    pub action: String,
+    pub text: Box<ActivityText>,
     pub kind: ActivityKind,
     pub target: LocIdx,
-    pub dialogue: String,
-    pub emoji: String,
     /// Duration of the action itself, in minutes, once there.
     pub duration: u32,
     pub planned_at: GameTime,
@@ -273,7 +303,8 @@ impl Roster {
         self.idx(id).map(|i| self.entities[i as usize])
     }
     pub fn name<'a>(&'a self, id: &'a ResidentId) -> &'a str {
-        self.idx(id).map_or(id.as_str(), |i| &self.names[i as usize])
+        self.idx(id)
+            .map_or(id.as_str(), |i| &self.names[i as usize])
     }
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -353,9 +384,9 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
                     Some(Relationship {
                         with_idx: *index.get(&r.with)?,
                         with: r.with.clone(),
-                    kind: r.kind,
-                    strength: r.strength,
-                    impression: r.impression.clone(),
+                        kind: r.kind,
+                        strength: r.strength,
+                        impression: r.impression.clone(),
                         interactions: 0,
                         last_interaction: None,
                     })
@@ -378,28 +409,33 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
         // The run opens at dawn: whoever wakes later is still asleep at home.
         let start_minute = start.minute_of_day();
         let asleep = (start_minute < p.wake).then(|| Activity {
-            action: "Sleep".into(),
+            text: Box::new(ActivityText {
+                action: "Sleep".into(),
+                dialogue: String::new(),
+                emoji: "😴".into(),
+            }),
             kind: ActivityKind::Sleep,
             target: home,
-            dialogue: String::new(),
-            emoji: "😴".into(),
             duration: p.wake - start_minute,
             planned_at: start,
             busy_until: start.at_minute(p.wake),
             underway: true,
         });
         let mut entity = world.spawn((
-                Resident {
-                    id: p.id.clone(),
-                    idx: i as u32,
-                },
-                Persona(p.clone()),
-                Whereabouts(home),
-                MapPosition(pos),
-                memories,
-                relationships,
-                agenda,
-            ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(settings.seed, p.id.as_str()))),
+            Resident {
+                id: p.id.clone(),
+                idx: i as u32,
+            },
+            Persona(p.clone()),
+            Whereabouts(home),
+            MapPosition(pos),
+            memories,
+            relationships,
+            agenda,
+            ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
+                settings.seed,
+                p.id.as_str(),
+            ))),
         ));
         if let Some(a) = asleep {
             entity.insert(a);

@@ -33,7 +33,8 @@ impl Brain for BuiltinBrain {
 /// A stable pseudo-random number in [0, 1) from a few integers: the same resident,
 /// day and purpose always give the same roll, whatever else happened.
 pub(crate) fn roll(seed: u64, id: &str, day: i64, salt: u64) -> f32 {
-    let mut h = crate::sim::residents::resident_seed(seed ^ salt.wrapping_mul(0xA24B_AED4_963E_E407), id);
+    let mut h =
+        crate::sim::residents::resident_seed(seed ^ salt.wrapping_mul(0xA24B_AED4_963E_E407), id);
     h ^= (day as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25);
     // SplitMix64 finaliser.
     h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

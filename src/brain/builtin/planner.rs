@@ -10,10 +10,59 @@ use crate::brain::{Plan, PlanContext};
 use crate::scenario::{LocIdx, LocationKind, Service};
 use crate::sim::residents::ActivityKind;
 
+/// An action phrase, written out only for the option that wins.
+#[derive(Debug, Clone)]
+pub(super) enum ActionText {
+    Fixed(&'static str),
+    Own(String),
+    EatAtHome(&'static str),
+    EatAt(&'static str, LocIdx),
+    ChatWith(u32),
+    HangOutAt(LocIdx),
+}
+
+impl ActionText {
+    fn render(&self, cx: &PlanContext<'_>) -> String {
+        match self {
+            Self::Fixed(t) => t.to_string(),
+            Self::Own(t) => t.clone(),
+            Self::EatAtHome(meal) => format!("Eat {meal} at home"),
+            Self::EatAt(meal, place) => format!("Have {meal} at {}", place_word(cx, *place)),
+            Self::ChatWith(who) => format!("Chat with {}", cx.roster.names[*who as usize]),
+            Self::HangOutAt(place) => format!("Hang out at {}", place_word(cx, *place)),
+        }
+    }
+
+    pub(super) fn is_rest(&self) -> bool {
+        matches!(self, Self::Fixed(t) if t.starts_with("Rest"))
+    }
+
+    /// Whether this is the same phrase as `text` (for leisure, which is `Own` or `Fixed`).
+    fn same_as(&self, text: &str) -> bool {
+        match self {
+            Self::Fixed(t) => *t == text,
+            Self::Own(t) => t == text,
+            _ => false,
+        }
+    }
+}
+
+impl From<&'static str> for ActionText {
+    fn from(t: &'static str) -> Self {
+        Self::Fixed(t)
+    }
+}
+
+impl From<String> for ActionText {
+    fn from(t: String) -> Self {
+        Self::Own(t)
+    }
+}
+
 /// One option the planner weighs.
 #[derive(Debug, Clone)]
 pub(super) struct Candidate {
-    pub action: String,
+    pub action: ActionText,
     pub kind: ActivityKind,
     pub target: LocIdx,
     pub duration: u32,
@@ -28,7 +77,14 @@ pub(super) struct Candidate {
 }
 
 impl Candidate {
-    fn new(action: impl Into<String>, kind: ActivityKind, target: LocIdx, duration: u32, emoji: &str, score: f32) -> Self {
+    fn new(
+        action: impl Into<ActionText>,
+        kind: ActivityKind,
+        target: LocIdx,
+        duration: u32,
+        emoji: &str,
+        score: f32,
+    ) -> Self {
         Self {
             action: action.into(),
             kind,
@@ -48,7 +104,11 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
     let openness = cx.me.personality.openness;
     for c in &mut options {
         c.score += rng.random::<f32>() * (4.0 + openness / 10.0);
-        if cx.previous.is_some_and(|p| p.action == c.action && c.kind == ActivityKind::Leisure) {
+        if c.kind == ActivityKind::Leisure
+            && cx
+                .previous
+                .is_some_and(|p| c.action.same_as(&p.text.action))
+        {
             c.score -= 25.0;
         }
     }
@@ -58,7 +118,7 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
         .expect("the planner always offers at least one option");
     let dialogue = speech::plan_line(cx, &best, rng);
     Plan {
-        action: best.action,
+        action: best.action.render(cx),
         target_location: cx.town.id(best.target).to_string(),
         dialogue,
         emoji: best.emoji,
@@ -77,7 +137,11 @@ pub(super) fn bedtime_tonight(cx: &PlanContext<'_>) -> u32 {
     let day = chrono::Datelike::num_days_from_ce(&night) as i64;
     let id = cx.me.id.as_str();
     let late = roll(cx.seed, id, day, 1) < cx.me.late_night_chance;
-    let extra = if late { 60 + (roll(cx.seed, id, day, 2) * 90.0) as u32 } else { 0 };
+    let extra = if late {
+        60 + (roll(cx.seed, id, day, 2) * 90.0) as u32
+    } else {
+        0
+    };
     cx.me.bedtime + extra
 }
 
@@ -102,31 +166,61 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     };
     if bedtime_now {
         // Woke before the alarm after a full night: start the day quietly at home.
-        let slept = cx.previous.is_some_and(|p| p.kind == ActivityKind::Sleep && p.duration >= 360);
+        let slept = cx
+            .previous
+            .is_some_and(|p| p.kind == ActivityKind::Sleep && p.duration >= 360);
         if m < 12 * 60 && slept && me.wake - m <= 90 {
-            out.push(Candidate::new("Get up early and make tea", ActivityKind::Leisure, me.home, clamp((me.wake - m) as i64), "🍵", 500.0));
+            out.push(Candidate::new(
+                "Get up early and make tea",
+                ActivityKind::Leisure,
+                me.home,
+                clamp((me.wake - m) as i64),
+                "🍵",
+                500.0,
+            ));
             return out;
         }
-        let until_wake = if m < me.wake { me.wake - m } else { 1440 - m + me.wake };
+        let until_wake = if m < me.wake {
+            me.wake - m
+        } else {
+            1440 - m + me.wake
+        };
         let mins = (until_wake as f32 - walk(me.home)).max(d.min as f32) as i64;
-        out.push(Candidate::new("Sleep", ActivityKind::Sleep, me.home, clamp(mins), "😴", 1000.0));
+        out.push(Candidate::new(
+            "Sleep",
+            ActivityKind::Sleep,
+            me.home,
+            clamp(mins),
+            "😴",
+            1000.0,
+        ));
         return out;
     }
 
     // Gatherings the resident means to attend.
     for a in cx.agenda.appointments.iter().filter(|a| a.will_attend) {
-        let Some(g) = cx.gatherings.get(a.gathering) else { continue };
+        let Some(g) = cx.gatherings.get(a.gathering) else {
+            continue;
+        };
         let lead = walk(g.location) as i64 + 15;
         if cx.now >= g.starts.plus_minutes(-lead) && cx.now < g.ends.plus_minutes(-20) {
             let stay = cx.now.minutes_until(g.ends) - walk(g.location) as i64;
             let organiser = g.organiser == me.id;
             let mut c = Candidate::new(
-                if organiser { format!("Host the {}", "get-together") } else { "Attend the get-together".to_string() },
+                if organiser {
+                    "Host the get-together"
+                } else {
+                    "Attend the get-together"
+                },
                 ActivityKind::Attend,
                 g.location,
                 clamp(stay),
                 "🎉",
-                if organiser { 320.0 } else { 260.0 + p.conscientiousness / 5.0 },
+                if organiser {
+                    320.0
+                } else {
+                    260.0 + p.conscientiousness / 5.0
+                },
             );
             c.gathering = Some(g.id);
             out.push(c);
@@ -146,7 +240,14 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
                 continue;
             }
             if let Some(board) = cx.town.nearest_with(cx.at, Service::NoticeBoard) {
-                let mut c = Candidate::new("Post Notice", ActivityKind::PostNotice, board, d.notice, "📌", 150.0);
+                let mut c = Candidate::new(
+                    "Post Notice",
+                    ActivityKind::PostNotice,
+                    board,
+                    d.notice,
+                    "📌",
+                    150.0,
+                );
                 c.line = Some(text);
                 out.push(c);
             }
@@ -162,7 +263,14 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
             on_shift = true;
             let left = w.end as i64 - m.max(w.start) as i64;
             let mins = left.min(240);
-            out.push(Candidate::new(w.action.clone(), ActivityKind::Work, w.place, clamp(mins), &w.emoji, 80.0 + 40.0 * p.conscientiousness / 100.0));
+            out.push(Candidate::new(
+                w.action.clone(),
+                ActivityKind::Work,
+                w.place,
+                clamp(mins),
+                &w.emoji,
+                80.0 + 40.0 * p.conscientiousness / 100.0,
+            ));
         }
     }
     let duty = if on_shift { 0.35 } else { 1.0 };
@@ -179,38 +287,79 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     }
     let meal_word = meal.unwrap_or("a meal");
     if cx.town.get(me.home).has(Service::Food) {
-        let homely = (55.0 - p.extraversion) / 4.0 + if meal == Some("breakfast") { 10.0 } else { 0.0 };
-        out.push(Candidate::new(format!("Eat {meal_word} at home"), ActivityKind::Eat, me.home, d.meal, "🍚", eat + homely - walk(me.home) * 0.5));
+        let homely =
+            (55.0 - p.extraversion) / 4.0 + if meal == Some("breakfast") { 10.0 } else { 0.0 };
+        out.push(Candidate::new(
+            ActionText::EatAtHome(meal_word),
+            ActivityKind::Eat,
+            me.home,
+            d.meal,
+            "🍚",
+            eat + homely - walk(me.home) * 0.5,
+        ));
     }
     let known = known_whereabouts(cx);
     // People weigh the few places near them, not every corner of a big town.
-    let mut food_places = nearest(cx, 4, |l| l.has(Service::Food) && l.kind != LocationKind::Home);
-    let mut social_places = nearest(cx, 6, |l| matches!(l.kind, LocationKind::Public | LocationKind::Food));
+    let mut food_places = nearest(cx, 4, |l| {
+        l.has(Service::Food) && l.kind != LocationKind::Home
+    });
+    let mut social_places = nearest(cx, 6, |l| {
+        matches!(l.kind, LocationKind::Public | LocationKind::Food)
+    });
     for &(at, _, _) in &known {
         let loc = cx.town.get(at);
         if loc.has(Service::Food) && loc.kind != LocationKind::Home && !food_places.contains(&at) {
             food_places.push(at);
         }
-        if matches!(loc.kind, LocationKind::Public | LocationKind::Food) && !social_places.contains(&at) {
+        if matches!(loc.kind, LocationKind::Public | LocationKind::Food)
+            && !social_places.contains(&at)
+        {
             social_places.push(at);
         }
     }
     for place in food_places {
-        let company = friends_at(&known, place).0 * 0.15 + cx.census.count_at(place) as f32 * p.extraversion / 100.0;
+        let company = friends_at(&known, place).0 * 0.15
+            + cx.census.count_at(place) as f32 * p.extraversion / 100.0;
         let score = eat + (p.extraversion - 50.0) / 4.0 + company.min(20.0) - walk(place) * 0.5;
-        out.push(Candidate::new(format!("Have {meal_word} at {}", place_word(cx, place)), ActivityKind::Eat, place, d.meal, "🍲", score));
+        out.push(Candidate::new(
+            ActionText::EatAt(meal_word, place),
+            ActivityKind::Eat,
+            place,
+            d.meal,
+            "🍲",
+            score,
+        ));
     }
 
     // Company: go where friends or people are.
     let lonely = (100.0 - cx.needs.social) * (0.4 + p.extraversion / 100.0);
-    let evening = if (17 * 60..22 * 60).contains(&m) { 1.3 } else { 1.0 };
+    let evening = if (17 * 60..22 * 60).contains(&m) {
+        1.3
+    } else {
+        1.0
+    };
     for place in social_places {
         let (bond, friend) = friends_at(&known, place);
         let crowd = cx.census.count_at(place) as f32;
-        let score = (lonely * evening + bond * 0.25 + crowd * p.extraversion / 50.0) * duty - walk(place) * 0.4;
+        let score = (lonely * evening + bond * 0.25 + crowd * p.extraversion / 50.0) * duty
+            - walk(place) * 0.4;
         let mut c = match friend {
-            Some(f) => Candidate::new(format!("Chat with {}", cx.roster.names[f as usize]), ActivityKind::Socialise, place, clamp(60 + rng.random_range(0..40)), "💬", score),
-            None => Candidate::new(format!("Hang out at {}", place_word(cx, place)), ActivityKind::Socialise, place, clamp(60 + rng.random_range(0..30)), "🙂", score - 10.0),
+            Some(f) => Candidate::new(
+                ActionText::ChatWith(f),
+                ActivityKind::Socialise,
+                place,
+                clamp(60 + rng.random_range(0..40)),
+                "💬",
+                score,
+            ),
+            None => Candidate::new(
+                ActionText::HangOutAt(place),
+                ActivityKind::Socialise,
+                place,
+                clamp(60 + rng.random_range(0..30)),
+                "🙂",
+                score - 10.0,
+            ),
         };
         c.friend = friend;
         out.push(c);
@@ -223,8 +372,19 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
             continue;
         }
         // Night owls find their hobbies most tempting after dark.
-        let owl = if mm >= me.bedtime.saturating_sub(60) { 40.0 } else { 0.0 };
-        let mut c = Candidate::new(h.action.clone(), ActivityKind::from_action(&h.action), h.place, clamp(60 + rng.random_range(0..60)), &h.emoji, (bored + 8.0 + owl) * duty - walk(h.place) * 0.3);
+        let owl = if mm >= me.bedtime.saturating_sub(60) {
+            40.0
+        } else {
+            0.0
+        };
+        let mut c = Candidate::new(
+            h.action.clone(),
+            ActivityKind::from_action(&h.action),
+            h.place,
+            clamp(60 + rng.random_range(0..60)),
+            &h.emoji,
+            (bored + 8.0 + owl) * duty - walk(h.place) * 0.3,
+        );
         if c.kind == ActivityKind::Work || c.kind == ActivityKind::Eat {
             c.kind = ActivityKind::Leisure;
         }
@@ -233,21 +393,60 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     }
     if let Some(lib) = cx.town.nearest_with(cx.at, Service::Books) {
         let score = (bored * p.openness / 80.0) * duty - walk(lib) * 0.3;
-        out.push(Candidate::new("Read at the library", ActivityKind::Leisure, lib, clamp(60 + rng.random_range(0..60)), "📚", score));
+        out.push(Candidate::new(
+            "Read at the library",
+            ActivityKind::Leisure,
+            lib,
+            clamp(60 + rng.random_range(0..60)),
+            "📚",
+            score,
+        ));
     }
     if let Some(&park) = nearest(cx, 1, |l| l.kind == LocationKind::Nature).first() {
-        out.push(Candidate::new("Take a walk outdoors", ActivityKind::Leisure, park, clamp(50 + rng.random_range(0..40)), "🌿", bored * 0.7 * duty - walk(park) * 0.3));
+        out.push(Candidate::new(
+            "Take a walk outdoors",
+            ActivityKind::Leisure,
+            park,
+            clamp(50 + rng.random_range(0..40)),
+            "🌿",
+            bored * 0.7 * duty - walk(park) * 0.3,
+        ));
     }
 
     // Evenings wind down at home; tiredness asks for a rest.
     if m >= 19 * 60 + 30 {
-        let near_bed = if bedtime.saturating_sub(mm) < 90 { 60.0 } else { 0.0 };
-        out.push(Candidate::new("Relax at home", ActivityKind::Leisure, me.home, clamp(bedtime.saturating_sub(mm) as i64), "🏠", 30.0 + (100.0 - p.extraversion) / 4.0 + near_bed));
+        let near_bed = if bedtime.saturating_sub(mm) < 90 {
+            60.0
+        } else {
+            0.0
+        };
+        out.push(Candidate::new(
+            "Relax at home",
+            ActivityKind::Leisure,
+            me.home,
+            clamp(bedtime.saturating_sub(mm) as i64),
+            "🏠",
+            30.0 + (100.0 - p.extraversion) / 4.0 + near_bed,
+        ));
     }
     if cx.needs.energy < 30.0 {
-        out.push(Candidate::new("Rest at home", ActivityKind::Idle, me.home, d.min, "🛋️", (30.0 - cx.needs.energy) * 4.0 + 20.0));
+        out.push(Candidate::new(
+            "Rest at home",
+            ActivityKind::Idle,
+            me.home,
+            d.min,
+            "🛋️",
+            (30.0 - cx.needs.energy) * 4.0 + 20.0,
+        ));
     }
-    out.push(Candidate::new("Look around", ActivityKind::Idle, cx.at, d.min, "👀", 5.0));
+    out.push(Candidate::new(
+        "Look around",
+        ActivityKind::Idle,
+        cx.at,
+        d.min,
+        "👀",
+        5.0,
+    ));
     out
 }
 
@@ -280,7 +479,11 @@ fn friends_at(known: &[(LocIdx, f32, u32)], place: LocIdx) -> (f32, Option<u32>)
 }
 
 /// The `k` nearest shared places passing `keep`, nearest first.
-fn nearest(cx: &PlanContext<'_>, k: usize, keep: impl Fn(&crate::scenario::Location) -> bool) -> Vec<LocIdx> {
+fn nearest(
+    cx: &PlanContext<'_>,
+    k: usize,
+    keep: impl Fn(&crate::scenario::Location) -> bool,
+) -> Vec<LocIdx> {
     cx.town
         .nearby(cx.at)
         .iter()

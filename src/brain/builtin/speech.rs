@@ -51,7 +51,11 @@ const LEISURE: &[&str] = &[
 const HOME: &[&str] = &["回{home}歇会儿，泡杯茶。", "{period}了，回家看看书。"];
 const IDLE: &[&str] = &["在{place}四处看看。", "{mood}先在{place}待一会儿。"];
 const REST: &[&str] = &["{mood}躺一会儿，缓缓神。", "歇口气再说。"];
-const REPLY_GREET: &[&str] = &["{period}好，{you}！", "是{you}啊，{period}好！", "哟，{you}，真巧。"];
+const REPLY_GREET: &[&str] = &[
+    "{period}好，{you}！",
+    "是{you}啊，{period}好！",
+    "哟，{you}，真巧。",
+];
 
 const OPEN_STRANGER: &[&str] = &[
     "你好，我是{me}，在镇上做{job}。{period}好！",
@@ -84,11 +88,41 @@ const TOPIC_LINES: &[(&str, &[&str])] = &[
             "我在想，能不能做个装置自动记录温度？",
         ],
     ),
-    ("探险", &["旧矿洞深处好像还有条没走过的岔路。", "下次探险带上你，敢不敢？"]),
-    ("美食", &["今天的炖菜火候刚好，你尝了吗？", "我新学了一道菜，改天做给你吃。"]),
-    ("书", &["最近在读一本讲星星的书，太美了。", "图书馆新来了一批旧书，你去看了吗？"]),
-    ("音乐", &["我在练一首新曲子，还差一点点。", "晚上在河边吹笛子，回声特别好听。"]),
-    ("草药", &["林子里的薄荷长出来了，泡茶正好。", "这种草能止血，出门记得带一点。"]),
+    (
+        "探险",
+        &[
+            "旧矿洞深处好像还有条没走过的岔路。",
+            "下次探险带上你，敢不敢？",
+        ],
+    ),
+    (
+        "美食",
+        &[
+            "今天的炖菜火候刚好，你尝了吗？",
+            "我新学了一道菜，改天做给你吃。",
+        ],
+    ),
+    (
+        "书",
+        &[
+            "最近在读一本讲星星的书，太美了。",
+            "图书馆新来了一批旧书，你去看了吗？",
+        ],
+    ),
+    (
+        "音乐",
+        &[
+            "我在练一首新曲子，还差一点点。",
+            "晚上在河边吹笛子，回声特别好听。",
+        ],
+    ),
+    (
+        "草药",
+        &[
+            "林子里的薄荷长出来了，泡茶正好。",
+            "这种草能止血，出门记得带一点。",
+        ],
+    ),
 ];
 const TOPIC_GENERIC: &[&str] = &[
     "说到{topic}，我最近有个新想法。",
@@ -100,12 +134,33 @@ fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [&'a str]) -> &'a str {
     table[rng.random_range(0..table.len())]
 }
 
-/// Fills `{slot}`s from `slots`; unknown slots are left as they are.
+/// Fills `{slot}`s from `slots` in one pass; unknown slots are left as they are.
 fn fill(template: &str, slots: &[(&str, &str)]) -> String {
-    let mut out = template.to_string();
-    for (k, v) in slots {
-        out = out.replace(&format!("{{{k}}}"), v);
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) => {
+                let key = &after[..close];
+                match slots.iter().find(|(k, _)| *k == key) {
+                    Some((_, v)) => out.push_str(v),
+                    None => {
+                        out.push('{');
+                        out.push_str(key);
+                        out.push('}');
+                    }
+                }
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&rest[open..]);
+                rest = "";
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
@@ -171,10 +226,12 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         ActivityKind::Attend => ATTEND,
         ActivityKind::Leisure if c.target == me.home => HOME,
         ActivityKind::Leisure => LEISURE,
-        ActivityKind::Idle if c.action.starts_with("Rest") => REST,
+        ActivityKind::Idle if c.action.is_rest() => REST,
         ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
     };
-    let friend = c.friend.map_or("", |f| cx.roster.names[f as usize].as_str());
+    let friend = c
+        .friend
+        .map_or("", |f| cx.roster.names[f as usize].as_str());
     let mut line = fill(
         pick(rng, table),
         &[
@@ -225,7 +282,12 @@ pub(crate) fn gathering_notice(cx: &PlanContext<'_>, g: &Gathering) -> String {
 /// One line of a conversation.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
     // Deterministic per speaker, time and turn: the same exchange reads the same.
-    let r = roll(cx.seed, cx.speaker.id.as_str(), cx.now.0 / 60, cx.turn as u64 + 11);
+    let r = roll(
+        cx.seed,
+        cx.speaker.id.as_str(),
+        cx.now.0 / 60,
+        cx.turn as u64 + 11,
+    );
     let idx = |n: usize| ((r * n as f32) as usize).min(n - 1);
     let take = |t: &'static [&'static str]| t[idx(t.len())];
     let you = cx.listener.name.as_str();
@@ -237,9 +299,15 @@ pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
             chrono::Datelike::day(&g.starts.date()),
             clock_text(g.starts.minute_of_day())
         );
-        return fill(take(INVITE), &[("when", &when), ("place", place), ("title", &g.title)]);
+        return fill(
+            take(INVITE),
+            &[("when", &when), ("place", place), ("title", &g.title)],
+        );
     }
-    let kind = cx.relation.map(|r| r.kind).unwrap_or(RelationKind::Stranger);
+    let kind = cx
+        .relation
+        .map(|r| r.kind)
+        .unwrap_or(RelationKind::Stranger);
     let first_meeting = cx.relation.is_none_or(|r| r.interactions == 0);
     if cx.turn == 0 {
         let table = match kind {
@@ -266,7 +334,11 @@ pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
     }
     if cx.turn % 2 == 1 && r < 0.5 {
         // Answer the previous line; warmth follows agreeableness.
-        let table = if cx.speaker.personality.agreeableness < 35.0 { REPLY_COOL } else { REPLY_WARM };
+        let table = if cx.speaker.personality.agreeableness < 35.0 {
+            REPLY_COOL
+        } else {
+            REPLY_WARM
+        };
         return take(table).to_string();
     }
     topic_line(cx, r)
@@ -292,7 +364,8 @@ fn topic_line(cx: &LineContext<'_>, r: f32) -> String {
 
 /// Extractive summary: the most important moments of the day, in time order.
 pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
-    let mut ranked: Vec<(usize, &crate::sim::memory::Memory)> = cx.entries.iter().enumerate().collect();
+    let mut ranked: Vec<(usize, &crate::sim::memory::Memory)> =
+        cx.entries.iter().enumerate().collect();
     ranked.sort_by(|a, b| b.1.importance.cmp(&a.1.importance).then(a.0.cmp(&b.0)));
     ranked.truncate(4);
     ranked.sort_by_key(|(i, _)| *i);
@@ -307,5 +380,18 @@ pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
         format!("{}：平静的一天。", cx.night)
     } else {
         format!("{}回顾：{}", cx.night, parts.join("；"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    #[test]
+    fn templates_fill_known_slots_only() {
+        let out = fill("{a}和{b}在{c}", &[("a", "甲"), ("b", "乙")]);
+        assert_eq!(out, "甲和乙在{c}");
+        assert_eq!(fill("no slots", &[]), "no slots");
+        assert_eq!(fill("open { only", &[("x", "y")]), "open { only");
     }
 }
