@@ -12,11 +12,18 @@ use super::residents::{
 };
 use super::town::ActiveTuning;
 use super::{SimSet, SimStep};
-use crate::scenario::{Service, Town};
+use crate::scenario::{LocIdx, Service, Town};
 
 /// A resident is where its plan said and starts doing it now.
 #[derive(Message, Debug, Clone, Copy)]
 pub struct ActionBegan(pub Entity);
+
+/// A walker passed through a place on its way (notice boards are read in passing).
+#[derive(Message, Debug, Clone, Copy)]
+pub struct PassedBy {
+    pub entity: Entity,
+    pub place: LocIdx,
+}
 
 /// A resident went to sleep now, until the given time (memory consolidation listens).
 #[derive(Message, Debug, Clone, Copy)]
@@ -28,6 +35,7 @@ pub struct FellAsleep {
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<ActionBegan>()
         .add_message::<FellAsleep>()
+        .add_message::<PassedBy>()
         .add_systems(
             SimStep,
             (
@@ -62,6 +70,7 @@ fn finish(
 }
 
 /// Moves walkers along their route; a walker reaching its destination arrives.
+#[allow(clippy::too_many_arguments)]
 fn walk(
     mut commands: Commands,
     clock: Res<Clock>,
@@ -69,6 +78,7 @@ fn walk(
     tuning: Res<ActiveTuning>,
     mut events: MessageWriter<SimEvent>,
     mut began: MessageWriter<ActionBegan>,
+    mut passed: MessageWriter<PassedBy>,
     mut q: Query<(
         Entity,
         &Resident,
@@ -88,6 +98,12 @@ fn walk(
             walking.progress -= leg;
             at.0 = next;
             walking.route.remove(0);
+            if !walking.route.is_empty() {
+                passed.write(PassedBy {
+                    entity,
+                    place: next,
+                });
+            }
         }
         match walking.route.first() {
             Some(&next) => {

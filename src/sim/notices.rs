@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 use rand::RngExt;
 
+use super::actions::PassedBy;
 use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::residents::{
@@ -139,11 +140,13 @@ pub fn learn_gathering(
     });
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_notices(
     clock: Res<Clock>,
     board: Res<NoticeBoard>,
     census: Res<Census>,
     gatherings: Res<Gatherings>,
+    mut passers: MessageReader<PassedBy>,
     mut events: MessageWriter<SimEvent>,
     mut q: Query<(
         &Resident,
@@ -153,9 +156,7 @@ fn read_notices(
         &mut ResidentRng,
     )>,
 ) {
-    if board.notices.is_empty() {
-        return;
-    }
+    let passing: Vec<PassedBy> = passers.read().copied().collect();
     let mut readers: Vec<(u32, LocIdx)> = Vec::new();
     for place in board.locations() {
         for &idx in &census.at_place[place.i()] {
@@ -164,10 +165,19 @@ fn read_notices(
             }
         }
     }
+    // Walkers passing through a board's place read it on the way.
+    for p in &passing {
+        if let Ok((r, ..)) = q.get(p.entity)
+            && board.at(p.place).next().is_some()
+        {
+            readers.push((r.idx, p.place));
+        }
+    }
     if readers.is_empty() {
         return;
     }
     readers.sort();
+    readers.dedup_by_key(|x| x.0);
     for (r, persona, rels, mut agenda, mut rng) in &mut q {
         let Ok(k) = readers.binary_search_by_key(&r.idx, |x| x.0) else {
             continue;

@@ -254,12 +254,22 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
         }
     }
 
-    // Work, including the walk there shortly before the shift.
+    // Work, including the walk there shortly before the shift. `free_for` is how
+    // long anything else may take before the resident must set off for work.
     let mut on_shift = false;
+    let mut free_for: Option<u32> = None;
     if let Some(w) = &me.work {
-        let arrive = m + walk(w.place) as u32 + 10;
+        let commute = walk(w.place) as u32;
+        let arrive = m + commute + 10;
         let wd = cx.now.weekday_index();
-        if w.days[wd] && (w.covers(wd, m) || w.covers(wd, arrive)) && w.end > m + 20 {
+        if w.days[wd] && m < w.start {
+            free_for = Some((w.start - m).saturating_sub(commute + 5));
+        }
+        let no_time_for_more = free_for.is_some_and(|f| f < d.min + 10);
+        if w.days[wd]
+            && (w.covers(wd, m) || w.covers(wd, arrive) || no_time_for_more)
+            && w.end > m + 20
+        {
             on_shift = true;
             let left = w.end as i64 - m.max(w.start) as i64;
             let mins = left.min(240);
@@ -284,6 +294,9 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     }
     if cx.needs.hunger < 25.0 {
         eat += 60.0;
+    } else if on_shift && meal != Some("lunch") {
+        // On duty, a meal waits for the lunch break unless hunger is pressing.
+        eat *= 0.5;
     }
     let meal_word = meal.unwrap_or("a meal");
     if cx.town.get(me.home).has(Service::Food) {
@@ -300,15 +313,17 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     }
     let known = known_whereabouts(cx);
     // People weigh the few places near them, not every corner of a big town.
-    let mut food_places = nearest(cx, 4, |l| {
-        l.has(Service::Food) && l.kind != LocationKind::Home
-    });
+    // Eating out means a tavern or canteen, not someone's home or camp.
+    let eatery = |l: &crate::scenario::Location| {
+        l.has(Service::Food) && matches!(l.kind, LocationKind::Food | LocationKind::Public)
+    };
+    let mut food_places = nearest(cx, 4, eatery);
     let mut social_places = nearest(cx, 6, |l| {
         matches!(l.kind, LocationKind::Public | LocationKind::Food)
     });
     for &(at, _, _) in &known {
         let loc = cx.town.get(at);
-        if loc.has(Service::Food) && loc.kind != LocationKind::Home && !food_places.contains(&at) {
+        if eatery(loc) && !food_places.contains(&at) {
             food_places.push(at);
         }
         if matches!(loc.kind, LocationKind::Public | LocationKind::Food)

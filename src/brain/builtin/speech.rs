@@ -8,6 +8,7 @@ use super::planner::Candidate;
 use super::roll;
 use crate::brain::{LineContext, PlanContext, SummaryContext, Topic};
 use crate::scenario::{Gathering, RelationKind};
+use crate::sim::memory::MemoryKind;
 use crate::sim::residents::ActivityKind;
 use crate::time::{GameTime, clock_text};
 
@@ -244,6 +245,20 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
             ("title", gathering.map_or("聚会", |g| g.title.as_str())),
         ],
     );
+    // The first plan after waking recalls the night's summary of yesterday.
+    let woke = cx.previous.is_some_and(|p| p.kind == ActivityKind::Sleep);
+    let yesterday = cx
+        .memories
+        .iter()
+        .rev()
+        .find(|m| m.kind == MemoryKind::Summary)
+        .and_then(|m| m.text.split_once('：').map(|(_, rest)| rest))
+        .and_then(|rest| rest.split('；').next())
+        .map(|first| first.chars().skip(6).take(20).collect::<String>());
+    if woke && let Some(moment) = yesterday.filter(|m| !m.is_empty()) {
+        line.push_str(&format!("（想起昨天：{moment}……）"));
+        return line;
+    }
     // Now and then a thought about a recent conversation or the resident's motto.
     let recent_talk = cx
         .relationships
