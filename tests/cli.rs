@@ -128,8 +128,18 @@ fn duplicate_id_is_reported() {
     let (_t, dir) = broken("locations.yaml", |t| {
         t.replace("  - id: library\n", "  - id: tavern\n")
     });
-    // The lost `library` id also breaks what referred to it: reported after.
-    let line = check_lines(&dir)[0].clone();
+    // The lost `library` id also breaks what referred to it: reported too, in file order.
+    let lines = check_lines(&dir);
+    let line = lines
+        .iter()
+        .find(|l| l.contains("duplicate"))
+        .expect("the duplicate is reported")
+        .clone();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("unknown location `library`"))
+    );
     let at = line_of(&dir, "locations.yaml", "name: 晨光图书馆") - 1;
     assert!(line.contains(&format!("locations.yaml:{at}:")), "{line}");
     assert!(line.contains("duplicate location id `tavern`"), "{line}");

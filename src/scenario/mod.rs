@@ -160,9 +160,19 @@ pub struct Gathering {
 }
 
 impl Scenario {
-    /// Loads and validates a scenario folder.
+    /// Loads and validates a scenario folder. Problems come in file order
+    /// (town, locations, residents, tuning), then by line and column.
     pub fn load(dir: impl AsRef<Path>) -> Result<Scenario, Diagnostics> {
-        let dir = dir.as_ref();
+        Self::load_unsorted(dir.as_ref()).map_err(|mut d| {
+            d.0.sort_by_key(|x| {
+                let name = x.file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                (FILES.iter().position(|f| *f == name), x.line, x.col)
+            });
+            d
+        })
+    }
+
+    fn load_unsorted(dir: &Path) -> Result<Scenario, Diagnostics> {
         let mut diags = Diagnostics::default();
         if !dir.is_dir() {
             diags.push(Diagnostic::file(
@@ -178,9 +188,15 @@ impl Scenario {
         let residents: Option<(spec::ResidentsFile, String)> =
             read_yaml(dir, "residents.yaml", true, &mut diags);
         let tuning: Option<(Tuning, String)> = read_yaml(dir, "tuning.yaml", false, &mut diags);
-        let (Some(town), Some(locations), Some(residents)) = (town, locations, residents) else {
+        let (Some(town), Some(locations), Some(residents)) = (&town, &locations, residents) else {
+            // Still check the map when only the residents failed to parse, so one
+            // run of `check` reports every problem it can.
+            if let (Some(town), Some(locations)) = (&town, &locations) {
+                resolve::check_map(dir, &town.0, &locations.0, &mut diags);
+            }
             return Err(diags);
         };
+        let (town, locations) = (town.clone(), locations.clone());
         let tuning = tuning.map(|t| t.0).unwrap_or_default();
         let files = resolve::Files {
             dir,

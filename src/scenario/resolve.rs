@@ -106,6 +106,23 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
     })
 }
 
+/// Checks the map alone (used when residents.yaml could not be read).
+pub(super) fn check_map(
+    dir: &Path,
+    town: &spec::TownFile,
+    locations: &spec::LocationsFile,
+    diags: &mut Diagnostics,
+) {
+    let mut cx = Ctx {
+        diags,
+        town_file: dir.join("town.yaml"),
+        loc_file: dir.join("locations.yaml"),
+        res_file: dir.join("residents.yaml"),
+        tuning_file: dir.join("tuning.yaml"),
+    };
+    let _ = resolve_locations(&mut cx, locations, town);
+}
+
 fn check_tuning(cx: &mut Ctx<'_>, t: &spec::Tuning) {
     let f = cx.tuning_file.clone();
     let mut bad = |field: &str, msg: &str| {

@@ -8,7 +8,7 @@ use super::actions::PassedBy;
 use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::residents::{
-    Agenda, Appointment, Census, Heard, Persona, Relationships, Resident, ResidentRng,
+    Agenda, Appointment, Census, Heard, Persona, Relationships, Resident, ResidentRng, Roster,
 };
 use super::town::Gatherings;
 use super::{SimSet, SimStep};
@@ -146,6 +146,7 @@ fn read_notices(
     board: Res<NoticeBoard>,
     census: Res<Census>,
     gatherings: Res<Gatherings>,
+    roster: Res<Roster>,
     mut passers: MessageReader<PassedBy>,
     mut events: MessageWriter<SimEvent>,
     mut q: Query<(
@@ -178,11 +179,12 @@ fn read_notices(
     }
     readers.sort();
     readers.dedup_by_key(|x| x.0);
-    for (r, persona, rels, mut agenda, mut rng) in &mut q {
-        let Ok(k) = readers.binary_search_by_key(&r.idx, |x| x.0) else {
+    // Only the readers are touched, in roster order, not the whole town.
+    for &(idx, place) in &readers {
+        let Ok((r, persona, rels, mut agenda, mut rng)) = q.get_mut(roster.entities[idx as usize])
+        else {
             continue;
         };
-        let place = readers[k].1;
         for n in board.at(place) {
             if agenda.notices_read.contains(&n.id) || n.author == r.id {
                 continue;
