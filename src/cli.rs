@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, Parser, Subcommand};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
@@ -11,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::scenario::{Scenario, generate::generated_town};
 use crate::sim::clock::Clock;
-use crate::sim::end::SimOutcome;
+use crate::sim::end::{SimOutcome, StopSim};
 use crate::sim::event_log::EventLog;
 use crate::sim::residents::{Needs, Resident, Tally};
 use crate::testing::{headless_app, run_to_end};
@@ -142,7 +143,14 @@ fn sim(args: SimArgs) -> i32 {
     };
     let started = std::time::Instant::now();
     let mut steps = 0u64;
+    // Ctrl-C is a manual stop: the step in progress finishes, `end` is logged.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     while !app.world().resource::<SimOutcome>().ended() && steps < total + 10 {
+        if stop.load(Ordering::SeqCst) {
+            app.world_mut().write_message(StopSim);
+        }
         app.update();
         steps += 1;
         if steps.is_multiple_of(60) {

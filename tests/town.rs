@@ -401,3 +401,30 @@ fn behaviour_holds_for_other_seeds() {
         check_conversations_happen_and_are_remembered(&r);
     }
 }
+
+/// A manual stop ends the run at once with an `end` line saying so.
+#[test]
+fn a_manual_stop_ends_the_run() {
+    let mut app = headless_app(default_scenario(), 7, 3, EventLog::in_memory());
+    for _ in 0..90 {
+        app.update();
+    }
+    app.world_mut().write_message(heartvale::sim::end::StopSim);
+    app.update();
+    let outcome = app.world().resource::<heartvale::sim::end::SimOutcome>().0;
+    assert_eq!(outcome, Some(heartvale::sim::event_log::EndReason::Stopped));
+    let steps = app.world().resource::<Clock>().steps;
+    app.update();
+    assert_eq!(
+        app.world().resource::<Clock>().steps,
+        steps,
+        "no steps after the end"
+    );
+    let log = app.world().resource::<EventLog>().text().to_string();
+    let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["kind"].as_str(), last["reason"].as_str()),
+        (Some("end"), Some("stopped"))
+    );
+    assert_eq!(last["time"], "2026-04-06 07:31");
+}
