@@ -170,6 +170,7 @@ fn begin(
                 let text = a.text.dialogue.trim().to_string();
                 if !text.is_empty() {
                     let id = board.post(r.id.clone(), clock.now, a.target, text.clone());
+                    tally.notices += 1;
                     events.write(SimEvent {
                         time: clock.now,
                         body: EventBody::Notice {

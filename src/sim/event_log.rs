@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use serde::Serialize;
 
 use super::clock::Clock;
-use super::residents::{ActivityKind, Heard, Roster, Tally};
+use super::residents::{ActivityKind, Heard, Roster};
 use super::{LoadedScenario, RunSettings, SimSet, SimStep};
 use crate::scenario::{LocationId, ResidentId};
 use crate::time::GameTime;
@@ -240,7 +240,7 @@ impl EventLog {
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<SimEvent>()
         .init_resource::<EventLog>()
-        .add_systems(SimStep, (write_log, tally).in_set(SimSet::Log));
+        .add_systems(SimStep, write_log.in_set(SimSet::Log));
 }
 
 /// Writes the `start` line; called once when the world is set up.
@@ -267,33 +267,5 @@ pub(super) fn log_start(world: &mut World) {
 fn write_log(mut reader: MessageReader<SimEvent>, mut log: ResMut<EventLog>) {
     for e in reader.read() {
         log.write(e);
-    }
-}
-
-fn tally(mut reader: MessageReader<SimEvent>, roster: Res<Roster>, mut q: Query<&mut Tally>) {
-    for e in reader.read() {
-        let mut bump = |id: &ResidentId, f: fn(&mut Tally)| {
-            if let Some(mut t) = roster.entity(id).and_then(|ent| q.get_mut(ent).ok()) {
-                f(&mut t);
-            }
-        };
-        match &e.body {
-            EventBody::Plan {
-                resident, activity, ..
-            } => {
-                bump(resident, |t| t.plans += 1);
-                if *activity == ActivityKind::Eat {
-                    bump(resident, |t| t.meals += 1);
-                }
-            }
-            EventBody::PlanFixed { resident, .. } => bump(resident, |t| t.fixed_plans += 1),
-            EventBody::Conversation { participants, .. } => {
-                for p in participants {
-                    bump(p, |t| t.conversations += 1);
-                }
-            }
-            EventBody::Notice { resident, .. } => bump(resident, |t| t.notices += 1),
-            _ => {}
-        }
     }
 }

@@ -12,7 +12,7 @@ use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::notices::learn_gathering;
 use super::residents::{
-    Agenda, Census, Heard, Needs, Persona, Relationships, Resident, ResidentRng, Roster,
+    Agenda, Census, Heard, Needs, Persona, Relationships, Resident, ResidentRng, Roster, Tally,
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
@@ -68,6 +68,7 @@ fn interact(
         &mut Relationships,
         &mut Agenda,
         &mut ResidentRng,
+        &mut Tally,
     )>,
 ) {
     let t = &tuning.interactions;
@@ -207,6 +208,7 @@ fn interact(
         let (ida, idb) = ((ra.0.id.clone(), ra.0.idx), (rb.0.id.clone(), rb.0.idx));
         for (me, other) in [(&mut ra, &idb), (&mut rb, &ida)] {
             me.2.social = (me.2.social + talk).min(100.0);
+            me.6.conversations += 1;
             let rel = me.3.entry(&other.0, other.1);
             rel.strength = (rel.strength + 1.0).min(100.0);
             rel.interactions += 1;

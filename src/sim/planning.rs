@@ -10,7 +10,7 @@ use super::memory::Memories;
 use super::notices::NoticeBoard;
 use super::residents::{
     Activity, ActivityKind, ActivityText, Agenda, Census, Needs, Persona, Relationships, Resident,
-    ResidentRng, Roster, Thinking, Walking, Whereabouts,
+    ResidentRng, Roster, Tally, Thinking, Walking, Whereabouts,
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
@@ -251,10 +251,11 @@ fn apply_plans(
         &Whereabouts,
         Option<&Thinking>,
         Option<&mut Activity>,
+        &mut Tally,
     )>,
 ) {
     for msg in ready.read() {
-        let Ok((r, at, thinking, activity)) = q.get_mut(msg.entity) else {
+        let Ok((r, at, thinking, activity, mut tally)) = q.get_mut(msg.entity) else {
             continue;
         };
         // A superseded request's answer is dropped.
@@ -264,7 +265,10 @@ fn apply_plans(
         commands.entity(msg.entity).remove::<Thinking>();
         let (plan, problems) = validate(&msg.plan, at.0, &town, &tuning);
         let now = clock.now;
+        tally.plans += 1;
+        tally.meals += u32::from(plan.kind == ActivityKind::Eat);
         if !problems.is_empty() {
+            tally.fixed_plans += 1;
             events.write(SimEvent {
                 time: now,
                 body: EventBody::PlanFixed {
