@@ -70,6 +70,15 @@ pub(super) fn plugin(app: &mut App) {
 
 type IdleFilter = (Without<Thinking>, Without<Walking>);
 
+/// What carrying out a plan touches.
+type PlanTarget<'a> = (
+    &'a Resident,
+    &'a Whereabouts,
+    Option<&'a Thinking>,
+    Option<&'a mut Activity>,
+    &'a mut Tally,
+);
+
 /// What the brain may read of a resident, plus its random stream.
 type PlannerView<'a> = (
     &'a Resident,
@@ -246,13 +255,7 @@ fn apply_plans(
     mut ready: MessageReader<PlanReady>,
     mut events: MessageWriter<SimEvent>,
     mut began: MessageWriter<ActionBegan>,
-    mut q: Query<(
-        &Resident,
-        &Whereabouts,
-        Option<&Thinking>,
-        Option<&mut Activity>,
-        &mut Tally,
-    )>,
+    mut q: Query<PlanTarget>,
 ) {
     for msg in ready.read() {
         let Ok((r, at, thinking, activity, mut tally)) = q.get_mut(msg.entity) else {
