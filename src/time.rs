@@ -50,18 +50,6 @@ impl GameTime {
         ((self.day_number() + 3).rem_euclid(7)) as usize
     }
 
-    pub fn weekday_name_zh(self) -> &'static str {
-        [
-            "星期一",
-            "星期二",
-            "星期三",
-            "星期四",
-            "星期五",
-            "星期六",
-            "星期日",
-        ][self.weekday_index()]
-    }
-
     pub fn weekday_name(self) -> &'static str {
         ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][self.weekday_index()]
     }

@@ -33,8 +33,6 @@ pub struct Plan {
 /// Everything a brain may look at to plan one resident's next action.
 pub struct PlanContext<'a> {
     pub now: GameTime,
-    /// 1-based day of the run.
-    pub day: u32,
     pub seed: u64,
     pub town: &'a Town,
     pub tuning: &'a Tuning,

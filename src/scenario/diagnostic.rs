@@ -41,11 +41,6 @@ impl Diagnostic {
         }
     }
 
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-
     pub fn in_file(mut self, file: &Path) -> Self {
         self.file = file.to_path_buf();
         self

@@ -182,28 +182,29 @@ impl Scenario {
             ));
             return Err(diags);
         }
-        let town: Option<(spec::TownFile, String)> = read_yaml(dir, "town.yaml", true, &mut diags);
-        let locations: Option<(spec::LocationsFile, String)> =
+        let town: Option<spec::TownFile> = read_yaml(dir, "town.yaml", true, &mut diags);
+        let locations: Option<spec::LocationsFile> =
             read_yaml(dir, "locations.yaml", true, &mut diags);
-        let residents: Option<(spec::ResidentsFile, String)> =
+        let residents: Option<spec::ResidentsFile> =
             read_yaml(dir, "residents.yaml", true, &mut diags);
-        let tuning: Option<(Tuning, String)> = read_yaml(dir, "tuning.yaml", false, &mut diags);
-        let (Some(town), Some(locations), Some(residents)) = (&town, &locations, residents) else {
-            // Still check the map when only the residents failed to parse, so one
-            // run of `check` reports every problem it can.
-            if let (Some(town), Some(locations)) = (&town, &locations) {
-                resolve::check_map(dir, &town.0, &locations.0, &mut diags);
+        let tuning: Option<Tuning> = read_yaml(dir, "tuning.yaml", false, &mut diags);
+        let (town, locations, residents) = match (town, locations, residents) {
+            (Some(t), Some(l), Some(r)) => (t, l, r),
+            (t, l, _) => {
+                // Still check the map when only the residents failed to parse, so
+                // one run of `check` reports every problem it can.
+                if let (Some(t), Some(l)) = (t, l) {
+                    resolve::check_map(dir, &t, &l, &mut diags);
+                }
+                return Err(diags);
             }
-            return Err(diags);
         };
-        let (town, locations) = (town.clone(), locations.clone());
-        let tuning = tuning.map(|t| t.0).unwrap_or_default();
         let files = resolve::Files {
             dir,
-            town: town.0,
-            locations: locations.0,
-            residents: residents.0,
-            tuning,
+            town,
+            locations,
+            residents,
+            tuning: tuning.unwrap_or_default(),
         };
         match resolve::resolve(files, &mut diags) {
             Some(s) if diags.is_empty() => Ok(s),
@@ -218,7 +219,7 @@ fn read_yaml<T: DeserializeOwned>(
     name: &str,
     required: bool,
     diags: &mut Diagnostics,
-) -> Option<(T, String)> {
+) -> Option<T> {
     let path = dir.join(name);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -233,7 +234,7 @@ fn read_yaml<T: DeserializeOwned>(
         }
     };
     match parse_yaml::<T>(&text) {
-        Ok(v) => Some((v, text)),
+        Ok(v) => Some(v),
         Err(e) => {
             diags.push(e.in_file(&path));
             None

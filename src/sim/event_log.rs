@@ -126,27 +126,6 @@ pub enum EndReason {
     Stopped,
 }
 
-impl EventBody {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Start { .. } => "start",
-            Self::Plan { .. } => "plan",
-            Self::PlanFixed { .. } => "plan_fixed",
-            Self::Move { .. } => "move",
-            Self::Arrive { .. } => "arrive",
-            Self::Dialogue { .. } => "dialogue",
-            Self::Conversation { .. } => "conversation",
-            Self::Notice { .. } => "notice",
-            Self::NoticeRead { .. } => "notice_read",
-            Self::Appointment { .. } => "appointment",
-            Self::Sleep { .. } => "sleep",
-            Self::Wake { .. } => "wake",
-            Self::Consolidate { .. } => "consolidate",
-            Self::End { .. } => "end",
-        }
-    }
-}
-
 /// Where log lines go.
 #[derive(Default)]
 pub enum LogSink {

@@ -267,3 +267,18 @@ fn consolidate(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_read_as_stamped_lines() {
+        let mut m = Memories::default();
+        let t = GameTime::parse("2026-04-06 10:30").unwrap();
+        m.push(t, MemoryKind::Dialogue, 150, "和阿朵聊了美食".into());
+        assert_eq!(m.entries[0].line(), "[2026-04-06 10:30] 和阿朵聊了美食");
+        assert_eq!(m.entries[0].importance, 100, "importance is capped at 100");
+        assert_eq!(m.recent(5).len(), 1);
+    }
+}

@@ -98,7 +98,6 @@ pub fn plugin(app: &mut App) {
     app.add_schedule(step);
     app.add_plugins((
         clock::plugin,
-        town::plugin,
         residents::plugin,
         needs::plugin,
         planning::plugin,

@@ -135,7 +135,6 @@ fn answer_with_brain(
     mut ready: MessageWriter<PlanReady>,
     mut q: Query<PlannerView>,
 ) {
-    let day = (clock.now.day_number() - clock.start.day_number()) as u32 + 1;
     for req in requests.read() {
         let Ok((r, persona, needs, at, previous, memories, agenda, rels, mut rng)) =
             q.get_mut(req.entity)
@@ -144,7 +143,6 @@ fn answer_with_brain(
         };
         let cx = PlanContext {
             now: clock.now,
-            day,
             seed: settings.seed,
             town: &town,
             tuning: &tuning,

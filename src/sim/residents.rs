@@ -117,10 +117,6 @@ impl ActivityKind {
             Self::Leisure
         }
     }
-
-    pub fn is_sleep(self) -> bool {
-        self == Self::Sleep
-    }
 }
 
 /// What the resident says it is doing: kept apart from [`Activity`] so the

@@ -12,8 +12,6 @@ pub struct ActiveTuning(pub Tuning);
 #[derive(Resource, Debug, Clone, Default, Deref)]
 pub struct Gatherings(pub Vec<Gathering>);
 
-pub(super) fn plugin(_app: &mut App) {}
-
 pub(super) fn setup(world: &mut World, scenario: &Scenario) {
     world.insert_resource(scenario.town.clone());
     world.insert_resource(ActiveTuning(scenario.tuning.clone()));
