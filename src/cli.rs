@@ -10,12 +10,13 @@ use clap::{Args, Parser, Subcommand};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::llm::{LlmArgs, LlmBrain, LlmSettings};
 use crate::scenario::{Scenario, generate::generated_town};
 use crate::sim::clock::Clock;
-use crate::sim::end::{SimOutcome, StopSim};
+use crate::sim::end::{SimFailure, SimOutcome, StopSim};
 use crate::sim::event_log::EventLog;
 use crate::sim::residents::{Needs, Resident, Tally};
-use crate::testing::{headless_app, run_to_end};
+use crate::testing::{headless_app_with_llm, run_to_end};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -26,6 +27,8 @@ use crate::testing::{headless_app, run_to_end};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -70,6 +73,8 @@ pub struct SimArgs {
     /// No progress bar and no summary table.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// Runs the CLI; returns the process exit code.
@@ -77,6 +82,7 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         None => sim(SimArgs {
             scenario: PathBuf::from("scenarios/heartvale"),
+            llm: cli.llm,
             ..SimArgs::default()
         }),
         Some(Command::Sim(args)) => sim(args),
@@ -126,8 +132,45 @@ fn sim(args: SimArgs) -> i32 {
         },
         None => EventLog::default(),
     };
+    let llm = match LlmSettings::resolve(
+        &args.llm,
+        &crate::llm::config::process_env,
+        scenario.llm.as_ref(),
+        &scenario.residents,
+    ) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
     let scenario = Arc::new(scenario);
-    let mut app = headless_app(scenario.clone(), seed, days, log);
+    let mut app = match headless_app_with_llm(scenario.clone(), seed, days, log, llm) {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    if let Some(brain) = app.world().get_resource::<LlmBrain>()
+        && !args.quiet
+    {
+        let ep = brain.endpoints.first();
+        eprintln!(
+            "LLM: {} of {} residents on {} ({}), timeout {:?}, {} in flight at most{}",
+            brain.routed(),
+            scenario.residents.len(),
+            ep.map_or("-", |e| e.base_url.as_str()),
+            ep.map_or("-", |e| e.model.as_str()),
+            brain.settings.timeout,
+            brain.settings.concurrency,
+            match &brain.settings.cassette {
+                Some(crate::llm::cassette::CassetteMode::Record(d)) => format!(", recording to {}", d.display()),
+                Some(crate::llm::cassette::CassetteMode::Replay(d)) => format!(", replaying {}", d.display()),
+                None => String::new(),
+            }
+        );
+    }
     let step = scenario.tuning.step_minutes.max(1) as u64;
     let total = days as u64 * 1440 / step;
     let bar = if args.quiet {
@@ -142,20 +185,25 @@ fn sim(args: SimArgs) -> i32 {
         )
     };
     let started = std::time::Instant::now();
-    let mut steps = 0u64;
     // Ctrl-C is a manual stop: the step in progress finishes, `end` is logged.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    while !app.world().resource::<SimOutcome>().ended() && steps < total + 10 {
+    let mut frames = 0u64;
+    while !app.world().resource::<SimOutcome>().ended()
+        && app.world().resource::<Clock>().steps < total + 10
+    {
         if stop.load(Ordering::SeqCst) {
             app.world_mut().write_message(StopSim);
         }
         app.update();
-        steps += 1;
-        if steps.is_multiple_of(60) {
-            bar.set_position(steps.min(total));
-            bar.set_message(app.world().resource::<Clock>().now.to_string());
+        // While the step waits for LLM replies, sleep until one comes.
+        crate::llm::wait_if_gated(app.world(), std::time::Duration::from_millis(50));
+        frames += 1;
+        if frames.is_multiple_of(60) {
+            let clock = app.world().resource::<Clock>();
+            bar.set_position(clock.steps.min(total));
+            bar.set_message(clock.now.to_string());
         }
     }
     run_to_end(&mut app, 0);
@@ -163,6 +211,10 @@ fn sim(args: SimArgs) -> i32 {
     let wall = started.elapsed();
     let world = app.world_mut();
     if let Some(e) = &world.resource::<EventLog>().error {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    if let Some(e) = &world.resource::<SimFailure>().0 {
         eprintln!("error: {e}");
         return 1;
     }
@@ -224,10 +276,69 @@ fn sim(args: SimArgs) -> i32 {
         wall.as_secs_f64(),
         seed
     );
+    if let Some(brain) = world.get_resource::<LlmBrain>() {
+        println!("{}", llm_table(world, brain));
+    }
     if let Some(path) = &args.log {
         println!("event log: {}", path.display());
     }
     0
+}
+
+/// The end-of-run LLM accounting: per resident, then totals and latency percentiles.
+fn llm_table(world: &bevy::prelude::World, brain: &LlmBrain) -> String {
+    let roster = world.resource::<crate::sim::residents::Roster>();
+    let stats = &brain.stats;
+    let days = stats.days.max(1);
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "LLM", "calls", "plan", "repair", "line", "summary", "calls/day", "prompt tok",
+        "completion tok", "used plans", "used lines", "fallbacks", "skipped",
+    ]);
+    let mut total = crate::llm::accounting::ResidentUsage::default();
+    for (i, u) in stats.residents.iter().enumerate() {
+        if u.total_calls() + u.skipped == 0 {
+            continue;
+        }
+        table.add_row(vec![
+            roster.names[i].clone(),
+            u.total_calls().to_string(),
+            u.calls[0].to_string(),
+            u.calls[1].to_string(),
+            u.calls[2].to_string(),
+            u.calls[3].to_string(),
+            format!("{:.1}", u.total_calls() as f64 / days as f64),
+            u.prompt_tokens.to_string(),
+            u.completion_tokens.to_string(),
+            u.llm_plans.to_string(),
+            u.llm_lines.to_string(),
+            u.fallbacks.to_string(),
+            u.skipped.to_string(),
+        ]);
+        for k in 0..4 {
+            total.calls[k] += u.calls[k];
+        }
+        total.prompt_tokens += u.prompt_tokens;
+        total.completion_tokens += u.completion_tokens;
+        total.fallbacks += u.fallbacks;
+        total.skipped += u.skipped;
+    }
+    let (p50, p90, p99) = stats.latency_percentiles();
+    let routed = brain.routed().max(1) as f64;
+    format!(
+        "{table}\nLLM total: {} calls over {} game day(s) = {:.1} per resident per day; {} prompt + {} completion tokens; median prompt {} tokens; latency p50 {} ms, p90 {} ms, p99 {} ms; {} fallbacks, {} skipped",
+        total.total_calls(),
+        days,
+        total.total_calls() as f64 / days as f64 / routed,
+        total.prompt_tokens,
+        total.completion_tokens,
+        stats.median_prompt_tokens(),
+        p50,
+        p90,
+        p99,
+        total.fallbacks,
+        total.skipped
+    )
 }
 
 fn check(paths: &[PathBuf]) -> i32 {

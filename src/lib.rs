@@ -4,10 +4,12 @@
 //! - [`sim`]: the render-free simulation plugins (clock, residents, needs,
 //!   planning, actions, notices, memory, interactions, end, event log).
 //! - [`brain`]: the interface minds implement, and the built-in offline brain.
+//! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
 //! - [`cli`]: `heartvale sim | check | replay`.
 
 pub mod brain;
 pub mod cli;
+pub mod llm;
 pub mod scenario;
 pub mod sim;
 pub mod testing;

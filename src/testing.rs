@@ -2,11 +2,14 @@
 //! plugin runs headless under `MinimalPlugins`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bevy::ecs::schedule::SingleThreadedExecutor;
 use bevy::prelude::*;
 
+use crate::llm::LlmSettings;
 use crate::scenario::Scenario;
+use crate::sim::clock::Clock;
 use crate::sim::end::SimOutcome;
 use crate::sim::event_log::EventLog;
 use crate::sim::{self, RunSettings};
@@ -14,7 +17,8 @@ use crate::sim::{self, RunSettings};
 /// A headless app with the whole simulation, one step per `update()`.
 pub fn headless_app(scenario: Arc<Scenario>, seed: u64, days: u32, log: EventLog) -> App {
     let mut app = App::new();
-    app.add_plugins(MinimalPlugins).add_plugins(sim::plugin);
+    app.add_plugins(MinimalPlugins)
+        .add_plugins((sim::plugin, crate::llm::plugin));
     app.insert_resource(log);
     // One step of a small town is microseconds of work: waking worker threads for
     // every schedule would cost more than the step itself.
@@ -26,15 +30,34 @@ pub fn headless_app(scenario: Arc<Scenario>, seed: u64, days: u32, log: EventLog
     app
 }
 
-/// Runs until an end condition holds (or `max_steps`, as a guard); returns the steps run.
+/// A headless app whose residents think with an LLM (when `llm` is `Some`).
+pub fn headless_app_with_llm(
+    scenario: Arc<Scenario>,
+    seed: u64,
+    days: u32,
+    log: EventLog,
+    llm: Option<LlmSettings>,
+) -> Result<App, String> {
+    let mut app = headless_app(scenario, seed, days, log);
+    if let Some(settings) = llm {
+        crate::llm::attach(app.world_mut(), settings)?;
+    }
+    Ok(app)
+}
+
+/// Runs until an end condition holds (or `max_steps` simulation steps, as a
+/// guard); returns the steps run. Between frames it sleeps while the step waits
+/// for LLM replies.
 pub fn run_to_end(app: &mut App, max_steps: u64) -> u64 {
-    let mut steps = 0;
-    while !app.world().resource::<SimOutcome>().ended() && steps < max_steps {
+    let first = app.world().resource::<Clock>().steps;
+    while !app.world().resource::<SimOutcome>().ended()
+        && app.world().resource::<Clock>().steps - first < max_steps
+    {
         app.update();
-        steps += 1;
+        crate::llm::wait_if_gated(app.world(), Duration::from_millis(50));
     }
     app.world_mut().resource_mut::<EventLog>().flush();
-    steps
+    app.world().resource::<Clock>().steps - first
 }
 
 /// Loads the default town shipped in `scenarios/heartvale`.

@@ -268,6 +268,7 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
         residents: profiles,
         gatherings,
         tuning: Tuning::default(),
+        llm: None,
     }
 }
 

@@ -43,6 +43,8 @@ pub struct Scenario {
     pub residents: Vec<Arc<Profile>>,
     pub gatherings: Vec<Gathering>,
     pub tuning: Tuning,
+    /// The `llm:` block of `town.yaml`.
+    pub llm: Option<spec::LlmSpec>,
 }
 
 /// A resident's persona with every place resolved to an index.

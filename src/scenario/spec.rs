@@ -22,6 +22,40 @@ pub struct TownFile {
     /// Seed used when the command line gives none.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// An LLM endpoint for the residents' minds (flags and environment override it).
+    #[serde(default)]
+    pub llm: Option<LlmSpec>,
+}
+
+/// `llm:` in `town.yaml`. Keys never go in files: name the environment variable.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LlmSpec {
+    /// e.g. `http://127.0.0.1:8089/v1`
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Environment variable holding the API key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    #[serde(default)]
+    pub timeout_secs: Option<f64>,
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    #[serde(default)]
+    pub max_calls_per_day: Option<u32>,
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    /// Stream conversation lines (SSE).
+    #[serde(default)]
+    pub stream: Option<bool>,
+    /// Only these resident ids use the LLM (default: all).
+    #[serde(default)]
+    pub residents: Option<Vec<String>>,
+    /// Queued calls beyond which unwatched residents use the built-in brain.
+    #[serde(default)]
+    pub lod_queue: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
@@ -243,10 +277,17 @@ pub struct HobbySpec {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BrainOverride {
+    /// This resident's own OpenAI-compatible base URL.
     #[serde(default)]
     pub endpoint: Option<String>,
     #[serde(default)]
     pub model: Option<String>,
+    /// Environment variable holding the key for `endpoint`.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Always the built-in brain, even when an LLM is configured.
+    #[serde(default)]
+    pub builtin: bool,
 }
 
 /// `tuning.yaml` — every number a designer may want to turn.

@@ -62,12 +62,26 @@ impl SimSpeed {
     }
 }
 
+/// Headless runs wait here for async minds: while `waiting`, no step is taken
+/// (the frame still completes), so the outcome does not depend on how fast a
+/// server answers.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct StepGate {
+    pub waiting: bool,
+}
+
+/// The `Update` system that runs simulation steps; async minds collect their
+/// replies before it.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DriveSteps;
+
 /// Longest burst of steps one frame may run, so a slow frame cannot snowball.
 const MAX_STEPS_PER_FRAME: u32 = 600;
 
 pub(super) fn plugin(app: &mut App) {
     app.insert_resource(StepMode::Headless)
-        .add_systems(Update, drive_steps)
+        .init_resource::<StepGate>()
+        .add_systems(Update, drive_steps.in_set(DriveSteps))
         .add_systems(SimStep, advance.in_set(SimSet::Clock));
 }
 
@@ -93,7 +107,9 @@ fn drive_steps(world: &mut World) {
         return;
     }
     let steps = match *world.resource::<StepMode>() {
-        StepMode::Headless => u32::from(!world.resource::<SimSpeed>().paused),
+        StepMode::Headless => {
+            u32::from(!world.resource::<SimSpeed>().paused && !world.resource::<StepGate>().waiting)
+        }
         StepMode::Realtime => {
             let dt = world.resource::<Time<Real>>().delta_secs();
             let step_minutes = world.resource::<Clock>().step_minutes as f32;

@@ -22,9 +22,19 @@ impl SimOutcome {
 #[derive(Message, Debug, Clone, Copy)]
 pub struct StopSim;
 
+/// The run cannot go on (e.g. a replay has no recorded answer); it ends this step.
+#[derive(Message, Debug, Clone)]
+pub struct FailSim(pub String);
+
+/// Why the run failed, when it did.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct SimFailure(pub Option<String>);
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SimOutcome>()
         .add_message::<StopSim>()
+        .add_message::<FailSim>()
+        .init_resource::<SimFailure>()
         .add_systems(SimStep, check_end.in_set(SimSet::End))
         .add_systems(SimStep, flush_on_end.after(SimSet::Log));
 }
@@ -33,6 +43,8 @@ fn check_end(
     clock: Res<Clock>,
     mut outcome: ResMut<SimOutcome>,
     mut stops: MessageReader<StopSim>,
+    mut failures: MessageReader<FailSim>,
+    mut failure: ResMut<SimFailure>,
     mut events: MessageWriter<SimEvent>,
     q: Query<Option<&Activity>, With<Resident>>,
 ) {
@@ -41,7 +53,11 @@ fn check_end(
     }
     // The last day's evening: from ten hours before the run's end (20:00 for a 06:00 start).
     let last_evening = clock.now >= clock.end().plus_minutes(-(10 * 60));
-    let reason = if stops.read().count() > 0 {
+    let error = failures.read().next().map(|f| f.0.clone());
+    let reason = if error.is_some() {
+        failure.0 = error.clone();
+        Some(EndReason::Failed)
+    } else if stops.read().count() > 0 {
         Some(EndReason::Stopped)
     } else if clock.now >= clock.end() {
         Some(EndReason::DaysDone)
@@ -61,6 +77,7 @@ fn check_end(
             body: EventBody::End {
                 reason,
                 day: clock.day(),
+                error,
             },
         });
     }

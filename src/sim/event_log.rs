@@ -112,9 +112,49 @@ pub enum EventBody {
         entries: u32,
         summary: String,
     },
+    /// One call to an LLM and what came of it.
+    LlmCall {
+        resident: ResidentId,
+        /// `plan`, `repair`, `line` or `summary`.
+        call: String,
+        model: String,
+        /// `ok`; `invalid` (unusable answer); `error` (no answer); `skipped` (not sent:
+        /// budget, circuit breaker or queue too long).
+        outcome: String,
+        /// Whose answer the resident used: `llm` or `builtin`.
+        used: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        latency_ms: u64,
+        prompt_tokens: u32,
+        completion_tokens: u32,
+        /// Token counts were estimated (the server sent no `usage`).
+        estimated: bool,
+        attempts: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        format: Option<String>,
+    },
+    /// LLM accounting for one game day (and the part day at the end).
+    LlmUsage {
+        day: u32,
+        calls: u32,
+        skipped: u32,
+        fallbacks: u32,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        latency_p50_ms: u64,
+        latency_p90_ms: u64,
+        latency_p99_ms: u64,
+        /// Calls per kind (`plan`, `repair`, `line`, `summary`).
+        by_kind: std::collections::BTreeMap<String, u32>,
+        /// Calls per resident.
+        by_resident: std::collections::BTreeMap<ResidentId, u32>,
+    },
     End {
         reason: EndReason,
         day: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
 }
 
@@ -124,7 +164,13 @@ pub enum EndReason {
     DaysDone,
     AllAsleep,
     Stopped,
+    /// Something the run cannot go on without failed (e.g. a replay cassette miss).
+    Failed,
 }
+
+/// What the `start` line names as the brain (the built-in one unless an async mind says otherwise).
+#[derive(Resource, Debug, Clone)]
+pub struct BrainLabel(pub String);
 
 /// Where log lines go.
 #[derive(Default)]
@@ -219,12 +265,19 @@ impl EventLog {
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<SimEvent>()
         .init_resource::<EventLog>()
-        .add_systems(SimStep, write_log.in_set(SimSet::Log));
+        .add_systems(SimStep, write_log.in_set(SimSet::Log))
+        .add_systems(SimStep, log_start.before(SimSet::Clock));
 }
 
-/// Writes the `start` line; called once when the world is set up.
+/// Writes the `start` line before the first step.
 pub(super) fn log_start(world: &mut World) {
-    let brain = world.resource::<super::ActiveBrain>().0.name().to_string();
+    if world.resource::<Clock>().steps > 0 {
+        return;
+    }
+    let brain = match world.get_resource::<BrainLabel>() {
+        Some(label) => label.0.clone(),
+        None => world.resource::<super::ActiveBrain>().0.name().to_string(),
+    };
     let scenario = world.resource::<LoadedScenario>().0.name.clone();
     let settings = world.resource::<RunSettings>().clone();
     let residents = world.resource::<Roster>().ids.clone();

@@ -2,8 +2,8 @@
 //! and pairing is linear in the number of residents, so thousands stay cheap.
 //! The social-life issue grows this into turn-by-turn conversations.
 
+use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
-
 use bevy::prelude::*;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -12,12 +12,13 @@ use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::notices::learn_gathering;
 use super::residents::{
-    Agenda, Census, Heard, Needs, Persona, Relationships, Resident, ResidentRng, Roster, Tally,
+    Activity, Agenda, AsyncMind, Census, Heard, Needs, Persona, Relationships, Resident,
+    ResidentRng, Roster, Tally,
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
 use crate::brain::{LineContext, Topic};
-use crate::scenario::{RelationKind, Town};
+use crate::scenario::{LocIdx, RelationKind, Town};
 use crate::time::GameTime;
 
 /// When each pair (lower idx first) may talk again, and when each resident
@@ -32,9 +33,99 @@ pub struct Cooldowns {
 #[derive(Resource, Debug, Deref, DerefMut)]
 pub struct EncounterRng(pub ChaCha8Rng);
 
+/// An exchange between two residents, line by line. Built-in speakers answer
+/// at once; an async mind's line arrives in a later step.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub id: u64,
+    /// Roster indices; `a` opens.
+    pub a: u32,
+    pub b: u32,
+    pub place: LocIdx,
+    pub topic: Topic,
+    /// Lines planned (it may end earlier).
+    pub planned: u32,
+    /// (speaker roster idx, line)
+    pub lines: Vec<(u32, String)>,
+    /// A gathering (index) the organiser invites the other to.
+    pub invite: Option<usize>,
+    pub started: GameTime,
+    /// An async mind is writing the next line.
+    pub awaiting: bool,
+    /// The next line and whether its speaker leaves after it, from an async mind.
+    pub delivered: Option<(String, bool)>,
+    pub ended: bool,
+}
+
+#[derive(Resource, Debug, Default)]
+pub struct Exchanges {
+    pub open: Vec<Exchange>,
+    next_id: u64,
+}
+
+impl Exchanges {
+    /// An async mind hands in the line an exchange waits for.
+    pub fn deliver(&mut self, exchange: u64, line: String, ends: bool) {
+        if let Some(ex) = self.open.iter_mut().find(|e| e.id == exchange) {
+            ex.delivered = Some((line, ends));
+        }
+    }
+}
+
+/// A line is needed from an async mind.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct LineRequest {
+    pub exchange: u64,
+    pub turn: u32,
+    pub speaker: Entity,
+    pub listener: Entity,
+}
+
+/// What a line is written from.
+pub type TalkerView<'a> = (
+    &'a Resident,
+    &'a Persona,
+    Option<&'a Activity>,
+    &'a Relationships,
+    &'a Agenda,
+);
+
+/// What a finished exchange changes.
+type TalkerEffects<'a> = (
+    &'a Resident,
+    &'a Persona,
+    &'a mut Needs,
+    &'a mut Relationships,
+    &'a mut Agenda,
+    &'a mut ResidentRng,
+    &'a mut Tally,
+);
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Cooldowns>()
-        .add_systems(SimStep, interact.in_set(SimSet::Interactions));
+        .init_resource::<Exchanges>()
+        .add_message::<LineRequest>()
+        .configure_sets(
+            SimStep,
+            (InteractionsSet::Meet, InteractionsSet::Talk)
+                .chain()
+                .in_set(SimSet::Interactions),
+        )
+        .add_systems(
+            SimStep,
+            (
+                interact.in_set(InteractionsSet::Meet),
+                talk.in_set(InteractionsSet::Talk),
+            ),
+        );
+}
+
+/// Pairs meet, then open exchanges advance; async minds deliver lines before
+/// `Talk` and pick up line requests after it.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InteractionsSet {
+    Meet,
+    Talk,
 }
 
 /// Who may be drawn into an exchange: standing at a place, awake, not just out of one.
@@ -51,25 +142,15 @@ fn available(census: &Census, cooldowns: &Cooldowns, now: GameTime, idx: u32) ->
 #[allow(clippy::too_many_arguments)]
 fn interact(
     clock: Res<Clock>,
-    settings: Res<RunSettings>,
     tuning: Res<ActiveTuning>,
     town: Res<Town>,
     census: Res<Census>,
     roster: Res<Roster>,
-    brain: Res<ActiveBrain>,
     gatherings: Res<Gatherings>,
     mut cooldowns: ResMut<Cooldowns>,
+    mut exchanges: ResMut<Exchanges>,
     mut rng: ResMut<EncounterRng>,
-    mut events: MessageWriter<SimEvent>,
-    mut q: Query<(
-        &Resident,
-        &Persona,
-        &mut Needs,
-        &mut Relationships,
-        &mut Agenda,
-        &mut ResidentRng,
-        &mut Tally,
-    )>,
+    q: Query<TalkerView>,
 ) {
     let t = &tuning.interactions;
     cooldowns.residents.resize(roster.len(), GameTime(i64::MIN));
@@ -123,98 +204,243 @@ fn interact(
         cooldowns
             .pairs
             .insert((a, b), clock.now.plus_minutes(t.cooldown_minutes as i64));
-        let ready = clock.now.plus_minutes(t.pause_minutes as i64);
-        cooldowns.residents[a as usize] = ready;
-        cooldowns.residents[b as usize] = ready;
+        // Out of the pool until the exchange ends (see `talk`).
+        cooldowns.residents[a as usize] = GameTime(i64::MAX);
+        cooldowns.residents[b as usize] = GameTime(i64::MAX);
         let (ea, eb) = (roster.entities[a as usize], roster.entities[b as usize]);
-        let Ok([mut ra, mut rb]) = q.get_many_mut([ea, eb]) else {
+        let (Ok(ra), Ok(rb)) = (q.get(ea), q.get(eb)) else {
             continue;
         };
         let place = census.entries[a as usize].at;
         let topic = Topic::choose(ra.1, rb.1, town.get(place));
         // The opener is whoever is more outgoing.
-        if rb.1.personality.extraversion > ra.1.personality.extraversion {
-            std::mem::swap(&mut ra, &mut rb);
-        }
+        let (ra, rb) = if rb.1.personality.extraversion > ra.1.personality.extraversion {
+            (rb, ra)
+        } else {
+            (ra, rb)
+        };
         let invite = gatherings
             .iter()
-            .find(|g| g.organiser == ra.0.id && g.starts > clock.now && !rb.4.knows(g.id))
+            .position(|g| g.organiser == ra.0.id && g.starts > clock.now && !rb.4.knows(g.id))
             .or_else(|| {
-                gatherings
-                    .iter()
-                    .find(|g| g.organiser == rb.0.id && g.starts > clock.now && !ra.4.knows(g.id))
+                gatherings.iter().position(|g| {
+                    g.organiser == rb.0.id && g.starts > clock.now && !ra.4.knows(g.id)
+                })
             });
-        let lines = 2 + rng.random_range(0..=(t.max_lines.max(2) - 2));
-        let participants = vec![ra.0.id.clone(), rb.0.id.clone()];
-        let mut previous = String::new();
-        for turn in 0..lines {
-            let (speaker, listener) = if turn % 2 == 0 {
-                (&ra, &rb)
+        let planned = 2 + rng.random_range(0..=(t.max_lines.max(2) - 2));
+        exchanges.next_id += 1;
+        let id = exchanges.next_id;
+        exchanges.open.push(Exchange {
+            id,
+            a: ra.0.idx,
+            b: rb.0.idx,
+            place,
+            topic,
+            planned,
+            lines: Vec::new(),
+            invite,
+            started: clock.now,
+            awaiting: false,
+            delivered: None,
+            ended: false,
+        });
+    }
+}
+
+/// Runs `f` with the context for the next line of `ex` (speaker by turn parity).
+pub fn with_line_context<R>(
+    ex: &Exchange,
+    inputs: &LineInputs,
+    q: &Query<TalkerView>,
+    f: impl FnOnce(&LineContext<'_>, Entity, Entity) -> R,
+) -> Option<R> {
+    let turn = ex.lines.len() as u32;
+    let (s, l) = if turn.is_multiple_of(2) {
+        (ex.a, ex.b)
+    } else {
+        (ex.b, ex.a)
+    };
+    let (es, el) = (
+        *inputs.roster.entities.get(s as usize)?,
+        *inputs.roster.entities.get(l as usize)?,
+    );
+    let (speaker, listener) = (q.get(es).ok()?, q.get(el).ok()?);
+    let inviting = ex
+        .invite
+        .and_then(|g| inputs.gatherings.get(g))
+        .filter(|g| g.organiser == speaker.0.id && turn == 1);
+    let cx = LineContext {
+        now: inputs.clock.now,
+        speaker: speaker.1,
+        listener: listener.1,
+        relation: speaker.3.by_idx(l),
+        place: inputs.town.get(ex.place),
+        topic: ex.topic,
+        turn,
+        lines: ex.planned,
+        previous: ex.lines.last().map_or("", |(_, line)| line.as_str()),
+        inviting,
+        inviting_place: inviting.map(|g| inputs.town.name(g.location)),
+        seed: inputs.settings.seed,
+    };
+    Some(f(&cx, es, el))
+}
+
+/// What every line is written from.
+#[derive(SystemParam)]
+pub struct LineInputs<'w> {
+    pub clock: Res<'w, Clock>,
+    pub settings: Res<'w, RunSettings>,
+    pub town: Res<'w, Town>,
+    pub roster: Res<'w, Roster>,
+    pub gatherings: Res<'w, Gatherings>,
+    pub brain: Res<'w, ActiveBrain>,
+}
+
+/// Advances every open exchange: built-in speakers answer at once; for an async
+/// mind a [`LineRequest`] goes out and the exchange waits for its delivery.
+/// Finished exchanges are logged and change needs, ties and agendas.
+#[allow(clippy::too_many_arguments)]
+fn talk(
+    inputs: LineInputs,
+    tuning: Res<ActiveTuning>,
+    mut exchanges: ResMut<Exchanges>,
+    mut cooldowns: ResMut<Cooldowns>,
+    mut events: MessageWriter<SimEvent>,
+    mut requests: MessageWriter<LineRequest>,
+    asynchronous: Query<(), With<AsyncMind>>,
+    mut residents: ParamSet<(Query<TalkerView>, Query<TalkerEffects>)>,
+) {
+    let now = inputs.clock.now;
+    let mut open = std::mem::take(&mut exchanges.open);
+    open.retain_mut(|ex| {
+        loop {
+            if ex.ended || ex.lines.len() as u32 >= ex.planned {
+                conclude(ex, &inputs, &tuning, &mut events, &mut residents.p1());
+                let ready = now.plus_minutes(tuning.interactions.pause_minutes as i64);
+                for i in [ex.a, ex.b] {
+                    if let Some(c) = cooldowns.residents.get_mut(i as usize) {
+                        *c = ready;
+                    }
+                }
+                return false;
+            }
+            let turn = ex.lines.len();
+            let speaker = if turn % 2 == 0 { ex.a } else { ex.b };
+            let line = if let Some((line, ends)) = ex.delivered.take() {
+                ex.awaiting = false;
+                ex.ended = ends;
+                line
+            } else if ex.awaiting {
+                return true;
+            } else if asynchronous.contains(inputs.roster.entities[speaker as usize]) {
+                let Some(req) = with_line_context(ex, &inputs, &residents.p0(), |_, s, l| LineRequest {
+                    exchange: ex.id,
+                    turn: turn as u32,
+                    speaker: s,
+                    listener: l,
+                }) else {
+                    ex.ended = true;
+                    continue;
+                };
+                requests.write(req);
+                ex.awaiting = true;
+                return true;
             } else {
-                (&rb, &ra)
+                let brain = inputs.brain.0.clone();
+                match with_line_context(ex, &inputs, &residents.p0(), |cx, _, _| brain.line(cx)) {
+                    Some(line) => line,
+                    None => {
+                        ex.ended = true;
+                        continue;
+                    }
+                }
             };
-            let inviting = invite.filter(|g| g.organiser == speaker.0.id && turn == 1);
-            let line = brain.0.line(&LineContext {
-                now: clock.now,
-                speaker: speaker.1,
-                listener: listener.1,
-                relation: speaker.3.by_idx(listener.0.idx),
-                place: town.get(place),
-                topic,
-                turn,
-                lines,
-                previous: &previous,
-                inviting,
-                inviting_place: inviting.map(|g| town.name(g.location)),
-                seed: settings.seed,
-            });
+            if line.is_empty() {
+                // Leaving without a word.
+                ex.ended = true;
+                continue;
+            }
             events.write(SimEvent {
-                time: clock.now,
+                time: now,
                 body: EventBody::Dialogue {
-                    participants: participants.clone(),
-                    speaker: speaker.0.id.clone(),
-                    location: town.id(place).clone(),
+                    participants: vec![
+                        inputs.roster.ids[ex.a as usize].clone(),
+                        inputs.roster.ids[ex.b as usize].clone(),
+                    ],
+                    speaker: inputs.roster.ids[speaker as usize].clone(),
+                    location: inputs.town.id(ex.place).clone(),
                     line: line.clone(),
                 },
             });
-            previous = line;
+            ex.lines.push((speaker, line));
         }
-        events.write(SimEvent {
-            time: clock.now,
-            body: EventBody::Conversation {
-                participants: participants.clone(),
-                location: town.id(place).clone(),
-                topic: topic.label().to_string(),
-                lines,
-            },
-        });
-        if let Some(g) = invite {
-            let guest = if g.organiser == ra.0.id {
-                &mut rb
-            } else {
-                &mut ra
-            };
-            learn_gathering(
-                g,
-                Heard::Invitation,
-                clock.now,
-                (guest.0, guest.1, &guest.3),
-                &mut guest.4,
-                &mut guest.5,
-                &mut events,
-            );
-        }
-        let talk = tuning.needs.talk_restore * lines as f32 / 2.0;
-        let (ida, idb) = ((ra.0.id.clone(), ra.0.idx), (rb.0.id.clone(), rb.0.idx));
-        for (me, other) in [(&mut ra, &idb), (&mut rb, &ida)] {
-            me.2.social = (me.2.social + talk).min(100.0);
-            me.6.conversations += 1;
-            let rel = me.3.entry(&other.0, other.1);
-            rel.strength = (rel.strength + 1.0).min(100.0);
-            rel.interactions += 1;
-            rel.last_interaction = Some(clock.now);
-            rel.kind = promote(rel.kind, rel.strength);
-        }
+    });
+    // Exchanges opened by `interact` this step were pushed after the take.
+    open.append(&mut exchanges.open);
+    exchanges.open = open;
+}
+
+/// Logs a finished exchange and applies what it did to both residents.
+fn conclude(
+    ex: &Exchange,
+    inputs: &LineInputs,
+    tuning: &ActiveTuning,
+    events: &mut MessageWriter<SimEvent>,
+    effects: &mut Query<TalkerEffects>,
+) {
+    let now = inputs.clock.now;
+    let roster = &inputs.roster;
+    let (ea, eb) = (
+        roster.entities[ex.a as usize],
+        roster.entities[ex.b as usize],
+    );
+    let participants = vec![roster.ids[ex.a as usize].clone(), roster.ids[ex.b as usize].clone()];
+    let lines = ex.lines.len() as u32;
+    if lines == 0 {
+        return;
+    }
+    events.write(SimEvent {
+        time: now,
+        body: EventBody::Conversation {
+            participants,
+            location: inputs.town.id(ex.place).clone(),
+            topic: ex.topic.label().to_string(),
+            lines,
+        },
+    });
+    let Ok([mut ra, mut rb]) = effects.get_many_mut([ea, eb]) else {
+        return;
+    };
+    // The invitation was made if the organiser got to speak its second line.
+    if let Some(g) = ex.invite.and_then(|g| inputs.gatherings.get(g).map(|x| (g, x)))
+        && lines >= 2
+    {
+        let guest = if g.1.organiser == ra.0.id {
+            &mut rb
+        } else {
+            &mut ra
+        };
+        learn_gathering(
+            g.1,
+            Heard::Invitation,
+            now,
+            (guest.0, guest.1, &guest.3),
+            &mut guest.4,
+            &mut guest.5,
+            events,
+        );
+    }
+    let talk = tuning.needs.talk_restore * lines as f32 / 2.0;
+    let (ida, idb) = ((ra.0.id.clone(), ra.0.idx), (rb.0.id.clone(), rb.0.idx));
+    for (me, other) in [(&mut ra, &idb), (&mut rb, &ida)] {
+        me.2.social = (me.2.social + talk).min(100.0);
+        me.6.conversations += 1;
+        let rel = me.3.entry(&other.0, other.1);
+        rel.strength = (rel.strength + 1.0).min(100.0);
+        rel.interactions += 1;
+        rel.last_interaction = Some(now);
+        rel.kind = promote(rel.kind, rel.strength);
     }
 }
 

@@ -9,7 +9,9 @@ use super::actions::FellAsleep;
 use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::notices::NoticeBoard;
-use super::residents::{ActivityKind, Census, NightState, Persona, Resident, Roster};
+use super::residents::{
+    ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster,
+};
 use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
 use crate::brain::SummaryContext;
@@ -71,9 +73,11 @@ impl Memories {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(
+    app.add_message::<SummaryRequest>().add_systems(
         SimStep,
-        (record, consolidate).chain().in_set(SimSet::Memory),
+        (record, consolidate.in_set(Consolidation))
+            .chain()
+            .in_set(SimSet::Memory),
     );
 }
 
@@ -218,6 +222,24 @@ fn others(roster: &Roster, participants: &[ResidentId], me: &ResidentId) -> Stri
         .join("、")
 }
 
+/// A night's entries to be summarised.
+#[derive(Debug, Clone)]
+pub struct PendingSummary {
+    pub night: chrono::NaiveDate,
+    pub entries: Vec<Memory>,
+}
+
+/// An async mind should summarise these entries (taken out of the stream).
+#[derive(Message, Debug, Clone)]
+pub struct SummaryRequest {
+    pub entity: Entity,
+    pub pending: PendingSummary,
+}
+
+/// Memories are recorded, then consolidated; async minds pick up summary requests after.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Consolidation;
+
 /// When a resident falls asleep for long enough and has not consolidated tonight,
 /// the day's entries become one summary (the brain writes it), dated that day.
 #[allow(clippy::too_many_arguments)]
@@ -227,10 +249,17 @@ fn consolidate(
     tuning: Res<ActiveTuning>,
     brain: Res<ActiveBrain>,
     mut events: MessageWriter<SimEvent>,
-    mut q: Query<(&Resident, &Persona, &mut Memories, &mut NightState)>,
+    mut requests: MessageWriter<SummaryRequest>,
+    mut q: Query<(
+        &Resident,
+        &Persona,
+        &mut Memories,
+        &mut NightState,
+        Has<AsyncMind>,
+    )>,
 ) {
     for &FellAsleep { entity, until } in reader.read() {
-        let Ok((r, persona, mut memories, mut night)) = q.get_mut(entity) else {
+        let Ok((r, persona, mut memories, mut night, asynchronous)) = q.get_mut(entity) else {
             continue;
         };
         let tonight = clock.now.night_of();
@@ -245,27 +274,63 @@ fn consolidate(
             .into_iter()
             .partition(|m| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Summary));
         memories.entries = kept;
+        let pending = PendingSummary {
+            night: tonight,
+            entries,
+        };
+        if asynchronous {
+            requests.write(SummaryRequest { entity, pending });
+            continue;
+        }
         let summary = brain.0.summarise(&SummaryContext {
             me: &persona.0,
             night: tonight,
-            entries: &entries,
+            entries: &pending.entries,
         });
-        let importance = entries.iter().map(|m| m.importance).max().unwrap_or(30);
-        let stamp = tonight
-            .and_hms_opt(23, 59, 0)
-            .map(GameTime::from_datetime)
-            .unwrap_or(clock.now);
-        memories.push(stamp, MemoryKind::Summary, importance, summary.clone());
-        events.write(SimEvent {
-            time: clock.now,
-            body: EventBody::Consolidate {
-                resident: r.id.clone(),
-                night: tonight.to_string(),
-                entries: entries.len() as u32,
-                summary,
-            },
-        });
+        store_summary(&mut memories, r, &pending, summary, clock.now, &mut events);
     }
+}
+
+/// Adds a night's summary to the stream and logs it.
+pub fn store_summary(
+    memories: &mut Memories,
+    r: &Resident,
+    pending: &PendingSummary,
+    summary: String,
+    now: GameTime,
+    events: &mut MessageWriter<SimEvent>,
+) {
+    let importance = pending
+        .entries
+        .iter()
+        .map(|m| m.importance)
+        .max()
+        .unwrap_or(30);
+    let stamp = pending
+        .night
+        .and_hms_opt(23, 59, 0)
+        .map(GameTime::from_datetime)
+        .unwrap_or(now);
+    // Keep the stream in time order: the summary goes before anything newer.
+    let at = memories.entries.partition_point(|m| m.time <= stamp);
+    memories.entries.insert(
+        at,
+        Memory {
+            time: stamp,
+            kind: MemoryKind::Summary,
+            importance: importance.min(100),
+            text: summary.clone(),
+        },
+    );
+    events.write(SimEvent {
+        time: now,
+        body: EventBody::Consolidate {
+            resident: r.id.clone(),
+            night: pending.night.to_string(),
+            entries: pending.entries.len() as u32,
+            summary,
+        },
+    });
 }
 
 #[cfg(test)]

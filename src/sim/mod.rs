@@ -123,5 +123,4 @@ pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSett
     ));
     world.insert_resource(settings);
     world.insert_resource(LoadedScenario(scenario));
-    event_log::log_start(world);
 }

@@ -1,6 +1,7 @@
 //! Idle residents ask their brain for a plan; every plan is validated against
 //! the town before it is carried out, and whatever had to be fixed is logged.
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::actions::ActionBegan;
@@ -9,7 +10,7 @@ use super::event_log::{EventBody, SimEvent};
 use super::memory::Memories;
 use super::notices::NoticeBoard;
 use super::residents::{
-    Activity, ActivityKind, ActivityText, Agenda, Census, Needs, Persona, Relationships, Resident,
+    Activity, ActivityKind, ActivityText, Agenda, AsyncMind, Census, Needs, Persona, Relationships, Resident,
     ResidentRng, Roster, Tally, Thinking, Walking, Whereabouts,
 };
 use super::town::{ActiveTuning, Gatherings};
@@ -80,7 +81,7 @@ type PlanTarget<'a> = (
 );
 
 /// What the brain may read of a resident, plus its random stream.
-type PlannerView<'a> = (
+pub type PlannerView<'a> = (
     &'a Resident,
     &'a Persona,
     &'a Needs,
@@ -119,33 +120,36 @@ fn request_plans(
     }
 }
 
-/// The built-in brain answers at once.
-#[allow(clippy::too_many_arguments)]
-fn answer_with_brain(
-    clock: Res<Clock>,
-    settings: Res<RunSettings>,
-    town: Res<Town>,
-    tuning: Res<ActiveTuning>,
-    board: Res<NoticeBoard>,
-    census: Res<Census>,
-    roster: Res<Roster>,
-    gatherings: Res<Gatherings>,
-    brain: Res<ActiveBrain>,
-    mut requests: MessageReader<PlanRequest>,
-    mut ready: MessageWriter<PlanReady>,
-    mut q: Query<PlannerView>,
-) {
-    for req in requests.read() {
-        let Ok((r, persona, needs, at, previous, memories, agenda, rels, mut rng)) =
-            q.get_mut(req.entity)
-        else {
-            continue;
-        };
+/// Everything a brain reads to plan for one resident; shared by the built-in
+/// answer and async minds (prompts, fallbacks).
+#[derive(SystemParam)]
+pub struct PlanInputs<'w, 's> {
+    pub clock: Res<'w, Clock>,
+    pub settings: Res<'w, RunSettings>,
+    pub town: Res<'w, Town>,
+    pub tuning: Res<'w, ActiveTuning>,
+    pub board: Res<'w, NoticeBoard>,
+    pub census: Res<'w, Census>,
+    pub roster: Res<'w, Roster>,
+    pub gatherings: Res<'w, Gatherings>,
+    pub brain: Res<'w, ActiveBrain>,
+    pub residents: Query<'w, 's, PlannerView<'static>>,
+}
+
+impl PlanInputs<'_, '_> {
+    /// Runs `f` with the resident's plan context and random stream.
+    pub fn with_context<R>(
+        &mut self,
+        entity: Entity,
+        f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
+    ) -> Option<R> {
+        let (r, persona, needs, at, previous, memories, agenda, rels, mut rng) =
+            self.residents.get_mut(entity).ok()?;
         let cx = PlanContext {
-            now: clock.now,
-            seed: settings.seed,
-            town: &town,
-            tuning: &tuning,
+            now: self.clock.now,
+            seed: self.settings.seed,
+            town: &self.town,
+            tuning: &self.tuning,
             me: &persona.0,
             my_idx: r.idx,
             needs,
@@ -154,17 +158,40 @@ fn answer_with_brain(
             memories: memories.recent(20),
             agenda,
             relationships: rels,
-            notices: &board,
-            census: &census,
-            roster: &roster,
-            gatherings: &gatherings,
+            notices: &self.board,
+            census: &self.census,
+            roster: &self.roster,
+            gatherings: &self.gatherings,
         };
-        let plan = brain.0.plan(&cx, &mut rng.0);
-        ready.write(PlanReady {
-            entity: req.entity,
-            request: req.request,
-            plan,
-        });
+        Some(f(&cx, &mut rng.0))
+    }
+
+    /// The built-in brain's plan (the default, and every async mind's fallback).
+    pub fn builtin_plan(&mut self, entity: Entity) -> Option<Plan> {
+        let brain = self.brain.0.clone();
+        self.with_context(entity, |cx, rng| brain.plan(cx, rng))
+    }
+}
+
+/// The built-in brain answers at once; residents with an async mind are answered
+/// by it (see `crate::llm`).
+fn answer_with_brain(
+    mut inputs: PlanInputs,
+    asynchronous: Query<(), With<AsyncMind>>,
+    mut requests: MessageReader<PlanRequest>,
+    mut ready: MessageWriter<PlanReady>,
+) {
+    for req in requests.read() {
+        if asynchronous.contains(req.entity) {
+            continue;
+        }
+        if let Some(plan) = inputs.builtin_plan(req.entity) {
+            ready.write(PlanReady {
+                entity: req.entity,
+                request: req.request,
+                plan,
+            });
+        }
     }
 }
 

@@ -152,6 +152,12 @@ pub struct Thinking {
     pub request: u64,
 }
 
+/// This resident's plans, lines and summaries come from an asynchronous mind
+/// (an LLM endpoint, see `crate::llm`), which always answers, falling back to
+/// the built-in brain itself when it must.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsyncMind;
+
 /// The last place the resident stood at (where it is, unless walking).
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Whereabouts(pub LocIdx);

@@ -1,0 +1,166 @@
+//! Tokens, calls and latencies: per resident, per call kind, per game day.
+
+use std::collections::BTreeMap;
+
+use crate::scenario::ResidentId;
+use crate::sim::event_log::EventBody;
+
+/// The kinds of call, in table order.
+pub const KINDS: [&str; 4] = ["plan", "repair", "line", "summary"];
+
+#[derive(Debug, Clone, Default)]
+pub struct ResidentUsage {
+    /// Calls sent, by [`KINDS`] index.
+    pub calls: [u32; 4],
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Answers the built-in brain gave instead (bad answer, error, skipped).
+    pub fallbacks: u32,
+    /// Calls not sent (budget, breaker, queue).
+    pub skipped: u32,
+    /// Plans and lines the resident actually used from the model.
+    pub llm_plans: u32,
+    pub llm_lines: u32,
+}
+
+impl ResidentUsage {
+    pub fn total_calls(&self) -> u32 {
+        self.calls.iter().sum()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Day {
+    calls: u32,
+    skipped: u32,
+    fallbacks: u32,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    latencies: Vec<u64>,
+    by_kind: BTreeMap<String, u32>,
+    by_resident: BTreeMap<ResidentId, u32>,
+}
+
+/// Everything counted over a run.
+#[derive(Debug, Clone, Default)]
+pub struct LlmStats {
+    pub residents: Vec<ResidentUsage>,
+    /// Latency of every call sent, in ms.
+    pub latencies: Vec<u64>,
+    /// Prompt tokens of every call sent.
+    pub prompt_tokens: Vec<u32>,
+    /// Game days with at least one resident on an LLM.
+    pub days: u32,
+    day: Day,
+}
+
+pub fn kind_index(kind: &str) -> usize {
+    KINDS.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+impl LlmStats {
+    pub fn new(residents: usize) -> Self {
+        Self {
+            residents: vec![ResidentUsage::default(); residents],
+            ..Self::default()
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn call(
+        &mut self,
+        idx: u32,
+        id: &ResidentId,
+        kind: &str,
+        prompt: u32,
+        completion: u32,
+        latency_ms: u64,
+    ) {
+        let r = &mut self.residents[idx as usize];
+        r.calls[kind_index(kind)] += 1;
+        r.prompt_tokens += prompt as u64;
+        r.completion_tokens += completion as u64;
+        self.latencies.push(latency_ms);
+        self.prompt_tokens.push(prompt);
+        let d = &mut self.day;
+        d.calls += 1;
+        d.prompt_tokens += prompt as u64;
+        d.completion_tokens += completion as u64;
+        d.latencies.push(latency_ms);
+        *d.by_kind.entry(kind.to_string()).or_default() += 1;
+        *d.by_resident.entry(id.clone()).or_default() += 1;
+    }
+
+    pub fn fallback(&mut self, idx: u32) {
+        self.residents[idx as usize].fallbacks += 1;
+        self.day.fallbacks += 1;
+    }
+
+    pub fn skip(&mut self, idx: u32) {
+        self.residents[idx as usize].skipped += 1;
+        self.residents[idx as usize].fallbacks += 1;
+        self.day.skipped += 1;
+        self.day.fallbacks += 1;
+    }
+
+    /// Closes a game day: its `llm_usage` event.
+    pub fn close_day(&mut self, day: u32) -> EventBody {
+        let d = std::mem::take(&mut self.day);
+        self.days += 1;
+        let mut lat = d.latencies;
+        lat.sort_unstable();
+        EventBody::LlmUsage {
+            day,
+            calls: d.calls,
+            skipped: d.skipped,
+            fallbacks: d.fallbacks,
+            prompt_tokens: d.prompt_tokens,
+            completion_tokens: d.completion_tokens,
+            latency_p50_ms: percentile(&lat, 50.0),
+            latency_p90_ms: percentile(&lat, 90.0),
+            latency_p99_ms: percentile(&lat, 99.0),
+            by_kind: d.by_kind,
+            by_resident: d.by_resident,
+        }
+    }
+
+    /// Latency percentiles over the whole run (ms): p50, p90, p99.
+    pub fn latency_percentiles(&self) -> (u64, u64, u64) {
+        let mut lat = self.latencies.clone();
+        lat.sort_unstable();
+        (
+            percentile(&lat, 50.0),
+            percentile(&lat, 90.0),
+            percentile(&lat, 99.0),
+        )
+    }
+
+    pub fn median_prompt_tokens(&self) -> u32 {
+        let mut t = self.prompt_tokens.clone();
+        t.sort_unstable();
+        t.get(t.len() / 2).copied().unwrap_or(0)
+    }
+}
+
+/// Nearest-rank percentile of sorted values (0 when empty).
+pub fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50.0), 50);
+        assert_eq!(percentile(&v, 99.0), 99);
+        assert_eq!(percentile(&[7], 90.0), 7);
+        assert_eq!(percentile(&[], 50.0), 0);
+    }
+}

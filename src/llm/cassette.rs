@@ -1,0 +1,131 @@
+//! Record and replay: `--record DIR` writes every call (request and answer, never
+//! a key or auth header) to `DIR/calls.jsonl`; `--replay DIR` answers from it
+//! with no network, so a run can be reproduced byte for byte and demoed offline.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::client::{ChatReply, ChatRequest, Endpoint, LlmError};
+
+const CALLS: &str = "calls.jsonl";
+const META: &str = "meta.json";
+
+/// The key of a call: a hash of the model, the messages and every parameter.
+pub fn key(model: &str, req: &ChatRequest) -> String {
+    let canonical = serde_json::json!({ "model": model, "request": req });
+    let digest = Sha256::digest(canonical.to_string().as_bytes());
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// What a call came to, as recorded.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Recorded {
+    pub result: Result<ChatReply, LlmError>,
+    pub latency_ms: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    key: String,
+    model: String,
+    request: ChatRequest,
+    #[serde(flatten)]
+    recorded: Recorded,
+}
+
+/// The default endpoint of the recorded run, so `--replay` needs no other flags.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Meta {
+    pub base_url: String,
+    pub model: String,
+}
+
+pub enum Cassette {
+    Recording(Mutex<std::io::BufWriter<std::fs::File>>),
+    Replaying(Mutex<HashMap<String, VecDeque<Recorded>>>),
+}
+
+impl Cassette {
+    /// Starts a new cassette in `dir` (created if needed; an old one is replaced).
+    pub fn record(dir: &Path, default: Option<&Endpoint>) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        if let Some(ep) = default {
+            let meta = Meta {
+                base_url: ep.base_url.clone(),
+                model: ep.model.clone(),
+            };
+            std::fs::write(dir.join(META), serde_json::to_vec_pretty(&meta)?)?;
+        }
+        let file = std::fs::File::create(dir.join(CALLS))?;
+        Ok(Self::Recording(Mutex::new(std::io::BufWriter::new(file))))
+    }
+
+    /// Loads a cassette for replay.
+    pub fn replay(dir: &Path) -> Result<Self, String> {
+        let path = dir.join(CALLS);
+        let file = std::fs::File::open(&path)
+            .map_err(|e| format!("cannot open cassette {}: {e}", path.display()))?;
+        let mut entries: HashMap<String, VecDeque<Recorded>> = HashMap::new();
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let e: Entry = serde_json::from_str(&line)
+                .map_err(|e| format!("{}:{}:{}: {e}", path.display(), n + 1, e.column()))?;
+            entries.entry(e.key).or_default().push_back(e.recorded);
+        }
+        Ok(Self::Replaying(Mutex::new(entries)))
+    }
+
+    pub fn meta(dir: &Path) -> Option<Meta> {
+        let text = std::fs::read(dir.join(META)).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    pub fn is_replay(&self) -> bool {
+        matches!(self, Self::Replaying(_))
+    }
+
+    /// The recorded answer for this call (the same request asked twice gets its
+    /// answers in recorded order), or a miss.
+    pub fn answer(&self, model: &str, req: &ChatRequest) -> Option<Result<Recorded, LlmError>> {
+        let Self::Replaying(entries) = self else {
+            return None;
+        };
+        let key = key(model, req);
+        let mut entries = entries.lock().unwrap_or_else(|p| p.into_inner());
+        Some(match entries.get_mut(&key) {
+            Some(queue) if queue.len() > 1 => Ok(queue.pop_front().expect("non-empty")),
+            Some(queue) => Ok(queue.front().cloned().expect("never emptied")),
+            None => Err(LlmError::CassetteMiss { key }),
+        })
+    }
+
+    pub fn write(&self, model: &str, req: &ChatRequest, recorded: &Recorded) {
+        let Self::Recording(file) = self else { return };
+        let entry = Entry {
+            key: key(model, req),
+            model: model.to_string(),
+            request: req.clone(),
+            recorded: recorded.clone(),
+        };
+        let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Ok(line) = serde_json::to_string(&entry) {
+            // A failed write loses one entry; replay then reports a clear miss.
+            let _ = writeln!(file, "{line}").and_then(|_| file.flush());
+        }
+    }
+}
+
+/// Where a cassette goes or comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CassetteMode {
+    Record(PathBuf),
+    Replay(PathBuf),
+}

@@ -1,0 +1,582 @@
+//! An async client for OpenAI-compatible servers (llama.cpp server, Ollama, vLLM,
+//! OpenAI, DeepSeek): chat completions, plain and SSE-streamed, and embeddings.
+//! Retries 429/5xx with exponential backoff and jitter (honouring `Retry-After`),
+//! and falls back from `json_schema` to `json_object` to plain text per endpoint
+//! when a server refuses a response format.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// An API key. Never printed: `Debug` and `Display` show `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Option<Self> {
+        let key = key.into();
+        (!key.trim().is_empty()).then(|| Self(key.trim().to_string()))
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// Where one resident's mind lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// e.g. `http://127.0.0.1:8089/v1`
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<ApiKey>,
+}
+
+impl Endpoint {
+    fn url(&self, path: &str) -> String {
+        format!("{}/{path}", self.base_url.trim_end_matches('/'))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
+/// What shape of answer to ask for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Format {
+    Text,
+    /// JSON matching this schema (`response_format: json_schema`).
+    Json { name: String, schema: Value },
+}
+
+/// How a server was actually asked, after any fallback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FormatLevel {
+    JsonSchema,
+    JsonObject,
+    Plain,
+}
+
+impl FormatLevel {
+    fn next(self) -> Option<Self> {
+        match self {
+            Self::JsonSchema => Some(Self::JsonObject),
+            Self::JsonObject => Some(Self::Plain),
+            Self::Plain => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: f32,
+    pub max_tokens: u32,
+    /// Sampling seed, for servers that honour it (llama.cpp, vLLM, OpenAI).
+    pub seed: Option<u64>,
+    pub format: Format,
+    /// Stream the answer over SSE.
+    pub stream: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatReply {
+    pub content: String,
+    /// From the server's `usage`, if it sent one.
+    pub usage: Option<Usage>,
+    /// `None` when no structured format was asked for.
+    pub format: Option<FormatLevel>,
+    pub attempts: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LlmError {
+    /// No answer within the per-request timeout.
+    Timeout,
+    /// Could not connect (refused, DNS, reset).
+    Connect(String),
+    /// The server answered with an error status.
+    Status { code: u16, body: String },
+    /// The answer was not the OpenAI shape.
+    Decode(String),
+    /// `--replay` has no recorded answer for this request.
+    CassetteMiss { key: String },
+}
+
+impl std::error::Error for LlmError {}
+
+impl std::fmt::Display for LlmError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Timeout => write!(f, "timed out"),
+            Self::Connect(e) => write!(f, "cannot connect: {e}"),
+            Self::Status { code, body } => {
+                let body: String = body.chars().take(200).collect();
+                write!(f, "HTTP {code}: {body}")
+            }
+            Self::Decode(e) => write!(f, "bad response: {e}"),
+            Self::CassetteMiss { key } => write!(f, "no recorded answer (cassette key {key})"),
+        }
+    }
+}
+
+impl LlmError {
+    /// Short label for the event log.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Timeout => "timeout",
+            Self::Connect(_) => "connect",
+            Self::Status { .. } => "http_error",
+            Self::Decode(_) => "bad_response",
+            Self::CassetteMiss { .. } => "cassette_miss",
+        }
+    }
+}
+
+/// Retry policy for one logical call.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Extra attempts after the first, on 429/5xx/connection errors.
+    pub max_retries: u32,
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 3,
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(20),
+        }
+    }
+}
+
+/// The HTTP client plus what it learnt about each endpoint's response formats.
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    formats: Arc<Mutex<HashMap<String, FormatLevel>>>,
+    pub retry: RetryPolicy,
+}
+
+impl Default for Client {
+    fn default() -> Self {
+        Self::new(RetryPolicy::default())
+    }
+}
+
+impl Client {
+    pub fn new(retry: RetryPolicy) -> Self {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(16)
+            .user_agent(concat!("heartvale/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("the HTTP client builds with default settings");
+        Self {
+            http,
+            formats: Arc::default(),
+            retry,
+        }
+    }
+
+    /// The best format this endpoint has not refused yet.
+    pub fn format_level(&self, ep: &Endpoint) -> FormatLevel {
+        let formats = self.formats.lock().unwrap_or_else(|p| p.into_inner());
+        formats
+            .get(&ep.base_url)
+            .copied()
+            .unwrap_or(FormatLevel::JsonSchema)
+    }
+
+    fn downgrade(&self, ep: &Endpoint, from: FormatLevel) -> Option<FormatLevel> {
+        let next = from.next()?;
+        let mut formats = self.formats.lock().unwrap_or_else(|p| p.into_inner());
+        let level = formats
+            .entry(ep.base_url.clone())
+            .or_insert(FormatLevel::JsonSchema);
+        *level = (*level).max(next);
+        Some(*level)
+    }
+
+    /// One logical chat call: retries, format fallback and streaming included,
+    /// all within `timeout`.
+    pub async fn chat(
+        &self,
+        ep: &Endpoint,
+        req: &ChatRequest,
+        timeout: Duration,
+    ) -> Result<ChatReply, LlmError> {
+        let deadline = Instant::now() + timeout;
+        match tokio::time::timeout(timeout, self.chat_inner(ep, req, deadline)).await {
+            Ok(r) => r,
+            Err(_) => Err(LlmError::Timeout),
+        }
+    }
+
+    async fn chat_inner(
+        &self,
+        ep: &Endpoint,
+        req: &ChatRequest,
+        deadline: Instant,
+    ) -> Result<ChatReply, LlmError> {
+        let mut attempts = 0u32;
+        let mut retries = 0u32;
+        loop {
+            attempts += 1;
+            let level = match req.format {
+                Format::Text => None,
+                Format::Json { .. } => Some(self.format_level(ep)),
+            };
+            let body = request_body(ep, req, level);
+            let mut builder = self
+                .http
+                .post(ep.url("chat/completions"))
+                .json(&body)
+                .timeout(deadline.saturating_duration_since(Instant::now()));
+            if let Some(key) = &ep.api_key {
+                builder = builder.bearer_auth(&key.0);
+            }
+            let failure = match builder.send().await {
+                Ok(resp) if resp.status().is_success() => {
+                    let mut reply = if req.stream {
+                        read_stream(resp).await?
+                    } else {
+                        read_plain(resp).await?
+                    };
+                    reply.format = level;
+                    reply.attempts = attempts;
+                    return Ok(reply);
+                }
+                Ok(resp) => {
+                    let code = resp.status().as_u16();
+                    let retry_after = resp
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<f64>().ok())
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .map(Duration::from_secs_f64);
+                    let body = resp.text().await.unwrap_or_default();
+                    // A server that cannot do this response format says so with a 400/422/501.
+                    if matches!(code, 400 | 422 | 501)
+                        && let Some(l) = level
+                        && l != FormatLevel::Plain
+                    {
+                        self.downgrade(ep, l);
+                        continue;
+                    }
+                    Failure {
+                        error: LlmError::Status { code, body },
+                        retryable: code == 429 || code == 408 || code >= 500,
+                        retry_after,
+                    }
+                }
+                Err(e) if e.is_timeout() => return Err(LlmError::Timeout),
+                Err(e) => Failure {
+                    error: LlmError::Connect(error_chain(&e)),
+                    retryable: true,
+                    retry_after: None,
+                },
+            };
+            if !failure.retryable || retries >= self.retry.max_retries {
+                return Err(failure.error);
+            }
+            let wait = failure
+                .retry_after
+                .unwrap_or_else(|| backoff(&self.retry, retries));
+            retries += 1;
+            if Instant::now() + wait >= deadline {
+                // Waiting would overrun the deadline: report the failure now.
+                return Err(failure.error);
+            }
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// `POST {base}/embeddings` for a batch of texts.
+    pub async fn embeddings(
+        &self,
+        ep: &Endpoint,
+        input: &[String],
+        timeout: Duration,
+    ) -> Result<Vec<Vec<f32>>, LlmError> {
+        #[derive(Deserialize)]
+        struct Item {
+            index: Option<usize>,
+            embedding: Vec<f32>,
+        }
+        #[derive(Deserialize)]
+        struct Answer {
+            data: Vec<Item>,
+        }
+        let mut builder = self
+            .http
+            .post(ep.url("embeddings"))
+            .json(&json!({ "model": ep.model, "input": input }))
+            .timeout(timeout);
+        if let Some(key) = &ep.api_key {
+            builder = builder.bearer_auth(&key.0);
+        }
+        let resp = builder.send().await.map_err(|e| {
+            if e.is_timeout() {
+                LlmError::Timeout
+            } else {
+                LlmError::Connect(error_chain(&e))
+            }
+        })?;
+        let code = resp.status().as_u16();
+        if !resp.status().is_success() {
+            let body = resp.text().await.unwrap_or_default();
+            return Err(LlmError::Status { code, body });
+        }
+        let mut answer: Answer = resp
+            .json()
+            .await
+            .map_err(|e| LlmError::Decode(e.to_string()))?;
+        answer.data.sort_by_key(|i| i.index.unwrap_or(0));
+        if answer.data.len() != input.len() {
+            return Err(LlmError::Decode(format!(
+                "{} embeddings for {} inputs",
+                answer.data.len(),
+                input.len()
+            )));
+        }
+        Ok(answer.data.into_iter().map(|i| i.embedding).collect())
+    }
+}
+
+struct Failure {
+    error: LlmError,
+    retryable: bool,
+    retry_after: Option<Duration>,
+}
+
+/// Exponential backoff with full jitter: a random wait in [base·2ⁿ/2, base·2ⁿ].
+fn backoff(policy: &RetryPolicy, retry: u32) -> Duration {
+    let cap = policy
+        .backoff_base
+        .saturating_mul(1 << retry.min(16))
+        .min(policy.backoff_max);
+    let half = cap / 2;
+    let jitter = rand::rng().random_range(0.0..=1.0f64);
+    half + half.mul_f64(jitter)
+}
+
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// The JSON body of a chat request at a given format level.
+pub fn request_body(ep: &Endpoint, req: &ChatRequest, level: Option<FormatLevel>) -> Value {
+    let mut messages = req.messages.clone();
+    let mut body = json!({
+        "model": ep.model,
+        "temperature": req.temperature,
+        "max_tokens": req.max_tokens,
+    });
+    if let Some(seed) = req.seed {
+        body["seed"] = json!(seed);
+    }
+    if let (Format::Json { name, schema }, Some(level)) = (&req.format, level) {
+        match level {
+            FormatLevel::JsonSchema => {
+                body["response_format"] = json!({
+                    "type": "json_schema",
+                    "json_schema": { "name": name, "strict": true, "schema": schema },
+                });
+            }
+            FormatLevel::JsonObject => {
+                body["response_format"] = json!({ "type": "json_object" });
+            }
+            FormatLevel::Plain => {
+                // No server-side help: spell the schema out in the prompt.
+                if let Some(last) = messages.last_mut() {
+                    last.content.push_str(&format!(
+                        "\n\n只输出一个 JSON 对象，符合这个 JSON Schema：\n{schema}"
+                    ));
+                }
+            }
+        }
+    }
+    body["messages"] = serde_json::to_value(&messages).unwrap_or_default();
+    if req.stream {
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({ "include_usage": true });
+    }
+    body
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u32,
+    #[serde(default)]
+    completion_tokens: u32,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(u: WireUsage) -> Self {
+        Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+        }
+    }
+}
+
+async fn read_plain(resp: reqwest::Response) -> Result<ChatReply, LlmError> {
+    #[derive(Deserialize)]
+    struct Msg {
+        content: Option<String>,
+        /// Reasoning models (DeepSeek-R1, Qwen3) may put text here too.
+        reasoning_content: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Choice {
+        message: Msg,
+    }
+    #[derive(Deserialize)]
+    struct Answer {
+        choices: Vec<Choice>,
+        usage: Option<WireUsage>,
+    }
+    let text = resp.text().await.map_err(|e| {
+        if e.is_timeout() {
+            LlmError::Timeout
+        } else {
+            LlmError::Decode(e.to_string())
+        }
+    })?;
+    let answer: Answer = serde_json::from_str(&text)
+        .map_err(|e| LlmError::Decode(format!("{e}: {}", text.chars().take(120).collect::<String>())))?;
+    let choice = answer
+        .choices
+        .into_iter()
+        .next()
+        .ok_or_else(|| LlmError::Decode("no choices".into()))?;
+    let content = choice
+        .message
+        .content
+        .filter(|c| !c.trim().is_empty())
+        .or(choice.message.reasoning_content)
+        .unwrap_or_default();
+    Ok(ChatReply {
+        content,
+        usage: answer.usage.map(Usage::from),
+        format: None,
+        attempts: 1,
+    })
+}
+
+/// Reads a `text/event-stream` answer: `data: {chunk}` lines until `data: [DONE]`.
+async fn read_stream(mut resp: reqwest::Response) -> Result<ChatReply, LlmError> {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut content = String::new();
+    let mut usage = None;
+    let mut done = false;
+    while !done {
+        let chunk = resp.chunk().await.map_err(|e| {
+            if e.is_timeout() {
+                LlmError::Timeout
+            } else {
+                LlmError::Decode(e.to_string())
+            }
+        })?;
+        let Some(chunk) = chunk else { break };
+        buf.extend_from_slice(&chunk);
+        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=end).collect();
+            let line = String::from_utf8_lossy(&line);
+            let Some(data) = line.trim().strip_prefix("data:") else {
+                continue;
+            };
+            let data = data.trim();
+            if data == "[DONE]" {
+                done = true;
+                break;
+            }
+            let v: Value = serde_json::from_str(data)
+                .map_err(|e| LlmError::Decode(format!("bad stream chunk: {e}")))?;
+            if let Some(piece) = v["choices"][0]["delta"]["content"].as_str() {
+                content.push_str(piece);
+            }
+            if let Some(u) = v.get("usage").filter(|u| !u.is_null())
+                && let Ok(u) = serde_json::from_value::<WireUsage>(u.clone())
+            {
+                usage = Some(Usage::from(u));
+            }
+        }
+    }
+    Ok(ChatReply {
+        content,
+        usage,
+        format: None,
+        attempts: 1,
+    })
+}
+
+/// A rough token count for text when the server reports no usage: about one
+/// token per CJK character and one per four other characters.
+pub fn estimate_tokens(text: &str) -> u32 {
+    let (mut wide, mut narrow) = (0u32, 0u32);
+    for c in text.chars() {
+        if c.is_ascii() {
+            narrow += 1;
+        } else {
+            wide += 1;
+        }
+    }
+    wide + narrow.div_ceil(4)
+}

@@ -1,0 +1,230 @@
+//! Where LLM settings come from, strongest first: command-line flags, the
+//! environment (`HEARTVALE_LLM_*`, then `OPENAI_*`), the scenario's `llm:` block,
+//! and per resident a `brain:` override. No endpoint anywhere → the built-in brain.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::cassette::{Cassette, CassetteMode};
+use super::client::{ApiKey, Endpoint};
+use crate::scenario::Profile;
+use crate::scenario::spec::LlmSpec;
+
+/// LLM flags shared by `heartvale` and `heartvale sim`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct LlmArgs {
+    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8089/v1` (env HEARTVALE_LLM_BASE_URL).
+    #[arg(long, value_name = "URL")]
+    pub llm: Option<String>,
+    /// Model name sent to the server (env HEARTVALE_LLM_MODEL).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Seconds one call may take, retries included (default 60).
+    #[arg(long, value_name = "SECS")]
+    pub llm_timeout: Option<f64>,
+    /// Calls in flight at once (default 4).
+    #[arg(long, value_name = "N")]
+    pub llm_concurrency: Option<usize>,
+    /// At most this many LLM calls per game day; then the built-in brain answers.
+    #[arg(long, value_name = "N")]
+    pub max_llm_calls_per_day: Option<u32>,
+    /// Record every LLM call (request and answer, never a key) into this folder.
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
+    /// Answer LLM calls from a recorded folder, with no network; a miss fails the run.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
+    /// Ignore every endpoint setting and use the built-in brain.
+    #[arg(long)]
+    pub no_llm: bool,
+}
+
+/// The resolved settings of the LLM brain.
+#[derive(Debug, Clone)]
+pub struct LlmSettings {
+    /// The endpoint residents use unless their own `brain:` says otherwise.
+    pub default: Option<Endpoint>,
+    pub timeout: Duration,
+    pub concurrency: usize,
+    pub max_calls_per_day: Option<u32>,
+    pub temperature: f32,
+    /// Stream conversation lines over SSE.
+    pub stream_lines: bool,
+    /// Only these residents use the LLM (all when `None`).
+    pub only: Option<Vec<String>>,
+    pub cassette: Option<CassetteMode>,
+    /// Queued calls beyond which residents nobody is watching use the built-in
+    /// brain instead of waiting (the "AI level of detail").
+    pub lod_queue: usize,
+    /// Consecutive failures that open an endpoint's circuit breaker.
+    pub breaker_failures: u32,
+    /// Game minutes an open breaker waits before letting one probe through.
+    pub breaker_cooldown_minutes: u32,
+    /// Keys from the environment by variable name, for per-resident `api_key_env`.
+    env_keys: Vec<(String, ApiKey)>,
+}
+
+impl LlmSettings {
+    /// Settings with one endpoint and the defaults (tests, benches).
+    pub fn for_endpoint(base_url: &str, model: &str) -> Self {
+        Self {
+            default: Some(Endpoint {
+                base_url: base_url.to_string(),
+                model: model.to_string(),
+                api_key: None,
+            }),
+            timeout: Duration::from_secs(60),
+            concurrency: 4,
+            max_calls_per_day: None,
+            temperature: 0.7,
+            stream_lines: false,
+            only: None,
+            cassette: None,
+            lod_queue: 64,
+            breaker_failures: 5,
+            breaker_cooldown_minutes: 30,
+            env_keys: Vec::new(),
+        }
+    }
+
+    /// Resolves flags, environment and scenario. `Ok(None)`: no LLM at all.
+    pub fn resolve(
+        args: &LlmArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+        spec: Option<&LlmSpec>,
+        residents: &[std::sync::Arc<Profile>],
+    ) -> Result<Option<Self>, String> {
+        if args.no_llm {
+            return Ok(None);
+        }
+        let env_nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+        let replay_meta = args.replay.as_deref().and_then(Cassette::meta);
+        let base_url = args
+            .llm
+            .clone()
+            .or_else(|| env_nonempty("HEARTVALE_LLM_BASE_URL"))
+            .or_else(|| env_nonempty("OPENAI_BASE_URL"))
+            .or_else(|| spec.and_then(|s| s.base_url.clone()))
+            .or_else(|| replay_meta.as_ref().map(|m| m.base_url.clone()));
+        let model = args
+            .model
+            .clone()
+            .or_else(|| env_nonempty("HEARTVALE_LLM_MODEL"))
+            .or_else(|| spec.and_then(|s| s.model.clone()))
+            .or_else(|| replay_meta.as_ref().map(|m| m.model.clone()));
+        let key_env = spec.and_then(|s| s.api_key_env.clone());
+        let api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
+            .or_else(|| key_env.as_deref().and_then(env_nonempty))
+            .or_else(|| env_nonempty("OPENAI_API_KEY"))
+            .and_then(ApiKey::new);
+        if let Some(url) = &base_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(format!(
+                "LLM base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)"
+            ));
+        }
+        let default = base_url.map(|base_url| Endpoint {
+            base_url,
+            model: model.clone().unwrap_or_else(|| "default".into()),
+            api_key: api_key.clone(),
+        });
+        let mut env_keys = Vec::new();
+        for p in residents {
+            if let Some(name) = p.brain.as_ref().and_then(|b| b.api_key_env.clone())
+                && let Some(key) = env_nonempty(&name).and_then(ApiKey::new)
+            {
+                env_keys.push((name, key));
+            }
+        }
+        let any_override = residents.iter().any(|p| {
+            p.brain
+                .as_ref()
+                .is_some_and(|b| !b.builtin && b.endpoint.is_some())
+        });
+        if default.is_none() && !any_override {
+            if let Some(dir) = &args.replay {
+                return Err(format!(
+                    "--replay {}: no endpoint is configured and the cassette has no meta.json",
+                    dir.display()
+                ));
+            }
+            return Ok(None);
+        }
+        let timeout = args
+            .llm_timeout
+            .or_else(|| spec.and_then(|s| s.timeout_secs))
+            .unwrap_or(60.0);
+        if !(timeout > 0.0 && timeout.is_finite()) {
+            return Err(format!("--llm-timeout must be positive, not {timeout}"));
+        }
+        let cassette = match (&args.record, &args.replay) {
+            (Some(d), _) => Some(CassetteMode::Record(d.clone())),
+            (_, Some(d)) => Some(CassetteMode::Replay(d.clone())),
+            _ => None,
+        };
+        let mut s = Self::for_endpoint("", "");
+        s.default = default;
+        s.timeout = Duration::from_secs_f64(timeout);
+        s.concurrency = args
+            .llm_concurrency
+            .or_else(|| spec.and_then(|s| s.concurrency))
+            .unwrap_or(4)
+            .max(1);
+        s.max_calls_per_day = args
+            .max_llm_calls_per_day
+            .or_else(|| spec.and_then(|s| s.max_calls_per_day));
+        s.temperature = spec.and_then(|s| s.temperature).unwrap_or(0.7);
+        s.stream_lines = spec.and_then(|s| s.stream).unwrap_or(false);
+        s.only = spec.and_then(|s| s.residents.clone());
+        s.lod_queue = spec
+            .and_then(|s| s.lod_queue)
+            .unwrap_or(16 * s.concurrency);
+        s.cassette = cassette;
+        s.env_keys = env_keys;
+        Ok(Some(s))
+    }
+
+    /// This resident's endpoint, or `None` for the built-in brain.
+    pub fn endpoint_for(&self, p: &Profile) -> Option<Endpoint> {
+        let o = p.brain.as_ref();
+        if o.is_some_and(|o| o.builtin) {
+            return None;
+        }
+        let has_own = o.is_some_and(|o| o.endpoint.is_some() || o.model.is_some());
+        if !has_own
+            && let Some(only) = &self.only
+            && !only.iter().any(|id| id == p.id.as_str())
+        {
+            return None;
+        }
+        let default = self.default.as_ref();
+        let base_url = o
+            .and_then(|o| o.endpoint.clone())
+            .or_else(|| default.map(|d| d.base_url.clone()))?;
+        let model = o
+            .and_then(|o| o.model.clone())
+            .or_else(|| default.map(|d| d.model.clone()))
+            .unwrap_or_else(|| "default".into());
+        let api_key = match o.and_then(|o| o.api_key_env.as_deref()) {
+            Some(name) => self
+                .env_keys
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, k)| k.clone()),
+            None => default.and_then(|d| d.api_key.clone()),
+        };
+        Some(Endpoint {
+            base_url,
+            model,
+            api_key,
+        })
+    }
+}
+
+/// Reads the process environment (the CLI's source).
+pub fn process_env(key: &str) -> Option<String> {
+    std::env::var(key).ok()
+}

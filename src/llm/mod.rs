@@ -1,0 +1,18 @@
+//! The LLM brain: an OpenAI-compatible client on its own tokio runtime, bridged
+//! to Bevy over crossbeam channels; prompts, structured output and repair;
+//! scheduling (concurrency cap, priorities, level of detail, budget, circuit
+//! breaker); accounting; record and replay. No endpoint → the built-in brain.
+
+pub mod accounting;
+pub mod bridge;
+pub mod cassette;
+pub mod client;
+pub mod config;
+pub mod fake;
+pub mod mind;
+pub mod parse;
+pub mod prompts;
+pub mod schema;
+
+pub use config::{LlmArgs, LlmSettings};
+pub use mind::{LlmBrain, LlmFocus, attach, plugin, wait_if_gated};

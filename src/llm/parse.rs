@@ -1,0 +1,233 @@
+//! Robust reading of what a model wrote: JSON inside code fences or prose,
+//! trailing commas, numbers as strings. Never panics; says what was wrong.
+
+use serde_json::Value;
+
+use crate::brain::Plan;
+
+/// Finds the first JSON object in `text` and parses it, repairing the usual
+/// small-model mistakes (code fences, prose around it, trailing commas,
+/// a missing closing brace).
+pub fn extract_object(text: &str) -> Result<Value, String> {
+    let start = text
+        .find('{')
+        .ok_or_else(|| "no JSON object in the answer".to_string())?;
+    let candidate = balanced(&text[start..]);
+    let attempts = [candidate.to_string(), without_trailing_commas(candidate)];
+    let mut last_err = String::new();
+    for a in attempts.iter().chain(std::iter::once(&close_open(&attempts[1]))) {
+        match serde_json::from_str::<Value>(a) {
+            Ok(v @ Value::Object(_)) => return Ok(v),
+            Ok(_) => last_err = "not a JSON object".into(),
+            Err(e) => last_err = e.to_string(),
+        }
+    }
+    Err(format!("unparseable JSON: {last_err}"))
+}
+
+/// The prefix of `s` (starting at `{`) up to its matching `}`, or all of it.
+fn balanced(s: &str) -> &str {
+    let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
+    for (i, c) in s.char_indices() {
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' => depth += 1,
+            '}' | ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &s[..=i];
+                }
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Drops commas that directly precede `}` or `]` (outside strings).
+fn without_trailing_commas(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let (mut in_str, mut escaped) = (false, false);
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            out.push(c);
+            continue;
+        }
+        if c == '"' {
+            in_str = true;
+        }
+        if c == ',' {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if matches!(next, Some('}' | ']') | None) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Closes an answer that was cut off (e.g. by `max_tokens`): an open string,
+/// then open arrays and objects.
+fn close_open(s: &str) -> String {
+    let mut stack = Vec::new();
+    let (mut in_str, mut escaped) = (false, false);
+    for c in s.chars() {
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' => stack.push('}'),
+            '[' => stack.push(']'),
+            '}' | ']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    let mut out = s.trim_end().trim_end_matches(',').to_string();
+    if in_str {
+        out.push('"');
+    }
+    while let Some(c) = stack.pop() {
+        out.push(c);
+    }
+    out
+}
+
+/// Reads a plan from a model's answer. Field types are read leniently
+/// (`"duration": "60 minutes"` is 60); missing fields are errors.
+pub fn plan_from_text(text: &str) -> Result<Plan, String> {
+    let v = extract_object(text)?;
+    let field = |k: &str| -> Result<String, String> {
+        match v.get(k) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            Some(Value::Null) | None => Err(format!("missing `{k}`")),
+            Some(other) => Ok(other.to_string()),
+        }
+    };
+    let duration = match v.get("duration") {
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| n.as_f64().map(|f| f.round() as i64))
+            .ok_or_else(|| "`duration` is not a whole number".to_string())?,
+        Some(Value::String(s)) => leading_int(s)
+            .ok_or_else(|| format!("`duration` is not a number: {s:?}"))?,
+        _ => return Err("missing `duration`".into()),
+    };
+    Ok(Plan {
+        action: field("action")?,
+        target_location: field("target_location")?,
+        dialogue: field("dialogue").unwrap_or_default(),
+        emoji: field("emoji").unwrap_or_default(),
+        duration,
+    })
+}
+
+fn leading_int(s: &str) -> Option<i64> {
+    let digits: String = s
+        .trim()
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// Cleans one conversation line: drops quotes, speaker prefixes and extra lines;
+/// reports whether the speaker wants to leave (`[END]`).
+pub fn line_from_text(text: &str, speaker: &str) -> (String, bool) {
+    let ends = text.contains("[END]") || text.contains("［END］");
+    let mut line = text
+        .replace("[END]", "")
+        .replace("［END］", "")
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string();
+    for prefix in [format!("{speaker}："), format!("{speaker}:")] {
+        if let Some(rest) = line.strip_prefix(&prefix) {
+            line = rest.trim().to_string();
+        }
+    }
+    let line = line
+        .trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '「' | '」' | '\'' | ' '))
+        .chars()
+        .take(80)
+        .collect();
+    (line, ends)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{"action":"Eat","target_location":"tavern","dialogue":"饿了","emoji":"🍜","duration":45}"#;
+
+    #[test]
+    fn reads_plain_fenced_and_prosy_json() {
+        assert_eq!(plan_from_text(GOOD).unwrap().target_location, "tavern");
+        let fenced = format!("```json\n{GOOD}\n```");
+        assert_eq!(plan_from_text(&fenced).unwrap().duration, 45);
+        let prose = format!("Sure! Here is my plan:\n{GOOD}\nHope that helps {{:)}}");
+        assert_eq!(plan_from_text(&prose).unwrap().emoji, "🍜");
+    }
+
+    #[test]
+    fn repairs_trailing_commas_cut_offs_and_string_numbers() {
+        let t = r#"{"action":"Read","target_location":"library","dialogue":"a, b",
+            "emoji":"📚","duration":"60 minutes",}"#;
+        let p = plan_from_text(t).unwrap();
+        assert_eq!((p.duration, p.dialogue.as_str()), (60, "a, b"));
+        let cut = r#"{"action":"Walk","target_location":"river","emoji":"🌊","duration":30,"dialogue":"河边真"#;
+        assert_eq!(plan_from_text(cut).unwrap().dialogue, "河边真");
+    }
+
+    #[test]
+    fn says_what_is_wrong() {
+        assert!(plan_from_text("I will go to the tavern").unwrap_err().contains("no JSON"));
+        let e = plan_from_text(r#"{"action":"Eat","duration":3}"#).unwrap_err();
+        assert!(e.contains("target_location"), "{e}");
+        let e = plan_from_text(r#"{"action":"Eat","target_location":"x","duration":"soon"}"#)
+            .unwrap_err();
+        assert!(e.contains("duration"), "{e}");
+        assert!(plan_from_text("{{{{").is_err());
+    }
+
+    #[test]
+    fn lines_are_cleaned() {
+        assert_eq!(
+            line_from_text("钟大川：「今晚来喝一杯吧！」\n(smiles)", "钟大川"),
+            ("今晚来喝一杯吧！".to_string(), false)
+        );
+        assert_eq!(
+            line_from_text("好的，回头见。[END]", "阿朵"),
+            ("好的，回头见。".to_string(), true)
+        );
+    }
+}

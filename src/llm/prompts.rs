@@ -1,0 +1,410 @@
+//! Prompts, kept as plain files in `assets/prompts/` that designers can read and
+//! edit (compiled in, so the binary runs anywhere). `{name}` fields are filled
+//! from the same contexts the built-in brain sees.
+
+use std::fmt::Write;
+
+use crate::brain::{LineContext, PlanContext, SummaryContext};
+use crate::scenario::{RelationKind, Service};
+use crate::sim::residents::ActivityKind;
+use crate::time::{GameTime, clock_text};
+
+use super::client::Message;
+
+pub const PLAN_SYSTEM: &str = include_str!("../../assets/prompts/plan_system.md");
+pub const PLAN_USER: &str = include_str!("../../assets/prompts/plan_user.md");
+pub const LINE_OPEN: &str = include_str!("../../assets/prompts/line_open.md");
+pub const LINE_REPLY: &str = include_str!("../../assets/prompts/line_reply.md");
+pub const SUMMARY: &str = include_str!("../../assets/prompts/summary.md");
+pub const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
+
+/// How many other residents a planning prompt lists (a big town would blow the budget).
+pub const MAX_OTHERS: usize = 12;
+/// How many recent memories a planning prompt carries.
+pub const MAX_MEMORIES: usize = 12;
+
+/// Fills `{field}`s (lowercase identifiers) from `values`. Unknown fields are left
+/// as they are and reported, so a typo in a template shows up in tests.
+pub fn render(template: &str, values: &[(&str, String)]) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut missing = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let ident_len = after
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(after.len());
+        if ident_len > 0 && after[ident_len..].starts_with('}') {
+            let key = &after[..ident_len];
+            match values.iter().find(|(k, _)| *k == key) {
+                Some((_, v)) => out.push_str(v),
+                None => {
+                    missing.push(key.to_string());
+                    out.push('{');
+                    out.push_str(key);
+                    out.push('}');
+                }
+            }
+            rest = &after[ident_len + 1..];
+        } else {
+            out.push('{');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    (out, missing)
+}
+
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    render(template, values).0
+}
+
+/// Morning, afternoon … in Chinese.
+pub fn period(t: GameTime) -> &'static str {
+    match t.minute_of_day() / 60 {
+        0..=4 => "深夜",
+        5..=7 => "清晨",
+        8..=10 => "上午",
+        11..=12 => "中午",
+        13..=16 => "下午",
+        17..=18 => "傍晚",
+        19..=21 => "晚上",
+        _ => "深夜",
+    }
+}
+
+const WEEKDAYS: [&str; 7] = ["星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"];
+
+pub fn relation_label(kind: RelationKind) -> &'static str {
+    match kind {
+        RelationKind::Stranger => "陌生人",
+        RelationKind::Acquaintance => "熟人",
+        RelationKind::Friend => "朋友",
+        RelationKind::CloseFriend => "好友",
+        RelationKind::Family => "家人",
+        RelationKind::Colleague => "同事",
+    }
+}
+
+/// One line per other resident for the planning prompt: `name（id）在 place：action`.
+#[derive(Debug, Clone)]
+pub struct OtherResident {
+    pub name: String,
+    pub place: String,
+    pub doing: String,
+}
+
+/// The planning prompt. The system message starts with what every resident
+/// shares (rules, places), so servers that cache prompt prefixes (llama.cpp,
+/// vLLM) reuse it across residents; then the persona. The user message holds what
+/// changes: the moment, needs, other residents, memories, agenda and board.
+pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Message> {
+    let me = cx.me;
+    let town = cx.town;
+    let p = &me.personality;
+    let work = me.work.as_ref().map_or(String::new(), |w| {
+        format!(
+            "，在{}[{}]工作，{}–{}",
+            town.name(w.place),
+            town.id(w.place),
+            clock_text(w.start),
+            clock_text(w.end)
+        )
+    });
+    let goals = lines_or(
+        me.goals.iter().map(|g| format!("  - {}", g.text)),
+        "  - （暂无）",
+    );
+    let relationships = lines_or(
+        cx.relationships.0.iter().take(10).map(|r| {
+            format!(
+                "  - {}：{}，亲密度{:.0}，印象：{}",
+                cx.roster.name(&r.with),
+                relation_label(r.kind),
+                r.strength,
+                if r.impression.is_empty() { "—" } else { &r.impression }
+            )
+        }),
+        "  - （还没有熟人）",
+    );
+    let mut places = String::new();
+    for l in town.indices() {
+        let loc = town.get(l);
+        let services: Vec<&str> = loc
+            .services
+            .iter()
+            .map(|s| match s {
+                Service::Food => "有食物",
+                Service::Sleep => "可过夜",
+                Service::NoticeBoard => "有公告板",
+                Service::Books => "有书",
+            })
+            .collect();
+        let links: Vec<&str> = loc.neighbours.iter().map(|&n| town.id(n).as_str()).collect();
+        let _ = writeln!(
+            places,
+            "- [{}] {}{} — {}；相连：{}",
+            loc.id.as_str(),
+            loc.name,
+            if services.is_empty() {
+                String::new()
+            } else {
+                format!("（{}）", services.join("、"))
+            },
+            loc.description,
+            links.join(", ")
+        );
+    }
+    let others_text = lines_or(
+        others
+            .iter()
+            .map(|o| format!("- {}在{}：{}", o.name, o.place, o.doing)),
+        "- （附近没有人）",
+    );
+    let d = &cx.tuning.durations;
+    let system = fill(
+        PLAN_SYSTEM,
+        &[
+            ("name", me.name.clone()),
+            ("town", town.name.clone()),
+            ("age", me.age.to_string()),
+            ("gender", me.gender.clone()),
+            ("occupation", me.occupation.clone()),
+            ("work", work),
+            ("home", format!("{}[{}]", town.name(me.home), town.id(me.home))),
+            ("openness", format!("{:.0}", p.openness)),
+            ("conscientiousness", format!("{:.0}", p.conscientiousness)),
+            ("extraversion", format!("{:.0}", p.extraversion)),
+            ("agreeableness", format!("{:.0}", p.agreeableness)),
+            ("neuroticism", format!("{:.0}", p.neuroticism)),
+            ("traits", me.traits.join("、")),
+            ("quote", me.quote.clone()),
+            ("goals", goals),
+            ("relationships", relationships),
+            ("min_duration", d.min.to_string()),
+            ("max_duration", d.max.to_string()),
+            ("places", places.trim_end().to_string()),
+        ],
+    );
+    let previous = cx.previous.map_or("（刚醒来）".to_string(), |a| {
+        format!("{}「{}」", a.text.action, a.text.dialogue)
+    });
+    let memories = lines_or(
+        cx.memories
+            .iter()
+            .rev()
+            .take(MAX_MEMORIES)
+            .rev()
+            .map(|m| format!("- {}", m.line())),
+        "- （没有）",
+    );
+    let agenda = lines_or(
+        cx.agenda.appointments.iter().filter_map(|a| {
+            let g = cx.gatherings.get(a.gathering)?;
+            Some(format!(
+                "- {}：{} 在{}[{}]{}",
+                g.title,
+                g.starts.stamp(),
+                town.name(g.location),
+                town.id(g.location),
+                if a.will_attend { "（打算去）" } else { "（可能不去）" }
+            ))
+        }),
+        "- （没有约定）",
+    );
+    let notices = if town.get(cx.at).has(Service::NoticeBoard) {
+        let board = lines_or(
+            cx.notices.notices.iter().rev().take(5).map(|n| {
+                format!(
+                    "- {}（{}）：{}",
+                    cx.roster.name(&n.author),
+                    n.posted.stamp(),
+                    n.text
+                )
+            }),
+            "- （空的）",
+        );
+        format!("\n## 公告板\n{board}\n")
+    } else {
+        String::new()
+    };
+    let n = cx.needs;
+    let user = fill(
+        PLAN_USER,
+        &[
+            ("date", cx.now.date().to_string()),
+            ("weekday", WEEKDAYS[cx.now.weekday_index()].to_string()),
+            ("time", clock_text(cx.now.minute_of_day())),
+            ("period", period(cx.now).to_string()),
+            ("place", format!("{}[{}]", town.name(cx.at), town.id(cx.at))),
+            ("energy", format!("{:.0}", n.energy)),
+            ("hunger", format!("{:.0}", n.hunger)),
+            ("social", format!("{:.0}", n.social)),
+            ("fun", format!("{:.0}", n.fun)),
+            ("previous", previous),
+            ("others", others_text),
+            ("memories", memories),
+            ("agenda", agenda),
+            ("notices", notices),
+        ],
+    );
+    vec![Message::system(system), Message::user(user)]
+}
+
+/// What else a line prompt needs beyond [`LineContext`].
+pub struct LineExtras<'a> {
+    pub my_action: &'a str,
+    pub their_action: &'a str,
+    /// Lines so far, as (speaker name, line).
+    pub history: &'a [(String, String)],
+    pub memories: &'a [String],
+    pub mood: &'a str,
+}
+
+/// An opening line (`turn == 0`) or a reply.
+pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
+    let rel = cx.relation;
+    let invitation = match (cx.inviting, cx.inviting_place) {
+        (Some(g), Some(place)) => format!(
+            "- 这句话里请邀请TA参加{}：{}，在{}\n",
+            g.title,
+            g.starts.stamp(),
+            place
+        ),
+        _ => String::new(),
+    };
+    let values = [
+        ("speaker", cx.speaker.name.clone()),
+        ("listener", cx.listener.name.clone()),
+        ("occupation", cx.speaker.occupation.clone()),
+        (
+            "extraversion",
+            format!("{:.0}", cx.speaker.personality.extraversion),
+        ),
+        (
+            "agreeableness",
+            format!("{:.0}", cx.speaker.personality.agreeableness),
+        ),
+        ("mood", x.mood.to_string()),
+        (
+            "relation",
+            rel.map_or("陌生人", |r| relation_label(r.kind)).to_string(),
+        ),
+        (
+            "impression",
+            rel.map(|r| r.impression.clone())
+                .filter(|i| !i.is_empty())
+                .unwrap_or_else(|| "还不太了解".into()),
+        ),
+        (
+            "last_meeting",
+            rel.and_then(|r| r.last_interaction)
+                .map_or("没见过".to_string(), GameTime::stamp),
+        ),
+        ("place", cx.place.name.clone()),
+        ("time", clock_text(cx.now.minute_of_day())),
+        ("period", period(cx.now).to_string()),
+        ("my_action", x.my_action.to_string()),
+        ("their_action", x.their_action.to_string()),
+        ("topic", cx.topic.label().to_string()),
+        ("invitation", invitation),
+        (
+            "memories",
+            lines_or(x.memories.iter().map(|m| format!("- {m}")), "- （没有）"),
+        ),
+        ("last_line", cx.previous.to_string()),
+        (
+            "history",
+            lines_or(
+                x.history.iter().map(|(who, line)| format!("{who}：{line}")),
+                "（刚开始）",
+            ),
+        ),
+    ];
+    let template = if cx.turn == 0 { LINE_OPEN } else { LINE_REPLY };
+    vec![Message::user(fill(template, &values))]
+}
+
+pub fn summary_messages(cx: &SummaryContext<'_>) -> Vec<Message> {
+    let entries = lines_or(
+        cx.entries.iter().map(|m| format!("- {}", m.line())),
+        "- （平淡的一天）",
+    );
+    vec![Message::user(fill(
+        SUMMARY,
+        &[
+            ("name", cx.me.name.clone()),
+            ("occupation", cx.me.occupation.clone()),
+            ("night", cx.night.to_string()),
+            ("entries", entries),
+        ],
+    ))]
+}
+
+/// The one repair attempt: the original conversation, the bad answer, what was wrong.
+pub fn repair_messages(
+    original: &[Message],
+    answer: &str,
+    problem: &str,
+    cx: &PlanContext<'_>,
+) -> Vec<Message> {
+    let ids: Vec<&str> = cx
+        .town
+        .nearby(cx.at)
+        .iter()
+        .chain(std::iter::once(&cx.at))
+        .filter(|&&l| cx.town.reachable(cx.at, l))
+        .map(|&l| cx.town.id(l).as_str())
+        .collect();
+    let d = &cx.tuning.durations;
+    let mut messages = original.to_vec();
+    messages.push(Message::assistant(answer.chars().take(600).collect::<String>()));
+    messages.push(Message::user(fill(
+        REPAIR,
+        &[
+            ("problem", problem.to_string()),
+            ("answer", answer.chars().take(600).collect()),
+            ("place_ids", ids.join(", ")),
+            ("min_duration", d.min.to_string()),
+            ("max_duration", d.max.to_string()),
+        ],
+    )));
+    messages
+}
+
+/// A short Chinese description of what someone is doing, for prompts.
+pub fn doing(kind: Option<ActivityKind>, action: Option<&str>, walking: bool) -> String {
+    if walking {
+        return "在路上".into();
+    }
+    match (kind, action) {
+        (Some(ActivityKind::Sleep), _) => "在睡觉".into(),
+        (_, Some(a)) if !a.is_empty() => a.to_string(),
+        _ => "闲着".into(),
+    }
+}
+
+fn lines_or(items: impl Iterator<Item = String>, empty: &str) -> String {
+    let v: Vec<String> = items.collect();
+    if v.is_empty() {
+        empty.to_string()
+    } else {
+        v.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_fill_and_json_braces_stay() {
+        let (s, missing) = render(
+            "你好{name}！{\"a\": 1} {unknown} {}",
+            &[("name", "阿朵".into())],
+        );
+        assert_eq!(s, "你好阿朵！{\"a\": 1} {unknown} {}");
+        assert_eq!(missing, vec!["unknown".to_string()]);
+    }
+}
