@@ -3,12 +3,26 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The LLM settings a developer's shell may carry; tests set them explicitly.
+const LLM_ENV: [&str; 5] = [
+    "HEARTVALE_LLM_BASE_URL",
+    "HEARTVALE_LLM_MODEL",
+    "HEARTVALE_LLM_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+];
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_heartvale"));
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for k in LLM_ENV {
+        c.env_remove(k);
+    }
+    c
+}
+
 fn heartvale(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_heartvale"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
+    command(args).output().expect("the binary runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -217,4 +231,61 @@ fn replay_rejects_garbage_with_its_line() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn sim_with_an_llm_records_replays_and_never_leaks_the_key() {
+    let fake = heartvale::llm::fake::FakeServer::start(heartvale::llm::fake::town_handler());
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("cassette");
+    let (log1, log2) = (dir.path().join("live.jsonl"), dir.path().join("replayed.jsonl"));
+    let secret = "sk-test-9f8e7d6c5b4a-SECRET";
+    let live = command(&[
+        "sim", "--days", "1", "--llm", &fake.url, "--model", "fake-model",
+        "--record", cassette.to_str().unwrap(), "--log", log1.to_str().unwrap(),
+    ])
+    .env("HEARTVALE_LLM_API_KEY", secret)
+    .output()
+    .unwrap();
+    assert_eq!(live.status.code(), Some(0), "{}", String::from_utf8_lossy(&live.stderr));
+    let out = stdout(&live);
+    assert!(out.contains("LLM total:") && out.contains("per resident per day"), "{out}");
+    // The key went to the server, and nowhere else.
+    let auth = fake.requests()[0].header("authorization").unwrap_or("").to_string();
+    assert_eq!(auth, format!("Bearer {secret}"));
+    let mut places = vec![out, String::from_utf8_lossy(&live.stderr).into_owned()];
+    places.push(std::fs::read_to_string(&log1).unwrap());
+    for f in std::fs::read_dir(&cassette).unwrap() {
+        places.push(std::fs::read_to_string(f.unwrap().path()).unwrap());
+    }
+    assert!(places.iter().all(|p| !p.contains(secret) && !p.contains("9f8e7d6c5b4a")));
+    // Replay: no server, no flags but the cassette; the same log byte for byte.
+    drop(fake);
+    let replay = heartvale(&[
+        "sim", "--days", "1", "--replay", cassette.to_str().unwrap(), "--log", log2.to_str().unwrap(),
+    ]);
+    assert_eq!(replay.status.code(), Some(0), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(std::fs::read(&log1).unwrap() == std::fs::read(&log2).unwrap(), "replayed log differs");
+    // A different seed misses the cassette: a clear error, exit 1.
+    let miss = heartvale(&["sim", "--days", "1", "--seed", "99", "--replay", cassette.to_str().unwrap(), "-q"]);
+    assert_eq!(miss.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&miss.stderr);
+    assert!(err.contains("no recorded answer") && err.contains("--record"), "{err}");
+}
+
+#[test]
+fn bad_llm_settings_are_clear_errors() {
+    let o = heartvale(&["sim", "--llm", "localhost:8080", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must start with http://"));
+    let o = heartvale(&["sim", "--replay", "/nonexistent/cassette", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("/nonexistent/cassette"), "{err}");
+    // --no-llm wins over the environment.
+    let o = command(&["sim", "--days", "1", "--no-llm", "-q"])
+        .env("HEARTVALE_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
 }

@@ -467,3 +467,63 @@ fn client_calls_embeddings_and_streams_directly() {
     assert_eq!(reply.content, "你好，世界");
     assert_eq!(fake.requests()[1].body["stream"], json!(true));
 }
+
+/// `{field}`s left in a rendered prompt (a template asks for something the code does not fill).
+fn unfilled(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        let after = &rest[i + 1..];
+        let n = after
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+            .unwrap_or(after.len());
+        if n > 0 && after[n..].starts_with('}') {
+            out.push(after[..n].to_string());
+        }
+        rest = after;
+    }
+    out
+}
+
+#[test]
+fn every_prompt_renders_for_a_resident() {
+    let inner = fake::town_handler();
+    let fake = server(move |req| {
+        if req.n == 0 {
+            fake::chat("```\nnot a plan\n```")
+        } else {
+            inner(req)
+        }
+    });
+    let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
+    let mut app = headless_app_with_llm(default_scenario(), 7, 1, EventLog::in_memory(), Some(settings)).unwrap();
+    run_to_end(&mut app, 2000);
+    let prompts: Vec<(String, String)> = fake
+        .requests()
+        .iter()
+        .map(|r| {
+            let kind = match r.prompt() {
+                p if p.contains("你上一次的回答不能用") => "repair",
+                p if p.contains("日记式总结") => "summary",
+                p if p.contains("请生成一句开场白") => "line_open",
+                p if p.contains("## 请回复") => "line_reply",
+                p if p.contains("请决定下一步做什么") => "plan",
+                _ => "unknown",
+            };
+            (kind.to_string(), r.prompt())
+        })
+        .collect();
+    for kind in ["plan", "repair", "line_open", "line_reply", "summary"] {
+        let (_, text) = prompts
+            .iter()
+            .find(|(k, _)| k == kind)
+            .unwrap_or_else(|| panic!("no {kind} prompt was sent"));
+        assert!(unfilled(text).is_empty(), "{kind}: {:?}\n{text}", unfilled(text));
+        eprintln!("===== {kind} =====\n{text}\n");
+    }
+    assert!(prompts.iter().all(|(k, _)| k != "unknown"));
+    let plan = &prompts.iter().find(|(k, _)| k == "plan").unwrap().1;
+    for part in ["全局规则", "22:00", "[square]", "公告板", "大五人格", "目标", "其他居民", "最近的记忆"] {
+        assert!(plan.contains(part), "plan prompt lacks {part}");
+    }
+}

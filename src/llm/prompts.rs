@@ -152,7 +152,7 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             } else {
                 format!("（{}）", services.join("、"))
             },
-            loc.description,
+            loc.description.trim_end_matches('。'),
             links.join(", ")
         );
     }
@@ -349,13 +349,22 @@ pub fn repair_messages(
     problem: &str,
     cx: &PlanContext<'_>,
 ) -> Vec<Message> {
-    let ids: Vec<&str> = cx
-        .town
-        .nearby(cx.at)
-        .iter()
-        .chain(std::iter::once(&cx.at))
-        .filter(|&&l| cx.town.reachable(cx.at, l))
-        .map(|&l| cx.town.id(l).as_str())
+    // Every reachable place in a small town; in a big one the nearby shared
+    // places plus home and work (the full list would not fit a prompt).
+    let town = cx.town;
+    let candidates: Vec<crate::scenario::LocIdx> = if town.len() <= 40 {
+        town.indices().collect()
+    } else {
+        let mut v = town.nearby(cx.at).to_vec();
+        v.push(cx.at);
+        v.push(cx.me.home);
+        v.extend(cx.me.work.as_ref().map(|w| w.place));
+        v
+    };
+    let ids: Vec<&str> = candidates
+        .into_iter()
+        .filter(|&l| town.reachable(cx.at, l))
+        .map(|l| town.id(l).as_str())
         .collect();
     let d = &cx.tuning.durations;
     let mut messages = original.to_vec();
