@@ -165,8 +165,10 @@ fn sim(args: SimArgs) -> i32 {
             brain.settings.timeout,
             brain.settings.concurrency,
             match &brain.settings.cassette {
-                Some(crate::llm::cassette::CassetteMode::Record(d)) => format!(", recording to {}", d.display()),
-                Some(crate::llm::cassette::CassetteMode::Replay(d)) => format!(", replaying {}", d.display()),
+                Some(crate::llm::cassette::CassetteMode::Record(d)) =>
+                    format!(", recording to {}", d.display()),
+                Some(crate::llm::cassette::CassetteMode::Replay(d)) =>
+                    format!(", replaying {}", d.display()),
                 None => String::new(),
             }
         );
@@ -292,8 +294,19 @@ fn llm_table(world: &bevy::prelude::World, brain: &LlmBrain) -> String {
     let days = stats.days.max(1);
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
-        "LLM", "calls", "plan", "repair", "line", "summary", "calls/day", "prompt tok",
-        "completion tok", "used plans", "used lines", "fallbacks", "skipped",
+        "LLM",
+        "calls",
+        "plan",
+        "repair",
+        "line",
+        "summary",
+        "calls/day",
+        "prompt tok",
+        "completion tok",
+        "used plans",
+        "used lines",
+        "fallbacks",
+        "skipped",
     ]);
     let mut total = crate::llm::accounting::ResidentUsage::default();
     for (i, u) in stats.residents.iter().enumerate() {

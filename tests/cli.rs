@@ -238,39 +238,92 @@ fn sim_with_an_llm_records_replays_and_never_leaks_the_key() {
     let fake = heartvale::llm::fake::FakeServer::start(heartvale::llm::fake::town_handler());
     let dir = tempfile::tempdir().unwrap();
     let cassette = dir.path().join("cassette");
-    let (log1, log2) = (dir.path().join("live.jsonl"), dir.path().join("replayed.jsonl"));
+    let (log1, log2) = (
+        dir.path().join("live.jsonl"),
+        dir.path().join("replayed.jsonl"),
+    );
     let secret = "sk-test-9f8e7d6c5b4a-SECRET";
     let live = command(&[
-        "sim", "--days", "1", "--llm", &fake.url, "--model", "fake-model",
-        "--record", cassette.to_str().unwrap(), "--log", log1.to_str().unwrap(),
+        "sim",
+        "--days",
+        "1",
+        "--llm",
+        &fake.url,
+        "--model",
+        "fake-model",
+        "--record",
+        cassette.to_str().unwrap(),
+        "--log",
+        log1.to_str().unwrap(),
     ])
     .env("HEARTVALE_LLM_API_KEY", secret)
     .output()
     .unwrap();
-    assert_eq!(live.status.code(), Some(0), "{}", String::from_utf8_lossy(&live.stderr));
+    assert_eq!(
+        live.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
     let out = stdout(&live);
-    assert!(out.contains("LLM total:") && out.contains("per resident per day"), "{out}");
+    assert!(
+        out.contains("LLM total:") && out.contains("per resident per day"),
+        "{out}"
+    );
     // The key went to the server, and nowhere else.
-    let auth = fake.requests()[0].header("authorization").unwrap_or("").to_string();
+    let auth = fake.requests()[0]
+        .header("authorization")
+        .unwrap_or("")
+        .to_string();
     assert_eq!(auth, format!("Bearer {secret}"));
     let mut places = vec![out, String::from_utf8_lossy(&live.stderr).into_owned()];
     places.push(std::fs::read_to_string(&log1).unwrap());
     for f in std::fs::read_dir(&cassette).unwrap() {
         places.push(std::fs::read_to_string(f.unwrap().path()).unwrap());
     }
-    assert!(places.iter().all(|p| !p.contains(secret) && !p.contains("9f8e7d6c5b4a")));
+    assert!(
+        places
+            .iter()
+            .all(|p| !p.contains(secret) && !p.contains("9f8e7d6c5b4a"))
+    );
     // Replay: no server, no flags but the cassette; the same log byte for byte.
     drop(fake);
     let replay = heartvale(&[
-        "sim", "--days", "1", "--replay", cassette.to_str().unwrap(), "--log", log2.to_str().unwrap(),
+        "sim",
+        "--days",
+        "1",
+        "--replay",
+        cassette.to_str().unwrap(),
+        "--log",
+        log2.to_str().unwrap(),
     ]);
-    assert_eq!(replay.status.code(), Some(0), "{}", String::from_utf8_lossy(&replay.stderr));
-    assert!(std::fs::read(&log1).unwrap() == std::fs::read(&log2).unwrap(), "replayed log differs");
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert!(
+        std::fs::read(&log1).unwrap() == std::fs::read(&log2).unwrap(),
+        "replayed log differs"
+    );
     // A different seed misses the cassette: a clear error, exit 1.
-    let miss = heartvale(&["sim", "--days", "1", "--seed", "99", "--replay", cassette.to_str().unwrap(), "-q"]);
+    let miss = heartvale(&[
+        "sim",
+        "--days",
+        "1",
+        "--seed",
+        "99",
+        "--replay",
+        cassette.to_str().unwrap(),
+        "-q",
+    ]);
     assert_eq!(miss.status.code(), Some(1));
     let err = String::from_utf8_lossy(&miss.stderr);
-    assert!(err.contains("no recorded answer") && err.contains("--record"), "{err}");
+    assert!(
+        err.contains("no recorded answer") && err.contains("--record"),
+        "{err}"
+    );
 }
 
 #[test]

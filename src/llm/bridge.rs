@@ -95,7 +95,10 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    pub fn start(settings: BridgeSettings, cassette: Option<Arc<Cassette>>) -> std::io::Result<Self> {
+    pub fn start(
+        settings: BridgeSettings,
+        cassette: Option<Arc<Cassette>>,
+    ) -> std::io::Result<Self> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(settings.worker_threads.max(1))
             .thread_name("heartvale-llm")

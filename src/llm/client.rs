@@ -84,7 +84,10 @@ impl Message {
 pub enum Format {
     Text,
     /// JSON matching this schema (`response_format: json_schema`).
-    Json { name: String, schema: Value },
+    Json {
+        name: String,
+        schema: Value,
+    },
 }
 
 /// How a server was actually asked, after any fallback.
@@ -499,8 +502,12 @@ async fn read_plain(resp: reqwest::Response) -> Result<ChatReply, LlmError> {
             LlmError::Decode(e.to_string())
         }
     })?;
-    let answer: Answer = serde_json::from_str(&text)
-        .map_err(|e| LlmError::Decode(format!("{e}: {}", text.chars().take(120).collect::<String>())))?;
+    let answer: Answer = serde_json::from_str(&text).map_err(|e| {
+        LlmError::Decode(format!(
+            "{e}: {}",
+            text.chars().take(120).collect::<String>()
+        ))
+    })?;
     let choice = answer
         .choices
         .into_iter()

@@ -179,9 +179,7 @@ impl LlmSettings {
         s.temperature = spec.and_then(|s| s.temperature).unwrap_or(0.7);
         s.stream_lines = spec.and_then(|s| s.stream).unwrap_or(false);
         s.only = spec.and_then(|s| s.residents.clone());
-        s.lod_queue = spec
-            .and_then(|s| s.lod_queue)
-            .unwrap_or(16 * s.concurrency);
+        s.lod_queue = spec.and_then(|s| s.lod_queue).unwrap_or(16 * s.concurrency);
         s.cassette = cassette;
         s.env_keys = env_keys;
         Ok(Some(s))

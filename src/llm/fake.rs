@@ -224,7 +224,9 @@ async fn serve(
             body: serde_json::from_str(&raw).unwrap_or(Value::Null),
             raw,
         };
-        seen.lock().unwrap_or_else(|p| p.into_inner()).push(req.clone());
+        seen.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(req.clone());
         let mut reply = handler(&req);
         while let FakeReply::Delay(d, inner) = reply {
             tokio::time::sleep(d).await;
@@ -328,7 +330,9 @@ fn town_plan(req: &FakeRequest, prompt: &str, h: u64) -> Value {
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let min = schema["properties"]["duration"]["minimum"].as_i64().unwrap_or(30);
+    let min = schema["properties"]["duration"]["minimum"]
+        .as_i64()
+        .unwrap_or(30);
     // "你在…。" with the time "HH:MM" right before it in the user prompt.
     let hour = prompt
         .find("现在是")

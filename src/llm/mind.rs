@@ -57,6 +57,7 @@ enum Purpose {
     Line {
         exchange: u64,
         speaker: String,
+        prompt: String,
     },
     Summary {
         entity: Entity,
@@ -221,9 +222,7 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
 /// Between frames of a headless run: sleeps until a reply comes if the step is
 /// waiting for one (never called from a system).
 pub fn wait_if_gated(world: &World, timeout: Duration) {
-    if world
-        .get_resource::<StepGate>()
-        .is_some_and(|g| g.waiting)
+    if world.get_resource::<StepGate>().is_some_and(|g| g.waiting)
         && let Some(brain) = world.get_resource::<LlmBrain>()
     {
         brain.bridge.wait(timeout);
@@ -252,7 +251,13 @@ fn collect_replies(
 
 impl LlmBrain {
     /// Whether a call for this resident may go out now.
-    fn gate(&mut self, idx: u32, endpoint: usize, now: crate::time::GameTime, watched: bool) -> Gate {
+    fn gate(
+        &mut self,
+        idx: u32,
+        endpoint: usize,
+        now: crate::time::GameTime,
+        watched: bool,
+    ) -> Gate {
         if let Some(max) = self.settings.max_calls_per_day
             && self.day_calls >= max
         {
@@ -273,7 +278,14 @@ impl LlmBrain {
         Gate::Send
     }
 
-    fn send(&mut self, purpose: Purpose, idx: u32, endpoint: usize, priority: u8, request: ChatRequest) {
+    fn send(
+        &mut self,
+        purpose: Purpose,
+        idx: u32,
+        endpoint: usize,
+        priority: u8,
+        request: ChatRequest,
+    ) {
         self.next_job += 1;
         self.day_calls += 1;
         let prompt_estimate = request
@@ -364,7 +376,13 @@ fn log_call(
 ) {
     let (prompt, completion, estimated, attempts, format) = match &done.result {
         Ok(r) => match r.usage {
-            Some(u) => (u.prompt_tokens, u.completion_tokens, false, r.attempts, r.format),
+            Some(u) => (
+                u.prompt_tokens,
+                u.completion_tokens,
+                false,
+                r.attempts,
+                r.format,
+            ),
             None => (
                 pending.prompt_estimate,
                 estimate_tokens(&r.content),
@@ -375,9 +393,14 @@ fn log_call(
         },
         Err(_) => (pending.prompt_estimate, 0, true, 1, None),
     };
-    brain
-        .stats
-        .call(pending.resident, rec.resident, rec.kind, prompt, completion, done.latency_ms);
+    brain.stats.call(
+        pending.resident,
+        rec.resident,
+        rec.kind,
+        prompt,
+        completion,
+        done.latency_ms,
+    );
     events.write(SimEvent {
         time: now,
         body: EventBody::LlmCall {
@@ -406,9 +429,8 @@ fn log_skip(
     brain: &mut LlmBrain,
     events: &mut MessageWriter<SimEvent>,
     now: crate::time::GameTime,
-    idx: u32,
+    (idx, id): (u32, &ResidentId),
     endpoint: usize,
-    id: &ResidentId,
     kind: &str,
     why: &str,
 ) {
@@ -441,7 +463,10 @@ pub fn plan_problem(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> Op
     match target {
         None => return Some(format!("`{wanted}` is not a place id")),
         Some(t) if !town.reachable(at, t) => {
-            return Some(format!("`{wanted}` cannot be reached from `{}`", town.id(at)));
+            return Some(format!(
+                "`{wanted}` cannot be reached from `{}`",
+                town.id(at)
+            ));
         }
         _ => {}
     }
@@ -452,8 +477,52 @@ pub fn plan_problem(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> Op
             plan.duration, d.min, d.max
         ));
     }
-    if plan.action.trim().is_empty() {
-        return Some("empty action".into());
+    if !plan.action.chars().any(|c| c.is_ascii_alphabetic()) {
+        return Some(format!(
+            "action `{}` is not an English verb phrase",
+            plan.action.trim()
+        ));
+    }
+    // Small models copy the field descriptions instead of answering.
+    for (field, text) in [
+        ("action", &plan.action),
+        ("dialogue", &plan.dialogue),
+        ("emoji", &plan.emoji),
+    ] {
+        if ["英文", "中文的一句话", "一个表情", "动词短语"]
+            .iter()
+            .any(|p| text.contains(p))
+        {
+            return Some(format!(
+                "`{field}` copies the instructions: `{}`",
+                text.trim()
+            ));
+        }
+    }
+    None
+}
+
+/// What is wrong with a model's conversation line, if anything: not Chinese,
+/// too short or long, copied from the prompt (a small model's favourite), or noise.
+pub fn line_problem(line: &str, prompt: &str) -> Option<String> {
+    let chars: Vec<char> = line.chars().collect();
+    if !has_cjk(line) {
+        return Some(format!("not a Chinese line: {line:?}"));
+    }
+    if chars.len() < 4 {
+        return Some(format!("too short: {line:?}"));
+    }
+    // Eight characters in a row straight from the prompt: an echo, not an answer.
+    let copied = chars.windows(8).any(|w| {
+        let s: String = w.iter().collect();
+        prompt.contains(&s)
+    });
+    if copied {
+        return Some(format!("copies the prompt: {line:?}"));
+    }
+    let repeats = chars.windows(4).any(|w| w.iter().all(|&c| c == w[0]));
+    if repeats {
+        return Some(format!("repeats itself: {line:?}"));
     }
     None
 }
@@ -470,9 +539,18 @@ fn others_for(
     doing: &Query<(Option<&Activity>, Has<Walking>, &Whereabouts)>,
 ) -> Vec<OtherResident> {
     let mut picked: Vec<u32> = Vec::with_capacity(prompts::MAX_OTHERS);
-    let here = census.at_place.get(at.i()).map(Vec::as_slice).unwrap_or(&[]);
+    let here = census
+        .at_place
+        .get(at.i())
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let everyone = 0..roster.len() as u32;
-    for i in here.iter().copied().chain(knows.iter().copied()).chain(everyone) {
+    for i in here
+        .iter()
+        .copied()
+        .chain(knows.iter().copied())
+        .chain(everyone)
+    {
         if picked.len() >= prompts::MAX_OTHERS {
             break;
         }
@@ -560,12 +638,26 @@ fn plans(
             reason,
         };
         if !current {
-            log_call(brain, &mut events, now, &done, &pending, record("ok", "dropped", Some("superseded".into())));
+            log_call(
+                brain,
+                &mut events,
+                now,
+                &done,
+                &pending,
+                record("ok", "dropped", Some("superseded".into())),
+            );
             continue;
         }
         match outcome {
             Ok(Ok(plan)) => {
-                log_call(brain, &mut events, now, &done, &pending, record("ok", "llm", None));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record("ok", "llm", None),
+                );
                 brain.stats.residents[pending.resident as usize].llm_plans += 1;
                 ready.write(PlanReady {
                     entity,
@@ -577,10 +669,21 @@ fn plans(
                 // One repair attempt, if a call may go out now.
                 let (priority, watched) = brain.priority(&focus, &id);
                 let gate = brain.gate(pending.resident, pending.endpoint, now, watched);
-                let answer = done.result.as_ref().map(|r| r.content.clone()).unwrap_or_default();
+                let answer = done
+                    .result
+                    .as_ref()
+                    .map(|r| r.content.clone())
+                    .unwrap_or_default();
                 match gate {
                     Gate::Send => {
-                        log_call(brain, &mut events, now, &done, &pending, record("invalid", "repair", Some(problem.clone())));
+                        log_call(
+                            brain,
+                            &mut events,
+                            now,
+                            &done,
+                            &pending,
+                            record("invalid", "repair", Some(problem.clone())),
+                        );
                         let Some(repair_messages) = inputs.with_context(entity, |cx, _| {
                             prompts::repair_messages(messages, &answer, &problem, cx)
                         }) else {
@@ -611,19 +714,44 @@ fn plans(
                         );
                     }
                     Gate::Skip(why) => {
-                        log_call(brain, &mut events, now, &done, &pending, record("invalid", "builtin", Some(format!("{problem}; no repair: {why}"))));
+                        log_call(
+                            brain,
+                            &mut events,
+                            now,
+                            &done,
+                            &pending,
+                            record(
+                                "invalid",
+                                "builtin",
+                                Some(format!("{problem}; no repair: {why}")),
+                            ),
+                        );
                         brain.stats.fallback(pending.resident);
                         fallback_plan(&mut inputs, &mut ready, entity, request);
                     }
                 }
             }
             Ok(Err(problem)) => {
-                log_call(brain, &mut events, now, &done, &pending, record("invalid", "builtin", Some(problem)));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record("invalid", "builtin", Some(problem)),
+                );
                 brain.stats.fallback(pending.resident);
                 fallback_plan(&mut inputs, &mut ready, entity, request);
             }
             Err((_, text)) => {
-                log_call(brain, &mut events, now, &done, &pending, record("error", "builtin", Some(text)));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record("error", "builtin", Some(text)),
+                );
                 brain.stats.fallback(pending.resident);
                 fallback_plan(&mut inputs, &mut ready, entity, request);
             }
@@ -639,7 +767,15 @@ fn plans(
         let (priority, watched) = brain.priority(&focus, &r.id);
         match brain.gate(r.idx, endpoint, now, watched) {
             Gate::Skip(why) => {
-                log_skip(brain, &mut events, now, r.idx, endpoint, &r.id, "plan", why);
+                log_skip(
+                    brain,
+                    &mut events,
+                    now,
+                    (r.idx, &r.id),
+                    endpoint,
+                    "plan",
+                    why,
+                );
                 fallback_plan(&mut inputs, &mut ready, req.entity, req.request);
             }
             Gate::Send => {
@@ -714,7 +850,7 @@ fn deliver_lines(
         let Purpose::Line {
             exchange,
             ref speaker,
-            ..
+            ref prompt,
         } = pending.purpose
         else {
             continue;
@@ -742,21 +878,36 @@ fn deliver_lines(
                 let (line, ends) = line_from_text(&reply.content, speaker);
                 if line.is_empty() && ends {
                     Ok((line, ends))
-                } else if !has_cjk(&line) {
-                    Err(("invalid", format!("not a Chinese line: {:?}", reply.content.chars().take(60).collect::<String>())))
                 } else {
-                    Ok((line, ends))
+                    match line_problem(&line, prompt) {
+                        Some(problem) => Err(("invalid", problem)),
+                        None => Ok((line, ends)),
+                    }
                 }
             }
         };
         match parsed {
             Ok((line, ends)) => {
-                log_call(brain, &mut events, now, &done, &pending, record("ok", "llm", None));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record("ok", "llm", None),
+                );
                 brain.stats.residents[pending.resident as usize].llm_lines += 1;
                 exchanges.deliver(exchange, line, ends);
             }
             Err((outcome, why)) => {
-                log_call(brain, &mut events, now, &done, &pending, record(outcome, "builtin", Some(why)));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record(outcome, "builtin", Some(why)),
+                );
                 brain.stats.fallback(pending.resident);
                 builtin_line(&inputs, &mut exchanges, &q, exchange);
             }
@@ -764,7 +915,12 @@ fn deliver_lines(
     }
 }
 
-fn builtin_line(inputs: &LineInputs, exchanges: &mut Exchanges, q: &Query<TalkerView>, exchange: u64) {
+fn builtin_line(
+    inputs: &LineInputs,
+    exchanges: &mut Exchanges,
+    q: &Query<TalkerView>,
+    exchange: u64,
+) {
     let Some(ex) = exchanges.open.iter().find(|e| e.id == exchange) else {
         return;
     };
@@ -815,7 +971,7 @@ fn request_lines(
         };
         let (priority, watched) = brain.priority(&focus, &id);
         if let Gate::Skip(why) = brain.gate(idx, endpoint, now, watched) {
-            log_skip(brain, &mut events, now, idx, endpoint, &id, "line", why);
+            log_skip(brain, &mut events, now, (idx, &id), endpoint, "line", why);
             builtin_line(&inputs, &mut exchanges, &q, req.exchange);
             continue;
         }
@@ -831,7 +987,9 @@ fn request_lines(
         let their_action = listener
             .and_then(|l| l.2)
             .map_or("闲着".to_string(), |a| a.text.action.clone());
-        let my_action = speaker.2.map_or("闲着".to_string(), |a| a.text.action.clone());
+        let my_action = speaker
+            .2
+            .map_or("闲着".to_string(), |a| a.text.action.clone());
         let (needs, memories) = match extra.get(req.speaker) {
             Ok((n, m)) => (Some(n), Some(m)),
             Err(_) => (None, None),
@@ -859,11 +1017,16 @@ fn request_lines(
             memories: &recalled,
             mood: needs.map_or("平静", mood),
         };
-        let Some(messages) =
-            with_line_context(ex, &inputs, &q, |cx, _, _| prompts::line_messages(cx, &extras))
-        else {
+        let Some(messages) = with_line_context(ex, &inputs, &q, |cx, _, _| {
+            prompts::line_messages(cx, &extras)
+        }) else {
             continue;
         };
+        let prompt = messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         let request = ChatRequest {
             messages,
             temperature: brain.settings.temperature,
@@ -876,6 +1039,7 @@ fn request_lines(
             Purpose::Line {
                 exchange: req.exchange,
                 speaker: speaker.1.name.clone(),
+                prompt,
             },
             idx,
             endpoint,
@@ -885,7 +1049,11 @@ fn request_lines(
     }
 }
 
-fn builtin_summary(active: &crate::sim::ActiveBrain, persona: &Persona, p: &PendingSummary) -> String {
+fn builtin_summary(
+    active: &crate::sim::ActiveBrain,
+    persona: &Persona,
+    p: &PendingSummary,
+) -> String {
     active.0.summarise(&crate::brain::SummaryContext {
         me: &persona.0,
         night: p.night,
@@ -908,7 +1076,11 @@ fn summaries(
     let brain = &mut *brain;
     let now = clock.now;
     for (done, pending) in brain.take_arrived(|p| matches!(p, Purpose::Summary { .. })) {
-        let Purpose::Summary { entity, ref entries } = pending.purpose else {
+        let Purpose::Summary {
+            entity,
+            ref entries,
+        } = pending.purpose
+        else {
             continue;
         };
         let Ok((r, persona, mut memories)) = q.get_mut(entity) else {
@@ -944,11 +1116,25 @@ fn summaries(
         };
         let summary = match text {
             Ok(t) => {
-                log_call(brain, &mut events, now, &done, &pending, record("ok", "llm", None));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record("ok", "llm", None),
+                );
                 t
             }
             Err((outcome, why)) => {
-                log_call(brain, &mut events, now, &done, &pending, record(outcome, "builtin", Some(why)));
+                log_call(
+                    brain,
+                    &mut events,
+                    now,
+                    &done,
+                    &pending,
+                    record(outcome, "builtin", Some(why)),
+                );
                 brain.stats.fallback(pending.resident);
                 builtin_summary(&active, persona, entries)
             }
@@ -990,7 +1176,15 @@ fn summaries(
             }
             other => {
                 if let Some((endpoint, Gate::Skip(why))) = other {
-                    log_skip(brain, &mut events, now, idx, endpoint, &id, "summary", why);
+                    log_skip(
+                        brain,
+                        &mut events,
+                        now,
+                        (idx, &id),
+                        endpoint,
+                        "summary",
+                        why,
+                    );
                 }
                 let summary = builtin_summary(&active, persona, &req.pending);
                 store_summary(&mut memories, r, &req.pending, summary, now, &mut events);
@@ -1024,7 +1218,15 @@ fn account(
         let mut left: Vec<(u64, u32, usize, &'static str, u32)> = brain
             .pending
             .iter()
-            .map(|(id, p)| (*id, p.resident, p.endpoint, p.purpose.kind(), p.prompt_estimate))
+            .map(|(id, p)| {
+                (
+                    *id,
+                    p.resident,
+                    p.endpoint,
+                    p.purpose.kind(),
+                    p.prompt_estimate,
+                )
+            })
             .collect();
         left.sort_unstable();
         for (_, idx, endpoint, kind, prompt) in left {
@@ -1055,5 +1257,58 @@ fn account(
             time: clock.now,
             body: usage,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::default_scenario;
+
+    #[test]
+    fn copied_or_noisy_lines_are_rejected() {
+        let prompt = "你是钟大川，准备和石松打招呼。\n## 你的背景";
+        assert!(line_problem("你是钟大川，准备和石松打招呼。", prompt).is_some());
+        assert!(line_problem("Hello there, friend!", prompt).is_some());
+        assert!(line_problem("好", prompt).is_some());
+        assert!(line_problem("石松！；；；；；；；", prompt).is_some());
+        assert_eq!(
+            line_problem("石松，今天怎么有空进镇啦？来碗炖菜！", prompt),
+            None
+        );
+    }
+
+    #[test]
+    fn plans_that_copy_the_instructions_are_rejected() {
+        let s = default_scenario();
+        let home = s.town.find("home_zhong").unwrap();
+        let mut p = Plan {
+            action: "Serve breakfast".into(),
+            target_location: "tavern".into(),
+            dialogue: "早！".into(),
+            emoji: "🍲".into(),
+            duration: 60,
+        };
+        assert_eq!(plan_problem(&p, home, &s.town, &s.tuning), None);
+        p.dialogue = "中文的一句话".into();
+        assert!(
+            plan_problem(&p, home, &s.town, &s.tuning)
+                .unwrap()
+                .contains("copies")
+        );
+        p.dialogue = "早！".into();
+        p.action = "英文行为".into();
+        assert!(
+            plan_problem(&p, home, &s.town, &s.tuning)
+                .unwrap()
+                .contains("English")
+        );
+        p.action = "Serve".into();
+        p.duration = 5;
+        assert!(
+            plan_problem(&p, home, &s.town, &s.tuning)
+                .unwrap()
+                .contains("duration")
+        );
     }
 }

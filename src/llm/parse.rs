@@ -15,7 +15,10 @@ pub fn extract_object(text: &str) -> Result<Value, String> {
     let candidate = balanced(&text[start..]);
     let attempts = [candidate.to_string(), without_trailing_commas(candidate)];
     let mut last_err = String::new();
-    for a in attempts.iter().chain(std::iter::once(&close_open(&attempts[1]))) {
+    for a in attempts
+        .iter()
+        .chain(std::iter::once(&close_open(&attempts[1])))
+    {
         match serde_json::from_str::<Value>(a) {
             Ok(v @ Value::Object(_)) => return Ok(v),
             Ok(_) => last_err = "not a JSON object".into(),
@@ -135,8 +138,9 @@ pub fn plan_from_text(text: &str) -> Result<Plan, String> {
             .as_i64()
             .or_else(|| n.as_f64().map(|f| f.round() as i64))
             .ok_or_else(|| "`duration` is not a whole number".to_string())?,
-        Some(Value::String(s)) => leading_int(s)
-            .ok_or_else(|| format!("`duration` is not a number: {s:?}"))?,
+        Some(Value::String(s)) => {
+            leading_int(s).ok_or_else(|| format!("`duration` is not a number: {s:?}"))?
+        }
         _ => return Err("missing `duration`".into()),
     };
     Ok(Plan {
@@ -210,7 +214,11 @@ mod tests {
 
     #[test]
     fn says_what_is_wrong() {
-        assert!(plan_from_text("I will go to the tavern").unwrap_err().contains("no JSON"));
+        assert!(
+            plan_from_text("I will go to the tavern")
+                .unwrap_err()
+                .contains("no JSON")
+        );
         let e = plan_from_text(r#"{"action":"Eat","duration":3}"#).unwrap_err();
         assert!(e.contains("target_location"), "{e}");
         let e = plan_from_text(r#"{"action":"Eat","target_location":"x","duration":"soon"}"#)

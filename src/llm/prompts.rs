@@ -74,7 +74,15 @@ pub fn period(t: GameTime) -> &'static str {
     }
 }
 
-const WEEKDAYS: [&str; 7] = ["星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"];
+const WEEKDAYS: [&str; 7] = [
+    "星期一",
+    "星期二",
+    "星期三",
+    "星期四",
+    "星期五",
+    "星期六",
+    "星期日",
+];
 
 pub fn relation_label(kind: RelationKind) -> &'static str {
     match kind {
@@ -123,7 +131,11 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
                 cx.roster.name(&r.with),
                 relation_label(r.kind),
                 r.strength,
-                if r.impression.is_empty() { "—" } else { &r.impression }
+                if r.impression.is_empty() {
+                    "—"
+                } else {
+                    &r.impression
+                }
             )
         }),
         "  - （还没有熟人）",
@@ -141,7 +153,11 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
                 Service::Books => "有书",
             })
             .collect();
-        let links: Vec<&str> = loc.neighbours.iter().map(|&n| town.id(n).as_str()).collect();
+        let links: Vec<&str> = loc
+            .neighbours
+            .iter()
+            .map(|&n| town.id(n).as_str())
+            .collect();
         let _ = writeln!(
             places,
             "- [{}] {}{} — {}；相连：{}",
@@ -172,7 +188,10 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             ("gender", me.gender.clone()),
             ("occupation", me.occupation.clone()),
             ("work", work),
-            ("home", format!("{}[{}]", town.name(me.home), town.id(me.home))),
+            (
+                "home",
+                format!("{}[{}]", town.name(me.home), town.id(me.home)),
+            ),
             ("openness", format!("{:.0}", p.openness)),
             ("conscientiousness", format!("{:.0}", p.conscientiousness)),
             ("extraversion", format!("{:.0}", p.extraversion)),
@@ -208,7 +227,11 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
                 g.starts.stamp(),
                 town.name(g.location),
                 town.id(g.location),
-                if a.will_attend { "（打算去）" } else { "（可能不去）" }
+                if a.will_attend {
+                    "（打算去）"
+                } else {
+                    "（可能不去）"
+                }
             ))
         }),
         "- （没有约定）",
@@ -368,7 +391,9 @@ pub fn repair_messages(
         .collect();
     let d = &cx.tuning.durations;
     let mut messages = original.to_vec();
-    messages.push(Message::assistant(answer.chars().take(600).collect::<String>()));
+    messages.push(Message::assistant(
+        answer.chars().take(600).collect::<String>(),
+    ));
     messages.push(Message::user(fill(
         REPAIR,
         &[

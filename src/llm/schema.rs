@@ -38,9 +38,14 @@ mod tests {
     fn schema_lists_every_place_and_bounds_duration() {
         let s = default_scenario();
         let v = plan_schema(&s.town, &s.tuning);
-        let ids = v["properties"]["target_location"]["enum"].as_array().unwrap();
+        let ids = v["properties"]["target_location"]["enum"]
+            .as_array()
+            .unwrap();
         assert_eq!(ids.len(), s.town.len());
         assert!(ids.iter().any(|i| i == "tavern"));
-        assert_eq!(v["properties"]["duration"]["maximum"], s.tuning.durations.max);
+        assert_eq!(
+            v["properties"]["duration"]["maximum"],
+            s.tuning.durations.max
+        );
     }
 }

@@ -334,12 +334,14 @@ fn talk(
             } else if ex.awaiting {
                 return true;
             } else if asynchronous.contains(inputs.roster.entities[speaker as usize]) {
-                let Some(req) = with_line_context(ex, &inputs, &residents.p0(), |_, s, l| LineRequest {
-                    exchange: ex.id,
-                    turn: turn as u32,
-                    speaker: s,
-                    listener: l,
-                }) else {
+                let Some(req) =
+                    with_line_context(ex, &inputs, &residents.p0(), |_, s, l| LineRequest {
+                        exchange: ex.id,
+                        turn: turn as u32,
+                        speaker: s,
+                        listener: l,
+                    })
+                else {
                     ex.ended = true;
                     continue;
                 };
@@ -395,7 +397,10 @@ fn conclude(
         roster.entities[ex.a as usize],
         roster.entities[ex.b as usize],
     );
-    let participants = vec![roster.ids[ex.a as usize].clone(), roster.ids[ex.b as usize].clone()];
+    let participants = vec![
+        roster.ids[ex.a as usize].clone(),
+        roster.ids[ex.b as usize].clone(),
+    ];
     let lines = ex.lines.len() as u32;
     if lines == 0 {
         return;
@@ -413,7 +418,9 @@ fn conclude(
         return;
     };
     // The invitation was made if the organiser got to speak its second line.
-    if let Some(g) = ex.invite.and_then(|g| inputs.gatherings.get(g).map(|x| (g, x)))
+    if let Some(g) = ex
+        .invite
+        .and_then(|g| inputs.gatherings.get(g).map(|x| (g, x)))
         && lines >= 2
     {
         let guest = if g.1.organiser == ra.0.id {

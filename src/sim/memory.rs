@@ -9,9 +9,7 @@ use super::actions::FellAsleep;
 use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::notices::NoticeBoard;
-use super::residents::{
-    ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster,
-};
+use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster};
 use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
 use crate::brain::SummaryContext;

@@ -10,8 +10,8 @@ use super::event_log::{EventBody, SimEvent};
 use super::memory::Memories;
 use super::notices::NoticeBoard;
 use super::residents::{
-    Activity, ActivityKind, ActivityText, Agenda, AsyncMind, Census, Needs, Persona, Relationships, Resident,
-    ResidentRng, Roster, Tally, Thinking, Walking, Whereabouts,
+    Activity, ActivityKind, ActivityText, Agenda, AsyncMind, Census, Needs, Persona, Relationships,
+    Resident, ResidentRng, Roster, Tally, Thinking, Walking, Whereabouts,
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};

@@ -1,0 +1,141 @@
+//! LLM bridge overhead and frame time with calls in flight, against the fake
+//! OpenAI server on 127.0.0.1 (real HTTP).
+//!
+//! - `bridge/200` vs `direct/200`: 200 chat calls with 4 in flight, through the
+//!   bridge (crossbeam → dispatcher → tokio → crossbeam) vs the same client
+//!   called straight from tokio with a semaphore of 4. Ratio = direct / bridge time.
+//! - `frame/100_in_flight` vs `frame/builtin`: one app update running one
+//!   simulation step of a 100-resident town, with every resident's plan call
+//!   hanging at the server, vs the same town on the built-in brain.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use heartvale::llm::bridge::{Bridge, BridgeSettings, Job};
+use heartvale::llm::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
+use heartvale::llm::fake::{self, FakeReply, FakeServer};
+use heartvale::llm::{LlmBrain, LlmSettings};
+use heartvale::scenario::generate::generated_town;
+use heartvale::sim::clock::{SimSpeed, StepMode};
+use heartvale::sim::event_log::EventLog;
+use heartvale::testing::headless_app_with_llm;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const CALLS: usize = 200;
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            Message::system("你是心谷镇的一位居民。"),
+            Message::user("现在是早上八点，你要做什么？"),
+        ],
+        temperature: 0.7,
+        max_tokens: 64,
+        seed: Some(1),
+        format: Format::Text,
+        stream: false,
+    }
+}
+
+fn bridge_vs_direct(c: &mut Criterion) {
+    let server = FakeServer::start(Arc::new(|_| fake::chat("早上好，我去酒馆吃早饭。")));
+    let ep = Arc::new(Endpoint {
+        base_url: server.url.clone(),
+        model: "fake".into(),
+        api_key: None,
+    });
+    let bridge = Bridge::start(BridgeSettings::default(), None).expect("bridge");
+    let mut g = c.benchmark_group("llm");
+    g.sample_size(20);
+    let mut next = 0u64;
+    g.bench_function("bridge/200", |b| {
+        b.iter(|| {
+            for _ in 0..CALLS {
+                next += 1;
+                bridge.send(Job {
+                    id: next,
+                    priority: 100,
+                    endpoint: ep.clone(),
+                    request: request(),
+                });
+            }
+            let mut got = 0;
+            while got < CALLS {
+                match bridge.try_recv() {
+                    Some(done) => {
+                        assert!(done.result.is_ok());
+                        got += 1;
+                    }
+                    None => bridge.wait(Duration::from_millis(5)),
+                }
+            }
+        })
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = Client::new(RetryPolicy::default());
+    g.bench_function("direct/200", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let limit = Arc::new(tokio::sync::Semaphore::new(4));
+                let mut tasks = Vec::with_capacity(CALLS);
+                for _ in 0..CALLS {
+                    let (client, ep, limit) = (client.clone(), ep.clone(), limit.clone());
+                    tasks.push(tokio::spawn(async move {
+                        let _permit = limit.acquire_owned().await.unwrap();
+                        client.chat(&ep, &request(), Duration::from_secs(60)).await
+                    }));
+                }
+                for t in tasks {
+                    assert!(t.await.unwrap().is_ok());
+                }
+            })
+        })
+    });
+    g.finish();
+}
+
+fn frame_with_calls_in_flight(c: &mut Criterion) {
+    let server = FakeServer::start(Arc::new(|_| FakeReply::Hang));
+    let town = Arc::new(generated_town(100, 3));
+    let mut g = c.benchmark_group("llm");
+    for (name, llm) in [("frame/100_in_flight", true), ("frame/builtin", false)] {
+        let settings = llm.then(|| {
+            let mut s = LlmSettings::for_endpoint(&server.url, "fake");
+            s.concurrency = 100;
+            s.lod_queue = 1000;
+            s.timeout = Duration::from_secs(3600);
+            s
+        });
+        let mut app =
+            headless_app_with_llm(town.clone(), 1, 3, EventLog::in_memory(), settings).unwrap();
+        // One step per update, regardless of replies (as in the window, paused and stepped).
+        app.insert_resource(StepMode::Realtime);
+        app.world_mut().resource_mut::<SimSpeed>().paused = true;
+        let step = |app: &mut bevy::prelude::App| {
+            app.world_mut()
+                .resource_mut::<SimSpeed>()
+                .pending_single_steps = 1;
+            app.update();
+            app.world_mut().resource_mut::<EventLog>().clear_memory();
+        };
+        for _ in 0..130 {
+            step(&mut app); // to 08:10: everyone awake and asking
+        }
+        if llm {
+            let out = app.world().resource::<LlmBrain>().outstanding();
+            assert!(out >= 90, "{out} calls outstanding");
+        }
+        g.bench_function(name, |b| b.iter(|| step(&mut app)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bridge_vs_direct, frame_with_calls_in_flight);
+criterion_main!(benches);
