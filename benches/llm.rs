@@ -137,5 +137,52 @@ fn frame_with_calls_in_flight(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bridge_vs_direct, frame_with_calls_in_flight);
+/// The LLM economy of the default town on the fake server: calls per resident
+/// per game day and prompt tokens per call (printed), and the wall time of one day.
+fn economy(c: &mut Criterion) {
+    let server = FakeServer::start(fake::town_handler());
+    let scenario = heartvale::testing::default_scenario();
+    let run = || {
+        let settings = LlmSettings::for_endpoint(&server.url, "fake");
+        let mut app = headless_app_with_llm(
+            scenario.clone(),
+            7,
+            1,
+            EventLog::in_memory(),
+            Some(settings),
+        )
+        .unwrap();
+        heartvale::testing::run_to_end(&mut app, 3000);
+        app
+    };
+    let app = run();
+    let brain = app.world().resource::<LlmBrain>();
+    let calls: u32 = brain.stats.residents.iter().map(|r| r.total_calls()).sum();
+    let mut kinds = [0u32; 4];
+    for r in &brain.stats.residents {
+        for (k, n) in kinds.iter_mut().zip(r.calls) {
+            *k += n;
+        }
+    }
+    println!(
+        "economy: {:.1} calls per resident per game day (plan {}, repair {}, line {}, summary {}), median prompt {} tokens",
+        calls as f64 / scenario.residents.len() as f64,
+        kinds[0],
+        kinds[1],
+        kinds[2],
+        kinds[3],
+        brain.stats.median_prompt_tokens()
+    );
+    let mut g = c.benchmark_group("llm");
+    g.sample_size(10);
+    g.bench_function("default_town/1_day_fake_server", |b| b.iter(run));
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    bridge_vs_direct,
+    frame_with_calls_in_flight,
+    economy
+);
 criterion_main!(benches);

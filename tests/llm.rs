@@ -763,12 +763,21 @@ fn a_reply_for_a_resident_that_is_gone_is_dropped() {
         app.update();
         std::thread::sleep(Duration::from_millis(5));
     }
-    let zhong = app.world().resource::<heartvale::sim::residents::Roster>().entities[0];
+    let zhong = app
+        .world()
+        .resource::<heartvale::sim::residents::Roster>()
+        .entities[0];
     app.world_mut().entity_mut(zhong).remove::<Thinking>();
     let events = run_until(&mut app, 50, |ev| !of(ev, "llm_call", "zhong").is_empty());
     let call = of(&events, "llm_call", "zhong")[0];
-    assert_eq!((call["outcome"].as_str(), call["used"].as_str()), (Some("ok"), Some("dropped")));
-    assert!(of(&events, "plan", "zhong").is_empty(), "a superseded answer is not carried out");
+    assert_eq!(
+        (call["outcome"].as_str(), call["used"].as_str()),
+        (Some("ok"), Some("dropped"))
+    );
+    assert!(
+        of(&events, "plan", "zhong").is_empty(),
+        "a superseded answer is not carried out"
+    );
     app.world_mut().despawn(zhong);
     for _ in 0..30 {
         app.update();

@@ -226,3 +226,133 @@ impl LlmSettings {
 pub fn process_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::spec::BrainOverride;
+    use crate::testing::default_scenario;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn nothing_configured_means_the_builtin_brain() {
+        let s = default_scenario();
+        let r = LlmSettings::resolve(&LlmArgs::default(), &env(&[]), None, &s.residents);
+        assert!(r.unwrap().is_none());
+        // A key alone is not an endpoint.
+        let r = LlmSettings::resolve(
+            &LlmArgs::default(),
+            &env(&[("OPENAI_API_KEY", "k")]),
+            None,
+            &s.residents,
+        );
+        assert!(r.unwrap().is_none());
+    }
+
+    #[test]
+    fn flags_beat_environment_beat_scenario() {
+        let s = default_scenario();
+        let spec = LlmSpec {
+            base_url: Some("http://scenario/v1".into()),
+            model: Some("scenario-model".into()),
+            timeout_secs: Some(5.0),
+            ..LlmSpec::default()
+        };
+        let e = env(&[
+            ("OPENAI_BASE_URL", "http://openai-env/v1"),
+            ("HEARTVALE_LLM_MODEL", "env-model"),
+        ]);
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, Some(&spec), &s.residents)
+            .unwrap()
+            .unwrap();
+        let d = r.default.as_ref().unwrap();
+        assert_eq!(
+            (d.base_url.as_str(), d.model.as_str()),
+            ("http://openai-env/v1", "env-model")
+        );
+        assert_eq!(r.timeout, Duration::from_secs(5));
+        let args = LlmArgs {
+            llm: Some("http://flag/v1".into()),
+            llm_timeout: Some(2.5),
+            ..LlmArgs::default()
+        };
+        let r = LlmSettings::resolve(&args, &e, Some(&spec), &s.residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.default.as_ref().unwrap().base_url, "http://flag/v1");
+        assert_eq!(r.timeout, Duration::from_millis(2500));
+        let off = LlmArgs {
+            no_llm: true,
+            ..args
+        };
+        assert!(
+            LlmSettings::resolve(&off, &e, Some(&spec), &s.residents)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn keys_come_from_the_environment_and_residents_may_differ() {
+        let mut residents = default_scenario().residents.clone();
+        let mut p0 = (*residents[0]).clone();
+        p0.brain = Some(BrainOverride {
+            endpoint: Some("https://api.deepseek.com/v1".into()),
+            model: Some("deepseek-chat".into()),
+            api_key_env: Some("DEEPSEEK_KEY".into()),
+            builtin: false,
+        });
+        let mut p1 = (*residents[1]).clone();
+        p1.brain = Some(BrainOverride {
+            endpoint: None,
+            model: None,
+            api_key_env: None,
+            builtin: true,
+        });
+        residents[0] = std::sync::Arc::new(p0);
+        residents[1] = std::sync::Arc::new(p1);
+        let e = env(&[
+            ("HEARTVALE_LLM_BASE_URL", "http://127.0.0.1:8089/v1"),
+            ("HEARTVALE_LLM_API_KEY", "local-key"),
+            ("DEEPSEEK_KEY", "ds-key"),
+        ]);
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
+            .unwrap()
+            .unwrap();
+        let own = r.endpoint_for(&residents[0]).unwrap();
+        assert_eq!(
+            (own.base_url.as_str(), own.model.as_str()),
+            ("https://api.deepseek.com/v1", "deepseek-chat")
+        );
+        assert_eq!(own.api_key, ApiKey::new("ds-key"));
+        assert!(r.endpoint_for(&residents[1]).is_none(), "builtin: true");
+        let shared = r.endpoint_for(&residents[2]).unwrap();
+        assert_eq!(shared.api_key, ApiKey::new("local-key"));
+        assert_eq!(format!("{:?}", shared.api_key), "Some(ApiKey(***))");
+    }
+
+    #[test]
+    fn bad_urls_and_timeouts_are_errors() {
+        let s = default_scenario();
+        let args = LlmArgs {
+            llm: Some("127.0.0.1:8089".into()),
+            ..LlmArgs::default()
+        };
+        let e = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
+        assert!(e.contains("http://"), "{e}");
+        let args = LlmArgs {
+            llm: Some("http://x/v1".into()),
+            llm_timeout: Some(0.0),
+            ..LlmArgs::default()
+        };
+        assert!(LlmSettings::resolve(&args, &env(&[]), None, &s.residents).is_err());
+    }
+}

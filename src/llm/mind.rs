@@ -105,6 +105,8 @@ pub struct LlmBrain {
     pub endpoints: Vec<Arc<Endpoint>>,
     /// Endpoint index per roster index (`None`: built-in brain).
     route: Vec<Option<usize>>,
+    /// Resident ids by roster index.
+    ids: Vec<ResidentId>,
     breakers: Vec<Breaker>,
     schema: serde_json::Value,
     pending: HashMap<u64, Pending>,
@@ -206,6 +208,7 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
         breakers: vec![Breaker::default(); endpoints.len()],
         endpoints,
         route,
+        ids: scenario.residents.iter().map(|p| p.id.clone()).collect(),
         schema,
         pending: HashMap::new(),
         arrived: Vec::new(),
@@ -251,30 +254,26 @@ fn collect_replies(
 
 impl LlmBrain {
     /// Whether a call for this resident may go out now.
-    fn gate(
-        &mut self,
-        idx: u32,
-        endpoint: usize,
-        now: crate::time::GameTime,
-        watched: bool,
-    ) -> Gate {
+    fn gate(&mut self, endpoint: usize, now: crate::time::GameTime, watched: bool) -> Gate {
         if let Some(max) = self.settings.max_calls_per_day
             && self.day_calls >= max
         {
             return Gate::Skip("budget");
         }
-        let b = &mut self.breakers[endpoint];
-        if let Some(until) = b.open_until {
-            if now < until || b.probing {
-                return Gate::Skip("circuit_open");
-            }
-            // One probe goes through; its outcome closes or re-opens the breaker.
-            b.probing = true;
+        let open = self.breakers[endpoint].open_until;
+        if let Some(until) = open
+            && (now < until || self.breakers[endpoint].probing)
+        {
+            return Gate::Skip("circuit_open");
         }
         if !watched && self.pending.len() >= self.settings.lod_queue {
             return Gate::Skip("queue");
         }
-        let _ = idx;
+        if open.is_some() {
+            // The cool-down is over: this call is the probe whose outcome closes
+            // or re-opens the breaker; the others wait for it.
+            self.breakers[endpoint].probing = true;
+        }
         Gate::Send
     }
 
@@ -668,7 +667,7 @@ fn plans(
             Ok(Err(problem)) if !repair => {
                 // One repair attempt, if a call may go out now.
                 let (priority, watched) = brain.priority(&focus, &id);
-                let gate = brain.gate(pending.resident, pending.endpoint, now, watched);
+                let gate = brain.gate(pending.endpoint, now, watched);
                 let answer = done
                     .result
                     .as_ref()
@@ -765,7 +764,7 @@ fn plans(
             continue;
         };
         let (priority, watched) = brain.priority(&focus, &r.id);
-        match brain.gate(r.idx, endpoint, now, watched) {
+        match brain.gate(endpoint, now, watched) {
             Gate::Skip(why) => {
                 log_skip(
                     brain,
@@ -970,7 +969,7 @@ fn request_lines(
             continue;
         };
         let (priority, watched) = brain.priority(&focus, &id);
-        if let Gate::Skip(why) = brain.gate(idx, endpoint, now, watched) {
+        if let Gate::Skip(why) = brain.gate(endpoint, now, watched) {
             log_skip(brain, &mut events, now, (idx, &id), endpoint, "line", why);
             builtin_line(&inputs, &mut exchanges, &q, req.exchange);
             continue;
@@ -1084,6 +1083,15 @@ fn summaries(
             continue;
         };
         let Ok((r, persona, mut memories)) = q.get_mut(entity) else {
+            let id = brain.ids[pending.resident as usize].clone();
+            let rec = CallRecord {
+                resident: &id,
+                kind: "summary",
+                outcome: "ok",
+                used: "dropped",
+                reason: Some("the resident is gone".into()),
+            };
+            log_call(brain, &mut events, now, &done, &pending, rec);
             continue;
         };
         let id = r.id.clone();
@@ -1147,7 +1155,7 @@ fn summaries(
         };
         let (idx, id) = (r.idx, r.id.clone());
         let route = brain.route.get(idx as usize).copied().flatten();
-        let gate = route.map(|e| (e, brain.gate(idx, e, now, false)));
+        let gate = route.map(|e| (e, brain.gate(e, now, false)));
         match gate {
             Some((endpoint, Gate::Send)) => {
                 let messages = prompts::summary_messages(&crate::brain::SummaryContext {
