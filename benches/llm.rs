@@ -49,7 +49,7 @@ fn bridge_vs_direct(c: &mut Criterion) {
     });
     let bridge = Bridge::start(BridgeSettings::default(), None).expect("bridge");
     let mut g = c.benchmark_group("llm");
-    g.sample_size(20);
+    g.sample_size(40);
     let mut next = 0u64;
     g.bench_function("bridge/200", |b| {
         b.iter(|| {

@@ -538,7 +538,35 @@ pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> Strin
             v["entries"],
             s("summary")
         ),
-        "end" => format!("■ end: {} (day {})", s("reason"), v["day"]),
+        "llm_call" => format!(
+            "🤖 {} {} call: {} → {} answer ({} ms, {}+{} tokens){}",
+            who("resident"),
+            s("call"),
+            s("outcome"),
+            s("used"),
+            v["latency_ms"],
+            v["prompt_tokens"],
+            v["completion_tokens"],
+            v["reason"]
+                .as_str()
+                .map(|r| format!(" — {r}"))
+                .unwrap_or_default()
+        ),
+        "llm_usage" => format!(
+            "🤖 day {}: {} LLM calls, {} skipped, {} fallbacks, {}+{} tokens, p50 {} ms, p90 {} ms",
+            v["day"],
+            v["calls"],
+            v["skipped"],
+            v["fallbacks"],
+            v["prompt_tokens"],
+            v["completion_tokens"],
+            v["latency_p50_ms"],
+            v["latency_p90_ms"]
+        ),
+        "end" => match v["error"].as_str() {
+            Some(e) => format!("■ end: {} (day {}): {e}", s("reason"), v["day"]),
+            None => format!("■ end: {} (day {})", s("reason"), v["day"]),
+        },
         other => format!("{other} {v}"),
     };
     format!("{time}  {body}")

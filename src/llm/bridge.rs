@@ -1,11 +1,11 @@
-//! The bridge between Bevy and the network: a tokio runtime on its own threads,
-//! a dispatcher thread that keeps at most `concurrency` calls in flight (highest
-//! priority first), and crossbeam channels both ways. Bevy systems only ever
-//! `send` and `try_recv`; nothing here blocks a frame.
+//! The bridge between Bevy and the network: a tokio runtime on its own threads
+//! that keeps at most `concurrency` calls in flight (highest priority first), and
+//! crossbeam channels both ways. Bevy systems only ever `send` and `try_recv`;
+//! nothing here blocks a frame.
 
-use std::collections::BinaryHeap;
-use std::sync::Arc;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
@@ -52,13 +52,7 @@ impl Default for BridgeSettings {
     }
 }
 
-enum Inbox {
-    Job(Box<Job>),
-    Finished,
-    Shutdown,
-}
-
-struct Queued(Box<Job>);
+struct Queued(Job);
 
 impl PartialEq for Queued {
     fn eq(&self, other: &Self) -> bool {
@@ -81,15 +75,27 @@ impl Ord for Queued {
     }
 }
 
+/// What the runtime's tasks share.
+struct Shared {
+    /// Jobs as Bevy sent them, not yet sorted into `heap`.
+    inbox: Receiver<Job>,
+    heap: Mutex<BinaryHeap<Queued>>,
+    permits: Arc<tokio::sync::Semaphore>,
+    replies: Sender<Done>,
+    client: Client,
+    timeout: Duration,
+    cassette: Option<Arc<Cassette>>,
+    queued: AtomicUsize,
+    in_flight: AtomicUsize,
+}
+
 pub struct Bridge {
-    inbox: Sender<Inbox>,
+    jobs: Sender<Job>,
     replies: Receiver<Done>,
     /// Replies taken off the channel by [`Bridge::wait`], handed out first.
-    stash: std::sync::Mutex<Vec<Done>>,
-    queued: Arc<AtomicUsize>,
-    in_flight: Arc<AtomicUsize>,
+    stash: Mutex<VecDeque<Done>>,
+    shared: Arc<Shared>,
     runtime: Option<tokio::runtime::Runtime>,
-    dispatcher: Option<std::thread::JoinHandle<()>>,
     pub client: Client,
     pub timeout: Duration,
 }
@@ -105,84 +111,52 @@ impl Bridge {
             .enable_all()
             .build()?;
         let client = Client::new(settings.retry);
-        let (inbox_tx, inbox_rx) = unbounded::<Inbox>();
+        let (jobs_tx, jobs_rx) = unbounded::<Job>();
         let (reply_tx, reply_rx) = unbounded::<Done>();
-        let queued = Arc::new(AtomicUsize::new(0));
-        let in_flight = Arc::new(AtomicUsize::new(0));
-        let dispatcher = {
-            let handle = runtime.handle().clone();
-            let client = client.clone();
-            let finished = inbox_tx.clone();
-            let (queued, in_flight) = (queued.clone(), in_flight.clone());
-            let cap = settings.concurrency.max(1);
-            let timeout = settings.timeout;
-            std::thread::Builder::new()
-                .name("heartvale-llm-dispatch".into())
-                .spawn(move || {
-                    let mut heap: BinaryHeap<Queued> = BinaryHeap::new();
-                    let mut running = 0usize;
-                    while let Ok(msg) = inbox_rx.recv() {
-                        let mut shutdown = false;
-                        for msg in std::iter::once(msg).chain(inbox_rx.try_iter()) {
-                            match msg {
-                                Inbox::Job(job) => heap.push(Queued(job)),
-                                Inbox::Finished => running -= 1,
-                                Inbox::Shutdown => shutdown = true,
-                            }
-                        }
-                        if shutdown {
-                            break;
-                        }
-                        while running < cap
-                            && let Some(Queued(job)) = heap.pop()
-                        {
-                            running += 1;
-                            queued.fetch_sub(1, Ordering::SeqCst);
-                            in_flight.fetch_add(1, Ordering::SeqCst);
-                            let (client, reply_tx, finished, cassette, in_flight) = (
-                                client.clone(),
-                                reply_tx.clone(),
-                                finished.clone(),
-                                cassette.clone(),
-                                in_flight.clone(),
-                            );
-                            handle.spawn(async move {
-                                let done = call(&client, *job, timeout, cassette.as_deref()).await;
-                                in_flight.fetch_sub(1, Ordering::SeqCst);
-                                // The app may be gone; nothing to do then.
-                                let _ = reply_tx.send(done);
-                                let _ = finished.send(Inbox::Finished);
-                            });
-                        }
-                    }
-                })?
-        };
+        let shared = Arc::new(Shared {
+            inbox: jobs_rx,
+            heap: Mutex::new(BinaryHeap::new()),
+            permits: Arc::new(tokio::sync::Semaphore::new(settings.concurrency.max(1))),
+            replies: reply_tx,
+            client: client.clone(),
+            timeout: settings.timeout,
+            cassette,
+            queued: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+        });
         Ok(Self {
-            inbox: inbox_tx,
+            jobs: jobs_tx,
             replies: reply_rx,
-            stash: std::sync::Mutex::new(Vec::new()),
-            queued,
-            in_flight,
+            stash: Mutex::new(VecDeque::new()),
+            shared,
             runtime: Some(runtime),
-            dispatcher: Some(dispatcher),
             client,
             timeout: settings.timeout,
         })
     }
 
-    /// Queues a call. Never blocks.
+    /// Queues a call. Never blocks: the job goes into a crossbeam channel and a
+    /// task on the runtime waits for a free slot, then runs the best queued job.
     pub fn send(&self, job: Job) {
-        self.queued.fetch_add(1, Ordering::SeqCst);
-        let _ = self.inbox.send(Inbox::Job(Box::new(job)));
+        self.shared.queued.fetch_add(1, Ordering::SeqCst);
+        if self.jobs.send(job).is_err() {
+            return;
+        }
+        let shared = self.shared.clone();
+        if let Some(rt) = &self.runtime {
+            rt.spawn(run_next(shared));
+        }
     }
 
     /// A finished call, if any. Never blocks.
     pub fn try_recv(&self) -> Option<Done> {
+        if let Some(d) = self
+            .stash
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop_front()
         {
-            let mut stash = self.stash.lock().unwrap_or_else(|p| p.into_inner());
-            if !stash.is_empty() {
-                return Some(stash.remove(0));
-            }
+            return Some(d);
         }
         self.replies.try_recv().ok()
     }
@@ -194,40 +168,53 @@ impl Bridge {
             self.stash
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push(done);
+                .push_back(done);
         }
     }
 
     /// Calls waiting for a slot.
     pub fn queued(&self) -> usize {
-        self.queued.load(Ordering::SeqCst)
+        self.shared.queued.load(Ordering::SeqCst)
     }
 
     pub fn in_flight(&self) -> usize {
-        self.in_flight.load(Ordering::SeqCst)
-    }
-
-    /// The runtime, for callers that want to run their own async work beside the bridge.
-    pub fn handle(&self) -> tokio::runtime::Handle {
-        self.runtime
-            .as_ref()
-            .expect("runtime lives as long as the bridge")
-            .handle()
-            .clone()
+        self.shared.in_flight.load(Ordering::SeqCst)
     }
 }
 
 impl Drop for Bridge {
     fn drop(&mut self) {
-        let _ = self.inbox.send(Inbox::Shutdown);
-        if let Some(d) = self.dispatcher.take() {
-            let _ = d.join();
-        }
         // Hanging calls are abandoned, not awaited: quitting must be instant.
         if let Some(rt) = self.runtime.take() {
             rt.shutdown_background();
         }
     }
+}
+
+/// One ticket per job sent: once a slot is free, run the highest-priority job
+/// waiting (not necessarily the one this ticket was spawned for).
+async fn run_next(shared: Arc<Shared>) {
+    let Ok(_permit) = shared.permits.clone().acquire_owned().await else {
+        return;
+    };
+    let job = {
+        let mut heap = shared.heap.lock().unwrap_or_else(|p| p.into_inner());
+        heap.extend(shared.inbox.try_iter().map(Queued));
+        heap.pop()
+    };
+    let Some(Queued(job)) = job else { return };
+    shared.queued.fetch_sub(1, Ordering::SeqCst);
+    shared.in_flight.fetch_add(1, Ordering::SeqCst);
+    let done = call(
+        &shared.client,
+        job,
+        shared.timeout,
+        shared.cassette.as_deref(),
+    )
+    .await;
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+    // The app may be gone; nothing to do then.
+    let _ = shared.replies.send(done);
 }
 
 async fn call(client: &Client, job: Job, timeout: Duration, cassette: Option<&Cassette>) -> Done {

@@ -138,6 +138,7 @@ impl FakeServer {
         let (s, c) = (seen.clone(), count.clone());
         runtime.spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
+                let _ = sock.set_nodelay(true);
                 let (h, s, c) = (handler.clone(), s.clone(), c.clone());
                 tokio::spawn(async move {
                     let _ = serve(sock, h, s, c).await;
@@ -252,8 +253,9 @@ async fn serve(
                     head.push_str(&format!("{k}: {v}\r\n"));
                 }
                 head.push_str("\r\n");
+                // One write: a split head and body would meet Nagle and delayed ACKs (40 ms).
+                head.push_str(&body);
                 sock.write_all(head.as_bytes()).await?;
-                sock.write_all(body.as_bytes()).await?;
             }
             FakeReply::Stream(chunks) => {
                 sock.write_all(
