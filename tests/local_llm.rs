@@ -17,7 +17,7 @@ use heartvale::sim::event_log::EventLog;
 use heartvale::testing::{default_scenario, headless_app_with_llm, run_to_end};
 
 #[test]
-#[ignore = "needs scripts/local-llm.sh running (about 15 minutes on 2 cores)"]
+#[ignore = "needs scripts/local-llm.sh running (6–17 minutes on 2 cores)"]
 fn one_day_against_a_real_local_model() {
     let url = std::env::var("HEARTVALE_LOCAL_LLM_URL")
         .unwrap_or_else(|_| "http://127.0.0.1:8089/v1".into());
