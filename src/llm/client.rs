@@ -323,7 +323,8 @@ impl Client {
                 Err(e) if e.is_timeout() => return Err(LlmError::Timeout),
                 Err(e) => Failure {
                     error: LlmError::Connect(error_chain(&e)),
-                    retryable: true,
+                    // A refused connection is rarely a blip: one more try, not the full ladder.
+                    retryable: retries == 0,
                     retry_after: None,
                 },
             };
