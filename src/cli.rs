@@ -192,6 +192,7 @@ fn sim(args: SimArgs) -> i32 {
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     let mut frames = 0u64;
+    let mut warned = false;
     while !app.world().resource::<SimOutcome>().ended()
         && app.world().resource::<Clock>().steps < total + 10
     {
@@ -199,6 +200,9 @@ fn sim(args: SimArgs) -> i32 {
             app.world_mut().write_message(StopSim);
         }
         app.update();
+        if let Some(msg) = first_llm_failure(app.world_mut(), &mut warned) {
+            bar.suspend(|| eprintln!("{msg}"));
+        }
         // While the step waits for LLM replies, sleep until one comes.
         crate::llm::wait_if_gated(app.world(), std::time::Duration::from_millis(50));
         frames += 1;
@@ -285,6 +289,24 @@ fn sim(args: SimArgs) -> i32 {
         println!("event log: {}", path.display());
     }
     0
+}
+
+/// The first failed LLM call, as a warning for the user (once per run; the run
+/// goes on with the built-in brain).
+fn first_llm_failure(world: &mut bevy::prelude::World, warned: &mut bool) -> Option<String> {
+    let mut brain = world.get_resource_mut::<LlmBrain>()?;
+    if brain.failures.is_empty() {
+        return None;
+    }
+    let failures = std::mem::take(&mut brain.failures);
+    if *warned {
+        return None;
+    }
+    *warned = true;
+    Some(format!(
+        "warning: LLM call failed: {}\n         residents fall back to the built-in brain when a call fails; every call is an `llm_call` event in the log",
+        failures[0]
+    ))
 }
 
 /// The end-of-run LLM accounting: per resident, then totals and latency percentiles.

@@ -335,6 +335,30 @@ fn bad_llm_settings_are_clear_errors() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("/nonexistent/cassette"), "{err}");
+    // An endpoint that is down: one clear warning, and the town runs on the built-in brain.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let o = heartvale(&[
+        "sim",
+        "--days",
+        "1",
+        "--llm",
+        &url,
+        "--max-llm-calls-per-day",
+        "3",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("warning: LLM call failed").count(), 1, "{err}");
+    assert!(
+        err.contains("Connection refused") || err.contains("connect"),
+        "{err}"
+    );
     // --no-llm wins over the environment.
     let o = command(&["sim", "--days", "1", "--no-llm", "-q"])
         .env("HEARTVALE_LLM_BASE_URL", "http://127.0.0.1:9/v1")

@@ -115,6 +115,8 @@ pub struct LlmBrain {
     day: u32,
     day_calls: u32,
     final_usage_logged: bool,
+    /// Call failures not yet reported to the user (the CLI prints them once).
+    pub failures: Vec<String>,
     pub stats: LlmStats,
 }
 
@@ -216,6 +218,7 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
         day: 1,
         day_calls: 0,
         final_usage_logged: false,
+        failures: Vec::new(),
         stats: LlmStats::new(scenario.residents.len()),
         settings,
     });
@@ -373,6 +376,12 @@ fn log_call(
     pending: &Pending,
     rec: CallRecord<'_>,
 ) {
+    if let Err(e) = &done.result {
+        let ep = &brain.endpoints[pending.endpoint];
+        brain
+            .failures
+            .push(format!("{} ({}): {e}", ep.base_url, ep.model));
+    }
     let (prompt, completion, estimated, attempts, format) = match &done.result {
         Ok(r) => match r.usage {
             Some(u) => (
