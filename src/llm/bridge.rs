@@ -4,7 +4,6 @@
 //! nothing here blocks a frame.
 
 use std::collections::{BinaryHeap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -85,8 +84,6 @@ struct Shared {
     client: Client,
     timeout: Duration,
     cassette: Option<Arc<Cassette>>,
-    queued: AtomicUsize,
-    in_flight: AtomicUsize,
 }
 
 pub struct Bridge {
@@ -96,8 +93,6 @@ pub struct Bridge {
     stash: Mutex<VecDeque<Done>>,
     shared: Arc<Shared>,
     runtime: Option<tokio::runtime::Runtime>,
-    pub client: Client,
-    pub timeout: Duration,
 }
 
 impl Bridge {
@@ -118,11 +113,9 @@ impl Bridge {
             heap: Mutex::new(BinaryHeap::new()),
             permits: Arc::new(tokio::sync::Semaphore::new(settings.concurrency.max(1))),
             replies: reply_tx,
-            client: client.clone(),
+            client,
             timeout: settings.timeout,
             cassette,
-            queued: AtomicUsize::new(0),
-            in_flight: AtomicUsize::new(0),
         });
         Ok(Self {
             jobs: jobs_tx,
@@ -130,15 +123,12 @@ impl Bridge {
             stash: Mutex::new(VecDeque::new()),
             shared,
             runtime: Some(runtime),
-            client,
-            timeout: settings.timeout,
         })
     }
 
     /// Queues a call. Never blocks: the job goes into a crossbeam channel and a
     /// task on the runtime waits for a free slot, then runs the best queued job.
     pub fn send(&self, job: Job) {
-        self.shared.queued.fetch_add(1, Ordering::SeqCst);
         if self.jobs.send(job).is_err() {
             return;
         }
@@ -171,15 +161,6 @@ impl Bridge {
                 .push_back(done);
         }
     }
-
-    /// Calls waiting for a slot.
-    pub fn queued(&self) -> usize {
-        self.shared.queued.load(Ordering::SeqCst)
-    }
-
-    pub fn in_flight(&self) -> usize {
-        self.shared.in_flight.load(Ordering::SeqCst)
-    }
 }
 
 impl Drop for Bridge {
@@ -203,8 +184,6 @@ async fn run_next(shared: Arc<Shared>) {
         heap.pop()
     };
     let Some(Queued(job)) = job else { return };
-    shared.queued.fetch_sub(1, Ordering::SeqCst);
-    shared.in_flight.fetch_add(1, Ordering::SeqCst);
     let done = call(
         &shared.client,
         job,
@@ -212,7 +191,6 @@ async fn run_next(shared: Arc<Shared>) {
         shared.cassette.as_deref(),
     )
     .await;
-    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
     // The app may be gone; nothing to do then.
     let _ = shared.replies.send(done);
 }

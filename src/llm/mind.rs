@@ -126,10 +126,6 @@ impl LlmBrain {
         self.pending.len()
     }
 
-    pub fn bridge(&self) -> &Bridge {
-        &self.bridge
-    }
-
     /// How many residents an LLM drives.
     pub fn routed(&self) -> usize {
         self.route.iter().flatten().count()
