@@ -168,19 +168,6 @@ impl std::fmt::Display for LlmError {
     }
 }
 
-impl LlmError {
-    /// Short label for the event log.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Self::Timeout => "timeout",
-            Self::Connect(_) => "connect",
-            Self::Status { .. } => "http_error",
-            Self::Decode(_) => "bad_response",
-            Self::CassetteMiss { .. } => "cassette_miss",
-        }
-    }
-}
-
 /// Retry policy for one logical call.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {

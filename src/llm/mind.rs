@@ -354,6 +354,31 @@ impl LlmBrain {
     }
 }
 
+/// Books a finished call with its endpoint's breaker and returns the answer, or
+/// the error as text. A replay miss also ends the run: replay must not guess.
+fn settle<'a>(
+    brain: &mut LlmBrain,
+    done: &'a Done,
+    pending: &Pending,
+    now: crate::time::GameTime,
+    fail: &mut MessageWriter<FailSim>,
+    id: &ResidentId,
+) -> Result<&'a super::client::ChatReply, String> {
+    brain.breaker_result(pending.endpoint, done.result.is_ok(), now);
+    match &done.result {
+        Ok(reply) => Ok(reply),
+        Err(e) => {
+            if let LlmError::CassetteMiss { .. } = e {
+                fail.write(FailSim(format!(
+                    "replay: no recorded answer for {id}'s {} call ({e}); record the run again with --record",
+                    pending.purpose.kind()
+                )));
+            }
+            Err(e.to_string())
+        }
+    }
+}
+
 /// What one finished call is logged as.
 struct CallRecord<'a> {
     resident: &'a ResidentId,
@@ -610,29 +635,18 @@ fn plans(
         // Superseded, or the resident is gone: the answer is dropped.
         let current = thinking.get(entity).is_ok_and(|t| t.request == request);
         let at = doing.get(entity).map(|d| d.2.0);
-        let outcome = match &done.result {
-            Err(e) => {
-                brain.breaker_result(pending.endpoint, false, now);
-                if let LlmError::CassetteMiss { .. } = e {
-                    fail.write(FailSim(format!(
-                        "replay: no recorded answer for {id}'s {kind} call ({e}); record the run again with --record"
-                    )));
-                }
-                Err((e.label(), e.to_string()))
-            }
-            Ok(reply) => {
-                brain.breaker_result(pending.endpoint, true, now);
-                match plan_from_text(&reply.content) {
-                    Err(problem) => Ok(Err(problem)),
-                    Ok(plan) => match at
-                        .ok()
-                        .and_then(|at| plan_problem(&plan, at, &inputs.town, &inputs.tuning))
-                    {
-                        Some(problem) => Ok(Err(problem)),
-                        None => Ok(Ok(plan)),
-                    },
-                }
-            }
+        let outcome = match settle(brain, &done, &pending, now, &mut fail, &id) {
+            Err(e) => Err(("error", e)),
+            Ok(reply) => match plan_from_text(&reply.content) {
+                Err(problem) => Ok(Err(problem)),
+                Ok(plan) => match at
+                    .ok()
+                    .and_then(|at| plan_problem(&plan, at, &inputs.town, &inputs.tuning))
+                {
+                    Some(problem) => Ok(Err(problem)),
+                    None => Ok(Ok(plan)),
+                },
+            },
         };
         let record = |outcome, used, reason| CallRecord {
             resident: &id,
@@ -867,18 +881,9 @@ fn deliver_lines(
             used,
             reason,
         };
-        let parsed = match &done.result {
-            Err(e) => {
-                brain.breaker_result(pending.endpoint, false, now);
-                if let LlmError::CassetteMiss { .. } = e {
-                    fail.write(FailSim(format!(
-                        "replay: no recorded answer for {id}'s line ({e}); record the run again with --record"
-                    )));
-                }
-                Err(("error", e.to_string()))
-            }
+        let parsed = match settle(brain, &done, &pending, now, &mut fail, &id) {
+            Err(e) => Err(("error", e)),
             Ok(reply) => {
-                brain.breaker_result(pending.endpoint, true, now);
                 let (line, ends) = line_from_text(&reply.content, speaker);
                 if line.is_empty() && ends {
                     Ok((line, ends))
@@ -1107,18 +1112,9 @@ fn summaries(
             used,
             reason,
         };
-        let text = match &done.result {
-            Err(e) => {
-                brain.breaker_result(pending.endpoint, false, now);
-                if let LlmError::CassetteMiss { .. } = e {
-                    fail.write(FailSim(format!(
-                        "replay: no recorded answer for {id}'s summary ({e}); record the run again with --record"
-                    )));
-                }
-                Err(("error", e.to_string()))
-            }
+        let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
+            Err(e) => Err(("error", e)),
             Ok(reply) => {
-                brain.breaker_result(pending.endpoint, true, now);
                 let t = reply.content.trim();
                 if has_cjk(t) {
                     Ok(t.chars().take(300).collect::<String>())
