@@ -43,6 +43,20 @@ fn app_with(settings: LlmSettings) -> App {
     .expect("the LLM brain starts")
 }
 
+/// The default town for one whole day with these LLM settings.
+fn one_day(seed: u64, settings: LlmSettings) -> App {
+    let mut app = headless_app_with_llm(
+        default_scenario(),
+        seed,
+        1,
+        EventLog::in_memory(),
+        Some(settings),
+    )
+    .expect("the LLM brain starts");
+    run_to_end(&mut app, 2000);
+    app
+}
+
 /// Runs until `done(log)` holds; returns the log's events.
 fn run_until(app: &mut App, max_steps: u64, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
     let started = Instant::now();
@@ -462,15 +476,7 @@ fn record_then_replay_gives_the_same_log_byte_for_byte() {
     let fake = FakeServer::start(fake::town_handler());
     let mut settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
     settings.cassette = Some(CassetteMode::Record(cassette.clone()));
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        7,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .unwrap();
-    run_to_end(&mut app, 2000);
+    let app = one_day(7, settings);
     let recorded = app.world().resource::<EventLog>().text().to_string();
     let calls = fake.count();
     drop(app);
@@ -479,30 +485,14 @@ fn record_then_replay_gives_the_same_log_byte_for_byte() {
     assert!(recorded.contains(r#""used":"llm""#));
     let mut settings = LlmSettings::for_endpoint("http://127.0.0.1:9/v1", "fake-model");
     settings.cassette = Some(CassetteMode::Replay(cassette.clone()));
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        7,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .unwrap();
-    run_to_end(&mut app, 2000);
+    let app = one_day(7, settings);
     let replayed = app.world().resource::<EventLog>().text().to_string();
     assert_eq!(recorded.len(), replayed.len());
     assert!(recorded == replayed, "replay differs from the recording");
     // Another seed asks other questions: a clear failure, not a silent fallback.
     let mut settings = LlmSettings::for_endpoint("http://127.0.0.1:9/v1", "fake-model");
     settings.cassette = Some(CassetteMode::Replay(cassette));
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        8,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .unwrap();
-    run_to_end(&mut app, 2000);
+    let app = one_day(8, settings);
     let failure = app
         .world()
         .resource::<heartvale::sim::end::SimFailure>()
@@ -527,15 +517,7 @@ fn record_then_replay_gives_the_same_log_byte_for_byte() {
 fn the_default_town_on_an_llm_stays_within_budget_per_resident_and_prompt() {
     let fake = FakeServer::start(fake::town_handler());
     let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        7,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .unwrap();
-    run_to_end(&mut app, 2000);
+    let app = one_day(7, settings);
     let brain = app.world().resource::<heartvale::llm::LlmBrain>();
     let residents = default_scenario().residents.len() as f64;
     let calls: u32 = brain.stats.residents.iter().map(|r| r.total_calls()).sum();
@@ -586,15 +568,7 @@ fn a_daily_budget_caps_calls() {
     let fake = FakeServer::start(fake::town_handler());
     let mut settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
     settings.max_calls_per_day = Some(20);
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        7,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .unwrap();
-    run_to_end(&mut app, 2000);
+    let app = one_day(7, settings);
     assert_eq!(fake.count(), 20);
     let log = events(&app);
     assert!(
@@ -702,15 +676,7 @@ fn every_prompt_renders_for_a_resident() {
         }
     });
     let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        7,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .unwrap();
-    run_to_end(&mut app, 2000);
+    let _town = one_day(7, settings);
     let prompts: Vec<(String, String)> = fake
         .requests()
         .iter()

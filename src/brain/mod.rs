@@ -5,6 +5,7 @@
 mod builtin;
 
 pub use builtin::BuiltinBrain;
+pub(crate) use builtin::period;
 
 use serde::{Deserialize, Serialize};
 

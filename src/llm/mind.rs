@@ -349,6 +349,21 @@ impl LlmBrain {
         }
     }
 
+    /// A plan (or repair) call: JSON against the town's plan schema.
+    fn plan_request(&self, messages: Vec<Message>, temperature: f32, run_seed: u64) -> ChatRequest {
+        ChatRequest {
+            messages,
+            temperature,
+            max_tokens: 200,
+            seed: self.seed(run_seed, self.next_job + 1),
+            format: Format::Json {
+                name: PLAN_SCHEMA_NAME.into(),
+                schema: self.schema.clone(),
+            },
+            stream: false,
+        }
+    }
+
     fn seed(&self, run_seed: u64, job: u64) -> Option<u64> {
         Some(run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ job)
     }
@@ -707,17 +722,7 @@ fn plans(
                         }) else {
                             continue;
                         };
-                        let req = ChatRequest {
-                            messages: repair_messages.clone(),
-                            temperature: 0.2,
-                            max_tokens: 200,
-                            seed: brain.seed(seed, brain.next_job + 1),
-                            format: Format::Json {
-                                name: PLAN_SCHEMA_NAME.into(),
-                                schema: brain.schema.clone(),
-                            },
-                            stream: false,
-                        };
+                        let req = brain.plan_request(repair_messages.clone(), 0.2, seed);
                         brain.send(
                             Purpose::Plan {
                                 entity,
@@ -805,17 +810,8 @@ fn plans(
                 }) else {
                     continue;
                 };
-                let request = ChatRequest {
-                    messages: messages.clone(),
-                    temperature: brain.settings.temperature,
-                    max_tokens: 200,
-                    seed: brain.seed(seed, brain.next_job + 1),
-                    format: Format::Json {
-                        name: PLAN_SCHEMA_NAME.into(),
-                        schema: brain.schema.clone(),
-                    },
-                    stream: false,
-                };
+                let temperature = brain.settings.temperature;
+                let request = brain.plan_request(messages.clone(), temperature, seed);
                 brain.send(
                     Purpose::Plan {
                         entity: req.entity,

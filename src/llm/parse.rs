@@ -28,21 +28,39 @@ pub fn extract_object(text: &str) -> Result<Value, String> {
     Err(format!("unparseable JSON: {last_err}"))
 }
 
-/// The prefix of `s` (starting at `{`) up to its matching `}`, or all of it.
-fn balanced(s: &str) -> &str {
-    let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
-    for (i, c) in s.char_indices() {
-        if in_str {
+/// Tracks whether a scan over JSON text is inside a string literal.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Feeds one character; true when it belongs to a string literal (quotes included).
+    fn step(&mut self, c: char) -> bool {
+        if self.inside {
             match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_str = false,
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                '"' => self.inside = false,
                 _ => {}
             }
+            return true;
+        }
+        self.inside = c == '"';
+        self.inside
+    }
+}
+
+/// The prefix of `s` (starting at `{`) up to its matching `}`, or all of it.
+fn balanced(s: &str) -> &str {
+    let mut depth = 0i32;
+    let mut strings = Strings::default();
+    for (i, c) in s.char_indices() {
+        if strings.step(c) {
             continue;
         }
         match c {
-            '"' => in_str = true,
             '{' | '[' => depth += 1,
             '}' | ']' => {
                 depth -= 1;
@@ -59,21 +77,12 @@ fn balanced(s: &str) -> &str {
 /// Drops commas that directly precede `}` or `]` (outside strings).
 fn without_trailing_commas(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let (mut in_str, mut escaped) = (false, false);
+    let mut strings = Strings::default();
     let chars: Vec<char> = s.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if in_str {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_str = false,
-                _ => {}
-            }
+        if strings.step(c) {
             out.push(c);
             continue;
-        }
-        if c == '"' {
-            in_str = true;
         }
         if c == ',' {
             let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
@@ -90,19 +99,12 @@ fn without_trailing_commas(s: &str) -> String {
 /// then open arrays and objects.
 fn close_open(s: &str) -> String {
     let mut stack = Vec::new();
-    let (mut in_str, mut escaped) = (false, false);
+    let mut strings = Strings::default();
     for c in s.chars() {
-        if in_str {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_str = false,
-                _ => {}
-            }
+        if strings.step(c) {
             continue;
         }
         match c {
-            '"' => in_str = true,
             '{' => stack.push('}'),
             '[' => stack.push(']'),
             '}' | ']' => {
@@ -112,7 +114,7 @@ fn close_open(s: &str) -> String {
         }
     }
     let mut out = s.trim_end().trim_end_matches(',').to_string();
-    if in_str {
+    if strings.inside {
         out.push('"');
     }
     while let Some(c) = stack.pop() {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::brain::{LineContext, PlanContext, SummaryContext};
+use crate::brain::{LineContext, PlanContext, SummaryContext, period};
 use crate::scenario::{RelationKind, Service};
 use crate::sim::residents::ActivityKind;
 use crate::time::{GameTime, clock_text};
@@ -58,20 +58,6 @@ pub fn render(template: &str, values: &[(&str, String)]) -> (String, Vec<String>
 
 fn fill(template: &str, values: &[(&str, String)]) -> String {
     render(template, values).0
-}
-
-/// Morning, afternoon … in Chinese.
-pub fn period(t: GameTime) -> &'static str {
-    match t.minute_of_day() / 60 {
-        0..=4 => "深夜",
-        5..=7 => "清晨",
-        8..=10 => "上午",
-        11..=12 => "中午",
-        13..=16 => "下午",
-        17..=18 => "傍晚",
-        19..=21 => "晚上",
-        _ => "深夜",
-    }
 }
 
 const WEEKDAYS: [&str; 7] = [

@@ -5,6 +5,8 @@
 mod planner;
 mod speech;
 
+pub(crate) use speech::period;
+
 use rand_chacha::ChaCha8Rng;
 
 use super::{Brain, LineContext, Plan, PlanContext, SummaryContext};
