@@ -44,7 +44,7 @@ pub enum Command {
     /// Print a readable timeline of an event log (JSON Lines).
     Replay {
         file: PathBuf,
-        /// Only events of these kinds (comma-separated, e.g. `plan,dialogue`).
+        /// Only events of these kinds (comma-separated, e.g. `plan,message`).
         #[arg(long, value_delimiter = ',')]
         kind: Vec<String>,
         /// Only events about this resident id.
@@ -517,12 +517,59 @@ pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> Strin
             v["minutes"]
         ),
         "arrive" => format!("{} arrives at {}", who("resident"), s("location")),
-        "dialogue" => format!("{} @{}:「{}」", who("speaker"), s("location"), s("line")),
-        "conversation" => format!(
-            "{} talked about {} ({} lines)",
+        "conversation_start" => format!(
+            "💬 #{} {} meet at {} ({})",
+            v["conversation"],
             list("participants"),
-            s("topic"),
-            v["lines"]
+            s("location"),
+            s("trigger")
+        ),
+        "message" => format!(
+            "  #{} {} [{}]:「{}」",
+            v["conversation"],
+            who("speaker"),
+            s("emotion"),
+            s("text")
+        ),
+        "conversation_join" => format!(
+            "➕ #{} {} joins: now {}",
+            v["conversation"],
+            who("resident"),
+            list("participants")
+        ),
+        "conversation_end" => format!(
+            "💬 #{} ends ({}): {} — {} messages about {}",
+            v["conversation"],
+            s("reason"),
+            list("participants"),
+            v["messages"],
+            s("topic")
+        ),
+        "relationship_change" => format!(
+            "❤ {} → {}: {:.1} → {:.1} ({}) {}",
+            who("resident"),
+            who("other"),
+            v["old_strength"].as_f64().unwrap_or(0.0),
+            v["new_strength"].as_f64().unwrap_or(0.0),
+            s("relation"),
+            s("reason")
+        ),
+        "appointment_made" => format!(
+            "📅 {} agree to meet at {} on {}",
+            list("residents"),
+            s("location"),
+            s("at")
+        ),
+        "appointment_kept" => format!(
+            "🤝 {} meet at {} as agreed",
+            list("residents"),
+            s("location")
+        ),
+        "appointment_missed" => format!(
+            "⌛ {} missed their meeting at {} (showed: {})",
+            list("residents"),
+            s("location"),
+            v["showed"]
         ),
         "notice" => format!(
             "📌 {} posts at {}: {}",

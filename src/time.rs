@@ -17,9 +17,11 @@ impl GameTime {
         Self(dt.and_utc().timestamp())
     }
 
-    /// Parses `"YYYY-MM-DD HH:MM"`.
+    /// Parses `"YYYY-MM-DD HH:MM"` or, to the second, `"YYYY-MM-DD HH:MM:SS"`.
     pub fn parse(text: &str) -> Option<Self> {
-        NaiveDateTime::parse_from_str(text.trim(), "%Y-%m-%d %H:%M")
+        let text = text.trim();
+        NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
+            .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M"))
             .ok()
             .map(Self::from_datetime)
     }
@@ -101,7 +103,12 @@ impl fmt::Display for GameTime {
             dt.day(),
             dt.hour(),
             dt.minute()
-        )
+        )?;
+        // Seconds only where they matter (conversation messages), so most times stay short.
+        if dt.second() != 0 {
+            write!(f, ":{:02}", dt.second())?;
+        }
+        Ok(())
     }
 }
 

@@ -402,7 +402,7 @@ fn streamed_lines_are_spoken() {
             .any(|e| e["kind"] == "llm_call" && e["call"] == "line" && e["used"] == "llm")
     });
     let line = events.iter().find(|e| {
-        e["kind"] == "dialogue" && e["line"] == "早啊！今天酒馆的豆浆特别香，要不要来一碗？"
+        e["kind"] == "message" && e["text"] == "早啊！今天酒馆的豆浆特别香，要不要来一碗？"
     });
     assert!(line.is_some(), "the streamed line was spoken");
     let call = events

@@ -105,7 +105,9 @@ fn log_lines_have_time_kind_and_who() {
         let k = e["kind"].as_str().unwrap();
         if !matches!(k, "start" | "end") {
             assert!(
-                e["resident"].is_string() || e["participants"].is_array(),
+                e["resident"].is_string()
+                    || e["participants"].is_array()
+                    || e["residents"].is_array(),
                 "`{k}` names no resident: {e}"
             );
         }
@@ -116,7 +118,10 @@ fn log_lines_have_time_kind_and_who() {
         "plan",
         "move",
         "arrive",
-        "dialogue",
+        "conversation_start",
+        "message",
+        "conversation_end",
+        "relationship_change",
         "notice",
         "sleep",
         "wake",
@@ -334,9 +339,9 @@ fn conversations_happen_and_are_remembered() {
 }
 
 fn check_conversations_happen_and_are_remembered(r: &Run) {
-    let talks = kind(&r.events, "conversation").count();
+    let talks = kind(&r.events, "conversation_end").count();
     assert!(talks >= 20, "only {talks} conversations in 3 days");
-    let pairs: BTreeSet<String> = kind(&r.events, "conversation")
+    let pairs: BTreeSet<String> = kind(&r.events, "conversation_end")
         .map(|e| e["participants"].to_string())
         .collect();
     assert!(

@@ -10,7 +10,7 @@ pub(crate) use builtin::period;
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::Town;
-use crate::scenario::{Gathering, LocIdx, Location, Profile, Tuning};
+use crate::scenario::{Gathering, LocIdx, Location, Profile, Tuning, WorkRole};
 use crate::sim::memory::Memory;
 use crate::sim::notices::NoticeBoard;
 use crate::sim::residents::{Activity, Agenda, Census, Needs, Relationship, Relationships, Roster};
@@ -55,17 +55,29 @@ pub struct PlanContext<'a> {
 pub struct LineContext<'a> {
     pub now: GameTime,
     pub speaker: &'a Profile,
+    /// Whom the line answers or addresses.
     pub listener: &'a Profile,
     pub relation: Option<&'a Relationship>,
+    pub needs: Option<&'a Needs>,
     pub place: &'a Location,
     pub topic: Topic,
-    /// 0-based turn, and how many lines this exchange has.
+    /// 0-based turn, and how many lines a built-in speaker aims for.
     pub turn: u32,
     pub lines: u32,
     pub previous: &'a str,
+    /// The other members of a group chat (empty for two).
+    pub others: &'a [&'a Profile],
+    /// Whom to @-mention in a group line.
+    pub mention: Option<&'a str>,
+    /// The speaker greets the listener in this work role.
+    pub role: Option<WorkRole>,
     /// The speaker invites the listener to this gathering in this line.
     pub inviting: Option<&'a Gathering>,
     pub inviting_place: Option<&'a str>,
+    /// The speaker proposes to meet at (place, when) in this line…
+    pub proposing: Option<(&'a str, &'a str)>,
+    /// …or accepts such a proposal.
+    pub accepting: Option<(&'a str, &'a str)>,
     pub seed: u64,
 }
 

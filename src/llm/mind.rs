@@ -24,13 +24,14 @@ use crate::scenario::{LocIdx, ResidentId, Town, Tuning};
 use crate::sim::clock::{Clock, DriveSteps, StepGate, StepMode};
 use crate::sim::end::{FailSim, SimOutcome};
 use crate::sim::event_log::{BrainLabel, EventBody, SimEvent};
-use crate::sim::interactions::{
-    Exchanges, InteractionsSet, LineInputs, LineRequest, TalkerView, with_line_context,
-};
 use crate::sim::memory::{Consolidation, Memories, PendingSummary, SummaryRequest, store_summary};
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest, PlanningSet};
 use crate::sim::residents::{
     Activity, AsyncMind, Census, Needs, Persona, Resident, Roster, Thinking, Walking, Whereabouts,
+};
+use crate::sim::social::{
+    Conversation, LineInputs, LineRequest, SocialSet, SocialState, TalkerView, deliver, split_end,
+    with_line_context,
 };
 use crate::sim::{LoadedScenario, RunSettings, SimSet, SimStep};
 
@@ -55,7 +56,7 @@ enum Purpose {
         repair: bool,
     },
     Line {
-        exchange: u64,
+        conversation: u64,
         speaker: String,
         prompt: String,
     },
@@ -141,8 +142,12 @@ pub fn plugin(app: &mut App) {
             SimStep,
             (
                 plans.in_set(PlanningSet::Answer),
-                deliver_lines.before(InteractionsSet::Talk),
-                request_lines.after(InteractionsSet::Talk),
+                deliver_lines
+                    .after(SocialSet::Triggers)
+                    .before(SocialSet::Talk),
+                request_lines
+                    .after(SocialSet::Talk)
+                    .before(SocialSet::Conclude),
                 summaries.in_set(SimSet::Memory).after(Consolidation),
                 account.after(SimSet::End).before(SimSet::Log),
             )
@@ -848,12 +853,13 @@ fn has_cjk(s: &str) -> bool {
     s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
 }
 
-/// Lines that came back go into their exchanges before they talk.
+/// Lines that came back go into their conversations before they talk.
 #[allow(clippy::too_many_arguments)]
 fn deliver_lines(
     mut brain: ResMut<LlmBrain>,
     inputs: LineInputs,
-    mut exchanges: ResMut<Exchanges>,
+    social: Res<SocialState>,
+    mut conversations: Query<&mut Conversation>,
     mut events: MessageWriter<SimEvent>,
     mut fail: MessageWriter<FailSim>,
     q: Query<TalkerView>,
@@ -862,7 +868,7 @@ fn deliver_lines(
     let now = inputs.clock.now;
     for (done, pending) in brain.take_arrived(|p| matches!(p, Purpose::Line { .. })) {
         let Purpose::Line {
-            exchange,
+            conversation,
             ref speaker,
             ref prompt,
         } = pending.purpose
@@ -902,7 +908,7 @@ fn deliver_lines(
                     record("ok", "llm", None),
                 );
                 brain.stats.residents[pending.resident as usize].llm_lines += 1;
-                exchanges.deliver(exchange, line, ends);
+                deliver(&social, &mut conversations, conversation, line, ends);
             }
             Err((outcome, why)) => {
                 log_call(
@@ -914,7 +920,7 @@ fn deliver_lines(
                     record(outcome, "builtin", Some(why)),
                 );
                 brain.stats.fallback(pending.resident);
-                builtin_line(&inputs, &mut exchanges, &q, exchange);
+                builtin_line(&inputs, &social, &mut conversations, &q, conversation);
             }
         }
     }
@@ -922,16 +928,22 @@ fn deliver_lines(
 
 fn builtin_line(
     inputs: &LineInputs,
-    exchanges: &mut Exchanges,
+    social: &SocialState,
+    conversations: &mut Query<&mut Conversation>,
     q: &Query<TalkerView>,
-    exchange: u64,
+    conversation: u64,
 ) {
-    let Some(ex) = exchanges.open.iter().find(|e| e.id == exchange) else {
+    let Some(c) = social
+        .open
+        .get(&conversation)
+        .and_then(|&e| conversations.get(e).ok())
+    else {
         return;
     };
     let brain = inputs.brain.0.clone();
-    let line = with_line_context(ex, inputs, q, |cx, _, _| brain.line(cx)).unwrap_or_default();
-    exchanges.deliver(exchange, line, false);
+    let line = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx)).unwrap_or_default();
+    let (line, ends) = split_end(&line);
+    deliver(social, conversations, conversation, line, ends);
 }
 
 /// A short mood from needs, for line prompts.
@@ -949,13 +961,14 @@ fn mood(n: &Needs) -> &'static str {
     }
 }
 
-/// Line requests from exchanges waiting on an async speaker.
+/// Line requests from conversations waiting on an async speaker.
 #[allow(clippy::too_many_arguments)]
 fn request_lines(
     mut brain: ResMut<LlmBrain>,
     inputs: LineInputs,
     focus: Res<LlmFocus>,
-    mut exchanges: ResMut<Exchanges>,
+    social: Res<SocialState>,
+    mut conversations: Query<&mut Conversation>,
     mut requests: MessageReader<LineRequest>,
     mut events: MessageWriter<SimEvent>,
     q: Query<TalkerView>,
@@ -971,22 +984,31 @@ fn request_lines(
         let idx = speaker.0.idx;
         let id = speaker.0.id.clone();
         let Some(endpoint) = brain.route.get(idx as usize).copied().flatten() else {
-            builtin_line(&inputs, &mut exchanges, &q, req.exchange);
+            builtin_line(&inputs, &social, &mut conversations, &q, req.conversation);
             continue;
         };
         let (priority, watched) = brain.priority(&focus, &id);
         if let Gate::Skip(why) = brain.gate(endpoint, now, watched) {
             log_skip(brain, &mut events, now, (idx, &id), endpoint, "line", why);
-            builtin_line(&inputs, &mut exchanges, &q, req.exchange);
+            builtin_line(&inputs, &social, &mut conversations, &q, req.conversation);
             continue;
         }
-        let Some(ex) = exchanges.open.iter().find(|e| e.id == req.exchange) else {
+        let Some(c) = social
+            .open
+            .get(&req.conversation)
+            .and_then(|&e| conversations.get(e).ok())
+        else {
             continue;
         };
-        let history: Vec<(String, String)> = ex
-            .lines
+        let history: Vec<(String, String)> = c
+            .messages
             .iter()
-            .map(|(s, l)| (inputs.roster.names[*s as usize].clone(), l.clone()))
+            .map(|m| {
+                (
+                    inputs.roster.names[m.speaker as usize].clone(),
+                    m.text.clone(),
+                )
+            })
             .collect();
         let listener = q.get(req.listener).ok();
         let their_action = listener
@@ -1022,7 +1044,7 @@ fn request_lines(
             memories: &recalled,
             mood: needs.map_or("平静", mood),
         };
-        let Some(messages) = with_line_context(ex, &inputs, &q, |cx, _, _| {
+        let Some(messages) = with_line_context(c, &inputs, &q, |cx, _, _| {
             prompts::line_messages(cx, &extras)
         }) else {
             continue;
@@ -1042,7 +1064,7 @@ fn request_lines(
         };
         brain.send(
             Purpose::Line {
-                exchange: req.exchange,
+                conversation: req.conversation,
                 speaker: speaker.1.name.clone(),
                 prompt,
             },

@@ -226,6 +226,8 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
                 days: [true, true, true, true, true, false, false],
                 action: "Work at the workshop".into(),
                 emoji: "🔨".into(),
+                role: None,
+                greets: Vec::new(),
             }),
             personality,
             traits: vec![],

@@ -6,6 +6,7 @@
 mod diagnostic;
 pub mod generate;
 mod resolve;
+mod social_tuning;
 pub mod spec;
 mod town;
 
@@ -15,7 +16,9 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 
 pub use diagnostic::{Diagnostic, Diagnostics};
-pub use spec::{BigFive, LocationKind, MapSize, RelationKind, Service, Tuning};
+pub use spec::{
+    BigFive, LocationKind, MapSize, RelationKind, Service, SocialTuning, Tuning, WorkRole,
+};
 pub use town::{LocIdx, Location, LocationId, Town};
 
 use crate::time::GameTime;
@@ -116,6 +119,10 @@ pub struct WorkShift {
     pub days: [bool; 7],
     pub action: String,
     pub emoji: String,
+    /// Must greet who comes in while on shift.
+    pub role: Option<spec::WorkRole>,
+    /// Whom the role greets; everyone when empty.
+    pub greets: Vec<ResidentId>,
 }
 
 impl WorkShift {

@@ -137,11 +137,56 @@ fn check_tuning(cx: &mut Ctx<'_>, t: &spec::Tuning) {
     if t.walk_speed <= 0.0 {
         bad("walk_speed", "must be positive");
     }
-    if !(0.0..=1.0).contains(&t.interactions.probability) {
-        bad("interactions.probability", "must be between 0 and 1");
+    let s = &t.social;
+    for (name, v) in [
+        (
+            "social.proximity.base_probability",
+            s.proximity.base_probability,
+        ),
+        ("social.group.join_probability", s.group.join_probability),
+        (
+            "social.group.mention_probability",
+            s.group.mention_probability,
+        ),
+        (
+            "social.appointments.probability",
+            s.appointments.probability,
+        ),
+    ] {
+        if !(0.0..=1.0).contains(&v) {
+            bad(name, "must be between 0 and 1");
+        }
     }
-    if t.interactions.max_lines < 2 {
-        bad("interactions.max_lines", "must be at least 2");
+    let c = &s.conversation;
+    if c.min_turns < 1 || c.min_turns > c.max_turns {
+        bad(
+            "social.conversation.min_turns",
+            "must be at least 1 and not above max_turns",
+        );
+    }
+    if c.turn_seconds == 0 {
+        bad("social.conversation.turn_seconds", "must be positive");
+    }
+    let r = &s.relationship;
+    if !(0.0 < r.acquaintance
+        && r.acquaintance < r.friend
+        && r.friend < r.close_friend
+        && r.close_friend <= 100.0)
+    {
+        bad(
+            "social.relationship.acquaintance",
+            "thresholds must rise: 0 < acquaintance < friend < close_friend ≤ 100",
+        );
+    }
+    if s.group.max_size < 2 {
+        bad("social.group.max_size", "must be at least 2");
+    }
+    let a = &s.appointments;
+    if a.from_hour > a.to_hour || a.to_hour > 23 {
+        bad(
+            "social.appointments.from_hour",
+            "hours must satisfy from_hour ≤ to_hour ≤ 23",
+        );
     }
     let d = &t.durations;
     if d.min == 0 || d.min > d.max {
@@ -353,6 +398,21 @@ fn resolve_residents(
                     Some("write them as \"HH:MM-HH:MM\", e.g. \"09:00-17:00\"".into()),
                 );
             }
+            let mut greets = Vec::new();
+            for (j, g) in w.greets.iter().enumerate() {
+                if res_ids.contains(&g.value.as_str()) {
+                    greets.push(ResidentId::new(&g.value));
+                } else {
+                    let hint = unknown_hint(&g.value, res_ids.iter().copied(), "residents.yaml");
+                    cx.err(
+                        &file,
+                        g,
+                        format!("{p}.work.greets[{j}]"),
+                        format!("greets unknown resident `{}`", g.value),
+                        Some(hint),
+                    );
+                }
+            }
             let (start, end) = hours?;
             let mut days = [w.days.is_empty(); 7];
             for d in &w.days {
@@ -365,6 +425,8 @@ fn resolve_residents(
                 days,
                 action: w.action.clone().unwrap_or_else(|| "Work".to_string()),
                 emoji: w.emoji.clone().unwrap_or_else(|| "💼".to_string()),
+                role: w.role,
+                greets,
             })
         });
         if let (Some(h), Some(w)) = (home, &work)

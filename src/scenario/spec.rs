@@ -177,6 +177,21 @@ pub struct WorkSpec {
     pub action: Option<String>,
     #[serde(default)]
     pub emoji: Option<String>,
+    /// A service role: on shift, the resident must greet whoever comes in.
+    #[serde(default)]
+    pub role: Option<WorkRole>,
+    /// With `role`: only these residents are greeted (e.g. a teacher's students); everyone when empty.
+    #[serde(default)]
+    pub greets: Vec<Spanned<String>>,
+}
+
+/// Work roles that must greet (the design's waiter–customer, teacher–student, seller–customer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkRole {
+    Waiter,
+    Teacher,
+    Seller,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -299,7 +314,7 @@ pub struct Tuning {
     /// Map units walked per game minute.
     pub walk_speed: f32,
     pub needs: NeedsTuning,
-    pub interactions: InteractionTuning,
+    pub social: SocialTuning,
     pub durations: DurationTuning,
 }
 
@@ -309,7 +324,7 @@ impl Default for Tuning {
             step_minutes: 1,
             walk_speed: 60.0,
             needs: NeedsTuning::default(),
-            interactions: InteractionTuning::default(),
+            social: SocialTuning::default(),
             durations: DurationTuning::default(),
         }
     }
@@ -365,29 +380,7 @@ impl Default for NeedRates {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct InteractionTuning {
-    /// Chance per step that two available residents at one place start talking.
-    pub probability: f32,
-    /// Game minutes before the same pair talks again.
-    pub cooldown_minutes: u32,
-    /// Game minutes a resident waits after any exchange before the next one.
-    pub pause_minutes: u32,
-    /// Lines in one exchange (at least 2).
-    pub max_lines: u32,
-}
-
-impl Default for InteractionTuning {
-    fn default() -> Self {
-        Self {
-            probability: 0.03,
-            cooldown_minutes: 180,
-            pause_minutes: 30,
-            max_lines: 4,
-        }
-    }
-}
+pub use super::social_tuning::*;
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]

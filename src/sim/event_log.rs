@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use super::clock::Clock;
 use super::residents::{ActivityKind, Heard, Roster};
+use super::social::{Emotion, EndCause, Trigger};
 use super::{LoadedScenario, RunSettings, SimSet, SimStep};
-use crate::scenario::{LocationId, ResidentId};
+use crate::scenario::{LocationId, RelationKind, ResidentId};
 use crate::time::GameTime;
 
 /// One line of the event log.
@@ -62,19 +63,72 @@ pub enum EventBody {
         resident: ResidentId,
         location: LocationId,
     },
-    /// A line spoken in a conversation.
-    Dialogue {
+    /// Two residents start talking.
+    ConversationStart {
+        conversation: u64,
         participants: Vec<ResidentId>,
-        speaker: ResidentId,
         location: LocationId,
-        line: String,
+        trigger: Trigger,
     },
-    /// A conversation ended (lines were logged as `dialogue`).
-    Conversation {
+    /// One message of a conversation (`time` is to the game second).
+    Message {
+        conversation: u64,
         participants: Vec<ResidentId>,
         location: LocationId,
+        speaker: ResidentId,
+        text: String,
+        emotion: Emotion,
+        mentions: Vec<ResidentId>,
+    },
+    /// A bystander joined: the conversation is now a group chat.
+    ConversationJoin {
+        conversation: u64,
+        resident: ResidentId,
+        participants: Vec<ResidentId>,
+    },
+    /// A conversation ended, with what it changed.
+    ConversationEnd {
+        conversation: u64,
+        participants: Vec<ResidentId>,
+        location: LocationId,
+        trigger: Trigger,
+        reason: EndCause,
         topic: String,
-        lines: u32,
+        messages: u32,
+        seconds: u32,
+        changes: Vec<RelationshipDelta>,
+        memories: Vec<ConversationMemory>,
+    },
+    /// One resident's view of another changed.
+    RelationshipChange {
+        resident: ResidentId,
+        other: ResidentId,
+        old_strength: f32,
+        new_strength: f32,
+        relation: RelationKind,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous_relation: Option<RelationKind>,
+        reason: String,
+    },
+    /// Two residents agreed to meet; `will_keep` is each one's private intention.
+    AppointmentMade {
+        appointment: u32,
+        residents: Vec<ResidentId>,
+        location: LocationId,
+        at: GameTime,
+        will_keep: Vec<bool>,
+    },
+    AppointmentKept {
+        appointment: u32,
+        residents: Vec<ResidentId>,
+        location: LocationId,
+        made: GameTime,
+    },
+    AppointmentMissed {
+        appointment: u32,
+        residents: Vec<ResidentId>,
+        location: LocationId,
+        showed: Vec<bool>,
     },
     /// A notice was posted.
     Notice {
@@ -156,6 +210,23 @@ pub enum EventBody {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+}
+
+/// One tie a conversation changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct RelationshipDelta {
+    pub resident: ResidentId,
+    pub other: ResidentId,
+    pub old: f32,
+    pub new: f32,
+}
+
+/// What a participant keeps of a conversation.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConversationMemory {
+    pub resident: ResidentId,
+    pub text: String,
+    pub importance: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,7 +1,6 @@
 //! Each resident's memory stream, fed from the step's events, and the nightly
 //! consolidation that replaces a day's entries with one summary.
 
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use serde::Serialize;
 
@@ -94,7 +93,6 @@ fn record(
                 m.push(time, kind, imp, text);
             }
         };
-    let mut last_line: HashMap<ResidentId, String> = HashMap::new();
     for e in reader.read() {
         let t = e.time;
         match &e.body {
@@ -123,30 +121,42 @@ fn record(
                     format!("{action} @{place}：{dialogue}"),
                 );
             }
-            // A conversation is remembered once, with the last thing the other said.
-            EventBody::Dialogue { speaker, line, .. } => {
-                last_line.insert(speaker.clone(), line.clone());
+            // Each participant keeps its own one-line view, importance from the social rules.
+            EventBody::ConversationEnd { memories, .. } => {
+                for m in memories {
+                    remember(
+                        &m.resident,
+                        t,
+                        MemoryKind::Dialogue,
+                        m.importance.min(100) as u8,
+                        m.text.clone(),
+                    );
+                }
             }
-            EventBody::Conversation {
-                participants,
+            EventBody::AppointmentMade {
+                residents,
                 location,
-                topic,
-                lines,
+                at,
+                ..
             } => {
                 let place = town.find(location.as_str()).map_or("", |l| town.name(l));
-                for p in participants {
-                    let other = participants.iter().find(|o| *o != p);
-                    let said = other
-                        .and_then(|o| last_line.get(o))
-                        .map(|l| format!("，{}说「{l}」", roster.name(other.expect("found"))))
-                        .unwrap_or_default();
-                    let text = format!(
-                        "在{place}和{}聊了{topic}（{lines}句）{said}",
-                        others(&roster, participants, p)
-                    );
-                    remember(p, t, MemoryKind::Dialogue, 40, text);
+                for (k, r) in residents.iter().enumerate() {
+                    let other = roster.name(&residents[1 - k.min(1)]);
+                    let when = crate::sim::social::meetings::when_text(t, *at);
+                    let text = format!("和{other}约好{when}在{place}见面");
+                    remember(r, t, MemoryKind::Plan, 60, text);
                 }
-                last_line.clear();
+            }
+            EventBody::AppointmentMissed {
+                residents, showed, ..
+            } => {
+                for k in 0..residents.len().min(2) {
+                    if showed[k] && !showed[1 - k] {
+                        let other = roster.name(&residents[1 - k]);
+                        let text = format!("{other}说好要来，却让我白等了一场");
+                        remember(&residents[k], t, MemoryKind::Observation, 55, text);
+                    }
+                }
             }
             EventBody::Notice { resident, text, .. } => {
                 remember(
@@ -209,15 +219,6 @@ fn record(
             _ => {}
         }
     }
-}
-
-fn others(roster: &Roster, participants: &[ResidentId], me: &ResidentId) -> String {
-    participants
-        .iter()
-        .filter(|p| *p != me)
-        .map(|p| roster.name(p))
-        .collect::<Vec<_>>()
-        .join("、")
 }
 
 /// A night's entries to be summarised.

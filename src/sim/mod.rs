@@ -9,12 +9,12 @@ pub mod actions;
 pub mod clock;
 pub mod end;
 pub mod event_log;
-pub mod interactions;
 pub mod memory;
 pub mod needs;
 pub mod notices;
 pub mod planning;
 pub mod residents;
+pub mod social;
 pub mod town;
 
 use std::sync::Arc;
@@ -44,7 +44,7 @@ pub enum SimSet {
     Census,
     /// Read notice boards.
     Notices,
-    /// Residents at one place talk.
+    /// Conversations start, take turns and end (see [`social::SocialSet`]).
     Interactions,
     /// Idle residents ask their brain for a plan; plans are validated and started.
     Planning,
@@ -104,7 +104,7 @@ pub fn plugin(app: &mut App) {
         actions::plugin,
         notices::plugin,
         memory::plugin,
-        interactions::plugin,
+        social::plugin,
         end::plugin,
         event_log::plugin,
     ));
@@ -118,9 +118,7 @@ pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSett
     clock::setup(world, &scenario, &settings);
     town::setup(world, &scenario);
     residents::spawn_all(world, &scenario, &settings);
-    world.insert_resource(interactions::EncounterRng(
-        <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(settings.seed ^ 0x5EED),
-    ));
+    social::setup(world, scenario.residents.len(), settings.seed);
     world.insert_resource(settings);
     world.insert_resource(LoadedScenario(scenario));
 }

@@ -187,6 +187,8 @@ pub struct Relationship {
     pub impression: String,
     pub interactions: u32,
     pub last_interaction: Option<GameTime>,
+    /// When they first talked in this run (None: before it, or never).
+    pub met: Option<GameTime>,
 }
 
 #[derive(Component, Debug, Clone, Default)]
@@ -219,6 +221,7 @@ impl Relationships {
             impression: String::new(),
             interactions: 0,
             last_interaction: None,
+            met: None,
         });
         self.0.last_mut().expect("just pushed")
     }
@@ -241,9 +244,24 @@ pub struct Appointment {
     pub will_attend: bool,
 }
 
+/// An appointment with another resident, as one side remembers it.
+#[derive(Debug, Clone)]
+pub struct MeetingNote {
+    pub appointment: u32,
+    /// Roster idx of the other side.
+    pub with: u32,
+    pub place: LocIdx,
+    pub at: GameTime,
+    /// Whether this side means to come.
+    pub keep: bool,
+}
+
 #[derive(Component, Debug, Clone, Default)]
 pub struct Agenda {
+    /// Gatherings known of.
     pub appointments: Vec<Appointment>,
+    /// Appointments made in conversation.
+    pub meetings: Vec<MeetingNote>,
     /// Notice ids already read.
     pub notices_read: Vec<u32>,
 }
@@ -327,6 +345,7 @@ pub struct Census {
 #[derive(Debug, Clone, Copy)]
 pub struct CensusEntry {
     pub at: LocIdx,
+    pub pos: Vec2,
     pub walking: bool,
     pub kind: Option<ActivityKind>,
     pub underway: bool,
@@ -391,6 +410,7 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
                         impression: r.impression.clone(),
                         interactions: 0,
                         last_interaction: None,
+                        met: None,
                     })
                 })
                 .collect(),
@@ -406,6 +426,7 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
                     will_attend: true,
                 })
                 .collect(),
+            meetings: Vec::new(),
             notices_read: Vec::new(),
         };
         // The run opens at dawn: whoever wakes later is still asleep at home.
@@ -466,7 +487,13 @@ fn take_census(
     mut census: ResMut<Census>,
     town: Res<Town>,
     roster: Res<Roster>,
-    q: Query<(&Resident, &Whereabouts, Option<&Activity>, Has<Walking>)>,
+    q: Query<(
+        &Resident,
+        &Whereabouts,
+        &MapPosition,
+        Option<&Activity>,
+        Has<Walking>,
+    )>,
 ) {
     let census = &mut *census;
     census.entries.clear();
@@ -474,6 +501,7 @@ fn take_census(
         roster.len(),
         CensusEntry {
             at: LocIdx(0),
+            pos: Vec2::ZERO,
             walking: false,
             kind: None,
             underway: false,
@@ -483,9 +511,10 @@ fn take_census(
     for v in &mut census.at_place {
         v.clear();
     }
-    for (r, at, act, walking) in &q {
+    for (r, at, pos, act, walking) in &q {
         census.entries[r.idx as usize] = CensusEntry {
             at: at.0,
+            pos: pos.0,
             walking,
             kind: act.map(|a| a.kind),
             underway: act.is_some_and(|a| a.underway),

@@ -19,6 +19,8 @@ pub(super) enum ActionText {
     EatAt(&'static str, LocIdx),
     ChatWith(u32),
     HangOutAt(LocIdx),
+    Meet(u32, LocIdx),
+    DineWith(&'static str, u32, LocIdx),
 }
 
 impl ActionText {
@@ -30,6 +32,16 @@ impl ActionText {
             Self::EatAt(meal, place) => format!("Have {meal} at {}", place_word(cx, *place)),
             Self::ChatWith(who) => format!("Chat with {}", cx.roster.names[*who as usize]),
             Self::HangOutAt(place) => format!("Hang out at {}", place_word(cx, *place)),
+            Self::DineWith(meal, who, place) => format!(
+                "Have {meal} with {} at {}",
+                cx.roster.names[*who as usize],
+                place_word(cx, *place)
+            ),
+            Self::Meet(who, place) => format!(
+                "Meet {} at {}",
+                cx.roster.names[*who as usize],
+                place_word(cx, *place)
+            ),
         }
     }
 
@@ -101,6 +113,7 @@ impl Candidate {
 
 pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
     let mut options = candidates(cx, rng);
+    make_room_for_meetings(cx, &mut options);
     let openness = cx.me.personality.openness;
     for c in &mut options {
         c.score += rng.random::<f32>() * (4.0 + openness / 10.0);
@@ -123,6 +136,35 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
         dialogue,
         emoji: best.emoji,
         duration: best.duration as i64,
+    }
+}
+
+/// Whoever means to keep an appointment later today cuts other plans short
+/// so as to be free to walk there in time.
+fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut [Candidate]) {
+    let speed = cx.tuning.walk_speed;
+    let Some(leave_by) = cx
+        .agenda
+        .meetings
+        .iter()
+        .filter(|n| n.keep && n.at.day_number() == cx.now.day_number())
+        .map(|n| {
+            n.at.plus_minutes(-(cx.town.walk_minutes(cx.at, n.place, speed) as i64) - 20)
+        })
+        .filter(|&t| t > cx.now)
+        .min()
+    else {
+        return;
+    };
+    for c in options.iter_mut().filter(|c| c.gathering.is_none()) {
+        if matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..)) {
+            continue;
+        }
+        let walk = cx.town.walk_minutes(cx.at, c.target, speed) as i64;
+        let room = cx.now.minutes_until(leave_by) - walk;
+        if room >= cx.tuning.durations.min as i64 && (c.duration as i64) > room {
+            c.duration = room as u32;
+        }
     }
 }
 
@@ -223,6 +265,39 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
                 },
             );
             c.gathering = Some(g.id);
+            out.push(c);
+        }
+    }
+
+    // Appointments made in conversation, for those who mean to keep them.
+    let wait = cx.tuning.social.appointments.wait_minutes as i64;
+    for n in cx.agenda.meetings.iter().filter(|n| n.keep) {
+        let lead = walk(n.place) as i64 + 30;
+        if cx.now >= n.at.plus_minutes(-lead) && cx.now < n.at.plus_minutes(wait - 10) {
+            let stay = cx.now.minutes_until(n.at.plus_minutes(60)) - walk(n.place) as i64;
+            // Around a meal at an eatery, the meeting is a meal together.
+            let meal = match n.at.minute_of_day() / 60 {
+                11..=13 => Some("lunch"),
+                17..=20 => Some("dinner"),
+                _ => None,
+            }
+            .filter(|_| cx.town.get(n.place).has(Service::Food));
+            let (action, kind) = match meal {
+                Some(meal) => (
+                    ActionText::DineWith(meal, n.with, n.place),
+                    ActivityKind::Eat,
+                ),
+                None => (ActionText::Meet(n.with, n.place), ActivityKind::Socialise),
+            };
+            let mut c = Candidate::new(
+                action,
+                kind,
+                n.place,
+                clamp(stay),
+                "🤝",
+                280.0 + p.conscientiousness / 5.0,
+            );
+            c.friend = Some(n.with);
             out.push(c);
         }
     }

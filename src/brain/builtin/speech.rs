@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use super::planner::Candidate;
 use super::roll;
 use crate::brain::{LineContext, PlanContext, SummaryContext, Topic};
-use crate::scenario::{Gathering, RelationKind};
+use crate::scenario::{Gathering, RelationKind, WorkRole};
 use crate::sim::memory::MemoryKind;
 use crate::sim::residents::ActivityKind;
 use crate::time::{GameTime, clock_text};
@@ -76,6 +76,51 @@ const REPLY_WARM: &[&str] = &[
 ];
 const REPLY_COOL: &[&str] = &["是吗……我倒不太这么看。", "嗯，也许吧。", "我还得再想想。"];
 const CLOSE: &[&str] = &["那我先忙了，回头见！", "改天再聊！", "好，下次再说，保重！"];
+const PROPOSE: &[&str] = &[
+    "{you}，{when}在{place}见怎么样？我请你喝一杯。",
+    "下次接着聊！{when}在{place}碰个头？",
+];
+const ACCEPT: &[&str] = &[
+    "好啊，{when}{place}见，不见不散！",
+    "一言为定，{when}我去{place}找你。",
+];
+const GREET_WAITER: &[&str] = &[
+    "欢迎光临，{you}！{period}想吃点什么？",
+    "{you}来啦！快坐，今天的炖菜刚出锅。",
+];
+const GREET_TEACHER: &[&str] = &[
+    "{you}，今天的功课带来了吗？有不懂的尽管问。",
+    "来得正好，{you}，我给你留了一本好书。",
+];
+const GREET_SELLER: &[&str] = &[
+    "{you}，看看要点什么？新打的工具很结实。",
+    "欢迎，{you}！需要修点什么吗？",
+];
+const ANGRY: &[&str] = &[
+    "烦死了，今天什么都不顺。",
+    "别跟我提这个，真讨厌。",
+    "什么鬼天气，气死我了。",
+];
+const SAD: &[&str] = &[
+    "唉，最近总是睡不好，有点难过。",
+    "可惜啊，好多事都来不及做。",
+];
+const DEEP: &[&str] = &[
+    "说实话，我心里一直有个梦想，只跟你说过。",
+    "其实我有时候也害怕，不知道人生该往哪儿走。",
+];
+const GOSSIP: &[&str] = &[
+    "听说了吗？{place}最近要来个新面孔。",
+    "你知道吗？据说旧矿洞里又有人看到亮光了。",
+];
+const HELP: &[&str] = &[
+    "你看着有点累，需要帮忙吗？交给我吧。",
+    "有什么活儿我帮你一把，别客气。",
+];
+const PLANS: &[&str] = &[
+    "我打算下个月把屋顶修一修，你有什么计划？",
+    "{you}，你准备什么时候出去走走？",
+];
 const INVITE: &[&str] = &[
     "对了，{when}在{place}有{title}，你一定要来！",
     "{when}{place}有{title}，大家都去，你也来吧！",
@@ -101,6 +146,8 @@ const TOPIC_LINES: &[(&str, &[&str])] = &[
         &[
             "今天的炖菜火候刚好，你尝了吗？",
             "我新学了一道菜，改天做给你吃。",
+            "酒馆新酿的米酒有股桂花香，好喝！",
+            "要是有新鲜的蘑菇，晚上能煮一锅好汤。",
         ],
     ),
     (
@@ -294,15 +341,25 @@ pub(crate) fn gathering_notice(cx: &PlanContext<'_>, g: &Gathering) -> String {
     )
 }
 
-/// One line of a conversation.
+/// One line of a conversation. A closing line ends with `[END]`.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
-    // Deterministic per speaker, time and turn: the same exchange reads the same.
+    // Deterministic per speaker, time and turn: the same conversation reads the same.
     let r = roll(
         cx.seed,
         cx.speaker.id.as_str(),
-        cx.now.0 / 60,
+        cx.now.0 / 5,
         cx.turn as u64 + 11,
     );
+    let line = compose(cx, r);
+    match cx.mention {
+        Some(who) if !line.contains('@') && !line.contains("[END]") => {
+            format!("@{who} {line}")
+        }
+        _ => line,
+    }
+}
+
+fn compose(cx: &LineContext<'_>, r: f32) -> String {
     let idx = |n: usize| ((r * n as f32) as usize).min(n - 1);
     let take = |t: &'static [&'static str]| t[idx(t.len())];
     let you = cx.listener.name.as_str();
@@ -319,15 +376,27 @@ pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
             &[("when", &when), ("place", place), ("title", &g.title)],
         );
     }
+    if let Some((place, when)) = cx.proposing {
+        return fill(
+            take(PROPOSE),
+            &[("place", place), ("when", when), ("you", you)],
+        );
+    }
+    if let Some((place, when)) = cx.accepting {
+        return fill(take(ACCEPT), &[("place", place), ("when", when)]);
+    }
     let kind = cx
         .relation
         .map(|r| r.kind)
         .unwrap_or(RelationKind::Stranger);
     let first_meeting = cx.relation.is_none_or(|r| r.interactions == 0);
     if cx.turn == 0 {
-        let table = match kind {
-            RelationKind::Family => OPEN_FAMILY,
-            RelationKind::Stranger if first_meeting => OPEN_STRANGER,
+        let table = match (cx.role, kind) {
+            (Some(WorkRole::Waiter), _) => GREET_WAITER,
+            (Some(WorkRole::Teacher), _) => GREET_TEACHER,
+            (Some(WorkRole::Seller), _) => GREET_SELLER,
+            (None, RelationKind::Family) => OPEN_FAMILY,
+            (None, RelationKind::Stranger) if first_meeting => OPEN_STRANGER,
             _ => OPEN_FRIEND,
         };
         return fill(
@@ -341,22 +410,58 @@ pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
             ],
         );
     }
-    if cx.turn + 1 == cx.lines && cx.lines >= 3 {
-        return take(CLOSE).to_string();
+    if cx.turn + 1 >= cx.lines && cx.lines >= 3 {
+        return format!("{}[END]", take(CLOSE));
     }
     if cx.turn == 1 {
         return fill(take(REPLY_GREET), &[("period", per), ("you", you)]);
     }
-    if cx.turn % 2 == 1 && r < 0.5 {
+    // Moods colour the middle of a conversation: the tired and short-tempered snap,
+    // the anxious sigh; close friends open up; acquaintances pass on news.
+    let me = &cx.speaker.personality;
+    let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
+    let cool = cx.relation.is_none_or(|r| r.strength < 15.0);
+    let second = roll(
+        cx.seed,
+        cx.speaker.id.as_str(),
+        cx.now.0,
+        cx.turn as u64 + 29,
+    );
+    // Tempers fray with low agreeableness, more so when tired, hungry or among strangers.
+    let chance = (100.0 - me.agreeableness) / 100.0
+        * (0.1 + if worn { 0.35 } else { 0.0 } + if cool { 0.2 } else { 0.0 });
+    if second < chance {
+        return take(ANGRY).to_string();
+    }
+    if me.neuroticism > 55.0 && second > 0.8 {
+        return take(SAD).to_string();
+    }
+    let stage = cx.relation.map_or(0.0, |r| r.strength);
+    if cx.turn % 2 == 1 && r < 0.45 {
         // Answer the previous line; warmth follows agreeableness.
-        let table = if cx.speaker.personality.agreeableness < 35.0 {
+        let table = if me.agreeableness < 35.0 {
             REPLY_COOL
         } else {
             REPLY_WARM
         };
         return take(table).to_string();
     }
-    topic_line(cx, r)
+    match second {
+        x if x < 0.1 && stage >= 60.0 => take(DEEP).to_string(),
+        x if x < 0.2 => fill(take(GOSSIP), &[("place", &cx.place.name)]),
+        x if x < 0.3 && cx.needs.is_some_and(|n| n.energy < 50.0) => take(HELP).to_string(),
+        x if x < 0.4 => fill(take(PLANS), &[("you", you)]),
+        // A fresh roll: `r` and `second` already chose this branch.
+        _ => topic_line(
+            cx,
+            roll(
+                cx.seed,
+                cx.speaker.id.as_str(),
+                cx.now.0,
+                cx.turn as u64 + 47,
+            ),
+        ),
+    }
 }
 
 fn topic_line(cx: &LineContext<'_>, r: f32) -> String {

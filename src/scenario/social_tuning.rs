@@ -1,0 +1,286 @@
+//! `tuning.yaml` → `social:`: every number and keyword table of the social
+//! system. The defaults are the design's (对话与社交系统规格说明).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SocialTuning {
+    pub proximity: ProximityTuning,
+    /// Game minutes before the same pair may start another conversation.
+    pub cooldown_minutes: u32,
+    /// Game minutes a resident rests after any conversation before the next one.
+    pub pause_minutes: u32,
+    /// Social need (100 − the `social` need's satisfaction) above which a resident seeks company.
+    pub approach_need: f32,
+    pub conversation: ConversationTuning,
+    pub relationship: RelationshipTuning,
+    pub importance: ImportanceTuning,
+    pub group: GroupTuning,
+    pub appointments: AppointmentTuning,
+    /// Emotion keywords, in priority order for ties (design: happy, sad, angry, curious).
+    pub emotions: Vec<KeywordTable>,
+    /// Topic keywords, in priority order for ties; no match is `casual`.
+    pub topics: Vec<KeywordTable>,
+}
+
+impl Default for SocialTuning {
+    fn default() -> Self {
+        Self {
+            proximity: ProximityTuning::default(),
+            cooldown_minutes: 60,
+            pause_minutes: 15,
+            approach_need: 70.0,
+            conversation: ConversationTuning::default(),
+            relationship: RelationshipTuning::default(),
+            importance: ImportanceTuning::default(),
+            group: GroupTuning::default(),
+            appointments: AppointmentTuning::default(),
+            emotions: table(&[
+                ("happy", &["哈哈", "太好了", "开心", "高兴", "棒", "！"]),
+                ("sad", &["唉", "可惜", "难过", "遗憾", "伤心"]),
+                ("angry", &["气死", "烦", "讨厌", "什么鬼", "！！"]),
+                ("curious", &["真的吗", "为什么", "怎么", "？"]),
+            ]),
+            topics: table(&[
+                (
+                    "work",
+                    &["工作", "项目", "老板", "同事", "加班", "公司", "活儿"],
+                ),
+                ("life", &["生活", "房子", "吃", "玩", "周末"]),
+                (
+                    "relationship",
+                    &["朋友", "男朋友", "女朋友", "家人", "约会"],
+                ),
+                ("hobby", &["游戏", "电影", "书", "运动", "音乐"]),
+                ("gossip", &["听说", "你知道吗", "据说", "有人说"]),
+                ("plan", &["打算", "计划", "想要", "准备", "未来"]),
+                (
+                    "deep_talk",
+                    &["说实话", "心里", "其实我", "梦想", "人生", "害怕"],
+                ),
+                (
+                    "help_offered",
+                    &["我帮你", "帮你一把", "需要帮忙", "交给我"],
+                ),
+                ("complaint", &["受够", "累死", "真倒霉", "抱怨"]),
+            ]),
+        }
+    }
+}
+
+fn table(rows: &[(&str, &[&str])]) -> Vec<KeywordTable> {
+    rows.iter()
+        .map(|(label, words)| KeywordTable {
+            label: label.to_string(),
+            keywords: words.iter().map(|w| w.to_string()).collect(),
+        })
+        .collect()
+}
+
+/// One label and the keywords that vote for it.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KeywordTable {
+    pub label: String,
+    pub keywords: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProximityTuning {
+    /// Map units.
+    pub distance: f32,
+    /// Game seconds both must have stood near each other.
+    pub seconds: u32,
+    pub base_probability: f32,
+    pub modifiers: StageValues,
+    /// A pair standing near each other rolls once, then again after this many game minutes.
+    pub reroll_minutes: u32,
+}
+
+impl Default for ProximityTuning {
+    fn default() -> Self {
+        Self {
+            distance: 50.0,
+            seconds: 30,
+            base_probability: 0.3,
+            modifiers: StageValues {
+                stranger: 0.1,
+                acquaintance: 0.5,
+                friend: 1.0,
+                close_friend: 1.5,
+            },
+            reroll_minutes: 30,
+        }
+    }
+}
+
+/// A value per relationship stage.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StageValues {
+    pub stranger: f32,
+    pub acquaintance: f32,
+    pub friend: f32,
+    pub close_friend: f32,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ConversationTuning {
+    pub min_turns: u32,
+    pub max_turns: u32,
+    /// Game seconds between turns.
+    pub turn_seconds: u32,
+    /// Game seconds without a reply before the conversation is given up.
+    pub timeout_seconds: u32,
+    /// A participant whose energy falls below this leaves at once.
+    pub urgent_energy: f32,
+}
+
+impl Default for ConversationTuning {
+    fn default() -> Self {
+        Self {
+            min_turns: 2,
+            max_turns: 10,
+            turn_seconds: 5,
+            timeout_seconds: 300,
+            urgent_energy: 10.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RelationshipTuning {
+    /// Strength at which a tie becomes an acquaintance, friend, close friend.
+    pub acquaintance: f32,
+    pub friend: f32,
+    pub close_friend: f32,
+    /// Every conversation.
+    pub base: f32,
+    /// With at least `long_messages` messages.
+    pub long_bonus: f32,
+    pub long_messages: u32,
+    /// With at least two happy messages.
+    pub resonance: f32,
+    /// With any angry message.
+    pub argument: f32,
+    pub deep_talk: f32,
+    pub gossip: f32,
+    pub help_offered: f32,
+    pub complaint: f32,
+    /// Extraversion within `similar_within` points of each other.
+    pub similar_extraversion: f32,
+    pub similar_within: f32,
+    /// Agreeableness `opposite_gap` or more points apart.
+    pub opposite_agreeableness: f32,
+    pub opposite_gap: f32,
+    /// Lost by whoever waited in vain at an appointment.
+    pub missed_appointment: f32,
+}
+
+impl Default for RelationshipTuning {
+    fn default() -> Self {
+        Self {
+            acquaintance: 20.0,
+            friend: 50.0,
+            close_friend: 80.0,
+            base: 2.0,
+            long_bonus: 5.0,
+            long_messages: 5,
+            resonance: 3.0,
+            argument: -10.0,
+            deep_talk: 5.0,
+            gossip: 2.0,
+            help_offered: 8.0,
+            complaint: -2.0,
+            similar_extraversion: 1.2,
+            similar_within: 20.0,
+            opposite_agreeableness: 0.8,
+            opposite_gap: 40.0,
+            missed_appointment: -5.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImportanceTuning {
+    pub base: u32,
+    /// 8 or more messages.
+    pub very_long: u32,
+    /// 5 or more messages.
+    pub long: u32,
+    /// Any happy, angry or sad message.
+    pub emotional: u32,
+    /// A relationship moved by 5 or more.
+    pub moved: u32,
+    /// Topic plan, relationship or deep talk.
+    pub weighty_topic: u32,
+}
+
+impl Default for ImportanceTuning {
+    fn default() -> Self {
+        Self {
+            base: 30,
+            very_long: 20,
+            long: 10,
+            emotional: 15,
+            moved: 20,
+            weighty_topic: 15,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct GroupTuning {
+    /// A bystander within this many map units of every participant may join.
+    pub distance: f32,
+    /// Chance per step at average extraversion and friendly ties.
+    pub join_probability: f32,
+    pub max_size: u32,
+    /// Chance that a group line @-mentions someone.
+    pub mention_probability: f32,
+}
+
+impl Default for GroupTuning {
+    fn default() -> Self {
+        Self {
+            distance: 30.0,
+            join_probability: 0.3,
+            max_size: 5,
+            mention_probability: 0.3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AppointmentTuning {
+    /// Chance that acquaintances or closer set a meeting in a conversation.
+    pub probability: f32,
+    /// Chance of keeping it: `keep_base + keep_conscientiousness × C / 100`.
+    pub keep_base: f32,
+    pub keep_conscientiousness: f32,
+    /// Earliest and latest hour (24 h) of the meeting, the next day.
+    pub from_hour: u32,
+    pub to_hour: u32,
+    /// Minutes after the hour that the first to arrive waits.
+    pub wait_minutes: u32,
+}
+
+impl Default for AppointmentTuning {
+    fn default() -> Self {
+        Self {
+            probability: 0.25,
+            keep_base: 0.3,
+            keep_conscientiousness: 0.7,
+            from_hour: 17,
+            to_hour: 20,
+            wait_minutes: 60,
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! The social rules as plain functions of plain data: trigger chances,
+//! emotion and topic labels, relationship deltas, importance, who speaks next.
+//! The systems around them only gather inputs and apply the results.
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::scenario::spec::{KeywordTable, RelationshipTuning, StageValues};
+use crate::scenario::{BigFive, RelationKind, SocialTuning};
+
+/// How close two residents are, from strength alone (family and colleagues too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Stranger,
+    Acquaintance,
+    Friend,
+    CloseFriend,
+}
+
+impl Stage {
+    pub fn of(strength: f32, r: &RelationshipTuning) -> Stage {
+        if strength >= r.close_friend {
+            Stage::CloseFriend
+        } else if strength >= r.friend {
+            Stage::Friend
+        } else if strength >= r.acquaintance {
+            Stage::Acquaintance
+        } else {
+            Stage::Stranger
+        }
+    }
+
+    pub fn pick(self, v: &StageValues) -> f32 {
+        match self {
+            Stage::Stranger => v.stranger,
+            Stage::Acquaintance => v.acquaintance,
+            Stage::Friend => v.friend,
+            Stage::CloseFriend => v.close_friend,
+        }
+    }
+
+    pub fn kind(self) -> RelationKind {
+        match self {
+            Stage::Stranger => RelationKind::Stranger,
+            Stage::Acquaintance => RelationKind::Acquaintance,
+            Stage::Friend => RelationKind::Friend,
+            Stage::CloseFriend => RelationKind::CloseFriend,
+        }
+    }
+}
+
+/// The tie's type after a change of strength: strangers, acquaintances and
+/// friends move up and down by the thresholds; family and colleagues keep theirs.
+pub fn reclassify(kind: RelationKind, strength: f32, r: &RelationshipTuning) -> RelationKind {
+    match kind {
+        RelationKind::Family | RelationKind::Colleague => kind,
+        _ => Stage::of(strength, r).kind(),
+    }
+}
+
+/// Social need: 100 minus the `social` need's satisfaction (100 = lonely).
+pub fn social_need(social_satisfaction: f32) -> f32 {
+    (100.0 - social_satisfaction).clamp(0.0, 100.0)
+}
+
+/// The chance that two residents standing near each other start talking:
+/// base × stage modifier × (mean extraversion / 50) × (max social need / 50).
+pub fn proximity_chance(
+    t: &SocialTuning,
+    stage: Stage,
+    extraversion: (f32, f32),
+    social_need: (f32, f32),
+) -> f32 {
+    let p = &t.proximity;
+    let ext = (extraversion.0 + extraversion.1) / 2.0 / 50.0;
+    let need = social_need.0.max(social_need.1) / 50.0;
+    (p.base_probability * stage.pick(&p.modifiers) * ext * need).clamp(0.0, 1.0)
+}
+
+/// The chance that a bystander joins a running conversation.
+pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32 {
+    if stages.is_empty() {
+        return 0.0;
+    }
+    let ties = stages
+        .iter()
+        .map(|s| s.pick(&t.proximity.modifiers))
+        .sum::<f32>()
+        / stages.len() as f32;
+    (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Emotion {
+    Happy,
+    Sad,
+    Angry,
+    Curious,
+    Neutral,
+}
+
+impl Emotion {
+    fn from_label(label: &str) -> Emotion {
+        match label {
+            "happy" => Emotion::Happy,
+            "sad" => Emotion::Sad,
+            "angry" => Emotion::Angry,
+            "curious" => Emotion::Curious,
+            _ => Emotion::Neutral,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Emotion::Happy => "happy",
+            Emotion::Sad => "sad",
+            Emotion::Angry => "angry",
+            Emotion::Curious => "curious",
+            Emotion::Neutral => "neutral",
+        }
+    }
+
+    pub fn zh(self) -> &'static str {
+        match self {
+            Emotion::Happy => "开心",
+            Emotion::Sad => "难过",
+            Emotion::Angry => "生气",
+            Emotion::Curious => "好奇",
+            Emotion::Neutral => "平静",
+        }
+    }
+}
+
+/// The label whose keywords occur most in `text` (each keyword counts once);
+/// ties go to the earlier table; `None` when nothing matches.
+fn best_label<'a>(tables: &'a [KeywordTable], text: &str) -> Option<&'a str> {
+    let mut best: Option<(&str, usize)> = None;
+    for t in tables {
+        let score = t
+            .keywords
+            .iter()
+            .filter(|k| text.contains(k.as_str()))
+            .count();
+        if score > 0 && best.is_none_or(|(_, s)| score > s) {
+            best = Some((&t.label, score));
+        }
+    }
+    best.map(|(l, _)| l)
+}
+
+/// Emotion of one message by the scenario's keyword tables.
+pub fn detect_emotion(tables: &[KeywordTable], text: &str) -> Emotion {
+    best_label(tables, text).map_or(Emotion::Neutral, Emotion::from_label)
+}
+
+/// Topic of a conversation by the scenario's keyword tables; `casual` when none match.
+pub fn detect_topic<'a>(tables: &'a [KeywordTable], texts: &[&str]) -> &'a str {
+    let all = texts.join(" ");
+    best_label(tables, &all).unwrap_or("casual")
+}
+
+/// What a finished conversation does to a tie, before personality compatibility.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    pub points: f32,
+    /// The rules that applied, e.g. `对话+2`, for the event's reason.
+    pub rules: Vec<String>,
+}
+
+/// Base, length, resonance, argument and topic effects of one conversation.
+pub fn conversation_delta(
+    r: &RelationshipTuning,
+    messages: usize,
+    emotions: &[Emotion],
+    topic: &str,
+) -> Delta {
+    let mut d = Delta {
+        points: 0.0,
+        rules: Vec::new(),
+    };
+    let mut add = |points: f32, what: &str| {
+        d.points += points;
+        d.rules.push(format!("{what}{points:+}"));
+    };
+    add(r.base, "对话");
+    if messages >= r.long_messages as usize {
+        add(r.long_bonus, "长谈");
+    }
+    let count = |e: Emotion| emotions.iter().filter(|&&x| x == e).count();
+    if count(Emotion::Happy) >= 2 {
+        add(r.resonance, "情绪共鸣");
+    }
+    if count(Emotion::Angry) >= 1 {
+        add(r.argument, "争吵");
+    }
+    match topic {
+        "deep_talk" => add(r.deep_talk, "深谈"),
+        "gossip" => add(r.gossip, "八卦"),
+        "help_offered" => add(r.help_offered, "帮忙"),
+        "complaint" => add(r.complaint, "抱怨"),
+        _ => {}
+    }
+    d
+}
+
+/// Personality compatibility of two residents: similar extraversion ×1.2,
+/// opposite agreeableness ×0.8 (both may apply).
+pub fn compatibility(r: &RelationshipTuning, a: &BigFive, b: &BigFive) -> (f32, Vec<String>) {
+    let mut m = 1.0;
+    let mut why = Vec::new();
+    if (a.extraversion - b.extraversion).abs() <= r.similar_within {
+        m *= r.similar_extraversion;
+        why.push(format!("性格相近×{}", r.similar_extraversion));
+    }
+    if (a.agreeableness - b.agreeableness).abs() >= r.opposite_gap {
+        m *= r.opposite_agreeableness;
+        why.push(format!("脾气相左×{}", r.opposite_agreeableness));
+    }
+    (m, why)
+}
+
+/// New strength after `delta` points, clamped to 0–100.
+pub fn apply_delta(strength: f32, delta: f32) -> f32 {
+    (strength + delta).clamp(0.0, 100.0)
+}
+
+/// How much a conversation matters to one participant, 0–100.
+pub fn importance(
+    t: &SocialTuning,
+    messages: usize,
+    emotions: &[Emotion],
+    moved: f32,
+    topic: &str,
+) -> u32 {
+    let i = &t.importance;
+    let mut score = i.base;
+    if messages >= 8 {
+        score += i.very_long;
+    } else if messages >= 5 {
+        score += i.long;
+    }
+    if emotions
+        .iter()
+        .any(|e| matches!(e, Emotion::Happy | Emotion::Angry | Emotion::Sad))
+    {
+        score += i.emotional;
+    }
+    if moved.abs() >= 5.0 {
+        score += i.moved;
+    }
+    if matches!(topic, "plan" | "relationship" | "deep_talk") {
+        score += i.weighty_topic;
+    }
+    score.min(100)
+}
+
+/// Who speaks next: the first participant @-mentioned in the last message
+/// (not its speaker), else an extraversion-weighted pick among those who did
+/// not speak last. `people` are (roster idx, extraversion).
+pub fn next_speaker(
+    people: &[(u32, f32)],
+    last_speaker: Option<u32>,
+    mentioned: &[u32],
+    rng: &mut ChaCha8Rng,
+) -> u32 {
+    if let Some(&m) = mentioned
+        .iter()
+        .find(|m| Some(**m) != last_speaker && people.iter().any(|p| p.0 == **m))
+    {
+        return m;
+    }
+    let candidates: Vec<(u32, f32)> = people
+        .iter()
+        .copied()
+        .filter(|p| Some(p.0) != last_speaker)
+        .collect();
+    if candidates.len() <= 1 {
+        return candidates.first().map_or(people[0].0, |c| c.0);
+    }
+    // Everyone gets a little weight, so the shyest still speaks sometimes.
+    let total: f32 = candidates.iter().map(|c| c.1.max(1.0)).sum();
+    let mut x = rng.random::<f32>() * total;
+    for c in &candidates {
+        x -= c.1.max(1.0);
+        if x < 0.0 {
+            return c.0;
+        }
+    }
+    candidates[candidates.len() - 1].0
+}
+
+/// Participants @-mentioned in `text` (`@名字`), in order of appearance.
+pub fn mentions(text: &str, people: &[(u32, &str)]) -> Vec<u32> {
+    let mut found: Vec<(usize, u32)> = Vec::new();
+    for (at, _) in text.match_indices('@').chain(text.match_indices('＠')) {
+        let rest = &text[at..];
+        let rest = rest.trim_start_matches(['@', '＠']);
+        // The longest name that follows, so 小林 does not match 小林子.
+        if let Some(&(idx, _)) = people
+            .iter()
+            .filter(|(_, name)| !name.is_empty() && rest.starts_with(name))
+            .max_by_key(|(_, name)| name.len())
+            && !found.iter().any(|f| f.1 == idx)
+        {
+            found.push((at, idx));
+        }
+    }
+    found.sort_unstable();
+    found.into_iter().map(|f| f.1).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn t() -> SocialTuning {
+        SocialTuning::default()
+    }
+
+    #[test]
+    fn proximity_chances_match_the_design() {
+        let t = t();
+        // Base conditions: extraversion 50 each, social need 50.
+        for (stage, want) in [
+            (Stage::Stranger, 0.03),
+            (Stage::Acquaintance, 0.15),
+            (Stage::Friend, 0.30),
+            (Stage::CloseFriend, 0.45),
+        ] {
+            let p = proximity_chance(&t, stage, (50.0, 50.0), (50.0, 50.0));
+            assert!((p - want).abs() < 1e-6, "{stage:?}: {p} ≠ {want}");
+        }
+        // Mean extraversion 75 → ×1.5; max need 100 → ×2.
+        let p = proximity_chance(&t, Stage::Friend, (60.0, 90.0), (100.0, 10.0));
+        assert!((p - 0.9).abs() < 1e-6, "{p}");
+        // Introverts who are content barely talk.
+        let p = proximity_chance(&t, Stage::Acquaintance, (20.0, 20.0), (10.0, 20.0));
+        assert!((p - 0.15 * 0.4 * 0.4).abs() < 1e-6, "{p}");
+        // Capped at certainty.
+        assert_eq!(
+            proximity_chance(&t, Stage::CloseFriend, (100.0, 100.0), (100.0, 100.0)),
+            1.0
+        );
+    }
+
+    #[test]
+    fn stages_follow_thresholds_both_ways() {
+        let r = RelationshipTuning::default();
+        assert_eq!(
+            reclassify(RelationKind::Stranger, 20.0, &r),
+            RelationKind::Acquaintance
+        );
+        assert_eq!(
+            reclassify(RelationKind::Acquaintance, 55.0, &r),
+            RelationKind::Friend
+        );
+        assert_eq!(
+            reclassify(RelationKind::Friend, 80.0, &r),
+            RelationKind::CloseFriend
+        );
+        // Demotion.
+        assert_eq!(
+            reclassify(RelationKind::CloseFriend, 79.0, &r),
+            RelationKind::Friend
+        );
+        assert_eq!(
+            reclassify(RelationKind::Friend, 49.9, &r),
+            RelationKind::Acquaintance
+        );
+        assert_eq!(
+            reclassify(RelationKind::Acquaintance, 10.0, &r),
+            RelationKind::Stranger
+        );
+        // Family stays family.
+        assert_eq!(
+            reclassify(RelationKind::Family, 10.0, &r),
+            RelationKind::Family
+        );
+        assert_eq!(Stage::of(90.0, &r), Stage::CloseFriend);
+    }
+
+    #[test]
+    fn emotions_from_chinese_keywords() {
+        let t = t();
+        for (text, want) in [
+            ("哈哈，太好了", Emotion::Happy),
+            ("唉，真可惜。", Emotion::Sad),
+            ("烦死了，真讨厌", Emotion::Angry),
+            ("真的吗？为什么", Emotion::Curious),
+            ("今天天气一般。", Emotion::Neutral),
+            // One keyword each: the earlier table (happy) wins the tie.
+            ("开心又难过", Emotion::Happy),
+            // Two angry keywords beat one happy one.
+            ("什么鬼！讨厌", Emotion::Angry),
+        ] {
+            assert_eq!(detect_emotion(&t.emotions, text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn topics_from_chinese_keywords() {
+        let t = t();
+        for (texts, want) in [
+            (&["最近工作好忙", "老板又让加班"][..], "work"),
+            (&["周末想去玩", "房子收拾好了吗"], "life"),
+            (&["我那个朋友", "家人都好吗"], "relationship"),
+            (&["在看一本书", "听音乐吗"], "hobby"),
+            (&["听说了吗", "据说镇长要来"], "gossip"),
+            (&["你打算怎么办", "我准备明年走"], "plan"),
+            (&["说实话，我心里很怕", "梦想还在"], "deep_talk"),
+            (&["需要帮忙吗", "交给我吧"], "help_offered"),
+            (&["真倒霉", "我受够了"], "complaint"),
+            (&["嗯", "好的"], "casual"),
+        ] {
+            assert_eq!(detect_topic(&t.topics, texts), want, "{texts:?}");
+        }
+    }
+
+    #[test]
+    fn relationship_deltas_rule_by_rule() {
+        let r = RelationshipTuning::default();
+        use Emotion::*;
+        let d = |n, e: &[Emotion], topic| conversation_delta(&r, n, e, topic).points;
+        assert_eq!(d(2, &[Neutral, Neutral], "casual"), 2.0);
+        assert_eq!(d(5, &[Neutral; 5], "casual"), 7.0);
+        assert_eq!(d(2, &[Happy, Happy], "casual"), 5.0);
+        assert_eq!(d(2, &[Angry, Neutral], "casual"), -8.0);
+        assert_eq!(d(2, &[Neutral; 2], "deep_talk"), 7.0);
+        assert_eq!(d(2, &[Neutral; 2], "gossip"), 4.0);
+        assert_eq!(d(2, &[Neutral; 2], "help_offered"), 10.0);
+        assert_eq!(d(2, &[Neutral; 2], "complaint"), 0.0);
+        assert_eq!(d(2, &[Neutral; 2], "work"), 2.0);
+        // All at once: 2 + 5 + 3 − 10 + 5.
+        let all = conversation_delta(
+            &r,
+            6,
+            &[Happy, Happy, Angry, Neutral, Sad, Curious],
+            "deep_talk",
+        );
+        assert_eq!(all.points, 5.0);
+        assert_eq!(
+            all.rules,
+            ["对话+2", "长谈+5", "情绪共鸣+3", "争吵-10", "深谈+5"]
+        );
+    }
+
+    #[test]
+    fn compatibility_multiplies() {
+        let r = RelationshipTuning::default();
+        let p = |e, a| BigFive {
+            openness: 50.0,
+            conscientiousness: 50.0,
+            extraversion: e,
+            agreeableness: a,
+            neuroticism: 50.0,
+        };
+        assert_eq!(compatibility(&r, &p(60.0, 50.0), &p(70.0, 60.0)).0, 1.2);
+        assert_eq!(compatibility(&r, &p(20.0, 90.0), &p(90.0, 30.0)).0, 0.8);
+        assert!((compatibility(&r, &p(50.0, 90.0), &p(55.0, 40.0)).0 - 0.96).abs() < 1e-6);
+        assert_eq!(compatibility(&r, &p(10.0, 50.0), &p(90.0, 50.0)).0, 1.0);
+        // Clamped at both ends.
+        assert_eq!(apply_delta(98.0, 2.0 * 1.2 + 5.0), 100.0);
+        assert_eq!(apply_delta(4.0, -10.0), 0.0);
+    }
+
+    #[test]
+    fn importance_scores() {
+        let t = t();
+        use Emotion::*;
+        assert_eq!(importance(&t, 2, &[Neutral, Curious], 2.0, "casual"), 30);
+        assert_eq!(importance(&t, 5, &[Neutral; 5], 2.0, "work"), 40);
+        assert_eq!(importance(&t, 8, &[Neutral; 8], 2.0, "work"), 50);
+        assert_eq!(importance(&t, 2, &[Sad, Neutral], 0.0, "casual"), 45);
+        assert_eq!(importance(&t, 2, &[Neutral; 2], -8.0, "casual"), 50);
+        assert_eq!(importance(&t, 2, &[Neutral; 2], 2.0, "plan"), 45);
+        assert_eq!(importance(&t, 10, &[Happy; 10], 9.0, "deep_talk"), 100);
+    }
+
+    #[test]
+    fn next_speaker_prefers_mentions_then_weights_extraversion() {
+        let people = [(0, 90.0), (1, 10.0), (2, 50.0)];
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        assert_eq!(next_speaker(&people, Some(0), &[1], &mut rng), 1);
+        // A mention of the speaker themselves or an outsider is ignored.
+        for _ in 0..50 {
+            assert_ne!(next_speaker(&people, Some(0), &[0, 9], &mut rng), 0);
+        }
+        // Weighted: after 0 spoke, 2 (50) should win 5/6 of the time against 1 (10).
+        let n = 60_000;
+        let twos = (0..n)
+            .filter(|_| next_speaker(&people, Some(0), &[], &mut rng) == 2)
+            .count();
+        let share = twos as f64 / n as f64;
+        assert!((share - 50.0 / 60.0).abs() < 0.01, "{share}");
+        // Three candidates when nobody has spoken yet: 90/150, 10/150, 50/150.
+        let mut counts = [0usize; 3];
+        for _ in 0..n {
+            counts[next_speaker(&people, None, &[], &mut rng) as usize] += 1;
+        }
+        for (i, want) in [0.6, 1.0 / 15.0, 1.0 / 3.0].iter().enumerate() {
+            let got = counts[i] as f64 / n as f64;
+            assert!((got - want).abs() < 0.01, "speaker {i}: {got} vs {want}");
+        }
+        // Two people simply alternate.
+        assert_eq!(next_speaker(&people[..2], Some(0), &[], &mut rng), 1);
+    }
+
+    #[test]
+    fn mentions_are_found_in_order() {
+        let people = [(0, "阿朵"), (1, "小林"), (2, "小林子")];
+        assert_eq!(mentions("@小林子 你呢？@阿朵", &people), [2, 0]);
+        assert_eq!(mentions("＠小林 来！", &people), [1]);
+        assert_eq!(mentions("没有提到谁", &people), Vec::<u32>::new());
+        assert_eq!(mentions("@阿朵 @阿朵", &people), [0]);
+    }
+}

@@ -1,0 +1,365 @@
+//! Social life: who starts talking to whom (proximity, loneliness, work roles,
+//! appointments), turn-by-turn conversations as entities with a state machine,
+//! group chats, and what a conversation leaves behind (relationships, memories,
+//! appointments). The rules themselves are plain functions in [`analysis`].
+
+pub mod analysis;
+mod conclude;
+pub mod meetings;
+mod talk;
+pub mod triggers;
+
+use bevy::ecs::system::SystemParam;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::clock::Clock;
+use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident, Roster};
+use super::town::Gatherings;
+use super::{ActiveBrain, RunSettings, SimSet, SimStep};
+use crate::brain::{LineContext, Topic};
+use crate::scenario::{LocIdx, Town, WorkRole};
+use crate::time::GameTime;
+
+pub use analysis::{Emotion, Stage};
+pub use talk::split_end;
+
+/// Where each resident stands socially this step, indexed by roster idx.
+#[derive(Resource, Debug, Default)]
+pub struct SocialState {
+    /// The conversation each resident is in.
+    pub talking: Vec<Option<u64>>,
+    /// No new conversation before this (a breather after the last one).
+    pub pause_until: Vec<GameTime>,
+    /// Where and since when each resident has stood still (None while walking).
+    pub stood: Vec<Option<(LocIdx, GameTime)>>,
+    /// When each pair (lower idx first) may talk again.
+    pub pair_ready: HashMap<(u32, u32), GameTime>,
+    /// When a pair standing near each other may roll for a chance meeting again.
+    pub next_roll: HashMap<(u32, u32), GameTime>,
+    /// When a customer was last greeted by the staff of a place: one greeting per visit.
+    pub greeted: HashMap<(u32, LocIdx), GameTime>,
+    /// Open conversations by id (ordered, so every pass visits them in the same order).
+    pub open: std::collections::BTreeMap<u64, Entity>,
+    /// Conversations started on the current day, for the window's top bar.
+    pub started_today: u32,
+    today: i64,
+    next_id: u64,
+}
+
+impl SocialState {
+    fn resize(&mut self, n: usize) {
+        self.talking.resize(n, None);
+        self.pause_until.resize(n, GameTime(i64::MIN));
+        self.stood.resize(n, None);
+    }
+
+    /// Free for a new conversation: not in one and not resting after one.
+    pub fn free(&self, idx: u32, now: GameTime) -> bool {
+        let i = idx as usize;
+        self.talking.get(i).is_some_and(Option::is_none)
+            && self.pause_until.get(i).is_some_and(|&t| t <= now)
+    }
+
+    pub fn pair_ready(&self, a: u32, b: u32, now: GameTime) -> bool {
+        self.pair_ready
+            .get(&(a.min(b), a.max(b)))
+            .is_none_or(|&t| t <= now)
+    }
+}
+
+/// The shared random stream for encounters, joins and turn order.
+#[derive(Resource, Debug, Deref, DerefMut)]
+pub struct SocialRng(pub ChaCha8Rng);
+
+/// A resident taking part in a conversation (sparse: comes and goes often).
+#[derive(Component, Debug, Clone, Copy)]
+#[component(storage = "SparseSet")]
+pub struct Talking {
+    pub conversation: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConversationState {
+    Init,
+    Greeting,
+    Active,
+    Closing,
+    Ended,
+}
+
+/// What brought the participants together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    Proximity,
+    Approach,
+    Work,
+    Appointment,
+}
+
+/// Why a conversation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndCause {
+    /// A speaker said `[END]`.
+    Said,
+    MaxTurns,
+    /// No reply within the timeout.
+    Timeout,
+    /// A third party came between them.
+    Interrupted,
+    /// A participant's need turned urgent.
+    UrgentNeed,
+    /// A speaker had nothing to say.
+    Left,
+}
+
+#[derive(Debug, Clone)]
+pub struct ChatMessage {
+    pub speaker: u32,
+    pub text: String,
+    pub emotion: Emotion,
+    pub mentions: Vec<u32>,
+    pub time: GameTime,
+}
+
+/// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Turn {
+    pub speaker: u32,
+    pub listener: u32,
+    pub mention: Option<u32>,
+}
+
+/// A meeting one participant proposes in this conversation.
+#[derive(Debug, Clone, Copy)]
+pub struct Proposal {
+    pub proposer: u32,
+    pub partner: u32,
+    /// The message index of the proposal; the next one accepts.
+    pub turn: u32,
+    pub place: LocIdx,
+    pub at: GameTime,
+}
+
+/// A conversation: an entity while it runs.
+#[derive(Component, Debug, Clone)]
+pub struct Conversation {
+    pub id: u64,
+    /// Roster indices; the first opened it.
+    pub participants: Vec<u32>,
+    pub place: LocIdx,
+    pub state: ConversationState,
+    pub trigger: Trigger,
+    /// What the built-in brain steers towards.
+    pub subject: Topic,
+    pub messages: Vec<ChatMessage>,
+    pub started: GameTime,
+    /// Messages a built-in speaker aims for before closing.
+    pub planned: u32,
+    /// When the next turn is due (turns are `turn_seconds` apart).
+    pub next_turn: GameTime,
+    pub next: Option<Turn>,
+    /// An async mind was asked for the next line at this time.
+    pub awaiting: Option<GameTime>,
+    /// The line (and whether it ends the conversation) an async mind handed in.
+    pub delivered: Option<(String, bool)>,
+    /// A gathering (index) the organiser invites the other to.
+    pub invite: Option<usize>,
+    pub proposal: Option<Proposal>,
+    /// The opener greets as staff.
+    pub role: Option<WorkRole>,
+    pub end: Option<EndCause>,
+    /// The step (clock.steps) a bystander last had the chance to join.
+    join_checked: u64,
+}
+
+impl Conversation {
+    pub fn is_group(&self) -> bool {
+        self.participants.len() > 2
+    }
+}
+
+/// A line is needed from an async mind.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct LineRequest {
+    pub conversation: u64,
+    pub turn: u32,
+    pub speaker: Entity,
+    pub listener: Entity,
+}
+
+/// What a line is written from.
+pub type TalkerView<'a> = (
+    &'a Resident,
+    &'a Persona,
+    Option<&'a Activity>,
+    &'a Relationships,
+    &'a Agenda,
+    &'a Needs,
+);
+
+/// What every line is written from.
+#[derive(SystemParam)]
+pub struct LineInputs<'w> {
+    pub clock: Res<'w, Clock>,
+    pub settings: Res<'w, RunSettings>,
+    pub town: Res<'w, Town>,
+    pub roster: Res<'w, Roster>,
+    pub gatherings: Res<'w, Gatherings>,
+    pub brain: Res<'w, ActiveBrain>,
+}
+
+/// The step's social phases, in order. Async minds deliver lines before
+/// `Talk` and pick up line requests after it.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SocialSet {
+    /// Who stands where since when; appointments' attendance.
+    Presence,
+    /// New conversations start.
+    Triggers,
+    /// Open conversations take their turns (and gain members).
+    Talk,
+    /// Finished conversations change ties, memories and agendas.
+    Conclude,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<SocialState>()
+        .init_resource::<meetings::Meetings>()
+        .add_message::<LineRequest>()
+        .configure_sets(
+            SimStep,
+            (
+                SocialSet::Presence,
+                SocialSet::Triggers,
+                SocialSet::Talk,
+                SocialSet::Conclude,
+            )
+                .chain()
+                .in_set(SimSet::Interactions),
+        )
+        .add_systems(
+            SimStep,
+            (
+                (triggers::presence, meetings::attendance)
+                    .chain()
+                    .in_set(SocialSet::Presence),
+                triggers::start_conversations.in_set(SocialSet::Triggers),
+                talk::talk.in_set(SocialSet::Talk),
+                (conclude::conclude, meetings::resolve)
+                    .chain()
+                    .in_set(SocialSet::Conclude),
+            ),
+        );
+}
+
+/// An async mind hands in the line a conversation waits for.
+pub fn deliver(
+    state: &SocialState,
+    conversations: &mut Query<&mut Conversation>,
+    conversation: u64,
+    line: String,
+    ends: bool,
+) {
+    if let Some(&e) = state.open.get(&conversation)
+        && let Ok(mut c) = conversations.get_mut(e)
+    {
+        c.delivered = Some((line, ends));
+    }
+}
+
+/// Runs `f` with the context for the turn `c` waits on.
+pub fn with_line_context<R>(
+    c: &Conversation,
+    inputs: &LineInputs,
+    q: &Query<TalkerView>,
+    f: impl FnOnce(&LineContext<'_>, Entity, Entity) -> R,
+) -> Option<R> {
+    let turn = c.next?;
+    let entity = |i: u32| inputs.roster.entities.get(i as usize).copied();
+    let (es, el) = (entity(turn.speaker)?, entity(turn.listener)?);
+    let (speaker, listener) = (q.get(es).ok()?, q.get(el).ok()?);
+    let others: Vec<&crate::scenario::Profile> = c
+        .participants
+        .iter()
+        .filter(|&&p| p != turn.speaker && p != turn.listener)
+        .filter_map(|&p| q.get(entity(p)?).ok())
+        .map(|v| &*v.1.0)
+        .collect();
+    let n = c.messages.len() as u32;
+    let inviting = c
+        .invite
+        .and_then(|g| inputs.gatherings.get(g))
+        .filter(|g| g.organiser == speaker.0.id && n == 1);
+    let meeting = |p: &Proposal| {
+        (
+            inputs.town.name(p.place),
+            meetings::when_text(inputs.clock.now, p.at),
+        )
+    };
+    let proposing = c
+        .proposal
+        .filter(|p| p.turn == n && p.proposer == turn.speaker)
+        .map(|p| meeting(&p));
+    let accepting = c
+        .proposal
+        .filter(|p| p.turn + 1 == n && p.partner == turn.speaker)
+        .map(|p| meeting(&p));
+    let mention = turn
+        .mention
+        .and_then(|m| inputs.roster.names.get(m as usize))
+        .map(String::as_str);
+    let cx = LineContext {
+        now: c.next_turn.max(inputs.clock.now),
+        speaker: speaker.1,
+        listener: listener.1,
+        relation: speaker.3.by_idx(turn.listener),
+        needs: Some(speaker.5),
+        place: inputs.town.get(c.place),
+        topic: c.subject,
+        turn: n,
+        lines: c.planned,
+        previous: c.messages.last().map_or("", |m| m.text.as_str()),
+        others: &others,
+        mention,
+        role: c.role.filter(|_| n == 0),
+        inviting,
+        inviting_place: inviting.map(|g| inputs.town.name(g.location)),
+        proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
+        accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),
+        seed: inputs.settings.seed,
+    };
+    Some(f(&cx, es, el))
+}
+
+/// Chinese name of a topic label, for memories and reasons.
+pub fn topic_zh(label: &str) -> &str {
+    match label {
+        "work" => "工作",
+        "life" => "生活",
+        "relationship" => "感情和家人",
+        "hobby" => "爱好",
+        "gossip" => "八卦",
+        "plan" => "打算",
+        "deep_talk" => "心里话",
+        "help_offered" => "帮忙的事",
+        "complaint" => "烦心事",
+        "casual" => "家常",
+        other => other,
+    }
+}
+
+/// Sets up the per-resident state for `n` residents.
+pub(super) fn setup(world: &mut World, n: usize, seed: u64) {
+    let mut state = SocialState::default();
+    state.resize(n);
+    world.insert_resource(state);
+    world.insert_resource(SocialRng(<ChaCha8Rng as rand::SeedableRng>::seed_from_u64(
+        seed ^ 0x5EED,
+    )));
+}

@@ -1,0 +1,575 @@
+//! Who starts talking to whom this step. In priority order: appointments due,
+//! staff greeting customers, lonely residents approaching someone, and chance
+//! meetings of residents standing near each other (found through a uniform
+//! grid, so the pass stays linear in the number of residents).
+
+use bevy::ecs::system::SystemState;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use rand::RngExt;
+
+use super::analysis::{self, Stage};
+use super::meetings::{MeetingStatus, Meetings};
+use super::{Conversation, ConversationState, Proposal, SocialRng, SocialState, Talking, Trigger};
+use crate::brain::Topic;
+use crate::scenario::{LocIdx, LocationKind, ResidentId, Service, SocialTuning, Town, WorkRole};
+use crate::sim::clock::Clock;
+use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::residents::{
+    ActivityKind, Agenda, Census, Needs, Persona, Relationships, Resident, Roster,
+};
+use crate::sim::town::{ActiveTuning, Gatherings};
+use crate::time::GameTime;
+
+/// Notes who has stood where since when.
+pub(super) fn presence(
+    clock: Res<Clock>,
+    census: Res<Census>,
+    roster: Res<Roster>,
+    mut state: ResMut<SocialState>,
+) {
+    let now = clock.now;
+    state.resize(roster.len());
+    for (i, e) in census.entries.iter().enumerate() {
+        state.stood[i] = match state.stood[i] {
+            _ if e.walking => None,
+            Some((at, since)) if at == e.at => Some((at, since)),
+            _ => Some((e.at, now)),
+        };
+    }
+    if now.day_number() != state.today {
+        state.today = now.day_number();
+        state.started_today = 0;
+    }
+    // Expired cooldowns are dropped now and then, not every step.
+    if clock.steps.is_multiple_of(60) {
+        state.pair_ready.retain(|_, t| *t > now);
+        state.next_roll.retain(|_, t| *t > now);
+    }
+}
+
+/// Two residents to bring together, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encounter {
+    /// `a` opens.
+    pub a: u32,
+    pub b: u32,
+    pub trigger: Trigger,
+    /// Conversations this one cuts short.
+    pub interrupts: Vec<u64>,
+    /// The appointment being kept.
+    pub meeting: Option<u32>,
+}
+
+/// One resident as the trigger pass sees it.
+pub struct PersonView<'a> {
+    pub extraversion: f32,
+    pub social_need: f32,
+    pub ties: &'a Relationships,
+    /// Working its shift at its workplace, with a greeting role: (place, role, whom).
+    pub staff: Option<(LocIdx, WorkRole, &'a [ResidentId])>,
+    /// Working at this place right now.
+    pub working_at: Option<LocIdx>,
+}
+
+/// Everything the trigger pass reads.
+pub struct CrowdView<'a> {
+    pub now: GameTime,
+    pub tuning: &'a SocialTuning,
+    pub census: &'a Census,
+    pub roster: &'a Roster,
+    pub state: &'a SocialState,
+    pub meetings: &'a Meetings,
+    /// By roster idx; `None` for residents the query did not return.
+    pub people: Vec<Option<PersonView<'a>>>,
+}
+
+type PeopleQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Resident,
+        &'static Persona,
+        &'static Needs,
+        &'static Relationships,
+    ),
+>;
+
+fn people_view<'a>(
+    census: &Census,
+    roster: &Roster,
+    q: &'a PeopleQuery<'_, '_>,
+) -> Vec<Option<PersonView<'a>>> {
+    let mut out: Vec<Option<PersonView<'a>>> = (0..roster.len()).map(|_| None).collect();
+    for (r, p, needs, ties) in q.iter() {
+        let e = census.entries.get(r.idx as usize);
+        let working_at = e
+            .filter(|e| e.underway && !e.walking && e.kind == Some(ActivityKind::Work))
+            .map(|e| e.at);
+        let staff = p.work.as_ref().and_then(|w| {
+            let role = w.role?;
+            (working_at == Some(w.place)).then_some((w.place, role, w.greets.as_slice()))
+        });
+        if let Some(slot) = out.get_mut(r.idx as usize) {
+            *slot = Some(PersonView {
+                extraversion: p.personality.extraversion,
+                social_need: analysis::social_need(needs.social),
+                ties,
+                staff,
+                working_at,
+            });
+        }
+    }
+    out
+}
+
+impl CrowdView<'_> {
+    fn person(&self, i: u32) -> Option<&PersonView<'_>> {
+        self.people.get(i as usize)?.as_ref()
+    }
+
+    /// `a`'s view of `b`.
+    fn strength(&self, a: u32, b: u32) -> f32 {
+        self.person(a)
+            .and_then(|p| p.ties.by_idx(b))
+            .map_or(0.0, |r| r.strength)
+    }
+
+    /// The pair's stage, from the mean of both views.
+    fn stage(&self, a: u32, b: u32) -> Stage {
+        let s = (self.strength(a, b) + self.strength(b, a)) / 2.0;
+        Stage::of(s, &self.tuning.relationship)
+    }
+
+    fn awake_here(&self, i: u32) -> Option<(LocIdx, GameTime)> {
+        if self.census.asleep(i) {
+            return None;
+        }
+        self.state.stood.get(i as usize).copied().flatten()
+    }
+
+    /// Standing long enough, awake, and free.
+    fn settled(&self, i: u32) -> Option<LocIdx> {
+        let (at, since) = self.awake_here(i)?;
+        let long = since.0 + self.tuning.proximity.seconds as i64 <= self.now.0;
+        (long && self.state.free(i, self.now)).then_some(at)
+    }
+
+    fn pos(&self, i: u32) -> Vec2 {
+        self.census.entries[i as usize].pos
+    }
+}
+
+/// This step's encounters, and the pairs that rolled for a chance meeting.
+#[derive(Debug, Default)]
+pub struct Encounters {
+    pub found: Vec<Encounter>,
+    pub rolled: Vec<(u32, u32)>,
+}
+
+/// Finds this step's encounters. Reads only; `rng` decides the chance meetings.
+pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Encounters {
+    let n = cx.roster.len();
+    let mut taken = vec![false; n];
+    let mut out = Vec::new();
+    let now = cx.now;
+
+    // 1. Appointments: both at the place around the hour; they cut short any other talk.
+    let a = &cx.tuning.appointments;
+    for m in cx.meetings.list.iter().filter(|m| {
+        m.status == MeetingStatus::Pending
+            && now.0 >= m.at.0 - 30 * 60
+            && now.0 <= m.at.0 + a.wait_minutes as i64 * 60
+    }) {
+        let here = |i: u32| cx.awake_here(i).is_some_and(|(at, _)| at == m.place);
+        if !here(m.a) || !here(m.b) || taken[m.a as usize] || taken[m.b as usize] {
+            continue;
+        }
+        let busy = |i: u32| cx.state.talking[i as usize];
+        let together = busy(m.a).is_some() && busy(m.a) == busy(m.b);
+        let interrupts: Vec<u64> = if together {
+            Vec::new()
+        } else {
+            [busy(m.a), busy(m.b)].into_iter().flatten().collect()
+        };
+        taken[m.a as usize] = true;
+        taken[m.b as usize] = true;
+        out.push(Encounter {
+            a: m.a,
+            b: m.b,
+            trigger: Trigger::Appointment,
+            interrupts,
+            meeting: Some(m.id),
+        });
+    }
+
+    // 2. Staff on shift greet each customer once per visit.
+    for s in 0..n as u32 {
+        let Some((place, _, greets)) = cx.person(s).and_then(|p| p.staff) else {
+            continue;
+        };
+        if taken[s as usize] || cx.state.talking[s as usize].is_some() {
+            continue;
+        }
+        let customer = cx
+            .census
+            .at_place
+            .get(place.i())
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&c| c != s && !taken[c as usize] && cx.state.talking[c as usize].is_none())
+            .filter(|&c| cx.person(c).is_some_and(|p| p.working_at != Some(place)))
+            .filter(|&c| greets.is_empty() || greets.contains(&cx.roster.ids[c as usize]))
+            .filter_map(|c| {
+                let (at, since) = cx.awake_here(c)?;
+                let greeted = cx
+                    .state
+                    .greeted
+                    .get(&(c, place))
+                    .is_some_and(|&t| t >= since);
+                (at == place && !greeted).then_some((since, c))
+            })
+            .min();
+        if let Some((_, c)) = customer {
+            taken[s as usize] = true;
+            taken[c as usize] = true;
+            out.push(Encounter {
+                a: s,
+                b: c,
+                trigger: Trigger::Work,
+                interrupts: Vec::new(),
+                meeting: None,
+            });
+        }
+    }
+
+    // 3. The lonely seek company where they are: friends first, then acquaintances, then anyone.
+    for s in 0..n as u32 {
+        let Some(place) = cx.settled(s) else { continue };
+        let lonely = cx
+            .person(s)
+            .is_some_and(|p| p.social_need > cx.tuning.approach_need);
+        if !lonely || taken[s as usize] {
+            continue;
+        }
+        let best = cx.census.at_place[place.i()]
+            .iter()
+            .copied()
+            .filter(|&o| o != s && !taken[o as usize] && cx.state.free(o, now))
+            .filter(|&o| cx.awake_here(o).is_some() && cx.state.pair_ready(s, o, now))
+            .max_by(|&x, &y| {
+                let key = |o: u32| (cx.stage(s, o), cx.strength(s, o));
+                let (kx, ky) = (key(x), key(y));
+                kx.0.cmp(&ky.0)
+                    .then(kx.1.total_cmp(&ky.1))
+                    // Nearer, then lower idx, wins ties.
+                    .then(
+                        cx.pos(s)
+                            .distance(cx.pos(y))
+                            .total_cmp(&cx.pos(s).distance(cx.pos(x))),
+                    )
+                    .then(y.cmp(&x))
+            });
+        if let Some(o) = best {
+            taken[s as usize] = true;
+            taken[o as usize] = true;
+            out.push(Encounter {
+                a: s,
+                b: o,
+                trigger: Trigger::Approach,
+                interrupts: Vec::new(),
+                meeting: None,
+            });
+        }
+    }
+
+    // 4. Chance meetings of residents standing near each other.
+    let p = &cx.tuning.proximity;
+    let cell = p.distance.max(1.0);
+    let key = |v: Vec2| ((v.x / cell).floor() as i32, (v.y / cell).floor() as i32);
+    let mut grid: HashMap<(i32, i32), Vec<u32>> = HashMap::default();
+    let mut settled = Vec::new();
+    for i in 0..n as u32 {
+        if !taken[i as usize] && cx.settled(i).is_some() && cx.person(i).is_some() {
+            grid.entry(key(cx.pos(i))).or_default().push(i);
+            settled.push(i);
+        }
+    }
+    let d2 = p.distance * p.distance;
+    let mut rolled = Vec::new();
+    for &a in &settled {
+        if taken[a as usize] {
+            continue;
+        }
+        let (ka, pa) = (key(cx.pos(a)), cx.pos(a));
+        'cells: for dx in -1..=1 {
+            for dy in -1..=1 {
+                let Some(cellmates) = grid.get(&(ka.0 + dx, ka.1 + dy)) else {
+                    continue;
+                };
+                for &b in cellmates {
+                    if b <= a || taken[b as usize] || pa.distance_squared(cx.pos(b)) > d2 {
+                        continue;
+                    }
+                    let pair = (a.min(b), a.max(b));
+                    if !cx.state.pair_ready(a, b, now)
+                        || cx.state.next_roll.get(&pair).is_some_and(|&t| t > now)
+                    {
+                        continue;
+                    }
+                    rolled.push(pair);
+                    let (x, y) = (
+                        cx.person(a).expect("settled"),
+                        cx.person(b).expect("settled"),
+                    );
+                    let chance = analysis::proximity_chance(
+                        cx.tuning,
+                        cx.stage(a, b),
+                        (x.extraversion, y.extraversion),
+                        (x.social_need, y.social_need),
+                    );
+                    if rng.random::<f32>() < chance {
+                        taken[a as usize] = true;
+                        taken[b as usize] = true;
+                        // The more outgoing one opens.
+                        let (a, b) = if y.extraversion > x.extraversion {
+                            (b, a)
+                        } else {
+                            (a, b)
+                        };
+                        out.push(Encounter {
+                            a,
+                            b,
+                            trigger: Trigger::Proximity,
+                            interrupts: Vec::new(),
+                            meeting: None,
+                        });
+                        break 'cells;
+                    }
+                }
+            }
+        }
+    }
+    Encounters { found: out, rolled }
+}
+
+/// Runs the trigger pass on a world without changing it; returns how many
+/// encounters it found (for benchmarks).
+pub fn preview_encounters(
+    world: &mut World,
+    params: &mut SystemState<(
+        Res<Clock>,
+        Res<ActiveTuning>,
+        Res<Census>,
+        Res<Roster>,
+        Res<SocialState>,
+        Res<Meetings>,
+        Res<SocialRng>,
+        PeopleQuery,
+    )>,
+) -> usize {
+    let Ok((clock, tuning, census, roster, state, meetings, rng, q)) = params.get(world) else {
+        return 0;
+    };
+    let cx = CrowdView {
+        now: clock.now,
+        tuning: &tuning.social,
+        census: &census,
+        roster: &roster,
+        state: &state,
+        meetings: &meetings,
+        people: people_view(&census, &roster, &q),
+    };
+    let mut rng = rng.0.clone();
+    plan_encounters(&cx, &mut rng).found.len()
+}
+
+/// Finds this step's encounters and opens a conversation for each.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn start_conversations(
+    mut commands: Commands,
+    clock: Res<Clock>,
+    tuning: Res<ActiveTuning>,
+    town: Res<Town>,
+    census: Res<Census>,
+    roster: Res<Roster>,
+    gatherings: Res<Gatherings>,
+    mut state: ResMut<SocialState>,
+    mut meetings: ResMut<Meetings>,
+    mut rng: ResMut<SocialRng>,
+    people: PeopleQuery,
+    agendas: Query<&Agenda>,
+    mut conversations: Query<&mut Conversation>,
+    mut events: MessageWriter<SimEvent>,
+) {
+    let now = clock.now;
+    let t = &tuning.social;
+    let encounters = {
+        let cx = CrowdView {
+            now,
+            tuning: t,
+            census: &census,
+            roster: &roster,
+            state: &state,
+            meetings: &meetings,
+            people: people_view(&census, &roster, &people),
+        };
+        plan_encounters(&cx, &mut rng)
+    };
+    let again = now.plus_minutes(t.proximity.reroll_minutes as i64);
+    for pair in encounters.rolled {
+        state.next_roll.insert(pair, again);
+    }
+    for enc in encounters.found {
+        for id in &enc.interrupts {
+            if let Some(&e) = state.open.get(id)
+                && let Ok(mut c) = conversations.get_mut(e)
+                && c.end.is_none()
+            {
+                c.end = Some(super::EndCause::Interrupted);
+                c.state = ConversationState::Closing;
+            }
+        }
+        if let Some(m) = enc.meeting.and_then(|id| meetings.get_mut(id)) {
+            m.status = MeetingStatus::Kept;
+            events.write(SimEvent {
+                time: now,
+                body: EventBody::AppointmentKept {
+                    appointment: m.id,
+                    residents: vec![
+                        roster.ids[m.a as usize].clone(),
+                        roster.ids[m.b as usize].clone(),
+                    ],
+                    location: town.id(m.place).clone(),
+                    made: m.made,
+                },
+            });
+            // Already talking together: the meeting is kept as it is.
+            let both = state.talking[enc.a as usize];
+            if both.is_some() && both == state.talking[enc.b as usize] {
+                continue;
+            }
+        }
+        let (Ok(pa), Ok(pb)) = (
+            people.get(roster.entities[enc.a as usize]),
+            people.get(roster.entities[enc.b as usize]),
+        ) else {
+            continue;
+        };
+        let place = census.entries[enc.a as usize].at;
+        if enc.trigger == Trigger::Work {
+            state.greeted.insert((enc.b, place), now);
+        }
+        let mean_e = (pa.1.personality.extraversion + pb.1.personality.extraversion) / 2.0;
+        let c = &t.conversation;
+        // Outgoing pairs talk longer; a greeting at work is brief.
+        let aim = if enc.trigger == Trigger::Work {
+            2 + rng.random_range(0..=2)
+        } else {
+            (3.0 + mean_e / 25.0).round() as i64 + rng.random_range(-1..=3)
+        };
+        let planned = aim.clamp(c.min_turns as i64, c.max_turns as i64) as u32;
+        let invite = gatherings
+            .iter()
+            .position(|g| {
+                g.organiser == pa.0.id
+                    && g.starts > now
+                    && agendas
+                        .get(roster.entities[enc.b as usize])
+                        .is_ok_and(|ag| !ag.knows(g.id))
+            })
+            .or_else(|| {
+                gatherings.iter().position(|g| {
+                    g.organiser == pb.0.id
+                        && g.starts > now
+                        && agendas
+                            .get(roster.entities[enc.a as usize])
+                            .is_ok_and(|ag| !ag.knows(g.id))
+                })
+            });
+        let close_enough = |x: &Relationships, other: u32| {
+            x.by_idx(other)
+                .is_some_and(|r| r.strength >= t.relationship.acquaintance)
+        };
+        let proposal = (enc.trigger != Trigger::Appointment
+            && planned >= 3
+            && invite.is_none()
+            && close_enough(pa.3, enc.b)
+            && close_enough(pb.3, enc.a)
+            && !meetings.pending_for(enc.a)
+            && !meetings.pending_for(enc.b)
+            && rng.random::<f32>() < t.appointments.probability)
+            .then(|| {
+                let turn = planned - 2;
+                let (proposer, partner) = if turn % 2 == 0 {
+                    (enc.a, enc.b)
+                } else {
+                    (enc.b, enc.a)
+                };
+                let hours = t.appointments.from_hour..=t.appointments.to_hour;
+                let hour = rng.random_range(hours) as i64;
+                let at = GameTime(now.midnight().0 + 86_400 + hour * 3600);
+                Proposal {
+                    proposer,
+                    partner,
+                    turn,
+                    place: meeting_place(&town, place),
+                    at,
+                }
+            });
+        state.next_id += 1;
+        let id = state.next_id;
+        let role = (enc.trigger == Trigger::Work)
+            .then(|| pa.1.work.as_ref().and_then(|w| w.role))
+            .flatten();
+        let conversation = Conversation {
+            id,
+            participants: vec![enc.a, enc.b],
+            place,
+            state: ConversationState::Init,
+            trigger: enc.trigger,
+            subject: Topic::choose(pa.1, pb.1, town.get(place)),
+            messages: Vec::new(),
+            started: now,
+            planned,
+            next_turn: now,
+            next: None,
+            awaiting: None,
+            delivered: None,
+            invite,
+            proposal,
+            role,
+            end: None,
+            join_checked: 0,
+        };
+        let entity = commands.spawn(conversation).id();
+        state.open.insert(id, entity);
+        state.started_today += 1;
+        for i in [enc.a, enc.b] {
+            state.talking[i as usize] = Some(id);
+            commands
+                .entity(roster.entities[i as usize])
+                .insert(Talking { conversation: id });
+        }
+        events.write(SimEvent {
+            time: now,
+            body: EventBody::ConversationStart {
+                conversation: id,
+                participants: vec![pa.0.id.clone(), pb.0.id.clone()],
+                location: town.id(place).clone(),
+                trigger: enc.trigger,
+            },
+        });
+    }
+}
+
+/// Where to meet again: here if it is a place to sit together, else the nearest eatery.
+fn meeting_place(town: &Town, here: LocIdx) -> LocIdx {
+    let l = town.get(here);
+    if matches!(l.kind, LocationKind::Food | LocationKind::Public) {
+        here
+    } else {
+        town.nearest_with(here, Service::Food).unwrap_or(here)
+    }
+}
