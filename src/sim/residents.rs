@@ -310,6 +310,17 @@ pub struct Roster {
 }
 
 impl Roster {
+    /// Adds a resident at the next index and returns it.
+    pub fn push(&mut self, id: ResidentId, name: String, entity: Entity) -> u32 {
+        let i = self.ids.len() as u32;
+        self.by_id.insert(id.clone(), i);
+        self.by_ptr.insert(id.0.as_ptr() as usize, i);
+        self.ids.push(id);
+        self.names.push(name);
+        self.entities.push(entity);
+        i
+    }
+
     pub fn idx(&self, id: &ResidentId) -> Option<u32> {
         let ptr = id.0.as_ptr() as usize;
         if let Some(&i) = self.by_ptr.get(&ptr)
@@ -464,11 +475,7 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
             entity.insert(a);
         }
         let entity = entity.id();
-        roster.by_id.insert(p.id.clone(), i as u32);
-        roster.by_ptr.insert(p.id.0.as_ptr() as usize, i as u32);
-        roster.ids.push(p.id.clone());
-        roster.names.push(p.name.clone());
-        roster.entities.push(entity);
+        roster.push(p.id.clone(), p.name.clone(), entity);
     }
     world.insert_resource(roster);
 }
@@ -483,17 +490,20 @@ pub fn spread_position(town: &Town, place: LocIdx, idx: u32) -> Vec2 {
     loc.position + Vec2::new(angle.cos() * r * loc.size.x, angle.sin() * r * loc.size.y)
 }
 
+/// What the census reads of each resident.
+type CensusView<'a> = (
+    &'a Resident,
+    &'a Whereabouts,
+    &'a MapPosition,
+    Option<&'a Activity>,
+    Has<Walking>,
+);
+
 fn take_census(
     mut census: ResMut<Census>,
     town: Res<Town>,
     roster: Res<Roster>,
-    q: Query<(
-        &Resident,
-        &Whereabouts,
-        &MapPosition,
-        Option<&Activity>,
-        Has<Walking>,
-    )>,
+    q: Query<CensusView>,
 ) {
     let census = &mut *census;
     census.entries.clear();

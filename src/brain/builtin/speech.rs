@@ -101,6 +101,8 @@ const ANGRY: &[&str] = &[
     "别跟我提这个，真讨厌。",
     "什么鬼天气，气死我了。",
 ];
+const SNAP_BACK: &[&str] = &["你冲我发什么火？真讨厌。", "好好说话行不行，烦不烦啊。"];
+const SOOTHE: &[&str] = &["别急，慢慢说，我听着呢。", "消消气，先歇一会儿吧。"];
 const SAD: &[&str] = &[
     "唉，最近总是睡不好，有点难过。",
     "可惜啊，好多事都来不及做。",
@@ -343,25 +345,45 @@ pub(crate) fn gathering_notice(cx: &PlanContext<'_>, g: &Gathering) -> String {
 
 /// One line of a conversation. A closing line ends with `[END]`.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
-    // Deterministic per speaker, time and turn: the same conversation reads the same.
-    let r = roll(
-        cx.seed,
-        cx.speaker.id.as_str(),
-        cx.now.0 / 5,
-        cx.turn as u64 + 11,
-    );
-    let line = compose(cx, r);
-    match cx.mention {
-        Some(who) if !line.contains('@') && !line.contains("[END]") => {
-            format!("@{who} {line}")
-        }
-        _ => line,
+    let closing = cx.turn >= 1 && cx.turn + 1 >= cx.lines;
+    let mut line = compose(cx, closing);
+    if let Some(who) = cx.mention
+        && !line.contains('@')
+    {
+        line = format!("@{who} {line}");
+    }
+    if closing {
+        line.push_str("[END]");
+    }
+    line
+}
+
+/// Deterministic rolls per speaker, moment and turn, one per purpose (`salt`),
+/// so the same conversation reads the same and choices do not bias each other.
+struct Dice<'a> {
+    cx: &'a LineContext<'a>,
+}
+
+impl Dice<'_> {
+    fn roll(&self, salt: u64) -> f32 {
+        let cx = self.cx;
+        roll(
+            cx.seed,
+            cx.speaker.id.as_str(),
+            cx.now.0,
+            cx.turn as u64 * 64 + salt,
+        )
+    }
+
+    fn pick(&self, table: &'static [&'static str], salt: u64) -> &'static str {
+        let i = (self.roll(salt) * table.len() as f32) as usize;
+        table[i.min(table.len() - 1)]
     }
 }
 
-fn compose(cx: &LineContext<'_>, r: f32) -> String {
-    let idx = |n: usize| ((r * n as f32) as usize).min(n - 1);
-    let take = |t: &'static [&'static str]| t[idx(t.len())];
+fn compose(cx: &LineContext<'_>, closing: bool) -> String {
+    let dice = Dice { cx };
+    let take = |t: &'static [&'static str]| dice.pick(t, 1);
     let you = cx.listener.name.as_str();
     let per = period(cx.now);
     if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
@@ -410,34 +432,37 @@ fn compose(cx: &LineContext<'_>, r: f32) -> String {
             ],
         );
     }
-    if cx.turn + 1 >= cx.lines && cx.lines >= 3 {
-        return format!("{}[END]", take(CLOSE));
-    }
     if cx.turn == 1 {
         return fill(take(REPLY_GREET), &[("period", per), ("you", you)]);
     }
-    // Moods colour the middle of a conversation: the tired and short-tempered snap,
-    // the anxious sigh; close friends open up; acquaintances pass on news.
+    // A snapped line is answered in kind by the prickly, smoothed over by the rest.
+    if ANGRY.contains(&cx.previous) {
+        let table = if cx.speaker.personality.agreeableness < 70.0 {
+            SNAP_BACK
+        } else {
+            SOOTHE
+        };
+        return take(table).to_string();
+    }
+    if closing {
+        return take(CLOSE).to_string();
+    }
+    // Moods colour the middle of a conversation: tempers fray with low
+    // agreeableness, more so when tired, hungry or among strangers; the anxious
+    // sigh; close friends open up; acquaintances pass on news.
     let me = &cx.speaker.personality;
     let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
     let cool = cx.relation.is_none_or(|r| r.strength < 15.0);
-    let second = roll(
-        cx.seed,
-        cx.speaker.id.as_str(),
-        cx.now.0,
-        cx.turn as u64 + 29,
-    );
-    // Tempers fray with low agreeableness, more so when tired, hungry or among strangers.
-    let chance = (100.0 - me.agreeableness) / 100.0
-        * (0.1 + if worn { 0.35 } else { 0.0 } + if cool { 0.2 } else { 0.0 });
-    if second < chance {
+    let temper = (100.0 - me.agreeableness) / 100.0
+        * (0.15 + if worn { 0.35 } else { 0.0 } + if cool { 0.2 } else { 0.0 });
+    let mood = dice.roll(2);
+    if mood < temper {
         return take(ANGRY).to_string();
     }
-    if me.neuroticism > 55.0 && second > 0.8 {
+    if me.neuroticism > 55.0 && mood > 0.8 {
         return take(SAD).to_string();
     }
-    let stage = cx.relation.map_or(0.0, |r| r.strength);
-    if cx.turn % 2 == 1 && r < 0.45 {
+    if cx.turn % 2 == 1 && dice.roll(3) < 0.45 {
         // Answer the previous line; warmth follows agreeableness.
         let table = if me.agreeableness < 35.0 {
             REPLY_COOL
@@ -446,21 +471,13 @@ fn compose(cx: &LineContext<'_>, r: f32) -> String {
         };
         return take(table).to_string();
     }
-    match second {
-        x if x < 0.1 && stage >= 60.0 => take(DEEP).to_string(),
+    let strength = cx.relation.map_or(0.0, |r| r.strength);
+    match dice.roll(4) {
+        x if x < 0.1 && strength >= 60.0 => take(DEEP).to_string(),
         x if x < 0.2 => fill(take(GOSSIP), &[("place", &cx.place.name)]),
         x if x < 0.3 && cx.needs.is_some_and(|n| n.energy < 50.0) => take(HELP).to_string(),
         x if x < 0.4 => fill(take(PLANS), &[("you", you)]),
-        // A fresh roll: `r` and `second` already chose this branch.
-        _ => topic_line(
-            cx,
-            roll(
-                cx.seed,
-                cx.speaker.id.as_str(),
-                cx.now.0,
-                cx.turn as u64 + 47,
-            ),
-        ),
+        _ => topic_line(cx, dice.roll(5)),
     }
 }
 

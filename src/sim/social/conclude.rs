@@ -124,8 +124,8 @@ pub(super) fn conclude(
                         let mut rules = delta.rules.clone();
                         rules.extend(why);
                         let reason = format!(
-                            "{}次对话（{}句，话题：{}）：{}",
-                            if c.is_group() { "群聊" } else { "一" },
+                            "{}（{}句，话题：{}）：{}",
+                            if c.is_group() { "群聊" } else { "对话" },
                             c.messages.len(),
                             topic_zh(&topic),
                             rules.join("、")

@@ -170,7 +170,7 @@ pub(super) fn resolve(
         });
         // Whoever came alone thinks less of the one who stayed away.
         for k in 0..2 {
-            if !(m.showed[k] && !m.showed[1 - k]) {
+            if !m.showed[k] || m.showed[1 - k] {
                 continue;
             }
             let (me, other) = (pair[k], pair[1 - k]);

@@ -99,7 +99,15 @@ pub enum Trigger {
     Approach,
     Work,
     Appointment,
+    /// Asked for from outside the simulation's rules ([`ForcedEncounters`]).
+    Requested,
 }
+
+/// Pairs to bring together at the next step, whatever the odds: for the
+/// window ("make these two talk"), scripts and tests. A pair is dropped if the
+/// two are not standing awake at the same place, or either is already talking.
+#[derive(Resource, Debug, Default)]
+pub struct ForcedEncounters(pub Vec<(crate::scenario::ResidentId, crate::scenario::ResidentId)>);
 
 /// Why a conversation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -230,6 +238,7 @@ pub enum SocialSet {
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SocialState>()
+        .init_resource::<ForcedEncounters>()
         .init_resource::<meetings::Meetings>()
         .add_message::<LineRequest>()
         .configure_sets(

@@ -10,7 +10,10 @@ use rand::RngExt;
 
 use super::analysis::{self, Stage};
 use super::meetings::{MeetingStatus, Meetings};
-use super::{Conversation, ConversationState, Proposal, SocialRng, SocialState, Talking, Trigger};
+use super::{
+    Conversation, ConversationState, ForcedEncounters, Proposal, SocialRng, SocialState, Talking,
+    Trigger,
+};
 use crate::brain::Topic;
 use crate::scenario::{LocIdx, LocationKind, ResidentId, Service, SocialTuning, Town, WorkRole};
 use crate::sim::clock::Clock;
@@ -169,10 +172,38 @@ pub struct Encounters {
 
 /// Finds this step's encounters. Reads only; `rng` decides the chance meetings.
 pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Encounters {
+    plan_with(cx, &[], rng)
+}
+
+/// [`plan_encounters`], with requested pairs (roster idx) first.
+fn plan_with(
+    cx: &CrowdView,
+    requested: &[(u32, u32)],
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> Encounters {
     let n = cx.roster.len();
     let mut taken = vec![false; n];
     let mut out = Vec::new();
     let now = cx.now;
+
+    for &(a, b) in requested {
+        let (Some((pa, _)), Some((pb, _))) = (cx.awake_here(a), cx.awake_here(b)) else {
+            continue;
+        };
+        let busy = |i: u32| taken[i as usize] || cx.state.talking[i as usize].is_some();
+        if a == b || pa != pb || busy(a) || busy(b) {
+            continue;
+        }
+        taken[a as usize] = true;
+        taken[b as usize] = true;
+        out.push(Encounter {
+            a,
+            b,
+            trigger: Trigger::Requested,
+            interrupts: Vec::new(),
+            meeting: None,
+        });
+    }
 
     // 1. Appointments: both at the place around the hour; they cut short any other talk.
     let a = &cx.tuning.appointments;
@@ -354,20 +385,23 @@ pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Enc
     Encounters { found: out, rolled }
 }
 
+/// What [`preview_encounters`] reads from a world.
+pub type TriggerParams<'w, 's> = (
+    Res<'w, Clock>,
+    Res<'w, ActiveTuning>,
+    Res<'w, Census>,
+    Res<'w, Roster>,
+    Res<'w, SocialState>,
+    Res<'w, Meetings>,
+    Res<'w, SocialRng>,
+    PeopleQuery<'w, 's>,
+);
+
 /// Runs the trigger pass on a world without changing it; returns how many
 /// encounters it found (for benchmarks).
 pub fn preview_encounters(
     world: &mut World,
-    params: &mut SystemState<(
-        Res<Clock>,
-        Res<ActiveTuning>,
-        Res<Census>,
-        Res<Roster>,
-        Res<SocialState>,
-        Res<Meetings>,
-        Res<SocialRng>,
-        PeopleQuery,
-    )>,
+    params: &mut SystemState<TriggerParams<'static, 'static>>,
 ) -> usize {
     let Ok((clock, tuning, census, roster, state, meetings, rng, q)) = params.get(world) else {
         return 0;
@@ -398,6 +432,7 @@ pub(super) fn start_conversations(
     mut state: ResMut<SocialState>,
     mut meetings: ResMut<Meetings>,
     mut rng: ResMut<SocialRng>,
+    mut forced: ResMut<ForcedEncounters>,
     people: PeopleQuery,
     agendas: Query<&Agenda>,
     mut conversations: Query<&mut Conversation>,
@@ -415,7 +450,12 @@ pub(super) fn start_conversations(
             meetings: &meetings,
             people: people_view(&census, &roster, &people),
         };
-        plan_encounters(&cx, &mut rng)
+        let requested: Vec<(u32, u32)> = forced
+            .0
+            .drain(..)
+            .filter_map(|(a, b)| Some((roster.idx(&a)?, roster.idx(&b)?)))
+            .collect();
+        plan_with(&cx, &requested, &mut rng)
     };
     let again = now.plus_minutes(t.proximity.reroll_minutes as i64);
     for pair in encounters.rolled {
@@ -502,7 +542,7 @@ pub(super) fn start_conversations(
             && rng.random::<f32>() < t.appointments.probability)
             .then(|| {
                 let turn = planned - 2;
-                let (proposer, partner) = if turn % 2 == 0 {
+                let (proposer, partner) = if turn.is_multiple_of(2) {
                     (enc.a, enc.b)
                 } else {
                     (enc.b, enc.a)
@@ -571,5 +611,281 @@ fn meeting_place(town: &Town, here: LocIdx) -> LocIdx {
         here
     } else {
         town.nearest_with(here, Service::Food).unwrap_or(here)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::scenario::RelationKind;
+    use crate::sim::residents::{CensusEntry, Relationship};
+
+    /// A hand-built crowd: residents standing at places, at positions, since a time.
+    struct World0 {
+        now: GameTime,
+        tuning: SocialTuning,
+        census: Census,
+        roster: Roster,
+        state: SocialState,
+        meetings: Meetings,
+        ties: Vec<Relationships>,
+        social_need: Vec<f32>,
+        staff: Vec<Option<(LocIdx, WorkRole, Vec<ResidentId>)>>,
+    }
+
+    impl World0 {
+        fn new(tuning: SocialTuning) -> Self {
+            Self {
+                now: GameTime(100_000),
+                tuning,
+                census: Census::default(),
+                roster: Roster::default(),
+                state: SocialState::default(),
+                meetings: Meetings::default(),
+                ties: Vec::new(),
+                social_need: Vec::new(),
+                staff: Vec::new(),
+            }
+        }
+
+        /// Adds a resident standing at `place`, `pos`, for `seconds`.
+        fn add(&mut self, place: u32, pos: (f32, f32), seconds: i64) -> u32 {
+            let i = self.roster.push(
+                ResidentId::new(&format!("r{}", self.roster.len())),
+                format!("居民{}", self.roster.len()),
+                Entity::PLACEHOLDER,
+            );
+            self.census.entries.push(CensusEntry {
+                at: LocIdx(place),
+                pos: Vec2::new(pos.0, pos.1),
+                walking: false,
+                kind: None,
+                underway: false,
+            });
+            while self.census.at_place.len() <= place as usize {
+                self.census.at_place.push(Vec::new());
+            }
+            self.census.at_place[place as usize].push(i);
+            self.state.resize(self.roster.len());
+            self.state.stood[i as usize] = Some((LocIdx(place), GameTime(self.now.0 - seconds)));
+            self.ties.push(Relationships::default());
+            self.social_need.push(50.0);
+            self.staff.push(None);
+            i
+        }
+
+        fn tie(&mut self, a: u32, b: u32, strength: f32) {
+            for (x, y) in [(a, b), (b, a)] {
+                self.ties[x as usize].0.push(Relationship {
+                    with: self.roster.ids[y as usize].clone(),
+                    with_idx: y,
+                    kind: RelationKind::Acquaintance,
+                    strength,
+                    impression: String::new(),
+                    interactions: 0,
+                    last_interaction: None,
+                    met: None,
+                });
+            }
+        }
+
+        fn run(&self) -> Encounters {
+            let people = (0..self.roster.len())
+                .map(|i| {
+                    Some(PersonView {
+                        extraversion: 50.0,
+                        social_need: self.social_need[i],
+                        ties: &self.ties[i],
+                        staff: self.staff[i]
+                            .as_ref()
+                            .map(|(p, r, g)| (*p, *r, g.as_slice())),
+                        working_at: self.staff[i].as_ref().map(|s| s.0),
+                    })
+                })
+                .collect();
+            let cx = CrowdView {
+                now: self.now,
+                tuning: &self.tuning,
+                census: &self.census,
+                roster: &self.roster,
+                state: &self.state,
+                meetings: &self.meetings,
+                people,
+            };
+            plan_encounters(&cx, &mut ChaCha8Rng::seed_from_u64(1))
+        }
+    }
+
+    /// Chance meetings always happen (to test the gates, not the odds).
+    fn certain() -> SocialTuning {
+        let mut t = SocialTuning::default();
+        t.proximity.base_probability = 1.0;
+        t.proximity.modifiers.stranger = 10.0;
+        t
+    }
+
+    fn pairs(e: &Encounters) -> Vec<(u32, u32, Trigger)> {
+        e.found.iter().map(|x| (x.a, x.b, x.trigger)).collect()
+    }
+
+    #[test]
+    fn proximity_needs_distance_time_and_freedom() {
+        let mut w = World0::new(certain());
+        let a = w.add(0, (0.0, 0.0), 60);
+        let b = w.add(0, (40.0, 0.0), 60);
+        assert_eq!(pairs(&w.run()), [(a, b, Trigger::Proximity)]);
+        assert_eq!(w.run().rolled, [(a, b)]);
+        // Too far apart.
+        w.census.entries[b as usize].pos = Vec2::new(51.0, 0.0);
+        assert!(w.run().found.is_empty());
+        w.census.entries[b as usize].pos = Vec2::new(30.0, 30.0);
+        assert_eq!(w.run().found.len(), 1);
+        // Not long enough (30 s).
+        w.state.stood[b as usize] = Some((LocIdx(0), GameTime(w.now.0 - 20)));
+        assert!(w.run().found.is_empty());
+        w.state.stood[b as usize] = Some((LocIdx(0), GameTime(w.now.0 - 30)));
+        assert_eq!(w.run().found.len(), 1);
+        // Talked within the cooldown; rolled lately; resting; talking; asleep.
+        w.state.pair_ready.insert((a, b), GameTime(w.now.0 + 1));
+        assert!(w.run().found.is_empty());
+        w.state.pair_ready.clear();
+        w.state.next_roll.insert((a, b), GameTime(w.now.0 + 1));
+        assert!(w.run().found.is_empty());
+        w.state.next_roll.clear();
+        w.state.pause_until[a as usize] = GameTime(w.now.0 + 60);
+        assert!(w.run().found.is_empty());
+        w.state.pause_until[a as usize] = w.now;
+        w.state.talking[b as usize] = Some(9);
+        assert!(w.run().found.is_empty());
+        w.state.talking[b as usize] = None;
+        w.census.entries[b as usize].kind = Some(ActivityKind::Sleep);
+        w.census.entries[b as usize].underway = true;
+        assert!(w.run().found.is_empty());
+    }
+
+    #[test]
+    fn the_grid_pairs_only_neighbours_and_misses_none() {
+        use rand::RngExt;
+        let mut w = World0::new(certain());
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..800 {
+            let pos = (rng.random_range(0.0..2000.0), rng.random_range(0.0..2000.0));
+            w.add(0, pos, 60);
+        }
+        let found = w.run().found;
+        let mut paired = vec![false; 800];
+        for e in &found {
+            let d = w.census.entries[e.a as usize]
+                .pos
+                .distance(w.census.entries[e.b as usize].pos);
+            assert!(d <= 50.0, "paired at {d}");
+            paired[e.a as usize] = true;
+            paired[e.b as usize] = true;
+        }
+        // With certain odds the pass is maximal: no two unpaired residents are in range.
+        for i in 0..800 {
+            for j in i + 1..800 {
+                let d = w.census.entries[i].pos.distance(w.census.entries[j].pos);
+                assert!(
+                    paired[i] || paired[j] || d > 50.0,
+                    "{i} and {j} at {d} were left alone"
+                );
+            }
+        }
+        assert!(found.len() > 100, "{}", found.len());
+    }
+
+    #[test]
+    fn the_lonely_approach_friends_first() {
+        let mut w = World0::new(SocialTuning::default());
+        let lonely = w.add(0, (0.0, 0.0), 60);
+        let stranger = w.add(0, (5.0, 0.0), 60);
+        let acquaintance = w.add(0, (70.0, 0.0), 60);
+        let friend = w.add(0, (90.0, 0.0), 60);
+        let _elsewhere = w.add(1, (0.0, 0.0), 60);
+        w.tie(lonely, acquaintance, 30.0);
+        w.tie(lonely, friend, 65.0);
+        w.social_need[lonely as usize] = 80.0;
+        let first = |w: &World0| {
+            pairs(&w.run())
+                .into_iter()
+                .find(|p| p.2 == Trigger::Approach)
+        };
+        assert_eq!(first(&w), Some((lonely, friend, Trigger::Approach)));
+        w.state.talking[friend as usize] = Some(1);
+        assert_eq!(first(&w), Some((lonely, acquaintance, Trigger::Approach)));
+        w.state.talking[acquaintance as usize] = Some(1);
+        assert_eq!(first(&w), Some((lonely, stranger, Trigger::Approach)));
+        // Not lonely enough: no approach.
+        w.social_need[lonely as usize] = 70.0;
+        assert_eq!(first(&w), None);
+    }
+
+    #[test]
+    fn staff_greet_each_customer_once_per_visit() {
+        let mut w = World0::new(SocialTuning::default());
+        let waiter = w.add(0, (0.0, 0.0), 3600);
+        let guest = w.add(0, (100.0, 0.0), 10);
+        w.staff[waiter as usize] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
+        assert_eq!(pairs(&w.run()), [(waiter, guest, Trigger::Work)]);
+        // Greeted on this visit: not again.
+        w.state.greeted.insert((guest, LocIdx(0)), w.now);
+        assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
+        // A later visit is greeted again.
+        w.state.stood[guest as usize] = Some((LocIdx(0), GameTime(w.now.0 + 1)));
+        w.now = GameTime(w.now.0 + 60);
+        assert_eq!(pairs(&w.run())[0], (waiter, guest, Trigger::Work));
+        // A teacher greets only her students.
+        w.staff[waiter as usize] = Some((
+            LocIdx(0),
+            WorkRole::Teacher,
+            vec![ResidentId::new("someone else")],
+        ));
+        assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
+    }
+
+    #[test]
+    fn appointments_come_first_and_interrupt() {
+        use super::super::meetings::Meeting;
+        let mut w = World0::new(certain());
+        let a = w.add(0, (0.0, 0.0), 600);
+        let b = w.add(0, (200.0, 0.0), 600);
+        let c = w.add(0, (10.0, 0.0), 600);
+        w.state.talking[a as usize] = Some(5);
+        w.state.talking[c as usize] = Some(5);
+        w.meetings.list.push(Meeting {
+            id: 1,
+            a,
+            b,
+            place: LocIdx(0),
+            at: w.now,
+            made: GameTime(0),
+            keep: [true, true],
+            showed: [false; 2],
+            status: MeetingStatus::Pending,
+        });
+        let e = w.run();
+        assert_eq!(e.found[0].trigger, Trigger::Appointment);
+        assert_eq!((e.found[0].a, e.found[0].b), (a, b));
+        assert_eq!(e.found[0].interrupts, [5]);
+        // Too early (more than 30 minutes before) or elsewhere: nothing.
+        w.meetings.list[0].at = GameTime(w.now.0 + 31 * 60);
+        assert!(
+            w.run()
+                .found
+                .iter()
+                .all(|e| e.trigger != Trigger::Appointment)
+        );
+        w.meetings.list[0].at = w.now;
+        w.meetings.list[0].place = LocIdx(1);
+        assert!(
+            w.run()
+                .found
+                .iter()
+                .all(|e| e.trigger != Trigger::Appointment)
+        );
     }
 }

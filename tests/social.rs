@@ -1,0 +1,462 @@
+//! Social life in the default town: every way a conversation ends, the
+//! conversation's traces (relationships, memories), and a 3-day run in which
+//! friendships form and fray, groups gather and appointments are kept.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use heartvale::brain::{Brain, BuiltinBrain, LineContext, Plan, PlanContext, SummaryContext};
+use heartvale::scenario::ResidentId;
+use heartvale::sim::ActiveBrain;
+use heartvale::sim::clock::Clock;
+use heartvale::sim::event_log::EventLog;
+use heartvale::sim::memory::{Memories, MemoryKind};
+use heartvale::sim::residents::{
+    Activity, AsyncMind, Census, Needs, Relationships, Resident, Roster, Walking,
+};
+use heartvale::sim::social::meetings::{Meeting, MeetingStatus, Meetings};
+use heartvale::sim::social::{ForcedEncounters, SocialState, Talking};
+use heartvale::testing::{default_scenario, headless_app};
+use heartvale::time::GameTime;
+use serde_json::Value;
+
+/// The built-in brain, except for conversation lines.
+struct Lines(fn(&LineContext<'_>) -> String);
+
+impl Brain for Lines {
+    fn name(&self) -> &str {
+        "test-lines"
+    }
+    fn plan(&self, cx: &PlanContext<'_>, rng: &mut rand_chacha::ChaCha8Rng) -> Plan {
+        BuiltinBrain.plan(cx, rng)
+    }
+    fn line(&self, cx: &LineContext<'_>) -> String {
+        (self.0)(cx)
+    }
+    fn summarise(&self, cx: &SummaryContext<'_>) -> String {
+        BuiltinBrain.summarise(cx)
+    }
+}
+
+fn step(app: &mut App) {
+    let before = app.world().resource::<Clock>().steps;
+    while app.world().resource::<Clock>().steps == before {
+        app.update();
+    }
+}
+
+fn events(app: &App) -> Vec<Value> {
+    app.world()
+        .resource::<EventLog>()
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// A town at 10:00 on day one, with `lines` for every built-in speaker.
+fn town_at_ten(lines: Option<fn(&LineContext<'_>) -> String>) -> App {
+    let mut app = headless_app(default_scenario(), 7, 3, EventLog::in_memory());
+    if let Some(f) = lines {
+        app.world_mut()
+            .insert_resource(ActiveBrain(Arc::new(Lines(f))));
+    }
+    let ten = GameTime::parse("2026-04-06 10:00").unwrap();
+    while app.world().resource::<Clock>().now < ten {
+        step(&mut app);
+    }
+    app
+}
+
+/// `n` residents standing awake at one place, not talking (stepping on until there are).
+fn idle_group(app: &mut App, n: usize) -> Vec<ResidentId> {
+    for _ in 0..600 {
+        if let Some(g) = idle_now(app, n) {
+            return g;
+        }
+        step(app);
+    }
+    panic!("never {n} residents standing about at one place");
+}
+
+fn idle_now(app: &App, n: usize) -> Option<Vec<ResidentId>> {
+    let w = app.world();
+    let (census, roster, state) = (
+        w.resource::<Census>(),
+        w.resource::<Roster>(),
+        w.resource::<SocialState>(),
+    );
+    census
+        .at_place
+        .iter()
+        .map(|here| {
+            here.iter()
+                .copied()
+                .filter(|&i| !census.asleep(i) && state.talking[i as usize].is_none())
+                .filter(|&i| w.get::<Walking>(roster.entities[i as usize]).is_none())
+                .map(|i| roster.ids[i as usize].clone())
+                .collect::<Vec<_>>()
+        })
+        .find(|v| v.len() >= n)
+        .map(|v| v[..n].to_vec())
+}
+
+/// Brings `a` and `b` together at the next step; returns the conversation id.
+fn force(app: &mut App, a: &ResidentId, b: &ResidentId) -> u64 {
+    let before = of(&events(app), "conversation_start").len();
+    app.world_mut()
+        .resource_mut::<ForcedEncounters>()
+        .0
+        .push((a.clone(), b.clone()));
+    step(app);
+    let ev = events(app);
+    let starts = of(&ev, "conversation_start");
+    assert_eq!(starts.len(), before + 1, "the forced conversation started");
+    let s = starts.last().unwrap();
+    assert_eq!(s["trigger"], "requested");
+    assert_eq!(s["participants"][0], a.as_str());
+    s["conversation"].as_u64().unwrap()
+}
+
+fn end_of(app: &App, id: u64) -> Option<Value> {
+    events(app)
+        .into_iter()
+        .find(|e| e["kind"] == "conversation_end" && e["conversation"] == id)
+}
+
+fn messages_of(app: &App, id: u64) -> Vec<Value> {
+    events(app)
+        .into_iter()
+        .filter(|e| e["kind"] == "message" && e["conversation"] == id)
+        .collect()
+}
+
+fn make_async(app: &mut App, id: &ResidentId) {
+    let e = app.world().resource::<Roster>().entity(id).unwrap();
+    app.world_mut().entity_mut(e).insert(AsyncMind);
+}
+
+#[test]
+fn a_speaker_ends_with_end_marker_after_the_minimum() {
+    // `[END]` on the opening line is ignored (at least two turns); the reply's is obeyed.
+    let mut app = town_at_ten(Some(|cx| {
+        if cx.turn == 0 {
+            "你好！[END]".into()
+        } else {
+            "好的，回头见。[END]".into()
+        }
+    }));
+    let pair = idle_group(&mut app, 2);
+    let id = force(&mut app, &pair[0], &pair[1]);
+    let end = end_of(&app, id).expect("ended within the step");
+    assert_eq!(end["reason"], "said");
+    let msgs = messages_of(&app, id);
+    assert_eq!(msgs.len(), 2);
+    assert_eq!(msgs[0]["text"], "你好！", "the marker is not spoken");
+    assert_eq!(msgs[0]["speaker"], pair[0].as_str());
+    assert_eq!(msgs[1]["speaker"], pair[1].as_str());
+    // A turn every 5 game seconds.
+    let t0 = GameTime::parse(msgs[0]["time"].as_str().unwrap()).unwrap();
+    let t1 = GameTime::parse(msgs[1]["time"].as_str().unwrap()).unwrap();
+    assert_eq!(t1.0 - t0.0, 5);
+    // Both are free again, with the Talking marker gone.
+    let w = app.world();
+    for id in &pair {
+        let e = w.resource::<Roster>().entity(id).unwrap();
+        assert!(w.get::<Talking>(e).is_none());
+    }
+}
+
+#[test]
+fn a_conversation_stops_at_ten_turns() {
+    let mut app = town_at_ten(Some(|_| "嗯，然后呢？".into()));
+    let pair = idle_group(&mut app, 2);
+    let id = force(&mut app, &pair[0], &pair[1]);
+    let end = end_of(&app, id).expect("ten turns fit in one step");
+    assert_eq!(end["reason"], "max_turns");
+    assert_eq!(messages_of(&app, id).len(), 10);
+    assert_eq!(end["messages"], 10);
+}
+
+#[test]
+fn silence_times_out_after_300_game_seconds() {
+    let mut app = town_at_ten(None);
+    let pair = idle_group(&mut app, 2);
+    // The second speaker's mind is asynchronous and never answers.
+    make_async(&mut app, &pair[1]);
+    let id = force(&mut app, &pair[0], &pair[1]);
+    assert_eq!(messages_of(&app, id).len(), 1, "the opener spoke");
+    // Asked 5 s after the opening; the step 300 s after that gives up.
+    for _ in 0..5 {
+        step(&mut app);
+        assert!(end_of(&app, id).is_none(), "still waiting");
+    }
+    step(&mut app);
+    let end = end_of(&app, id).expect("gave up after 5 minutes");
+    assert_eq!(end["reason"], "timeout");
+    // One unanswered greeting changes no tie.
+    assert_eq!(end["changes"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn an_exhausted_participant_leaves_at_once() {
+    let mut app = town_at_ten(None);
+    let pair = idle_group(&mut app, 2);
+    make_async(&mut app, &pair[1]);
+    let id = force(&mut app, &pair[0], &pair[1]);
+    let e = app.world().resource::<Roster>().entity(&pair[0]).unwrap();
+    app.world_mut().get_mut::<Needs>(e).unwrap().energy = 5.0;
+    step(&mut app);
+    assert_eq!(end_of(&app, id).expect("ended")["reason"], "urgent_need");
+}
+
+#[test]
+fn a_speaker_with_nothing_to_say_leaves() {
+    let mut app = town_at_ten(Some(|cx| {
+        if cx.turn == 0 {
+            "早！".into()
+        } else {
+            String::new()
+        }
+    }));
+    let pair = idle_group(&mut app, 2);
+    let id = force(&mut app, &pair[0], &pair[1]);
+    assert_eq!(end_of(&app, id).expect("ended")["reason"], "left");
+}
+
+#[test]
+fn an_appointment_interrupts_a_conversation() {
+    let mut app = town_at_ten(None);
+    let three = idle_group(&mut app, 3);
+    let (a, b, c) = (&three[0], &three[1], &three[2]);
+    // Nobody walks off in the meantime.
+    for id in &three {
+        let w = app.world_mut();
+        let e = w.resource::<Roster>().entity(id).unwrap();
+        let now = w.resource::<Clock>().now;
+        if let Some(mut act) = w.get_mut::<Activity>(e) {
+            act.busy_until = now.plus_minutes(60);
+        }
+    }
+    // a talks with c, who takes forever to answer.
+    make_async(&mut app, c);
+    let id = force(&mut app, a, c);
+    // Meanwhile a and b have an appointment here, now.
+    let (ia, ib, now, place) = {
+        let w = app.world();
+        let r = w.resource::<Roster>();
+        let (ia, ib) = (r.idx(a).unwrap(), r.idx(b).unwrap());
+        let at = w.resource::<Census>().entries[ia as usize].at;
+        (ia, ib, w.resource::<Clock>().now, at)
+    };
+    app.world_mut()
+        .resource_mut::<Meetings>()
+        .list
+        .push(Meeting {
+            id: 77,
+            a: ia,
+            b: ib,
+            place,
+            at: now,
+            made: GameTime(now.0 - 86_400),
+            keep: [true, true],
+            showed: [false; 2],
+            status: MeetingStatus::Pending,
+        });
+    step(&mut app);
+    let ev = events(&app);
+    assert_eq!(
+        end_of(&app, id).expect("cut short")["reason"],
+        "interrupted"
+    );
+    let kept = of(&ev, "appointment_kept");
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0]["appointment"], 77);
+    let start = of(&ev, "conversation_start")
+        .into_iter()
+        .find(|s| s["trigger"] == "appointment")
+        .expect("the appointment's own conversation");
+    assert_eq!(start["participants"][0], a.as_str());
+    assert_eq!(start["participants"][1], b.as_str());
+}
+
+#[test]
+fn a_conversation_leaves_ties_and_memories_on_both_sides() {
+    let mut app = town_at_ten(Some(|cx| match cx.turn {
+        0 => "哈哈，太好了，今天见到你真开心！".into(),
+        1 => "我也很高兴！说实话，我心里一直有个梦想。".into(),
+        2 => "真的吗？太棒了！".into(),
+        3 => "是啊，我打算明年就去试试。".into(),
+        _ => "那就说定了，回头见！[END]".into(),
+    }));
+    let pair = idle_group(&mut app, 2);
+    let strength = |app: &App, me: &ResidentId, other: &ResidentId| {
+        let w = app.world();
+        let e = w.resource::<Roster>().entity(me).unwrap();
+        w.get::<Relationships>(e).unwrap().strength(other)
+    };
+    // Acquaintances at 40, so nothing is clamped.
+    for (me, other) in [(&pair[0], &pair[1]), (&pair[1], &pair[0])] {
+        let w = app.world_mut();
+        let (e, idx) = {
+            let r = w.resource::<Roster>();
+            (r.entity(me).unwrap(), r.idx(other).unwrap())
+        };
+        let mut rels = w.get_mut::<Relationships>(e).unwrap();
+        let rel = rels.entry(other, idx);
+        rel.strength = 40.0;
+        rel.kind = heartvale::scenario::RelationKind::Acquaintance;
+    }
+    let before = (40.0, 40.0);
+    let id = force(&mut app, &pair[0], &pair[1]);
+    let end = end_of(&app, id).unwrap();
+    assert_eq!(end["messages"], 5);
+    // 4 happy (or curious) lines, a dream: deep talk; +2 base +5 long +3 resonance +5 deep.
+    assert_eq!(end["topic"], "deep_talk");
+    let changes = end["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 2);
+    for (k, (me, other)) in [(&pair[0], &pair[1]), (&pair[1], &pair[0])]
+        .iter()
+        .enumerate()
+    {
+        let now = strength(&app, me, other);
+        let old = if k == 0 { before.0 } else { before.1 };
+        let gain = now - old;
+        // 15 points, times 1.2 / 0.8 / 0.96 / 1 for compatibility; clamped at 100.
+        assert!(
+            [15.0, 18.0, 12.0, 14.4]
+                .iter()
+                .any(|g| (gain - g).abs() < 1e-3),
+            "{me}→{other}: {old} → {now}"
+        );
+        let rc = of(&events(&app), "relationship_change")
+            .into_iter()
+            .rev()
+            .find(|e| e["resident"] == me.as_str() && e["other"] == other.as_str())
+            .cloned()
+            .expect("relationship_change logged");
+        assert!(rc["reason"].as_str().unwrap().contains("深谈+5"), "{rc}");
+        // The memory: own point of view, ≤ 30 characters, importance 30+10+15+15 (+20 if moved ≥ 5).
+        let w = app.world();
+        let e = w.resource::<Roster>().entity(me).unwrap();
+        let m = w
+            .get::<Memories>(e)
+            .unwrap()
+            .entries
+            .iter()
+            .rev()
+            .find(|m| m.kind == MemoryKind::Dialogue)
+            .cloned()
+            .expect("remembered");
+        let other_name = w.resource::<Roster>().name(other).to_string();
+        assert!(m.text.contains(&other_name), "{}", m.text);
+        assert!(m.text.chars().count() <= 30, "{}", m.text);
+        // 30 + 10 (5 messages) + 15 (emotional) + 20 (moved ≥ 5) + 15 (deep talk).
+        assert_eq!(m.importance, 90, "{}", m.text);
+    }
+}
+
+#[test]
+fn three_days_of_social_life() {
+    let mut app = headless_app(default_scenario(), 7, 3, EventLog::in_memory());
+    heartvale::testing::run_to_end(&mut app, 5000);
+    let ev = events(&app);
+    let starts = of(&ev, "conversation_start");
+    let ends = of(&ev, "conversation_end");
+    assert!(starts.len() >= 30, "{} conversations", starts.len());
+    assert_eq!(starts.len(), ends.len(), "every conversation ended");
+
+    // Messages: 2–10 per conversation (unless cut short), no one speaks twice in a row,
+    // a turn every 5 game seconds.
+    let mut by_conv: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
+    for m in of(&ev, "message") {
+        by_conv
+            .entry(m["conversation"].as_u64().unwrap())
+            .or_default()
+            .push(m);
+    }
+    for e in &ends {
+        let id = e["conversation"].as_u64().unwrap();
+        let msgs = by_conv.get(&id).cloned().unwrap_or_default();
+        assert_eq!(msgs.len() as u64, e["messages"].as_u64().unwrap());
+        if e["reason"] == "said" || e["reason"] == "max_turns" {
+            assert!((2..=10).contains(&msgs.len()), "{e}");
+        }
+        for w in msgs.windows(2) {
+            assert_ne!(w[0]["speaker"], w[1]["speaker"], "{id}");
+            let (t0, t1) = (
+                GameTime::parse(w[0]["time"].as_str().unwrap()).unwrap(),
+                GameTime::parse(w[1]["time"].as_str().unwrap()).unwrap(),
+            );
+            assert_eq!(t1.0 - t0.0, 5, "{id}");
+        }
+    }
+    let triggers: BTreeSet<&str> = starts
+        .iter()
+        .map(|s| s["trigger"].as_str().unwrap())
+        .collect();
+    for t in ["proximity", "work", "appointment"] {
+        assert!(triggers.contains(t), "no `{t}` conversation: {triggers:?}");
+    }
+    let emotions: BTreeSet<&str> = of(&ev, "message")
+        .iter()
+        .map(|m| m["emotion"].as_str().unwrap())
+        .collect();
+    for e in ["happy", "curious", "angry", "neutral"] {
+        assert!(emotions.contains(e), "no {e} message: {emotions:?}");
+    }
+
+    // Friendships form: some tie is promoted to friend or close friend.
+    let changes = of(&ev, "relationship_change");
+    let promoted = changes.iter().find(|c| {
+        matches!(c["relation"].as_str(), Some("friend" | "close_friend"))
+            && matches!(
+                c["previous_relation"].as_str(),
+                Some("stranger" | "acquaintance" | "friend")
+            )
+    });
+    assert!(promoted.is_some(), "no friendship formed");
+    // …and at least one strength falls.
+    let fell = changes
+        .iter()
+        .any(|c| c["new_strength"].as_f64() < c["old_strength"].as_f64());
+    assert!(fell, "no tie ever weakened");
+    for c in &changes {
+        let s = c["new_strength"].as_f64().unwrap();
+        assert!((0.0..=100.0).contains(&s));
+    }
+
+    // A group chat happens.
+    let joins = of(&ev, "conversation_join");
+    assert!(!joins.is_empty(), "nobody joined a conversation");
+    assert!(
+        ends.iter()
+            .any(|e| e["participants"].as_array().unwrap().len() >= 3)
+    );
+
+    // An appointment made one day is kept the next.
+    let kept = of(&ev, "appointment_kept");
+    let next_day = kept.iter().any(|k| {
+        let made = GameTime::parse(k["made"].as_str().unwrap()).unwrap();
+        let at = GameTime::parse(k["time"].as_str().unwrap()).unwrap();
+        at.day_number() == made.day_number() + 1
+    });
+    assert!(next_day, "no appointment kept the next day: {kept:?}");
+    let made = of(&ev, "appointment_made");
+    assert!(made.len() >= kept.len());
+
+    // Conversations are remembered with the importance the event gave.
+    let w = app.world_mut();
+    let mut q = w.query::<(&Resident, &Memories)>();
+    let remembered = q
+        .iter(w)
+        .flat_map(|(_, m)| m.entries.iter())
+        .filter(|m| m.kind == MemoryKind::Dialogue || m.kind == MemoryKind::Summary)
+        .count();
+    assert!(remembered > 0);
+}
