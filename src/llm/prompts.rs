@@ -271,17 +271,59 @@ pub struct LineExtras<'a> {
     pub mood: &'a str,
 }
 
-/// An opening line (`turn == 0`) or a reply.
-pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
-    let rel = cx.relation;
-    let invitation = match (cx.inviting, cx.inviting_place) {
-        (Some(g), Some(place)) => format!(
+/// What this particular line must do: greet as staff, invite, propose or accept
+/// a meeting, address a group, @-mention someone. One `- ` line each.
+fn line_notes(cx: &LineContext<'_>) -> String {
+    let mut notes = String::new();
+    if let Some(role) = cx.role {
+        let what = match role {
+            crate::scenario::WorkRole::Waiter => "你正在当班，TA是来店里的客人，请热情招呼TA",
+            crate::scenario::WorkRole::Teacher => "你正在当班，TA是你的学生，请像老师一样招呼TA",
+            crate::scenario::WorkRole::Seller => "你正在当班，TA是上门的顾客，请招呼TA看看货",
+        };
+        notes.push_str(&format!("- {what}\n"));
+    }
+    if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
+        notes.push_str(&format!(
             "- 这句话里请邀请TA参加{}：{}，在{}\n",
             g.title,
             g.starts.stamp(),
             place
-        ),
-        _ => String::new(),
+        ));
+    }
+    if let Some((place, when)) = cx.proposing {
+        notes.push_str(&format!("- 这句话里请约TA{when}在{place}再见面\n"));
+    }
+    if let Some((place, when)) = cx.accepting {
+        notes.push_str(&format!(
+            "- TA约你{when}在{place}见面，这句话里请答应下来\n"
+        ));
+    }
+    if !cx.others.is_empty() {
+        let names: Vec<&str> = cx.others.iter().map(|p| p.name.as_str()).collect();
+        notes.push_str(&format!(
+            "- 这是群聊，在场的还有：{}；可以用「@名字」点名请某人接话\n",
+            names.join("、")
+        ));
+    }
+    if let Some(who) = cx.mention {
+        notes.push_str(&format!("- 这句话请@{who}，问问TA的看法\n"));
+    }
+    notes
+}
+
+/// An opening line (`turn == 0`) or a reply.
+pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
+    let rel = cx.relation;
+    let notes = line_notes(cx);
+    let acquainted = match rel {
+        None => "刚认识".to_string(),
+        Some(r) => match r.met {
+            Some(t) if t.day_number() == cx.now.day_number() => "今天才认识".to_string(),
+            Some(t) => format!("认识{}天了", cx.now.day_number() - t.day_number()),
+            None if r.kind == RelationKind::Stranger => "不太熟".to_string(),
+            None => "认识很久了".to_string(),
+        },
     };
     let values = [
         ("speaker", cx.speaker.name.clone()),
@@ -317,7 +359,8 @@ pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
         ("my_action", x.my_action.to_string()),
         ("their_action", x.their_action.to_string()),
         ("topic", cx.topic.label().to_string()),
-        ("invitation", invitation),
+        ("notes", notes),
+        ("acquainted", acquainted),
         (
             "memories",
             lines_or(x.memories.iter().map(|m| format!("- {m}")), "- （没有）"),

@@ -95,7 +95,8 @@ pub struct ProximityTuning {
     pub seconds: u32,
     pub base_probability: f32,
     pub modifiers: StageValues,
-    /// A pair standing near each other rolls once, then again after this many game minutes.
+    /// A pair standing near each other rolls once in every window of this many game
+    /// minutes (at a minute fixed by the pair).
     pub reroll_minutes: u32,
 }
 

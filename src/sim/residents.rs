@@ -191,6 +191,8 @@ pub struct Relationship {
     pub met: Option<GameTime>,
 }
 
+/// One resident's ties, sorted by the other's roster index (build with
+/// [`Relationships::new`] or [`Relationships::entry`] to keep it so).
 #[derive(Component, Debug, Clone, Default)]
 pub struct Relationships(pub Vec<Relationship>);
 
@@ -199,9 +201,13 @@ impl Relationships {
         self.0.iter().find(|r| &r.with == other)
     }
 
-    /// The relationship with the resident at roster index `idx`.
+    /// The relationship with the resident at roster index `idx` (a binary search:
+    /// the list is kept in roster order, as social triggers look ties up every step).
     pub fn by_idx(&self, idx: u32) -> Option<&Relationship> {
-        self.0.iter().find(|r| r.with_idx == idx)
+        self.0
+            .binary_search_by_key(&idx, |r| r.with_idx)
+            .ok()
+            .map(|i| &self.0[i])
     }
 
     pub fn strength(&self, other: &ResidentId) -> f32 {
@@ -210,20 +216,33 @@ impl Relationships {
 
     /// The relationship with `other` (roster index `idx`), created as strangers if new.
     pub fn entry(&mut self, other: &ResidentId, idx: u32) -> &mut Relationship {
-        if let Some(i) = self.0.iter().position(|r| r.with_idx == idx) {
-            return &mut self.0[i];
-        }
-        self.0.push(Relationship {
-            with: other.clone(),
-            with_idx: idx,
-            kind: RelationKind::Stranger,
-            strength: 5.0,
-            impression: String::new(),
-            interactions: 0,
-            last_interaction: None,
-            met: None,
-        });
-        self.0.last_mut().expect("just pushed")
+        let i = match self.0.binary_search_by_key(&idx, |r| r.with_idx) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(
+                    i,
+                    Relationship {
+                        with: other.clone(),
+                        with_idx: idx,
+                        kind: RelationKind::Stranger,
+                        strength: 5.0,
+                        impression: String::new(),
+                        interactions: 0,
+                        last_interaction: None,
+                        met: None,
+                    },
+                );
+                i
+            }
+        };
+        &mut self.0[i]
+    }
+
+    /// Builds the list from ties in any order.
+    pub fn new(mut ties: Vec<Relationship>) -> Self {
+        ties.sort_by_key(|r| r.with_idx);
+        ties.dedup_by_key(|r| r.with_idx);
+        Self(ties)
     }
 }
 
@@ -409,7 +428,7 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
         for g in &p.goals {
             memories.push_initial(start, format!("目标：{}", g.text));
         }
-        let relationships = Relationships(
+        let relationships = Relationships::new(
             p.relationships
                 .iter()
                 .filter_map(|r| {

@@ -37,8 +37,6 @@ pub struct SocialState {
     pub stood: Vec<Option<(LocIdx, GameTime)>>,
     /// When each pair (lower idx first) may talk again.
     pub pair_ready: HashMap<(u32, u32), GameTime>,
-    /// When a pair standing near each other may roll for a chance meeting again.
-    pub next_roll: HashMap<(u32, u32), GameTime>,
     /// When a customer was last greeted by the staff of a place: one greeting per visit.
     pub greeted: HashMap<(u32, LocIdx), GameTime>,
     /// Open conversations by id (ordered, so every pass visits them in the same order).

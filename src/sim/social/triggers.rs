@@ -47,7 +47,6 @@ pub(super) fn presence(
     // Expired cooldowns are dropped now and then, not every step.
     if clock.steps.is_multiple_of(60) {
         state.pair_ready.retain(|_, t| *t > now);
-        state.next_roll.retain(|_, t| *t > now);
     }
 }
 
@@ -78,6 +77,7 @@ pub struct PersonView<'a> {
 /// Everything the trigger pass reads.
 pub struct CrowdView<'a> {
     pub now: GameTime,
+    pub step_minutes: u32,
     pub tuning: &'a SocialTuning,
     pub census: &'a Census,
     pub roster: &'a Roster,
@@ -163,11 +163,10 @@ impl CrowdView<'_> {
     }
 }
 
-/// This step's encounters, and the pairs that rolled for a chance meeting.
+/// This step's encounters.
 #[derive(Debug, Default)]
 pub struct Encounters {
     pub found: Vec<Encounter>,
-    pub rolled: Vec<(u32, u32)>,
 }
 
 /// Finds this step's encounters. Reads only; `rng` decides the chance meetings.
@@ -275,33 +274,44 @@ fn plan_with(
         }
     }
 
-    // 3. The lonely seek company where they are: friends first, then acquaintances, then anyone.
+    // 3. The lonely seek company where they are: friends first, then acquaintances,
+    // then anyone. Their own ties are scanned first, so the crowd is only
+    // searched when nobody they know is free.
     for s in 0..n as u32 {
         let Some(place) = cx.settled(s) else { continue };
-        let lonely = cx
-            .person(s)
-            .is_some_and(|p| p.social_need > cx.tuning.approach_need);
-        if !lonely || taken[s as usize] {
+        let Some(me) = cx.person(s) else { continue };
+        if me.social_need <= cx.tuning.approach_need || taken[s as usize] {
             continue;
         }
-        let best = cx.census.at_place[place.i()]
+        let available = |o: u32| {
+            o != s
+                && !taken[o as usize]
+                && cx.state.free(o, now)
+                && cx.awake_here(o).is_some_and(|(at, _)| at == place)
+                && cx.state.pair_ready(s, o, now)
+        };
+        let dist = |o: u32| cx.pos(s).distance_squared(cx.pos(o));
+        let stage = |strength: f32| Stage::of(strength, &cx.tuning.relationship);
+        let known = me
+            .ties
+            .0
             .iter()
-            .copied()
-            .filter(|&o| o != s && !taken[o as usize] && cx.state.free(o, now))
-            .filter(|&o| cx.awake_here(o).is_some() && cx.state.pair_ready(s, o, now))
-            .max_by(|&x, &y| {
-                let key = |o: u32| (cx.stage(s, o), cx.strength(s, o));
-                let (kx, ky) = (key(x), key(y));
-                kx.0.cmp(&ky.0)
-                    .then(kx.1.total_cmp(&ky.1))
-                    // Nearer, then lower idx, wins ties.
-                    .then(
-                        cx.pos(s)
-                            .distance(cx.pos(y))
-                            .total_cmp(&cx.pos(s).distance(cx.pos(x))),
-                    )
-                    .then(y.cmp(&x))
-            });
+            .filter(|r| (r.with_idx as usize) < n && available(r.with_idx))
+            .max_by(|x, y| {
+                stage(x.strength)
+                    .cmp(&stage(y.strength))
+                    .then(x.strength.total_cmp(&y.strength))
+                    .then(dist(y.with_idx).total_cmp(&dist(x.with_idx)))
+                    .then(y.with_idx.cmp(&x.with_idx))
+            })
+            .map(|r| r.with_idx);
+        let best = known.or_else(|| {
+            cx.census.at_place[place.i()]
+                .iter()
+                .copied()
+                .filter(|&o| available(o))
+                .min_by(|&x, &y| dist(x).total_cmp(&dist(y)).then(x.cmp(&y)))
+        });
         if let Some(o) = best {
             taken[s as usize] = true;
             taken[o as usize] = true;
@@ -317,72 +327,162 @@ fn plan_with(
 
     // 4. Chance meetings of residents standing near each other.
     let p = &cx.tuning.proximity;
-    let cell = p.distance.max(1.0);
-    let key = |v: Vec2| ((v.x / cell).floor() as i32, (v.y / cell).floor() as i32);
-    let mut grid: HashMap<(i32, i32), Vec<u32>> = HashMap::default();
-    let mut settled = Vec::new();
-    for i in 0..n as u32 {
-        if !taken[i as usize] && cx.settled(i).is_some() && cx.person(i).is_some() {
-            grid.entry(key(cx.pos(i))).or_default().push(i);
-            settled.push(i);
-        }
-    }
+    // In roster order, so the pass (and its random draws) are the same every run.
+    let settled: Vec<(u32, Vec2)> = (0..n as u32)
+        .filter(|&i| !taken[i as usize] && cx.settled(i).is_some() && cx.person(i).is_some())
+        .map(|i| (i, cx.pos(i)))
+        .collect();
+    let grid = Grid::new(p.distance, &settled);
     let d2 = p.distance * p.distance;
-    let mut rolled = Vec::new();
-    for &a in &settled {
-        if taken[a as usize] {
+    let clock = RollClock::new(now, cx.step_minutes, p.reroll_minutes);
+    let best_stage = [
+        Stage::Stranger,
+        Stage::Acquaintance,
+        Stage::Friend,
+        Stage::CloseFriend,
+    ]
+    .into_iter()
+    .max_by(|x, y| x.pick(&p.modifiers).total_cmp(&y.pick(&p.modifiers)))
+    .expect("four stages");
+    for &(a, pa) in &settled {
+        if taken[a as usize] || !clock.rolls(a) {
             continue;
         }
-        let (ka, pa) = (key(cx.pos(a)), cx.pos(a));
-        'cells: for dx in -1..=1 {
-            for dy in -1..=1 {
-                let Some(cellmates) = grid.get(&(ka.0 + dx, ka.1 + dy)) else {
+        'near: for cellmates in grid.around(pa) {
+            for &(b, pb) in cellmates {
+                if b <= a || taken[b as usize] || pa.distance_squared(pb) > d2 {
                     continue;
-                };
-                for &b in cellmates {
-                    if b <= a || taken[b as usize] || pa.distance_squared(cx.pos(b)) > d2 {
-                        continue;
-                    }
-                    let pair = (a.min(b), a.max(b));
-                    if !cx.state.pair_ready(a, b, now)
-                        || cx.state.next_roll.get(&pair).is_some_and(|&t| t > now)
-                    {
-                        continue;
-                    }
-                    rolled.push(pair);
-                    let (x, y) = (
-                        cx.person(a).expect("settled"),
-                        cx.person(b).expect("settled"),
-                    );
-                    let chance = analysis::proximity_chance(
+                }
+                let (x, y) = (
+                    cx.person(a).expect("settled"),
+                    cx.person(b).expect("settled"),
+                );
+                let chance = |stage| {
+                    analysis::proximity_chance(
                         cx.tuning,
-                        cx.stage(a, b),
+                        stage,
                         (x.extraversion, y.extraversion),
                         (x.social_need, y.social_need),
-                    );
-                    if rng.random::<f32>() < chance {
-                        taken[a as usize] = true;
-                        taken[b as usize] = true;
-                        // The more outgoing one opens.
-                        let (a, b) = if y.extraversion > x.extraversion {
-                            (b, a)
-                        } else {
-                            (a, b)
-                        };
-                        out.push(Encounter {
-                            a,
-                            b,
-                            trigger: Trigger::Proximity,
-                            interrupts: Vec::new(),
-                            meeting: None,
-                        });
-                        break 'cells;
-                    }
+                    )
+                };
+                // Most draws fail even for the closest tie: they stop here, before
+                // the ties and cooldowns (scattered in memory) are looked up.
+                let draw = rng.random::<f32>();
+                if draw >= chance(best_stage) || !cx.state.pair_ready(a, b, now) {
+                    continue;
+                }
+                if draw < chance(cx.stage(a, b)) {
+                    taken[a as usize] = true;
+                    taken[b as usize] = true;
+                    // The more outgoing one opens.
+                    let (a, b) = if y.extraversion > x.extraversion {
+                        (b, a)
+                    } else {
+                        (a, b)
+                    };
+                    out.push(Encounter {
+                        a,
+                        b,
+                        trigger: Trigger::Proximity,
+                        interrupts: Vec::new(),
+                        meeting: None,
+                    });
+                    break 'near;
                 }
             }
         }
     }
-    Encounters { found: out, rolled }
+    Encounters { found: out }
+}
+
+/// A uniform grid of cells `size` wide: everyone within `size` of a point is in
+/// the 3×3 cells around it. Residents are kept grouped by cell in one array (a
+/// counting sort: linear, and in roster order within each cell), so a cell is a
+/// contiguous slice.
+struct Grid {
+    size: f32,
+    /// (roster idx, position), grouped by cell.
+    items: Vec<(u32, Vec2)>,
+    /// Each cell's range in `items`.
+    cells: HashMap<(i32, i32), (u32, u32)>,
+}
+
+impl Grid {
+    /// `residents` in roster order.
+    fn new(size: f32, residents: &[(u32, Vec2)]) -> Self {
+        let size = size.max(1.0);
+        let mut cells: HashMap<(i32, i32), (u32, u32)> = HashMap::default();
+        // Count per cell, then turn counts into starts, then place.
+        let keys: Vec<(i32, i32)> = residents.iter().map(|&(_, p)| Self::key(size, p)).collect();
+        for k in &keys {
+            cells.entry(*k).or_insert((0, 0)).1 += 1;
+        }
+        let mut next = 0;
+        for range in cells.values_mut() {
+            let count = range.1;
+            *range = (next, next);
+            next += count;
+        }
+        let mut items = vec![(0, Vec2::ZERO); residents.len()];
+        for (k, &item) in keys.iter().zip(residents) {
+            let range = cells.get_mut(k).expect("counted");
+            items[range.1 as usize] = item;
+            range.1 += 1;
+        }
+        Self { size, items, cells }
+    }
+
+    fn key(size: f32, v: Vec2) -> (i32, i32) {
+        ((v.x / size).floor() as i32, (v.y / size).floor() as i32)
+    }
+
+    /// The 3×3 cells around `pos`, as slices.
+    fn around(&self, pos: Vec2) -> impl Iterator<Item = &[(u32, Vec2)]> + '_ {
+        let (cx, cy) = Self::key(self.size, pos);
+        (-1..=1)
+            .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))
+            .filter_map(|c| self.cells.get(&c))
+            .map(|&(s, e)| &self.items[s as usize..e as usize])
+    }
+}
+
+/// When pairs roll for a chance meeting: once in every window of `every` game
+/// minutes, at the minute of the window fixed by the pair's lower roster index.
+/// So each step only residents whose minute it is look around (with partners
+/// above them in the roster), and nothing needs to be remembered per pair.
+#[derive(Debug, Clone, Copy)]
+pub struct RollClock {
+    /// This step's minute within the window.
+    minute: u32,
+    every: u32,
+    step: u32,
+}
+
+impl RollClock {
+    pub fn new(now: GameTime, step: u32, every: u32) -> Self {
+        let every = every.max(1);
+        Self {
+            minute: now.0.div_euclid(60).rem_euclid(every as i64) as u32,
+            every,
+            step: step.max(1),
+        }
+    }
+
+    /// Whether resident `a` rolls with its higher-indexed neighbours at this step.
+    pub fn rolls(&self, a: u32) -> bool {
+        if self.step >= self.every {
+            return true;
+        }
+        let h = (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // A phase in 0..every by multiply-shift.
+        let phase = (((h >> 32) * self.every as u64) >> 32) as u32;
+        let mut at = self.minute + phase;
+        if at >= self.every {
+            at -= self.every;
+        }
+        // The window starts during the `step` minutes that end at this one.
+        at < self.step
+    }
 }
 
 /// What [`preview_encounters`] reads from a world.
@@ -408,6 +508,7 @@ pub fn preview_encounters(
     };
     let cx = CrowdView {
         now: clock.now,
+        step_minutes: tuning.step_minutes,
         tuning: &tuning.social,
         census: &census,
         roster: &roster,
@@ -443,6 +544,7 @@ pub(super) fn start_conversations(
     let encounters = {
         let cx = CrowdView {
             now,
+            step_minutes: tuning.step_minutes,
             tuning: t,
             census: &census,
             roster: &roster,
@@ -457,10 +559,6 @@ pub(super) fn start_conversations(
             .collect();
         plan_with(&cx, &requested, &mut rng)
     };
-    let again = now.plus_minutes(t.proximity.reroll_minutes as i64);
-    for pair in encounters.rolled {
-        state.next_roll.insert(pair, again);
-    }
     for enc in encounters.found {
         for id in &enc.interrupts {
             if let Some(&e) = state.open.get(id)
@@ -679,16 +777,17 @@ mod tests {
 
         fn tie(&mut self, a: u32, b: u32, strength: f32) {
             for (x, y) in [(a, b), (b, a)] {
-                self.ties[x as usize].0.push(Relationship {
-                    with: self.roster.ids[y as usize].clone(),
-                    with_idx: y,
-                    kind: RelationKind::Acquaintance,
-                    strength,
-                    impression: String::new(),
-                    interactions: 0,
-                    last_interaction: None,
-                    met: None,
-                });
+                *self.ties[x as usize].entry(&self.roster.ids[y as usize].clone(), y) =
+                    Relationship {
+                        with: self.roster.ids[y as usize].clone(),
+                        with_idx: y,
+                        kind: RelationKind::Acquaintance,
+                        strength,
+                        impression: String::new(),
+                        interactions: 0,
+                        last_interaction: None,
+                        met: None,
+                    };
             }
         }
 
@@ -708,6 +807,7 @@ mod tests {
                 .collect();
             let cx = CrowdView {
                 now: self.now,
+                step_minutes: 1,
                 tuning: &self.tuning,
                 census: &self.census,
                 roster: &self.roster,
@@ -719,11 +819,12 @@ mod tests {
         }
     }
 
-    /// Chance meetings always happen (to test the gates, not the odds).
+    /// Chance meetings always happen, every step (to test the gates, not the odds).
     fn certain() -> SocialTuning {
         let mut t = SocialTuning::default();
         t.proximity.base_probability = 1.0;
         t.proximity.modifiers.stranger = 10.0;
+        t.proximity.reroll_minutes = 1;
         t
     }
 
@@ -732,12 +833,35 @@ mod tests {
     }
 
     #[test]
+    fn each_pair_rolls_once_per_window_whatever_the_step() {
+        for (step, every) in [(1, 30), (5, 30), (7, 30), (1, 1), (60, 30), (30, 30)] {
+            for (a, b) in [(0, 1), (5, 900), (42, 7)] {
+                let minutes = 24 * 60;
+                let rolls = (0..minutes / step)
+                    .filter(|k| {
+                        RollClock::new(GameTime((k * step) as i64 * 60), step, every)
+                            .rolls(a.min(b))
+                    })
+                    .count() as u32;
+                let want = if step >= every {
+                    minutes / step
+                } else {
+                    minutes / every
+                };
+                assert!(
+                    rolls.abs_diff(want) <= 1,
+                    "step {step}, every {every}: {rolls} rolls, want {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn proximity_needs_distance_time_and_freedom() {
         let mut w = World0::new(certain());
         let a = w.add(0, (0.0, 0.0), 60);
         let b = w.add(0, (40.0, 0.0), 60);
         assert_eq!(pairs(&w.run()), [(a, b, Trigger::Proximity)]);
-        assert_eq!(w.run().rolled, [(a, b)]);
         // Too far apart.
         w.census.entries[b as usize].pos = Vec2::new(51.0, 0.0);
         assert!(w.run().found.is_empty());
@@ -752,9 +876,6 @@ mod tests {
         w.state.pair_ready.insert((a, b), GameTime(w.now.0 + 1));
         assert!(w.run().found.is_empty());
         w.state.pair_ready.clear();
-        w.state.next_roll.insert((a, b), GameTime(w.now.0 + 1));
-        assert!(w.run().found.is_empty());
-        w.state.next_roll.clear();
         w.state.pause_until[a as usize] = GameTime(w.now.0 + 60);
         assert!(w.run().found.is_empty());
         w.state.pause_until[a as usize] = w.now;
