@@ -101,7 +101,10 @@ const ANGRY: &[&str] = &[
     "别跟我提这个，真讨厌。",
     "什么鬼天气，气死我了。",
 ];
-const SNAP_BACK: &[&str] = &["你冲我发什么火？真讨厌。", "好好说话行不行，烦不烦啊。"];
+const SNAP_BACK: &[&str] = &[
+    "你冲我发什么火？真讨厌，我走了。",
+    "好好说话行不行，烦不烦啊。不聊了！",
+];
 const SOOTHE: &[&str] = &["别急，慢慢说，我听着呢。", "消消气，先歇一会儿吧。"];
 const SAD: &[&str] = &[
     "唉，最近总是睡不好，有点难过。",
@@ -352,7 +355,7 @@ pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
     {
         line = format!("@{who} {line}");
     }
-    if closing {
+    if closing && !line.ends_with("[END]") {
         line.push_str("[END]");
     }
     line
@@ -435,14 +438,14 @@ fn compose(cx: &LineContext<'_>, closing: bool) -> String {
     if cx.turn == 1 {
         return fill(take(REPLY_GREET), &[("period", per), ("you", you)]);
     }
-    // A snapped line is answered in kind by the prickly, smoothed over by the rest.
+    // A snapped line is answered in kind by the prickly, who then walk off;
+    // the rest smooth it over.
     if ANGRY.contains(&cx.previous) {
-        let table = if cx.speaker.personality.agreeableness < 70.0 {
-            SNAP_BACK
+        return if cx.speaker.personality.agreeableness < 70.0 {
+            format!("{}[END]", take(SNAP_BACK))
         } else {
-            SOOTHE
+            take(SOOTHE).to_string()
         };
-        return take(table).to_string();
     }
     if closing {
         return take(CLOSE).to_string();
