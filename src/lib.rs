@@ -2,7 +2,7 @@
 //!
 //! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`].
 //! - [`sim`]: the render-free simulation plugins (clock, residents, needs,
-//!   planning, actions, notices, memory, interactions, end, event log).
+//!   planning, actions, notices, memory, social life, end, event log).
 //! - [`brain`]: the interface minds implement, and the built-in offline brain.
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
 //! - [`cli`]: `heartvale sim | check | replay`.

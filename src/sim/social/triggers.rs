@@ -70,8 +70,8 @@ pub struct PersonView<'a> {
     pub ties: &'a Relationships,
     /// Working its shift at its workplace, with a greeting role: (place, role, whom).
     pub staff: Option<(LocIdx, WorkRole, &'a [ResidentId])>,
-    /// Working at this place right now.
-    pub working_at: Option<LocIdx>,
+    /// Where the resident works (colleagues are not greeted as customers there).
+    pub workplace: Option<LocIdx>,
 }
 
 /// Everything the trigger pass reads.
@@ -119,7 +119,7 @@ fn people_view<'a>(
                 social_need: analysis::social_need(needs.social),
                 ties,
                 staff,
-                working_at,
+                workplace: p.work.as_ref().map(|w| w.place),
             });
         }
     }
@@ -249,7 +249,7 @@ fn plan_with(
             .flatten()
             .copied()
             .filter(|&c| c != s && !taken[c as usize] && cx.state.talking[c as usize].is_none())
-            .filter(|&c| cx.person(c).is_some_and(|p| p.working_at != Some(place)))
+            .filter(|&c| cx.person(c).is_some_and(|p| p.workplace != Some(place)))
             .filter(|&c| greets.is_empty() || greets.contains(&cx.roster.ids[c as usize]))
             .filter_map(|c| {
                 let (at, since) = cx.awake_here(c)?;
@@ -801,7 +801,7 @@ mod tests {
                         staff: self.staff[i]
                             .as_ref()
                             .map(|(p, r, g)| (*p, *r, g.as_slice())),
-                        working_at: self.staff[i].as_ref().map(|s| s.0),
+                        workplace: self.staff[i].as_ref().map(|s| s.0),
                     })
                 })
                 .collect();
@@ -959,6 +959,12 @@ mod tests {
         w.state.stood[guest as usize] = Some((LocIdx(0), GameTime(w.now.0 + 1)));
         w.now = GameTime(w.now.0 + 60);
         assert_eq!(pairs(&w.run())[0], (waiter, guest, Trigger::Work));
+        // Nor a colleague who works here (arriving for a shift).
+        let mut shop = World0::new(SocialTuning::default());
+        let (s2, c2) = (shop.add(0, (0.0, 0.0), 3600), shop.add(0, (10.0, 0.0), 10));
+        shop.staff[s2 as usize] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
+        shop.staff[c2 as usize] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
+        assert!(pairs(&shop.run()).iter().all(|p| p.2 != Trigger::Work));
         // A teacher greets only her students.
         w.staff[waiter as usize] = Some((
             LocIdx(0),
