@@ -460,3 +460,59 @@ fn three_days_of_social_life() {
         .count();
     assert!(remembered > 0);
 }
+
+fn conversation(app: &mut App, id: u64) -> Option<heartvale::sim::social::Conversation> {
+    let e = *app.world().resource::<SocialState>().open.get(&id)?;
+    app.world().get::<heartvale::sim::social::Conversation>(e).cloned()
+}
+
+fn hand_in(app: &mut App, id: u64, line: &str, ends: bool) {
+    let e = app.world().resource::<SocialState>().open[&id];
+    app.world_mut()
+        .get_mut::<heartvale::sim::social::Conversation>(e)
+        .unwrap()
+        .delivered = Some((line.to_string(), ends));
+}
+
+fn set_async(app: &mut App, id: &ResidentId, on: bool) {
+    let e = app.world().resource::<Roster>().entity(id).unwrap();
+    if on {
+        app.world_mut().entity_mut(e).insert(AsyncMind);
+    } else {
+        app.world_mut().entity_mut(e).remove::<AsyncMind>();
+    }
+}
+
+#[test]
+fn the_state_machine_walks_init_greeting_active_closing_ended() {
+    use heartvale::sim::social::ConversationState as S;
+    let mut app = town_at_ten(None);
+    let pair = idle_group(&mut app, 2);
+    let (a, b) = (&pair[0], &pair[1]);
+    // Both minds are asynchronous: every line is handed in by hand.
+    set_async(&mut app, a, true);
+    set_async(&mut app, b, true);
+    let id = force(&mut app, a, b);
+    let c = conversation(&mut app, id).unwrap();
+    assert_eq!((c.state, c.messages.len()), (S::Init, 0));
+    hand_in(&mut app, id, "早上好！", false);
+    step(&mut app);
+    let c = conversation(&mut app, id).unwrap();
+    assert_eq!((c.state, c.messages.len()), (S::Greeting, 1));
+    hand_in(&mut app, id, "早！今天天气真好。", false);
+    step(&mut app);
+    let c = conversation(&mut app, id).unwrap();
+    assert_eq!((c.state, c.messages.len()), (S::Active, 2));
+    assert!(c.awaiting.is_some(), "waiting for the third line");
+    hand_in(&mut app, id, "回头见！", true);
+    step(&mut app);
+    // Closing, then ended and gone within the step; the end is logged.
+    assert!(conversation(&mut app, id).is_none());
+    let end = end_of(&app, id).unwrap();
+    assert_eq!((end["reason"].as_str(), end["messages"].as_u64()), (Some("said"), Some(3)));
+    let speakers: Vec<String> = messages_of(&app, id)
+        .iter()
+        .map(|m| m["speaker"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(speakers, [a.as_str(), b.as_str(), a.as_str()]);
+}
