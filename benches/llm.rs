@@ -158,19 +158,20 @@ fn economy(c: &mut Criterion) {
     let app = run();
     let brain = app.world().resource::<LlmBrain>();
     let calls: u32 = brain.stats.residents.iter().map(|r| r.total_calls()).sum();
-    let mut kinds = [0u32; 4];
+    let mut kinds = [0u32; 5];
     for r in &brain.stats.residents {
         for (k, n) in kinds.iter_mut().zip(r.calls) {
             *k += n;
         }
     }
     println!(
-        "economy: {:.1} calls per resident per game day (plan {}, repair {}, line {}, summary {}), median prompt {} tokens",
+        "economy: {:.1} calls per resident per game day (plan {}, repair {}, line {}, summary {}, recap {}), median prompt {} tokens",
         calls as f64 / scenario.residents.len() as f64,
         kinds[0],
         kinds[1],
         kinds[2],
         kinds[3],
+        kinds[4],
         brain.stats.median_prompt_tokens()
     );
     let mut g = c.benchmark_group("llm");

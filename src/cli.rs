@@ -322,6 +322,7 @@ fn llm_table(world: &bevy::prelude::World, brain: &LlmBrain) -> String {
         "repair",
         "line",
         "summary",
+        "recap",
         "calls/day",
         "prompt tok",
         "completion tok",
@@ -342,6 +343,7 @@ fn llm_table(world: &bevy::prelude::World, brain: &LlmBrain) -> String {
             u.calls[1].to_string(),
             u.calls[2].to_string(),
             u.calls[3].to_string(),
+            u.calls[4].to_string(),
             format!("{:.1}", u.total_calls() as f64 / days as f64),
             u.prompt_tokens.to_string(),
             u.completion_tokens.to_string(),
@@ -350,8 +352,8 @@ fn llm_table(world: &bevy::prelude::World, brain: &LlmBrain) -> String {
             u.fallbacks.to_string(),
             u.skipped.to_string(),
         ]);
-        for k in 0..4 {
-            total.calls[k] += u.calls[k];
+        for (t, c) in total.calls.iter_mut().zip(u.calls) {
+            *t += c;
         }
         total.prompt_tokens += u.prompt_tokens;
         total.completion_tokens += u.completion_tokens;

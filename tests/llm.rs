@@ -684,6 +684,7 @@ fn every_prompt_renders_for_a_resident() {
             let kind = match r.prompt() {
                 p if p.contains("你上一次的回答不能用") => "repair",
                 p if p.contains("日记式总结") => "summary",
+                p if p.contains("总结这段对话的要点") => "recap",
                 p if p.contains("请生成一句开场白") => "line_open",
                 p if p.contains("## 请回复") => "line_reply",
                 p if p.contains("请决定下一步做什么") => "plan",
@@ -692,7 +693,14 @@ fn every_prompt_renders_for_a_resident() {
             (kind.to_string(), r.prompt())
         })
         .collect();
-    for kind in ["plan", "repair", "line_open", "line_reply", "summary"] {
+    for kind in [
+        "plan",
+        "repair",
+        "line_open",
+        "line_reply",
+        "summary",
+        "recap",
+    ] {
         let (_, text) = prompts
             .iter()
             .find(|(k, _)| k == kind)
@@ -748,4 +756,44 @@ fn a_reply_for_a_resident_that_is_gone_is_dropped() {
     for _ in 0..30 {
         app.update();
     }
+}
+
+#[test]
+fn conversation_memories_are_rewritten_in_the_residents_own_words() {
+    let inner = fake::town_handler();
+    let fake = server(move |req| inner(req));
+    let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
+    let mut app = headless_app_with_llm(
+        default_scenario(),
+        7,
+        1,
+        EventLog::in_memory(),
+        Some(settings),
+    )
+    .expect("the LLM brain starts");
+    // Until the first recap is used, before the night folds memories into a summary.
+    let events = run_until(&mut app, 2000, |ev| {
+        ev.iter()
+            .any(|e| e["kind"] == "llm_call" && e["call"] == "recap" && e["used"] == "llm")
+    });
+    let call = events
+        .iter()
+        .find(|e| e["kind"] == "llm_call" && e["call"] == "recap" && e["used"] == "llm")
+        .unwrap();
+    let who = call["resident"].as_str().unwrap();
+    let w = app.world();
+    let e = w
+        .resource::<heartvale::sim::residents::Roster>()
+        .entity(&heartvale::scenario::ResidentId::new(who))
+        .unwrap();
+    let memories = w.get::<heartvale::sim::memory::Memories>(e).unwrap();
+    let rewritten = memories
+        .entries
+        .iter()
+        .filter(|m| m.kind == heartvale::sim::memory::MemoryKind::Dialogue)
+        .any(|m| m.text == "聊得很开心，约好改天一起去酒馆坐坐。");
+    assert!(
+        rewritten,
+        "{who}'s memory keeps the model's words, quotes trimmed"
+    );
 }

@@ -463,7 +463,9 @@ fn three_days_of_social_life() {
 
 fn conversation(app: &mut App, id: u64) -> Option<heartvale::sim::social::Conversation> {
     let e = *app.world().resource::<SocialState>().open.get(&id)?;
-    app.world().get::<heartvale::sim::social::Conversation>(e).cloned()
+    app.world()
+        .get::<heartvale::sim::social::Conversation>(e)
+        .cloned()
 }
 
 fn hand_in(app: &mut App, id: u64, line: &str, ends: bool) {
@@ -509,7 +511,10 @@ fn the_state_machine_walks_init_greeting_active_closing_ended() {
     // Closing, then ended and gone within the step; the end is logged.
     assert!(conversation(&mut app, id).is_none());
     let end = end_of(&app, id).unwrap();
-    assert_eq!((end["reason"].as_str(), end["messages"].as_u64()), (Some("said"), Some(3)));
+    assert_eq!(
+        (end["reason"].as_str(), end["messages"].as_u64()),
+        (Some("said"), Some(3))
+    );
     let speakers: Vec<String> = messages_of(&app, id)
         .iter()
         .map(|m| m["speaker"].as_str().unwrap().to_string())

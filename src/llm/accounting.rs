@@ -6,12 +6,12 @@ use crate::scenario::ResidentId;
 use crate::sim::event_log::EventBody;
 
 /// The kinds of call, in table order.
-pub const KINDS: [&str; 4] = ["plan", "repair", "line", "summary"];
+pub const KINDS: [&str; 5] = ["plan", "repair", "line", "summary", "recap"];
 
 #[derive(Debug, Clone, Default)]
 pub struct ResidentUsage {
     /// Calls sent, by [`KINDS`] index.
-    pub calls: [u32; 4],
+    pub calls: [u32; 5],
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     /// Answers the built-in brain gave instead (bad answer, error, skipped).

@@ -308,6 +308,8 @@ pub fn town_handler() -> Handler {
             town_plan(req, &prompt, h).to_string()
         } else if prompt.contains("日记式总结") {
             "今天过得很充实：和镇上的朋友聊了天，也把该做的事做完了。明天继续努力。".to_string()
+        } else if prompt.contains("总结这段对话的要点") {
+            "「聊得很开心，约好改天一起去酒馆坐坐。」".to_string()
         } else {
             const LINES: [&str; 4] = [
                 "今天天气真不错，你最近在忙些什么呢？",

@@ -24,7 +24,9 @@ use crate::scenario::{LocIdx, ResidentId, Town, Tuning};
 use crate::sim::clock::{Clock, DriveSteps, StepGate, StepMode};
 use crate::sim::end::{FailSim, SimOutcome};
 use crate::sim::event_log::{BrainLabel, EventBody, SimEvent};
-use crate::sim::memory::{Consolidation, Memories, PendingSummary, SummaryRequest, store_summary};
+use crate::sim::memory::{
+    Consolidation, Memories, MemoryKind, PendingSummary, SummaryRequest, store_summary,
+};
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest, PlanningSet};
 use crate::sim::residents::{
     Activity, AsyncMind, Census, Needs, Persona, Resident, Roster, Thinking, Walking, Whereabouts,
@@ -64,6 +66,11 @@ enum Purpose {
         entity: Entity,
         entries: PendingSummary,
     },
+    Recap {
+        entity: Entity,
+        time: crate::time::GameTime,
+        fallback: String,
+    },
 }
 
 impl Purpose {
@@ -73,6 +80,7 @@ impl Purpose {
             Purpose::Plan { repair: true, .. } => "repair",
             Purpose::Line { .. } => "line",
             Purpose::Summary { .. } => "summary",
+            Purpose::Recap { .. } => "recap",
         }
     }
 }
@@ -149,6 +157,7 @@ pub fn plugin(app: &mut App) {
                     .after(SocialSet::Talk)
                     .before(SocialSet::Conclude),
                 summaries.in_set(SimSet::Memory).after(Consolidation),
+                recaps.in_set(SimSet::Memory).after(Consolidation),
                 account.after(SimSet::End).before(SimSet::Log),
             )
                 .run_if(active),
@@ -1071,6 +1080,110 @@ fn request_lines(
             idx,
             endpoint,
             priority,
+            request,
+        );
+    }
+}
+
+/// Conversation memories in a resident's own words: finished calls revise the
+/// built-in line already stored; new requests go out (at summary priority).
+#[allow(clippy::too_many_arguments)]
+fn recaps(
+    mut brain: ResMut<LlmBrain>,
+    clock: Res<Clock>,
+    settings: Res<RunSettings>,
+    mut requests: MessageReader<crate::sim::social::RecapRequest>,
+    mut events: MessageWriter<SimEvent>,
+    mut fail: MessageWriter<FailSim>,
+    mut q: Query<(&Resident, &mut Memories)>,
+) {
+    let brain = &mut *brain;
+    let now = clock.now;
+    for (done, pending) in brain.take_arrived(|p| matches!(p, Purpose::Recap { .. })) {
+        let Purpose::Recap {
+            entity,
+            time,
+            ref fallback,
+        } = pending.purpose
+        else {
+            continue;
+        };
+        let id = brain.ids[pending.resident as usize].clone();
+        let record = |outcome, used, reason| CallRecord {
+            resident: &id,
+            kind: "recap",
+            outcome,
+            used,
+            reason,
+        };
+        let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
+            Err(e) => Err(("error", e)),
+            Ok(reply) => {
+                let t = reply
+                    .content
+                    .trim()
+                    .trim_matches(['"', '「', '」', '“', '”'])
+                    .trim();
+                if has_cjk(t) {
+                    Ok(t.chars().take(30).collect::<String>())
+                } else {
+                    Err(("invalid", "not a Chinese sentence".to_string()))
+                }
+            }
+        };
+        let rec = match text {
+            Ok(t) => match q.get_mut(entity) {
+                Ok((_, mut memories)) => {
+                    if crate::sim::memory::revise(
+                        &mut memories,
+                        time,
+                        MemoryKind::Dialogue,
+                        fallback,
+                        t,
+                    ) {
+                        record("ok", "llm", None)
+                    } else {
+                        record("ok", "dropped", Some("the memory was consolidated".into()))
+                    }
+                }
+                Err(_) => record("ok", "dropped", Some("the resident is gone".into())),
+            },
+            Err((outcome, why)) => {
+                brain.stats.fallback(pending.resident);
+                record(outcome, "builtin", Some(why))
+            }
+        };
+        log_call(brain, &mut events, now, &done, &pending, rec);
+    }
+    for req in requests.read() {
+        let Ok((r, _)) = q.get(req.entity) else {
+            continue;
+        };
+        let (idx, id) = (r.idx, r.id.clone());
+        let Some(endpoint) = brain.route.get(idx as usize).copied().flatten() else {
+            continue;
+        };
+        if let Gate::Skip(why) = brain.gate(endpoint, now, false) {
+            log_skip(brain, &mut events, now, (idx, &id), endpoint, "recap", why);
+            continue;
+        }
+        let request = ChatRequest {
+            messages: prompts::recap_messages(req),
+            temperature: brain.settings.temperature,
+            max_tokens: 60,
+            seed: brain.seed(settings.seed, brain.next_job + 1),
+            format: Format::Text,
+            stream: false,
+        };
+        brain.send(
+            Purpose::Recap {
+                entity: req.entity,
+                time: req.time,
+                fallback: req.fallback.clone(),
+            },
+            idx,
+            endpoint,
+            PRIORITY_SUMMARY,
             request,
         );
     }

@@ -17,6 +17,7 @@ pub const LINE_OPEN: &str = include_str!("../../assets/prompts/line_open.md");
 pub const LINE_REPLY: &str = include_str!("../../assets/prompts/line_reply.md");
 pub const SUMMARY: &str = include_str!("../../assets/prompts/summary.md");
 pub const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
+pub const RECAP: &str = include_str!("../../assets/prompts/recap.md");
 
 /// How many other residents a planning prompt lists (a big town would blow the budget).
 pub const MAX_OTHERS: usize = 12;
@@ -376,6 +377,25 @@ pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
     ];
     let template = if cx.turn == 0 { LINE_OPEN } else { LINE_REPLY };
     vec![Message::user(fill(template, &values))]
+}
+
+/// A participant's one-line memory of a conversation (the design's 30-character summary).
+pub fn recap_messages(r: &crate::sim::social::RecapRequest) -> Vec<Message> {
+    let transcript = r
+        .transcript
+        .iter()
+        .map(|(who, line)| format!("{who}：{line}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    vec![Message::user(fill(
+        RECAP,
+        &[
+            ("name", r.name.clone()),
+            ("place", r.place.clone()),
+            ("others", r.others.clone()),
+            ("transcript", transcript),
+        ],
+    ))]
 }
 
 pub fn summary_messages(cx: &SummaryContext<'_>) -> Vec<Message> {

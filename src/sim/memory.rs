@@ -221,6 +221,30 @@ fn record(
     }
 }
 
+/// Replaces the text of the memory of `kind` stored at `time` as `old` (an
+/// async mind's own words arriving after the built-in ones); false if it is
+/// gone (consolidated into the night's summary).
+pub fn revise(
+    memories: &mut Memories,
+    time: GameTime,
+    kind: MemoryKind,
+    old: &str,
+    new: String,
+) -> bool {
+    match memories
+        .entries
+        .iter_mut()
+        .rev()
+        .find(|m| m.time == time && m.kind == kind && m.text == old)
+    {
+        Some(m) => {
+            m.text = new;
+            true
+        }
+        None => false,
+    }
+}
+
 /// A night's entries to be summarised.
 #[derive(Debug, Clone)]
 pub struct PendingSummary {

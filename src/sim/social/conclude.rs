@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::analysis::{self, Emotion};
 use super::meetings::{Meetings, when_text};
-use super::{Conversation, ConversationState, SocialState, Talking, topic_zh};
+use super::{Conversation, ConversationState, RecapRequest, SocialState, Talking, topic_zh};
 use rand::RngExt;
 
 use crate::scenario::Town;
@@ -14,7 +14,8 @@ use crate::sim::clock::Clock;
 use crate::sim::event_log::{ConversationMemory, EventBody, RelationshipDelta, SimEvent};
 use crate::sim::notices::learn_gathering;
 use crate::sim::residents::{
-    Agenda, Heard, MeetingNote, Needs, Persona, Relationships, Resident, ResidentRng, Roster, Tally,
+    Agenda, AsyncMind, Heard, MeetingNote, Needs, Persona, Relationships, Resident, ResidentRng,
+    Roster, Tally,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 
@@ -41,7 +42,9 @@ pub(super) fn conclude(
     mut meetings: ResMut<Meetings>,
     mut conversations: Query<&mut Conversation>,
     mut people: Query<Effects>,
+    asynchronous: Query<(), With<AsyncMind>>,
     mut events: MessageWriter<SimEvent>,
+    mut recaps: MessageWriter<RecapRequest>,
 ) {
     let now = clock.now;
     let t = &tuning.social;
@@ -175,9 +178,27 @@ pub(super) fn conclude(
                     .proposal
                     .filter(|p| c.messages.len() as u32 > p.turn + 1)
                     .map(|p| format!("约好{}在{}见", when_text(now, p.at), town.name(p.place)));
+                let text =
+                    summary_line(&others, town.name(c.place), &topic, &heard, moved[k], made);
+                let entity = roster.entities[a as usize];
+                if asynchronous.contains(entity) {
+                    recaps.write(RecapRequest {
+                        entity,
+                        time: now,
+                        fallback: text.clone(),
+                        name: roster.names[a as usize].clone(),
+                        place: town.name(c.place).to_string(),
+                        others: others.join("、"),
+                        transcript: c
+                            .messages
+                            .iter()
+                            .map(|m| (roster.names[m.speaker as usize].clone(), m.text.clone()))
+                            .collect(),
+                    });
+                }
                 memories.push(ConversationMemory {
                     resident: ids[k].clone(),
-                    text: summary_line(&others, town.name(c.place), &topic, &heard, moved[k], made),
+                    text,
                     importance: analysis::importance(
                         t,
                         c.messages.len(),

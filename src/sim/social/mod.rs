@@ -199,6 +199,20 @@ pub struct LineRequest {
     pub listener: Entity,
 }
 
+/// A participant with an async mind may rewrite its built-in memory of a
+/// conversation (`fallback`, stored at `time`) in its own words.
+#[derive(Message, Debug, Clone)]
+pub struct RecapRequest {
+    pub entity: Entity,
+    pub time: GameTime,
+    pub fallback: String,
+    pub name: String,
+    pub place: String,
+    pub others: String,
+    /// (speaker name, line)
+    pub transcript: Vec<(String, String)>,
+}
+
 /// What a line is written from.
 pub type TalkerView<'a> = (
     &'a Resident,
@@ -239,6 +253,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<ForcedEncounters>()
         .init_resource::<meetings::Meetings>()
         .add_message::<LineRequest>()
+        .add_message::<RecapRequest>()
         .configure_sets(
             SimStep,
             (
