@@ -417,6 +417,22 @@ struct CallRecord<'a> {
     reason: Option<String>,
 }
 
+impl<'a> CallRecord<'a> {
+    /// Records of one resident's call of one kind, by (outcome, used, reason).
+    fn maker(
+        resident: &'a ResidentId,
+        kind: &'a str,
+    ) -> impl Fn(&'static str, &'static str, Option<String>) -> CallRecord<'a> {
+        move |outcome, used, reason| CallRecord {
+            resident,
+            kind,
+            outcome,
+            used,
+            reason,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn log_call(
     brain: &mut LlmBrain,
@@ -677,13 +693,7 @@ fn plans(
                 },
             },
         };
-        let record = |outcome, used, reason| CallRecord {
-            resident: &id,
-            kind,
-            outcome,
-            used,
-            reason,
-        };
+        let record = CallRecord::maker(&id, kind);
         if !current {
             log_call(
                 brain,
@@ -885,13 +895,7 @@ fn deliver_lines(
             continue;
         };
         let id = inputs.roster.ids[pending.resident as usize].clone();
-        let record = |outcome, used, reason| CallRecord {
-            resident: &id,
-            kind: "line",
-            outcome,
-            used,
-            reason,
-        };
+        let record = CallRecord::maker(&id, "line");
         let parsed = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {
@@ -1109,13 +1113,7 @@ fn recaps(
             continue;
         };
         let id = brain.ids[pending.resident as usize].clone();
-        let record = |outcome, used, reason| CallRecord {
-            resident: &id,
-            kind: "recap",
-            outcome,
-            used,
-            reason,
-        };
+        let record = CallRecord::maker(&id, "recap");
         let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {
@@ -1236,13 +1234,7 @@ fn summaries(
             continue;
         };
         let id = r.id.clone();
-        let record = |outcome, used, reason| CallRecord {
-            resident: &id,
-            kind: "summary",
-            outcome,
-            used,
-            reason,
-        };
+        let record = CallRecord::maker(&id, "summary");
         let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {

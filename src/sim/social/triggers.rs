@@ -193,15 +193,17 @@ fn plan_with(
         if a == b || pa != pb || busy(a) || busy(b) {
             continue;
         }
-        taken[a as usize] = true;
-        taken[b as usize] = true;
-        out.push(Encounter {
-            a,
-            b,
-            trigger: Trigger::Requested,
-            interrupts: Vec::new(),
-            meeting: None,
-        });
+        pair_up(
+            &mut taken,
+            &mut out,
+            Encounter {
+                a,
+                b,
+                trigger: Trigger::Requested,
+                interrupts: Vec::new(),
+                meeting: None,
+            },
+        );
     }
 
     // 1. Appointments: both at the place around the hour; they cut short any other talk.
@@ -222,15 +224,17 @@ fn plan_with(
         } else {
             [busy(m.a), busy(m.b)].into_iter().flatten().collect()
         };
-        taken[m.a as usize] = true;
-        taken[m.b as usize] = true;
-        out.push(Encounter {
-            a: m.a,
-            b: m.b,
-            trigger: Trigger::Appointment,
-            interrupts,
-            meeting: Some(m.id),
-        });
+        pair_up(
+            &mut taken,
+            &mut out,
+            Encounter {
+                a: m.a,
+                b: m.b,
+                trigger: Trigger::Appointment,
+                interrupts,
+                meeting: Some(m.id),
+            },
+        );
     }
 
     // 2. Staff on shift greet each customer once per visit.
@@ -262,15 +266,17 @@ fn plan_with(
             })
             .min();
         if let Some((_, c)) = customer {
-            taken[s as usize] = true;
-            taken[c as usize] = true;
-            out.push(Encounter {
-                a: s,
-                b: c,
-                trigger: Trigger::Work,
-                interrupts: Vec::new(),
-                meeting: None,
-            });
+            pair_up(
+                &mut taken,
+                &mut out,
+                Encounter {
+                    a: s,
+                    b: c,
+                    trigger: Trigger::Work,
+                    interrupts: Vec::new(),
+                    meeting: None,
+                },
+            );
         }
     }
 
@@ -313,15 +319,17 @@ fn plan_with(
                 .min_by(|&x, &y| dist(x).total_cmp(&dist(y)).then(x.cmp(&y)))
         });
         if let Some(o) = best {
-            taken[s as usize] = true;
-            taken[o as usize] = true;
-            out.push(Encounter {
-                a: s,
-                b: o,
-                trigger: Trigger::Approach,
-                interrupts: Vec::new(),
-                meeting: None,
-            });
+            pair_up(
+                &mut taken,
+                &mut out,
+                Encounter {
+                    a: s,
+                    b: o,
+                    trigger: Trigger::Approach,
+                    interrupts: Vec::new(),
+                    meeting: None,
+                },
+            );
         }
     }
 
@@ -372,21 +380,23 @@ fn plan_with(
                     continue;
                 }
                 if draw < chance(cx.stage(a, b)) {
-                    taken[a as usize] = true;
-                    taken[b as usize] = true;
                     // The more outgoing one opens.
                     let (a, b) = if y.extraversion > x.extraversion {
                         (b, a)
                     } else {
                         (a, b)
                     };
-                    out.push(Encounter {
-                        a,
-                        b,
-                        trigger: Trigger::Proximity,
-                        interrupts: Vec::new(),
-                        meeting: None,
-                    });
+                    pair_up(
+                        &mut taken,
+                        &mut out,
+                        Encounter {
+                            a,
+                            b,
+                            trigger: Trigger::Proximity,
+                            interrupts: Vec::new(),
+                            meeting: None,
+                        },
+                    );
                     break 'near;
                 }
             }
@@ -444,6 +454,13 @@ impl Grid {
             .filter_map(|c| self.cells.get(&c))
             .map(|&(s, e)| &self.items[s as usize..e as usize])
     }
+}
+
+/// Takes both out of this step's pool and records the encounter.
+fn pair_up(taken: &mut [bool], out: &mut Vec<Encounter>, e: Encounter) {
+    taken[e.a as usize] = true;
+    taken[e.b as usize] = true;
+    out.push(e);
 }
 
 /// When pairs roll for a chance meeting: once in every window of `every` game
