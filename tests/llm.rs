@@ -797,3 +797,35 @@ fn conversation_memories_are_rewritten_in_the_residents_own_words() {
         "{who}'s memory keeps the model's words, quotes trimmed"
     );
 }
+
+#[test]
+fn a_models_emotion_tag_labels_its_line() {
+    let inner = fake::town_handler();
+    let fake = server(move |req| inner(req));
+    let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
+    let mut app = headless_app_with_llm(
+        default_scenario(),
+        7,
+        1,
+        EventLog::in_memory(),
+        Some(settings),
+    )
+    .expect("the LLM brain starts");
+    const LINE: &str = "说得对，改天一起去酒馆坐坐吧，我请客。";
+    let events = run_until(&mut app, 2000, |ev| {
+        ev.iter()
+            .any(|e| e["kind"] == "message" && e["text"] == LINE)
+    });
+    let m = events
+        .iter()
+        .find(|e| e["kind"] == "message" && e["text"] == LINE)
+        .unwrap();
+    // The keywords would say neutral; the model's 【开心】 says happy, and is not spoken.
+    assert_eq!(m["emotion"], "happy", "{m}");
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["kind"] == "message")
+            .all(|e| !e["text"].as_str().unwrap().contains('【'))
+    );
+}

@@ -473,7 +473,11 @@ fn hand_in(app: &mut App, id: u64, line: &str, ends: bool) {
     app.world_mut()
         .get_mut::<heartvale::sim::social::Conversation>(e)
         .unwrap()
-        .delivered = Some((line.to_string(), ends));
+        .delivered = Some(heartvale::sim::social::Delivered {
+        line: line.to_string(),
+        ends,
+        emotion: None,
+    });
 }
 
 fn set_async(app: &mut App, id: &ResidentId, on: bool) {

@@ -32,8 +32,8 @@ use crate::sim::residents::{
     Activity, AsyncMind, Census, Needs, Persona, Resident, Roster, Thinking, Walking, Whereabouts,
 };
 use crate::sim::social::{
-    Conversation, LineInputs, LineRequest, SocialSet, SocialState, TalkerView, deliver, split_end,
-    with_line_context,
+    Conversation, Delivered, LineInputs, LineRequest, SocialSet, SocialState, TalkerView, deliver,
+    split_end, with_line_context,
 };
 use crate::sim::{LoadedScenario, RunSettings, SimSet, SimStep};
 
@@ -899,19 +899,24 @@ fn deliver_lines(
         let parsed = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {
-                let (line, ends) = line_from_text(&reply.content, speaker);
-                if line.is_empty() && ends {
-                    Ok((line, ends))
+                let (line, ends, emotion) = line_from_text(&reply.content, speaker);
+                let said = Delivered {
+                    line,
+                    ends,
+                    emotion,
+                };
+                if said.line.is_empty() && ends {
+                    Ok(said)
                 } else {
-                    match line_problem(&line, prompt) {
+                    match line_problem(&said.line, prompt) {
                         Some(problem) => Err(("invalid", problem)),
-                        None => Ok((line, ends)),
+                        None => Ok(said),
                     }
                 }
             }
         };
         match parsed {
-            Ok((line, ends)) => {
+            Ok(said) => {
                 log_call(
                     brain,
                     &mut events,
@@ -921,7 +926,7 @@ fn deliver_lines(
                     record("ok", "llm", None),
                 );
                 brain.stats.residents[pending.resident as usize].llm_lines += 1;
-                deliver(&social, &mut conversations, conversation, line, ends);
+                deliver(&social, &mut conversations, conversation, said);
             }
             Err((outcome, why)) => {
                 log_call(
@@ -956,7 +961,12 @@ fn builtin_line(
     let brain = inputs.brain.0.clone();
     let line = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx)).unwrap_or_default();
     let (line, ends) = split_end(&line);
-    deliver(social, conversations, conversation, line, ends);
+    let said = Delivered {
+        line,
+        ends,
+        emotion: None,
+    };
+    deliver(social, conversations, conversation, said);
 }
 
 /// A short mood from needs, for line prompts.

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::brain::Plan;
+use crate::sim::social::Emotion;
 
 /// Finds the first JSON object in `text` and parses it, repairing the usual
 /// small-model mistakes (code fences, prose around it, trailing commas,
@@ -166,7 +167,7 @@ fn leading_int(s: &str) -> Option<i64> {
 
 /// Cleans one conversation line: drops quotes, speaker prefixes and extra lines;
 /// reports whether the speaker wants to leave (`[END]`).
-pub fn line_from_text(text: &str, speaker: &str) -> (String, bool) {
+pub fn line_from_text(text: &str, speaker: &str) -> (String, bool, Option<Emotion>) {
     let ends = text.contains("[END]") || text.contains("［END］");
     let mut line = text
         .replace("[END]", "")
@@ -181,12 +182,45 @@ pub fn line_from_text(text: &str, speaker: &str) -> (String, bool) {
             line = rest.trim().to_string();
         }
     }
+    let (line, emotion) = emotion_tag(&line);
     let line = line
         .trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '「' | '」' | '\'' | ' '))
         .chars()
         .take(80)
         .collect();
-    (line, ends)
+    (line, ends, emotion)
+}
+
+/// The emotion tag the line prompt asks for (`【开心】`, or `[happy]`), anywhere
+/// in the line; returns the line without it. An unknown tag is left in place.
+fn emotion_tag(line: &str) -> (String, Option<Emotion>) {
+    const TAGS: [(&str, Emotion); 10] = [
+        ("开心", Emotion::Happy),
+        ("难过", Emotion::Sad),
+        ("生气", Emotion::Angry),
+        ("好奇", Emotion::Curious),
+        ("平静", Emotion::Neutral),
+        ("happy", Emotion::Happy),
+        ("sad", Emotion::Sad),
+        ("angry", Emotion::Angry),
+        ("curious", Emotion::Curious),
+        ("neutral", Emotion::Neutral),
+    ];
+    for (open, close) in [('【', '】'), ('[', ']'), ('［', '］')] {
+        let Some(start) = line.rfind(open) else {
+            continue;
+        };
+        let rest = &line[start + open.len_utf8()..];
+        let Some(end) = rest.find(close) else {
+            continue;
+        };
+        let word = rest[..end].trim().trim_start_matches("情绪：").trim();
+        if let Some((_, e)) = TAGS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)) {
+            let cleaned = format!("{}{}", &line[..start], &rest[end + close.len_utf8()..]);
+            return (cleaned.trim().to_string(), Some(*e));
+        }
+    }
+    (line.to_string(), None)
 }
 
 #[cfg(test)]
@@ -233,11 +267,32 @@ mod tests {
     fn lines_are_cleaned() {
         assert_eq!(
             line_from_text("钟大川：「今晚来喝一杯吧！」\n(smiles)", "钟大川"),
-            ("今晚来喝一杯吧！".to_string(), false)
+            ("今晚来喝一杯吧！".to_string(), false, None)
         );
         assert_eq!(
             line_from_text("好的，回头见。[END]", "阿朵"),
-            ("好的，回头见。".to_string(), true)
+            ("好的，回头见。".to_string(), true, None)
+        );
+    }
+
+    #[test]
+    fn emotion_tags_are_read_and_removed() {
+        assert_eq!(
+            line_from_text("太好了，晚上见！【开心】[END]", "阿朵"),
+            ("太好了，晚上见！".to_string(), true, Some(Emotion::Happy))
+        );
+        assert_eq!(
+            line_from_text("「别烦我。」【情绪：生气】", "阿朵"),
+            ("别烦我。".to_string(), false, Some(Emotion::Angry))
+        );
+        assert_eq!(
+            line_from_text("[curious] 真的吗？", "阿朵"),
+            ("真的吗？".to_string(), false, Some(Emotion::Curious))
+        );
+        // Not an emotion: left as it is, keywords decide later.
+        assert_eq!(
+            line_from_text("我读了【红楼梦】。", "阿朵"),
+            ("我读了【红楼梦】。".to_string(), false, None)
         );
     }
 }

@@ -133,6 +133,15 @@ pub struct ChatMessage {
     pub time: GameTime,
 }
 
+/// A line from an async mind: whether it ends the conversation, and the
+/// emotion the model labelled it with (keywords decide when it gave none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivered {
+    pub line: String,
+    pub ends: bool,
+    pub emotion: Option<Emotion>,
+}
+
 /// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Turn {
@@ -172,8 +181,8 @@ pub struct Conversation {
     pub next: Option<Turn>,
     /// An async mind was asked for the next line at this time.
     pub awaiting: Option<GameTime>,
-    /// The line (and whether it ends the conversation) an async mind handed in.
-    pub delivered: Option<(String, bool)>,
+    /// The line an async mind handed in.
+    pub delivered: Option<Delivered>,
     /// A gathering (index) the organiser invites the other to.
     pub invite: Option<usize>,
     pub proposal: Option<Proposal>,
@@ -285,13 +294,12 @@ pub fn deliver(
     state: &SocialState,
     conversations: &mut Query<&mut Conversation>,
     conversation: u64,
-    line: String,
-    ends: bool,
+    line: Delivered,
 ) {
     if let Some(&e) = state.open.get(&conversation)
         && let Ok(mut c) = conversations.get_mut(e)
     {
-        c.delivered = Some((line, ends));
+        c.delivered = Some(line);
     }
 }
 

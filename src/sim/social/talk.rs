@@ -8,8 +8,8 @@ use rand::RngExt;
 
 use super::analysis::{self, Stage};
 use super::{
-    ChatMessage, Conversation, ConversationState, EndCause, LineInputs, LineRequest, SocialRng,
-    SocialState, TalkerView, Talking, Turn, with_line_context,
+    ChatMessage, Conversation, ConversationState, Delivered, EndCause, LineInputs, LineRequest,
+    SocialRng, SocialState, TalkerView, Talking, Turn, with_line_context,
 };
 use crate::scenario::SocialTuning;
 use crate::sim::event_log::{EventBody, SimEvent};
@@ -63,10 +63,10 @@ pub(super) fn talk(
         loop {
             if let Some(asked) = c.awaiting {
                 match c.delivered.take() {
-                    Some((line, ends)) => {
+                    Some(d) => {
                         c.awaiting = None;
                         let at = c.next_turn.max(now);
-                        say(c, &inputs, t, line, ends, at, &mut events);
+                        say(c, &inputs, t, d, at, &mut events);
                         continue;
                     }
                     None => {
@@ -121,7 +121,12 @@ pub(super) fn talk(
             };
             let (line, ends) = split_end(&line);
             let at = c.next_turn;
-            say(c, &inputs, t, line, ends, at, &mut events);
+            let said = Delivered {
+                line,
+                ends,
+                emotion: None,
+            };
+            say(c, &inputs, t, said, at, &mut events);
         }
     }
 }
@@ -136,14 +141,18 @@ fn say(
     c: &mut Conversation,
     inputs: &LineInputs,
     t: &SocialTuning,
-    text: String,
-    ends: bool,
+    said: Delivered,
     at: GameTime,
     events: &mut MessageWriter<SimEvent>,
 ) {
     let Some(turn) = c.next.take() else {
         return;
     };
+    let Delivered {
+        line: text,
+        ends,
+        emotion,
+    } = said;
     if text.is_empty() {
         finish(c, if ends { EndCause::Said } else { EndCause::Left });
         return;
@@ -154,7 +163,7 @@ fn say(
         .map(|&p| (p, inputs.roster.names[p as usize].as_str()))
         .collect();
     let mentions = analysis::mentions(&text, &names);
-    let emotion = analysis::detect_emotion(&t.emotions, &text);
+    let emotion = emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text));
     let ids = |v: &[u32]| {
         v.iter()
             .map(|&i| inputs.roster.ids[i as usize].clone())
