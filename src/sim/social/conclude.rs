@@ -81,8 +81,7 @@ pub(super) fn conclude(
             .map(|&i| roster.ids[i as usize].clone())
             .collect();
         let emotions: Vec<Emotion> = c.messages.iter().map(|m| m.emotion).collect();
-        let texts: Vec<&str> = c.messages.iter().map(|m| m.text.as_str()).collect();
-        let topic = analysis::detect_topic(&t.topics, &texts).to_string();
+        let topic = c.topic.clone();
         let mut changes = Vec::new();
         let mut memories = Vec::new();
         // A greeting nobody answered changes nothing.

@@ -172,6 +172,8 @@ pub struct Conversation {
     pub trigger: Trigger,
     /// What the built-in brain steers towards.
     pub subject: Topic,
+    /// The topic so far, by the keyword tables (`casual` until one matches).
+    pub topic: String,
     pub messages: Vec<ChatMessage>,
     pub started: GameTime,
     /// Messages a built-in speaker aims for before closing.

@@ -188,6 +188,8 @@ fn say(
         mentions,
         time: at,
     });
+    let texts: Vec<&str> = c.messages.iter().map(|m| m.text.as_str()).collect();
+    c.topic = analysis::detect_topic(&t.topics, &texts).to_string();
     c.state = if c.messages.len() == 1 {
         ConversationState::Greeting
     } else {

@@ -685,6 +685,7 @@ pub(super) fn start_conversations(
             state: ConversationState::Init,
             trigger: enc.trigger,
             subject: Topic::choose(pa.1, pb.1, town.get(place)),
+            topic: "casual".to_string(),
             messages: Vec::new(),
             started: now,
             planned,
