@@ -5,12 +5,14 @@
 //!   planning, actions, notices, memory, social life, end, event log).
 //! - [`brain`]: the interface minds implement, and the built-in offline brain.
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
+//! - [`script`]: HEART RULE conversation scripts (conditions so far).
 //! - [`cli`]: `heartvale sim | check | replay`.
 
 pub mod brain;
 pub mod cli;
 pub mod llm;
 pub mod scenario;
+pub mod script;
 pub mod sim;
 pub mod testing;
 pub mod time;
