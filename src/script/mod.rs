@@ -1,5 +1,8 @@
 //! HEART RULE, the YAML conversation-script engine (plain Rust, no Bevy).
-//! Work in progress across sessions: the condition language is done; the
-//! script format, checker, engine and runners follow.
+//! Built across sessions: the condition language, the file format and the
+//! loader are here; the checker, engine and runners follow.
 
 pub mod condition;
+pub mod diag;
+pub mod format;
+pub mod load;

@@ -1,0 +1,302 @@
+//! The HEART RULE file format as writers type it: one struct per YAML shape,
+//! unknown keys refused (the error lists the valid ones). An action is a
+//! struct of optional keys; which keys make sense together is checked in a
+//! second pass (`check.rs`), so a mistake gets a message about that action
+//! rather than serde's "did not match any variant".
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+/// One YAML document of a script set; its top-level keys say what it holds.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Document {
+    #[serde(default)]
+    pub sessions: Option<Vec<Session>>,
+    #[serde(default)]
+    pub global: Option<Vec<VarDecl>>,
+    #[serde(default)]
+    pub roles: Option<Vec<Role>>,
+    #[serde(default)]
+    pub skills: Option<Vec<Goal>>,
+    #[serde(default)]
+    pub forms: Option<Vec<Form>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    pub session: Spanned<String>,
+    #[serde(default)]
+    pub declare: Vec<VarDecl>,
+    #[serde(default)]
+    pub stages: Vec<Stage>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    pub stage: Spanned<String>,
+    #[serde(default)]
+    pub declare: Vec<VarDecl>,
+    #[serde(default)]
+    pub steps: Vec<Goal>,
+}
+
+/// A goal (话题) of a stage, or a skill in `skills.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Goal {
+    pub goal: Spanned<String>,
+    /// `declare:` may be left empty (`declare:` with nothing after it).
+    #[serde(default)]
+    pub declare: Option<Vec<VarDecl>>,
+    #[serde(default)]
+    pub actions: Vec<Action>,
+}
+
+/// `- var: NAME  define: PROMPT  value: DEFAULT  auto: true|false`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VarDecl {
+    pub var: Spanned<String>,
+    #[serde(default)]
+    pub define: Option<String>,
+    /// Any scalar (text, number, true/false); absent means no value yet.
+    #[serde(default)]
+    pub value: Option<serde_json::Value>,
+    #[serde(default)]
+    pub auto: Option<bool>,
+    /// The design's other spelling of `auto`: `update: auto | get`.
+    #[serde(default)]
+    pub update: Option<Spanned<String>>,
+}
+
+impl VarDecl {
+    pub fn is_auto(&self) -> bool {
+        self.auto == Some(true) || self.update.as_ref().is_some_and(|u| u.value == "auto")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum RoleType {
+    #[serde(rename = "AI", alias = "ai")]
+    Ai,
+    #[serde(rename = "HUMAN", alias = "human")]
+    Human,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Role {
+    pub role: Spanned<String>,
+    #[serde(rename = "type")]
+    pub kind: RoleType,
+    #[serde(default)]
+    pub define: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Default tone of an AI role's generated lines.
+    #[serde(default)]
+    pub tone: Option<String>,
+    /// For the client (voice and picture); kept, not used by the engine.
+    #[serde(default)]
+    pub sound_mode: Option<String>,
+    #[serde(default)]
+    pub pic: Option<String>,
+}
+
+/// A form (咨询笔记 …): named fields a script fills in for the counsellor.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Form {
+    pub form: Spanned<String>,
+    #[serde(default)]
+    pub define: Option<String>,
+    #[serde(default)]
+    pub fields: Vec<FormField>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormField {
+    pub field: Spanned<String>,
+    #[serde(default)]
+    pub define: Option<String>,
+    /// A variable the field is filled from.
+    #[serde(default)]
+    pub var: Option<Spanned<String>>,
+}
+
+/// `call` timings, as the design names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum Timing {
+    #[serde(rename = "NOW")]
+    Now,
+    #[serde(rename = "BEFORE_GOAL")]
+    BeforeGoal,
+    #[serde(rename = "AFTER_GOAL")]
+    AfterGoal,
+    #[serde(rename = "AFTER_STAGE")]
+    AfterStage,
+}
+
+/// One action: exactly one of the kind keys (`say`, `user_say`, `user_option`,
+/// `ask`, `ai_say`, `ai_ask`, `think`, `call`, `scene`/`ai`) plus the keys that
+/// kind takes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    pub say: Option<Spanned<String>>,
+    pub user_say: Option<Spanned<String>>,
+    pub user_option: Option<Spanned<String>>,
+    /// A fixed question; the human's free answer feeds `output`.
+    pub ask: Option<Spanned<String>>,
+    pub ai_say: Option<Spanned<String>>,
+    pub ai_ask: Option<Spanned<String>>,
+    pub think: Option<Spanned<String>>,
+    pub call: Option<Spanned<String>>,
+    pub scene: Option<Spanned<String>>,
+    pub ai: Option<Spanned<String>>,
+
+    /// `user_option`: `- KEY: TEXT`, in order.
+    pub choices: Option<Vec<BTreeMap<String, String>>>,
+    pub tone: Option<String>,
+    pub exit: Option<String>,
+    pub max_rounds: Option<Spanned<i64>>,
+    pub tolist: Option<Spanned<String>>,
+    pub output: Option<Vec<Output>>,
+
+    pub timing: Option<Spanned<Timing>>,
+    pub timing_to: Option<Spanned<String>>,
+    pub fromlist: Option<Spanned<String>>,
+    pub input: Option<Vec<Output>>,
+
+    pub condition: Option<Spanned<String>>,
+}
+
+/// `- get: VAR  define: PROMPT` or `- set: VAR  value: VALUE`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    #[serde(default)]
+    pub get: Option<Spanned<String>>,
+    #[serde(default)]
+    pub define: Option<String>,
+    #[serde(default)]
+    pub set: Option<Spanned<String>>,
+    #[serde(default)]
+    pub value: Option<serde_json::Value>,
+}
+
+/// The kinds of action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    Say,
+    UserSay,
+    UserOption,
+    Ask,
+    AiSay,
+    AiAsk,
+    Think,
+    Call,
+    Scene,
+}
+
+impl ActionKind {
+    pub const ALL: [ActionKind; 9] = [
+        ActionKind::Say,
+        ActionKind::UserSay,
+        ActionKind::UserOption,
+        ActionKind::Ask,
+        ActionKind::AiSay,
+        ActionKind::AiAsk,
+        ActionKind::Think,
+        ActionKind::Call,
+        ActionKind::Scene,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            ActionKind::Say => "say",
+            ActionKind::UserSay => "user_say",
+            ActionKind::UserOption => "user_option",
+            ActionKind::Ask => "ask",
+            ActionKind::AiSay => "ai_say",
+            ActionKind::AiAsk => "ai_ask",
+            ActionKind::Think => "think",
+            ActionKind::Call => "call",
+            ActionKind::Scene => "scene",
+        }
+    }
+
+    /// The keys this kind takes besides its own and `condition`.
+    pub fn extra_keys(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Say | ActionKind::UserSay => &[],
+            ActionKind::UserOption => &["choices"],
+            ActionKind::Ask => &["output"],
+            ActionKind::AiSay => &["tone"],
+            ActionKind::AiAsk => &["tone", "exit", "max_rounds", "tolist", "output"],
+            ActionKind::Think => &["output", "tolist"],
+            ActionKind::Call => &["timing", "timing_to", "fromlist", "input", "output"],
+            // `scene:` may name the speaking AI role with `ai:` (or `ai:` alone).
+            ActionKind::Scene => &["ai"],
+        }
+    }
+}
+
+impl Action {
+    /// The kind keys present, in the order of [`ActionKind::ALL`]. `ai:` alone
+    /// (no `scene:`) counts as a scene change.
+    pub fn kinds(&self) -> Vec<ActionKind> {
+        let mut out: Vec<ActionKind> = ActionKind::ALL
+            .into_iter()
+            .filter(|k| self.kind_text(*k).is_some())
+            .collect();
+        if self.scene.is_none() && self.ai.is_some() {
+            out.push(ActionKind::Scene);
+        }
+        out
+    }
+
+    /// The text under a kind's key.
+    pub fn kind_text(&self, k: ActionKind) -> Option<&Spanned<String>> {
+        match k {
+            ActionKind::Say => self.say.as_ref(),
+            ActionKind::UserSay => self.user_say.as_ref(),
+            ActionKind::UserOption => self.user_option.as_ref(),
+            ActionKind::Ask => self.ask.as_ref(),
+            ActionKind::AiSay => self.ai_say.as_ref(),
+            ActionKind::AiAsk => self.ai_ask.as_ref(),
+            ActionKind::Think => self.think.as_ref(),
+            ActionKind::Call => self.call.as_ref(),
+            ActionKind::Scene => self.scene.as_ref(),
+        }
+    }
+
+    /// The non-kind keys present.
+    pub fn extra_keys_present(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        let mut has = |present: bool, key| {
+            if present {
+                v.push(key);
+            }
+        };
+        has(self.choices.is_some(), "choices");
+        has(self.tone.is_some(), "tone");
+        has(self.exit.is_some(), "exit");
+        has(self.max_rounds.is_some(), "max_rounds");
+        has(self.tolist.is_some(), "tolist");
+        has(self.output.is_some(), "output");
+        has(self.timing.is_some(), "timing");
+        has(self.timing_to.is_some(), "timing_to");
+        has(self.fromlist.is_some(), "fromlist");
+        has(self.input.is_some(), "input");
+        has(self.ai.is_some() && self.scene.is_some(), "ai");
+        v
+    }
+}
