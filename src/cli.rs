@@ -35,9 +35,10 @@ pub struct Cli {
 pub enum Command {
     /// Run a town headless, as fast as possible, and print a summary.
     Sim(SimArgs),
-    /// Validate scenario folders; prints one `file:line:col: message` line per problem.
+    /// Validate scenario folders and HEART RULE script folders; prints one
+    /// `file:line:col: …` line per problem (exit 1 if any error).
     Check {
-        /// Scenario folders to check.
+        /// Scenario folders (with town.yaml) or script folders (YAML with `sessions:`, `skills:` …).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -383,6 +384,21 @@ fn check(paths: &[PathBuf]) -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for path in paths {
+        if !path.join("town.yaml").exists() && crate::script::check::is_script_dir(path) {
+            problems += check_scripts(path, &mut out);
+            continue;
+        }
+        // A scenario's script sets (scripts/NAME/) are checked with it.
+        let mut sets: Vec<PathBuf> = std::fs::read_dir(path.join("scripts"))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir() && crate::script::check::is_script_dir(p))
+            .collect();
+        sets.sort();
+        for set in &sets {
+            problems += check_scripts(set, &mut out);
+        }
         match Scenario::load(path) {
             Ok(s) => eprintln!(
                 "ok: {} — {} ({} residents, {} locations)",
@@ -405,6 +421,31 @@ fn check(paths: &[PathBuf]) -> i32 {
     } else {
         0
     }
+}
+
+/// Checks one HEART RULE script folder; prints every diagnostic; returns the error count.
+fn check_scripts(path: &Path, out: &mut impl Write) -> usize {
+    let (src, diags) = crate::script::check::check_dir(path);
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == crate::script::diag::Severity::Error)
+        .count();
+    for d in &diags {
+        let _ = writeln!(out, "{d}");
+    }
+    if errors == 0 {
+        eprintln!(
+            "ok: {} — script set of {} document(s){}",
+            path.display(),
+            src.docs.len(),
+            if diags.is_empty() {
+                String::new()
+            } else {
+                format!(", {} warning(s)", diags.len())
+            }
+        );
+    }
+    errors
 }
 
 fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
-pub use diagnostic::{Diagnostic, Diagnostics};
+pub use diagnostic::{Diagnostic, Diagnostics, closest};
 pub use spec::{
     BigFive, LocationKind, MapSize, RelationKind, Service, SocialTuning, Tuning, WorkRole,
 };

@@ -2,6 +2,7 @@
 //! Built across sessions: the condition language, the file format and the
 //! loader are here; the checker, engine and runners follow.
 
+pub mod check;
 pub mod condition;
 pub mod diag;
 pub mod format;

@@ -1,0 +1,51 @@
+//! `heartvale check` on HEART RULE script folders: the design's samples pass,
+//! and a corpus of broken scripts gets exactly these messages.
+
+use std::path::Path;
+
+use heartvale::script::check::check_dir;
+
+fn lines(dir: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (_, diags) = check_dir(&root.join(dir));
+    diags
+        .iter()
+        .map(|d| d.to_string().replace(&format!("{}/", root.display()), ""))
+        .collect()
+}
+
+#[test]
+fn the_design_samples_pass() {
+    for dir in [
+        "scenarios/heartvale/scripts/hello",
+        "scenarios/heartvale/scripts/guardian",
+    ] {
+        assert_eq!(lines(dir), Vec::<String>::new(), "{dir}");
+    }
+}
+
+#[test]
+fn the_broken_corpus_gets_exact_messages() {
+    let want = [
+        "tests/scripts/broken/roles.yaml:6:9: error[E210]: duplicate role name `守望精灵` (help: names must be unique; rename one of them)",
+        "tests/scripts/broken/session.yaml:13:20: error[E280]: `{用户选择}` is compared with 'C', which is not one of its choices (help: the choices are A, B)",
+        "tests/scripts/broken/session.yaml:15:27: error[E270]: condition: `=` assigns; conditions compare (help: use `==` or `===`)",
+        "tests/scripts/broken/session.yaml:17:21: error[E270]: condition: unexpected character `｛` (help: `｛` is full-width or typographic punctuation; type the ASCII `{`)",
+        "tests/scripts/broken/session.yaml:18:14: error[E300]: `{名字}` is declared or produced nowhere (help: did you mean `{称呼}`?)",
+        "tests/scripts/broken/session.yaml:19:14: error[E201]: one action has several kinds: say, user_say (help: put each in its own `- ` list entry)",
+        "tests/scripts/broken/session.yaml:21:14: error[E202]: `tone` does not belong to a `say` action (help: `say` takes only `condition`)",
+        "tests/scripts/broken/session.yaml:24:21: error[E290]: max_rounds 12 is outside 1–10 (help: the default is 3)",
+        "tests/scripts/broken/session.yaml:25:15: error[E220]: unknown skill `甲乙` (help: did you mean `乙`?)",
+        "tests/scripts/broken/session.yaml:28:20: error[E230]: `timing_to: 不存在` names no goal of this stage",
+        "tests/scripts/broken/session.yaml:29:19: error[E260]: `fromlist: 用户选择` is never a list (help: make it a list with `tolist:` on an ai_ask or think, or declare it with a list value)",
+        "tests/scripts/broken/session.yaml:31:16: error[E250]: skill `甲` declares no variable `名称` (help: did you mean `称呼`?)",
+        "tests/scripts/broken/session.yaml:34:13: error[E221]: `ai: 心旅者` names a HUMAN role",
+        "tests/scripts/broken/session.yaml:35:13: error[E210]: duplicate goal name `选择` in this stage (help: names must be unique; rename one of them)",
+        "tests/scripts/broken/skills.yaml:7:9: error[E240]: skills call each other in a cycle: 乙 → 甲 → 乙 (help: a skill may not lead back to itself; break the chain)",
+    ];
+    let got = lines("tests/scripts/broken");
+    for (g, w) in got.iter().zip(want.iter()) {
+        assert_eq!(g, w);
+    }
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+}
