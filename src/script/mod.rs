@@ -5,5 +5,6 @@
 pub mod check;
 pub mod condition;
 pub mod diag;
+pub mod engine;
 pub mod format;
 pub mod load;

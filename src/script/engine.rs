@@ -1,0 +1,1333 @@
+//! The HEART RULE engine: a resumable state machine with no Bevy, no threads
+//! and no I/O. The host calls [`Engine::resume`] with an [`Input`] (start,
+//! continue, a choice, the human's text, an LLM reply) and gets back
+//! [`Effect`]s (lines, prompts, choices, LLM requests, variable changes, goals
+//! entered and left) until the engine waits again. Its whole [`State`] is a
+//! plain serde struct, positions stored by names, so a save resumes at the
+//! same action.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::condition::{Condition, Value};
+use super::format::{Action, ActionKind, Goal, Output, RoleType, Timing, VarDecl};
+use super::load::ScriptSources;
+
+/// State format version: bump when [`State`] changes shape.
+pub const STATE_VERSION: u32 = 1;
+/// Actions one `resume` may run before it declares a runaway (a call cycle).
+pub const STEP_BUDGET: u32 = 10_000;
+/// Chat lines kept for prompts.
+pub const CHAT_KEEP: usize = 40;
+
+/// A variable's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Var {
+    Text(String),
+    /// A list of records (from `tolist`, or filled by `fromlist` calls).
+    List(Vec<BTreeMap<String, String>>),
+    Null,
+}
+
+impl Var {
+    fn from_json(v: &serde_json::Value) -> Var {
+        match v {
+            serde_json::Value::Null => Var::Null,
+            serde_json::Value::String(s) => Var::Text(s.clone()),
+            serde_json::Value::Array(items) => Var::List(
+                items
+                    .iter()
+                    .map(|i| match i {
+                        serde_json::Value::Object(m) => {
+                            m.iter().map(|(k, v)| (k.clone(), json_text(v))).collect()
+                        }
+                        other => BTreeMap::from([("value".to_string(), json_text(other))]),
+                    })
+                    .collect(),
+            ),
+            other => Var::Text(json_text(other)),
+        }
+    }
+
+    /// As interpolated into text.
+    pub fn text(&self) -> String {
+        match self {
+            Var::Text(s) => s.clone(),
+            Var::Null => String::new(),
+            Var::List(items) => {
+                let rows: Vec<String> = items
+                    .iter()
+                    .map(|r| {
+                        let fields: Vec<String> =
+                            r.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        format!("{{{}}}", fields.join(", "))
+                    })
+                    .collect();
+                format!("[{}]", rows.join(", "))
+            }
+        }
+    }
+
+    fn condition_value(&self) -> Value {
+        match self {
+            Var::Text(s) => Value::Str(s.clone()),
+            Var::Null => Value::Null,
+            Var::List(items) => Value::List(
+                items
+                    .iter()
+                    .map(|r| r.values().cloned().collect::<Vec<_>>().join("/"))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A goal waiting in a stage's queue or running: the stage's own, or a skill
+/// called with its bindings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GoalRef {
+    /// The goal's name (a skill's name for calls).
+    pub goal: String,
+    /// Inserted by a `call` (the debugging view marks these).
+    pub skill: Option<SkillCall>,
+}
+
+/// How a skill goal was called.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillCall {
+    /// Skill variables set on entry (already evaluated in the caller's scope).
+    pub inputs: BTreeMap<String, String>,
+    /// (caller variable, value template in the skill's scope) written on exit.
+    pub outputs: Vec<(String, String)>,
+    /// With `fromlist`: the list variable and this goal's item.
+    pub item: Option<(String, usize)>,
+}
+
+/// A goal being run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    pub goal: GoalRef,
+    /// Stage the goal belongs to (its own stage for stage goals).
+    pub stage: String,
+    /// Index of the next action, and its kind key, to find it again after an edit.
+    pub action: usize,
+    pub action_key: String,
+    /// `ai_ask` rounds done for the current action.
+    pub rounds: u32,
+    pub vars: BTreeMap<String, Var>,
+    /// The goal's chat so far (for `think`).
+    pub chat_from: usize,
+    /// Goals to run before this one goes on (a `BEFORE_GOAL` call paused it).
+    pub before: Vec<GoalRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageRun {
+    pub stage: String,
+    pub queue: Vec<GoalRef>,
+    pub entered: bool,
+}
+
+/// What the engine waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Wait {
+    Start,
+    /// The human clicks the `user_say` line.
+    Continue,
+    Choice {
+        var: String,
+        keys: Vec<String>,
+    },
+    /// The human's own words.
+    Text,
+    /// The reply to LLM request `id`.
+    Llm {
+        id: u64,
+    },
+    Done,
+}
+
+/// One line of the chat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatLine {
+    pub role: String,
+    pub text: String,
+}
+
+/// Everything needed to resume: save it with serde.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub version: u32,
+    pub script_hash: u64,
+    pub session: String,
+    pub stages: Vec<StageRun>,
+    pub frames: Vec<Frame>,
+    pub global: BTreeMap<String, Var>,
+    pub session_vars: BTreeMap<String, Var>,
+    pub stage_vars: BTreeMap<String, Var>,
+    pub chat: Vec<ChatLine>,
+    /// Lines ever said (chat may have dropped the oldest).
+    pub said: usize,
+    pub ai_role: String,
+    pub scene: Option<String>,
+    pub wait: Wait,
+    pub next_request: u64,
+    /// The LLM request waited for.
+    pub pending: Option<LlmRequest>,
+}
+
+/// What an LLM request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmKind {
+    /// One line (`ai_say`): plain text.
+    Say,
+    /// One round of `ai_ask`: JSON `{reply, exit, vars}`.
+    AskRound,
+    /// `think` or the extraction after `ask`: JSON `{vars}`.
+    Extract,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmRequest {
+    pub id: u64,
+    pub kind: LlmKind,
+    /// The speaking role's definition and tone, the time, the recent chat and the task.
+    pub prompt: String,
+    /// Variables to produce: (name, definition).
+    pub wants: Vec<(String, String)>,
+    /// `tolist`: the variables come back as a list of records.
+    pub list: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    Line {
+        role: String,
+        text: String,
+        action: ActionKind,
+        path: String,
+    },
+    UserSay {
+        text: String,
+    },
+    Choices {
+        var: String,
+        options: Vec<(String, String)>,
+    },
+    AwaitText,
+    Llm(LlmRequest),
+    VarSet {
+        name: String,
+        scope: String,
+        value: Var,
+    },
+    GoalEntered {
+        path: String,
+        inserted: bool,
+    },
+    GoalLeft {
+        path: String,
+    },
+    StageEntered {
+        stage: String,
+    },
+    SessionEnded,
+    Warning {
+        message: String,
+    },
+}
+
+/// What the host hands in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+pub enum Input {
+    Start,
+    Continue,
+    Choose { key: String },
+    Text { text: String },
+    LlmReply { id: u64, text: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    #[error("no session named `{0}`")]
+    NoSession(String),
+    #[error("waiting for {wanted}, got {got}")]
+    WrongInput { wanted: String, got: String },
+    #[error("`{0}` is not one of the choices")]
+    BadChoice(String),
+    #[error("more than {STEP_BUDGET} actions without waiting: a call cycle?")]
+    Runaway,
+    #[error("the saved state belongs to another script (hash {saved:x}, now {now:x})")]
+    OtherScript { saved: u64, now: u64 },
+}
+
+/// A loaded script set, ready to run.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub sessions: Vec<super::format::Session>,
+    pub skills: BTreeMap<String, Goal>,
+    pub global: Vec<VarDecl>,
+    pub roles: Vec<super::format::Role>,
+    pub hash: u64,
+}
+
+impl Script {
+    pub fn from_sources(src: &ScriptSources) -> Script {
+        let mut s = Script {
+            sessions: Vec::new(),
+            skills: BTreeMap::new(),
+            global: Vec::new(),
+            roles: Vec::new(),
+            hash: 0xcbf2_9ce4_8422_2325,
+        };
+        for d in &src.docs {
+            s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
+            for g in d.doc.skills.iter().flatten() {
+                s.skills
+                    .entry(g.goal.value.clone())
+                    .or_insert_with(|| g.clone());
+            }
+            s.global.extend(d.doc.global.iter().flatten().cloned());
+            s.roles.extend(d.doc.roles.iter().flatten().cloned());
+        }
+        for (_, text) in &src.texts {
+            for b in text.bytes() {
+                s.hash ^= b as u64;
+                s.hash = s.hash.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        s
+    }
+
+    fn session(&self, name: &str) -> Option<&super::format::Session> {
+        self.sessions.iter().find(|s| s.session.value == name)
+    }
+
+    fn stage_goal(&self, session: &str, stage: &str, goal: &str) -> Option<&Goal> {
+        self.session(session)?
+            .stages
+            .iter()
+            .find(|s| s.stage.value == stage)?
+            .steps
+            .iter()
+            .find(|g| g.goal.value == goal)
+    }
+
+    fn goal(&self, state: &State, f: &Frame) -> Option<&Goal> {
+        match &f.goal.skill {
+            Some(_) => self.skills.get(&f.goal.goal),
+            None => self.stage_goal(&state.session, &f.stage, &f.goal.goal),
+        }
+    }
+
+    /// The first AI role (the default speaker) and the HUMAN role's name.
+    fn default_roles(&self) -> (String, String) {
+        let ai = self
+            .roles
+            .iter()
+            .find(|r| r.kind == RoleType::Ai)
+            .map_or("AI".to_string(), |r| r.role.value.clone());
+        let human = self
+            .roles
+            .iter()
+            .find(|r| r.kind == RoleType::Human)
+            .map_or("用户".to_string(), |r| r.role.value.clone());
+        (ai, human)
+    }
+
+    fn role_tone(&self, role: &str) -> Option<&str> {
+        self.roles
+            .iter()
+            .find(|r| r.role.value == role)
+            .and_then(|r| r.tone.as_deref())
+    }
+
+    fn role_define(&self, role: &str) -> Option<&str> {
+        self.roles
+            .iter()
+            .find(|r| r.role.value == role)
+            .and_then(|r| r.define.as_deref())
+    }
+}
+
+fn decl_vars(d: &[VarDecl]) -> BTreeMap<String, Var> {
+    d.iter()
+        .map(|v| {
+            (
+                v.var.value.clone(),
+                v.value.as_ref().map_or(Var::Null, Var::from_json),
+            )
+        })
+        .collect()
+}
+
+/// Runs one script with one state.
+pub struct Engine<'a> {
+    pub script: &'a Script,
+    /// The current time, to the second, for prompts (the host's clock).
+    pub now: String,
+}
+
+impl Engine<'_> {
+    /// A fresh state at the start of `session`.
+    pub fn start(&self, session: &str) -> Result<State, EngineError> {
+        let s = self
+            .script
+            .session(session)
+            .ok_or_else(|| EngineError::NoSession(session.to_string()))?;
+        let (ai, _) = self.script.default_roles();
+        Ok(State {
+            version: STATE_VERSION,
+            script_hash: self.script.hash,
+            session: session.to_string(),
+            stages: s
+                .stages
+                .iter()
+                .map(|st| StageRun {
+                    stage: st.stage.value.clone(),
+                    queue: st
+                        .steps
+                        .iter()
+                        .map(|g| GoalRef {
+                            goal: g.goal.value.clone(),
+                            skill: None,
+                        })
+                        .collect(),
+                    entered: false,
+                })
+                .collect(),
+            frames: Vec::new(),
+            global: decl_vars(&self.script.global),
+            session_vars: decl_vars(&s.declare),
+            stage_vars: BTreeMap::new(),
+            chat: Vec::new(),
+            said: 0,
+            ai_role: ai,
+            scene: None,
+            wait: Wait::Start,
+            next_request: 0,
+            pending: None,
+        })
+    }
+
+    /// Hands in `input`; runs until the engine waits again.
+    pub fn resume(&self, st: &mut State, input: Input) -> Result<Vec<Effect>, EngineError> {
+        if st.script_hash != self.script.hash && st.version != STATE_VERSION {
+            return Err(EngineError::OtherScript {
+                saved: st.script_hash,
+                now: self.script.hash,
+            });
+        }
+        let mut fx = Vec::new();
+        self.accept(st, input, &mut fx)?;
+        self.run(st, &mut fx)?;
+        Ok(fx)
+    }
+
+    fn wrong(st: &State, got: &Input) -> EngineError {
+        EngineError::WrongInput {
+            wanted: format!("{:?}", st.wait),
+            got: format!("{got:?}"),
+        }
+    }
+
+    /// Applies the input to the action that was waiting for it.
+    fn accept(
+        &self,
+        st: &mut State,
+        input: Input,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), EngineError> {
+        let (_, human) = self.script.default_roles();
+        match (&st.wait, &input) {
+            (Wait::Start, Input::Start) => {}
+            (Wait::Continue, Input::Continue) => {
+                let text = self
+                    .current_action(st)
+                    .and_then(|a| a.user_say.as_ref())
+                    .map(|t| self.interpolate(st, &t.value, fx));
+                if let Some(text) = text {
+                    self.push_chat(st, &human, &text);
+                }
+                self.advance(st);
+            }
+            (Wait::Choice { var, keys }, Input::Choose { key }) => {
+                if !keys.contains(key) {
+                    return Err(EngineError::BadChoice(key.clone()));
+                }
+                let var = var.clone();
+                let shown = self
+                    .current_action(st)
+                    .and_then(|a| a.choices.as_ref())
+                    .and_then(|c| c.iter().find_map(|m| m.get(key).cloned()))
+                    .unwrap_or_else(|| key.clone());
+                self.push_chat(st, &human, &shown);
+                self.set(st, &var, Var::Text(key.clone()), fx);
+                self.advance(st);
+            }
+            (Wait::Text, Input::Text { text }) => {
+                self.push_chat(st, &human, text);
+                let kind = self.current_action(st).map(|a| a.kinds()[0]);
+                match kind {
+                    // After `ask`, the outputs are extracted from the answer.
+                    Some(ActionKind::Ask) => self.request_outputs(st, LlmKind::Extract, fx),
+                    // Another round of `ai_ask`.
+                    Some(ActionKind::AiAsk) => self.request_round(st, fx),
+                    _ => self.advance(st),
+                }
+                return Ok(());
+            }
+            (Wait::Llm { id }, Input::LlmReply { id: got, text }) if id == got => {
+                self.llm_reply(st, text, fx);
+                return Ok(());
+            }
+            _ => return Err(Self::wrong(st, &input)),
+        }
+        st.wait = Wait::Start;
+        Ok(())
+    }
+
+    fn current_action<'s>(&'s self, st: &State) -> Option<&'s Action> {
+        let f = st.frames.last()?;
+        self.script.goal(st, f)?.actions.get(f.action)
+    }
+
+    fn path(&self, st: &State) -> String {
+        match st.frames.last() {
+            Some(f) => format!("{}/{}/{}#{}", st.session, f.stage, f.goal.goal, f.action),
+            None => st.session.clone(),
+        }
+    }
+
+    fn advance(&self, st: &mut State) {
+        if let Some(f) = st.frames.last_mut() {
+            f.action += 1;
+            f.rounds = 0;
+        }
+        st.wait = Wait::Start;
+    }
+
+    fn push_chat(&self, st: &mut State, role: &str, text: &str) {
+        st.chat.push(ChatLine {
+            role: role.to_string(),
+            text: text.to_string(),
+        });
+        st.said += 1;
+        if st.chat.len() > CHAT_KEEP {
+            st.chat.remove(0);
+        }
+    }
+
+    /// A variable by scope: goal (innermost frame) > stage > session > global.
+    pub fn lookup(&self, st: &State, name: &str) -> Option<Var> {
+        if let Some(f) = st.frames.last() {
+            if let Some(v) = f.vars.get(name) {
+                return Some(v.clone());
+            }
+            // A fromlist item's fields read as variables in its goal.
+            if let Some(item) = self.item_of(st, f)
+                && let Some(v) = item.get(name)
+            {
+                return Some(Var::Text(v.clone()));
+            }
+        }
+        st.stage_vars
+            .get(name)
+            .or_else(|| st.session_vars.get(name))
+            .or_else(|| st.global.get(name))
+            .cloned()
+    }
+
+    fn item_of(&self, st: &State, f: &Frame) -> Option<BTreeMap<String, String>> {
+        let (list, i) = f.goal.skill.as_ref()?.item.as_ref()?;
+        match self.lookup_outside(st, list)? {
+            Var::List(items) => items.get(*i).cloned(),
+            _ => None,
+        }
+    }
+
+    /// Lookup skipping the innermost frame (the caller's view from a skill).
+    fn lookup_outside(&self, st: &State, name: &str) -> Option<Var> {
+        for f in st.frames.iter().rev().skip(1) {
+            if let Some(v) = f.vars.get(name) {
+                return Some(v.clone());
+            }
+        }
+        st.stage_vars
+            .get(name)
+            .or_else(|| st.session_vars.get(name))
+            .or_else(|| st.global.get(name))
+            .cloned()
+    }
+
+    /// Sets a variable where it is declared (innermost first); an undeclared one
+    /// is declared in the current goal.
+    fn set(&self, st: &mut State, name: &str, value: Var, fx: &mut Vec<Effect>) {
+        let scope = if let Some(f) = st.frames.last_mut()
+            && f.vars.contains_key(name)
+        {
+            f.vars.insert(name.to_string(), value.clone());
+            "goal"
+        } else if st.stage_vars.contains_key(name) {
+            st.stage_vars.insert(name.to_string(), value.clone());
+            "stage"
+        } else if st.session_vars.contains_key(name) {
+            st.session_vars.insert(name.to_string(), value.clone());
+            "session"
+        } else if st.global.contains_key(name) {
+            st.global.insert(name.to_string(), value.clone());
+            "global"
+        } else if let Some(f) = st.frames.last_mut() {
+            f.vars.insert(name.to_string(), value.clone());
+            "goal"
+        } else {
+            st.session_vars.insert(name.to_string(), value.clone());
+            "session"
+        };
+        fx.push(Effect::VarSet {
+            name: name.to_string(),
+            scope: scope.to_string(),
+            value,
+        });
+    }
+
+    /// `{NAME}` → its value; a declared variable with no value yet shows as
+    /// `⟨NAME?⟩` (and a warning), an undeclared one as `⟨NAME!⟩`.
+    pub fn interpolate(&self, st: &State, text: &str, fx: &mut Vec<Effect>) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            match after.find('}') {
+                Some(close) if !after[..close].contains('{') => {
+                    let name = after[..close].trim();
+                    match self.lookup(st, name) {
+                        Some(Var::Null) => {
+                            out.push_str(&format!("⟨{name}?⟩"));
+                            fx.push(Effect::Warning {
+                                message: format!("`{{{name}}}` has no value yet"),
+                            });
+                        }
+                        Some(v) => out.push_str(&v.text()),
+                        None => {
+                            out.push_str(&format!("⟨{name}!⟩"));
+                            fx.push(Effect::Warning {
+                                message: format!("`{{{name}}}` is not declared"),
+                            });
+                        }
+                    }
+                    rest = &after[close + 1..];
+                }
+                _ => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn condition_holds(&self, st: &State, a: &Action, fx: &mut Vec<Effect>) -> bool {
+        let Some(c) = &a.condition else {
+            return true;
+        };
+        match Condition::parse(&c.value) {
+            Ok(cond) => cond.eval(&|name| {
+                self.lookup(st, name)
+                    .map_or(Value::Undefined, |v| v.condition_value())
+            }),
+            Err(e) => {
+                fx.push(Effect::Warning {
+                    message: format!("condition `{}` skipped: {e}", c.value),
+                });
+                false
+            }
+        }
+    }
+
+    /// Runs actions until something must be waited for.
+    fn run(&self, st: &mut State, fx: &mut Vec<Effect>) -> Result<(), EngineError> {
+        let mut budget = STEP_BUDGET;
+        while st.wait == Wait::Start {
+            budget = budget.checked_sub(1).ok_or(EngineError::Runaway)?;
+            if st.frames.is_empty() {
+                self.next_goal(st, fx);
+                continue;
+            }
+            if let Some(f) = st.frames.last_mut()
+                && !f.before.is_empty()
+            {
+                let g = f.before.remove(0);
+                let stage = f.stage.clone();
+                self.enter(st, g, stage, fx);
+                continue;
+            }
+            let f = st.frames.last().expect("checked");
+            let Some(goal) = self.script.goal(st, f) else {
+                // The goal vanished (edited script): leave it.
+                fx.push(Effect::Warning {
+                    message: format!("goal `{}` is no longer in the script", f.goal.goal),
+                });
+                st.frames.pop();
+                continue;
+            };
+            let Some(action) = goal.actions.get(f.action) else {
+                self.leave_goal(st, fx);
+                continue;
+            };
+            let kind = action.kinds().first().copied();
+            if let Some(f) = st.frames.last_mut() {
+                f.action_key = kind.map_or("", ActionKind::key).to_string();
+            }
+            if !self.condition_holds(st, action, fx) {
+                self.advance(st);
+                continue;
+            }
+            let path = self.path(st);
+            match kind {
+                Some(ActionKind::Say) => {
+                    let text = self.interpolate(st, &action.say.as_ref().expect("say").value, fx);
+                    let role = st.ai_role.clone();
+                    self.push_chat(st, &role, &text);
+                    fx.push(Effect::Line {
+                        role,
+                        text,
+                        action: ActionKind::Say,
+                        path,
+                    });
+                    self.advance(st);
+                }
+                Some(ActionKind::UserSay) => {
+                    let text = self.interpolate(
+                        st,
+                        &action.user_say.as_ref().expect("user_say").value,
+                        fx,
+                    );
+                    fx.push(Effect::UserSay { text });
+                    st.wait = Wait::Continue;
+                }
+                Some(ActionKind::UserOption) => {
+                    let var = action
+                        .user_option
+                        .as_ref()
+                        .expect("user_option")
+                        .value
+                        .clone();
+                    let options: Vec<(String, String)> = action
+                        .choices
+                        .iter()
+                        .flatten()
+                        .flat_map(|m| m.iter())
+                        .map(|(k, v)| (k.clone(), self.interpolate(st, v, fx)))
+                        .collect();
+                    st.wait = Wait::Choice {
+                        var: var.clone(),
+                        keys: options.iter().map(|(k, _)| k.clone()).collect(),
+                    };
+                    fx.push(Effect::Choices { var, options });
+                }
+                Some(ActionKind::Ask) => {
+                    let text = self.interpolate(st, &action.ask.as_ref().expect("ask").value, fx);
+                    let role = st.ai_role.clone();
+                    self.push_chat(st, &role, &text);
+                    fx.push(Effect::Line {
+                        role,
+                        text,
+                        action: ActionKind::Ask,
+                        path,
+                    });
+                    fx.push(Effect::AwaitText);
+                    st.wait = Wait::Text;
+                }
+                Some(ActionKind::AiSay) => {
+                    let task =
+                        self.interpolate(st, &action.ai_say.as_ref().expect("ai_say").value, fx);
+                    let prompt = self.prompt(st, action, &task, "说一句话（只输出这句话）。");
+                    self.request(st, LlmKind::Say, prompt, Vec::new(), false, fx);
+                }
+                Some(ActionKind::AiAsk) => self.request_round(st, fx),
+                Some(ActionKind::Think) => self.request_outputs(st, LlmKind::Extract, fx),
+                Some(ActionKind::Call) => self.call(st, action, fx),
+                Some(ActionKind::Scene) => {
+                    if let Some(s) = &action.scene {
+                        st.scene = Some(self.interpolate(st, &s.value, fx));
+                    }
+                    if let Some(ai) = &action.ai {
+                        st.ai_role = ai.value.clone();
+                    }
+                    self.advance(st);
+                }
+                None => self.advance(st),
+            }
+        }
+        Ok(())
+    }
+
+    /// Enters the next goal of the current stage, or the next stage, or ends.
+    fn next_goal(&self, st: &mut State, fx: &mut Vec<Effect>) {
+        let Some(i) = st
+            .stages
+            .iter()
+            .position(|s| !s.queue.is_empty() || !s.entered)
+        else {
+            st.wait = Wait::Done;
+            fx.push(Effect::SessionEnded);
+            return;
+        };
+        if !st.stages[i].entered {
+            st.stages[i].entered = true;
+            let name = st.stages[i].stage.clone();
+            st.stage_vars = self
+                .script
+                .session(&st.session)
+                .and_then(|s| s.stages.iter().find(|x| x.stage.value == name))
+                .map_or_else(BTreeMap::new, |x| decl_vars(&x.declare));
+            fx.push(Effect::StageEntered { stage: name });
+        }
+        if st.stages[i].queue.is_empty() {
+            return;
+        }
+        let g = st.stages[i].queue.remove(0);
+        let stage = st.stages[i].stage.clone();
+        self.enter(st, g, stage, fx);
+    }
+
+    fn enter(&self, st: &mut State, g: GoalRef, stage: String, fx: &mut Vec<Effect>) {
+        let decl = match &g.skill {
+            Some(_) => self
+                .script
+                .skills
+                .get(&g.goal)
+                .and_then(|x| x.declare.clone()),
+            None => self
+                .script
+                .stage_goal(&st.session, &stage, &g.goal)
+                .and_then(|x| x.declare.clone()),
+        };
+        let mut vars = decl_vars(decl.as_deref().unwrap_or_default());
+        if let Some(call) = &g.skill {
+            for (k, v) in &call.inputs {
+                vars.insert(k.clone(), Var::Text(v.clone()));
+            }
+        }
+        let inserted = g.skill.is_some();
+        fx.push(Effect::GoalEntered {
+            path: format!("{}/{}/{}", st.session, stage, g.goal),
+            inserted,
+        });
+        st.frames.push(Frame {
+            goal: g,
+            stage,
+            action: 0,
+            action_key: String::new(),
+            rounds: 0,
+            vars,
+            chat_from: st.said,
+            before: Vec::new(),
+        });
+    }
+
+    /// A goal is done: a skill writes its outputs back to the caller (or its list item).
+    fn leave_goal(&self, st: &mut State, fx: &mut Vec<Effect>) {
+        let path = self.path(st);
+        let f = st.frames.last().expect("a frame").clone();
+        if let Some(call) = &f.goal.skill {
+            let values: Vec<(String, String)> = call
+                .outputs
+                .iter()
+                .map(|(caller, template)| (caller.clone(), self.interpolate(st, template, fx)))
+                .collect();
+            st.frames.pop();
+            match &call.item {
+                Some((list, i)) => {
+                    if let Some(Var::List(mut items)) = self.lookup(st, list) {
+                        if let Some(item) = items.get_mut(*i) {
+                            for (k, v) in values {
+                                item.insert(k, v);
+                            }
+                        }
+                        self.set(st, list, Var::List(items), fx);
+                    }
+                }
+                None => {
+                    for (k, v) in values {
+                        self.set(st, &k, Var::Text(v), fx);
+                    }
+                }
+            }
+        } else {
+            st.frames.pop();
+        }
+        fx.push(Effect::GoalLeft {
+            path: path
+                .rsplit_once('#')
+                .map_or(path.clone(), |(p, _)| p.to_string()),
+        });
+        // The paused goal (BEFORE_GOAL) resumes where it was.
+    }
+
+    /// `call`: builds one goal per list item (or one), binds inputs in the
+    /// caller's scope, and places them by `timing`.
+    fn call(&self, st: &mut State, a: &Action, fx: &mut Vec<Effect>) {
+        let name = a.call.as_ref().expect("call").value.clone();
+        let timing = a.timing.as_ref().map_or(Timing::Now, |t| t.value);
+        let items: Vec<Option<(String, usize)>> = match &a.fromlist {
+            Some(list) => match self.lookup(st, &list.value) {
+                Some(Var::List(v)) => (0..v.len())
+                    .map(|i| Some((list.value.clone(), i)))
+                    .collect(),
+                _ => {
+                    fx.push(Effect::Warning {
+                        message: format!("`fromlist: {}` is not a list now; no goals", list.value),
+                    });
+                    Vec::new()
+                }
+            },
+            None => vec![None],
+        };
+        let outputs: Vec<(String, String)> = a
+            .output
+            .iter()
+            .flatten()
+            .filter_map(|o: &Output| {
+                Some((o.set.as_ref()?.value.clone(), json_text(o.value.as_ref()?)))
+            })
+            .collect();
+        let goals: Vec<GoalRef> = items
+            .into_iter()
+            .map(|item| {
+                // Inputs read the item's fields first, then the caller's scopes.
+                let record = item.as_ref().and_then(|(l, i)| match self.lookup(st, l) {
+                    Some(Var::List(v)) => v.get(*i).cloned(),
+                    _ => None,
+                });
+                let inputs = a
+                    .input
+                    .iter()
+                    .flatten()
+                    .filter_map(|o| {
+                        let set = o.set.as_ref()?.value.clone();
+                        let template = json_text(o.value.as_ref()?);
+                        let value = match &record {
+                            Some(r) => {
+                                let mut t = template.clone();
+                                for (k, v) in r {
+                                    t = t.replace(&format!("{{{k}}}"), v);
+                                }
+                                self.interpolate(st, &t, fx)
+                            }
+                            None => self.interpolate(st, &template, fx),
+                        };
+                        Some((set, value))
+                    })
+                    .collect();
+                GoalRef {
+                    goal: name.clone(),
+                    skill: Some(SkillCall {
+                        inputs,
+                        outputs: outputs.clone(),
+                        item,
+                    }),
+                }
+            })
+            .collect();
+        self.advance(st);
+        let current_stage = st
+            .frames
+            .last()
+            .map(|f| f.stage.clone())
+            .unwrap_or_default();
+        let stage_i = st
+            .stages
+            .iter()
+            .position(|s| s.stage == current_stage)
+            .unwrap_or(0);
+        let to = a.timing_to.as_ref().map(|t| t.value.clone());
+        match (timing, to) {
+            (Timing::Now, _) => {
+                // The current goal ends; the skill goals run next, in order.
+                self.leave_goal(st, fx);
+                match st.frames.last_mut() {
+                    Some(parent) => {
+                        parent.before.splice(0..0, goals);
+                    }
+                    None => {
+                        for g in goals.into_iter().rev() {
+                            st.stages[stage_i].queue.insert(0, g);
+                        }
+                    }
+                }
+            }
+            (Timing::BeforeGoal, None) => {
+                // Pause the current goal: the new ones run first, then it resumes.
+                if let Some(f) = st.frames.last_mut() {
+                    f.before.extend(goals);
+                }
+            }
+            (Timing::BeforeGoal, Some(to)) | (Timing::AfterGoal, Some(to)) => {
+                let q = &mut st.stages[stage_i].queue;
+                let at = q.iter().position(|g| g.goal == to && g.skill.is_none());
+                let at = match (timing, at) {
+                    (Timing::BeforeGoal, Some(i)) => i,
+                    (_, Some(i)) => i + 1,
+                    // The named goal is running or done: right after the current one.
+                    (_, None) => 0,
+                };
+                for (k, g) in goals.into_iter().enumerate() {
+                    q.insert(at + k, g);
+                }
+            }
+            (Timing::AfterGoal, None) => {
+                let q = &mut st.stages[stage_i].queue;
+                for (k, g) in goals.into_iter().enumerate() {
+                    q.insert(k, g);
+                }
+            }
+            (Timing::AfterStage, to) => {
+                let i = to
+                    .and_then(|t| st.stages.iter().position(|s| s.stage == t))
+                    .filter(|&i| i >= stage_i)
+                    .unwrap_or(stage_i);
+                st.stages[i].queue.extend(goals);
+            }
+        }
+    }
+
+    /// The prompt of an LLM step: who speaks (definition, tone), the time to the
+    /// second, the scene, the recent chat (bounded), the task.
+    fn prompt(&self, st: &State, a: &Action, task: &str, ask: &str) -> String {
+        let role = &st.ai_role;
+        let mut p = format!("你是{role}");
+        if let Some(d) = self.script.role_define(role) {
+            p.push_str(&format!("（{d}）"));
+        }
+        p.push('。');
+        let tone = a.tone.as_deref().or(self.script.role_tone(role));
+        if let Some(t) = tone {
+            p.push_str(&format!("说话风格：{t}。"));
+        }
+        p.push_str(&format!("\n现在是{}。", self.now));
+        if let Some(scene) = &st.scene {
+            p.push_str(&format!("场景：{scene}。"));
+        }
+        p.push_str("\n\n最近的对话：\n");
+        if st.chat.is_empty() {
+            p.push_str("（还没有）\n");
+        }
+        for l in st
+            .chat
+            .iter()
+            .rev()
+            .take(12)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
+            p.push_str(&format!("{}：{}\n", l.role, l.text));
+        }
+        p.push_str(&format!("\n任务：{task}\n{ask}"));
+        p
+    }
+
+    fn request(
+        &self,
+        st: &mut State,
+        kind: LlmKind,
+        prompt: String,
+        wants: Vec<(String, String)>,
+        list: bool,
+        fx: &mut Vec<Effect>,
+    ) {
+        st.next_request += 1;
+        let req = LlmRequest {
+            id: st.next_request,
+            kind,
+            prompt,
+            wants,
+            list,
+        };
+        st.wait = Wait::Llm { id: req.id };
+        st.pending = Some(req.clone());
+        fx.push(Effect::Llm(req));
+    }
+
+    /// Variables an action's outputs extract: (name, definition).
+    fn wants(&self, st: &State, a: &Action, fx: &mut Vec<Effect>) -> Vec<(String, String)> {
+        a.output
+            .iter()
+            .flatten()
+            .filter_map(|o| {
+                let name = o.get.as_ref()?.value.clone();
+                let define = o
+                    .define
+                    .as_deref()
+                    .map_or(String::new(), |d| self.interpolate(st, d, fx));
+                Some((name, define))
+            })
+            .collect()
+    }
+
+    /// One round of `ai_ask`.
+    fn request_round(&self, st: &mut State, fx: &mut Vec<Effect>) {
+        let Some(a) = self.current_action(st) else {
+            return;
+        };
+        let task = self.interpolate(st, &a.ai_ask.as_ref().expect("ai_ask").value, fx);
+        let exit = a.exit.as_deref().unwrap_or("when the task is complete");
+        let wants = self.wants(st, a, fx);
+        let list = a.tolist.is_some();
+        let names: Vec<String> = wants.iter().map(|(n, d)| format!("{n}（{d}）")).collect();
+        let ask = format!(
+            "继续追问或回答对方的问题，直到满足结束条件：{exit}。\n只输出一个 JSON 对象：{{\"reply\": 你要说的一句话, \"exit\": 是否已满足结束条件(true/false), \"vars\": {{{}}}}}{}",
+            names.join("，"),
+            if list {
+                "；vars 的每个值是一个列表，每项对应提到的一个对象"
+            } else {
+                ""
+            }
+        );
+        let prompt = self.prompt(st, a, &task, &ask);
+        if let Some(f) = st.frames.last_mut() {
+            f.rounds += 1;
+        }
+        self.request(st, LlmKind::AskRound, prompt, wants, list, fx);
+    }
+
+    /// `think`, or the extraction after `ask`: one call for the outputs
+    /// (none when the action only `set`s).
+    fn request_outputs(&self, st: &mut State, kind: LlmKind, fx: &mut Vec<Effect>) {
+        let Some(a) = self.current_action(st) else {
+            return;
+        };
+        let wants = self.wants(st, a, fx);
+        if wants.is_empty() {
+            self.commit(st, &serde_json::Map::new(), fx);
+            self.advance(st);
+            return;
+        }
+        let task = match &a.think {
+            Some(t) => self.interpolate(st, &t.value, fx),
+            None => "从对方刚才的回答中提取信息".to_string(),
+        };
+        let names: Vec<String> = wants.iter().map(|(n, d)| format!("{n}（{d}）")).collect();
+        let ask = format!(
+            "只输出一个 JSON 对象：{{\"vars\": {{{}}}}}",
+            names.join("，")
+        );
+        let list = a.tolist.is_some();
+        let prompt = self.prompt(st, a, &task, &ask);
+        self.request(st, kind, prompt, wants, list, fx);
+    }
+
+    /// Writes an action's outputs: `get`s from `vars`, `set`s from their values.
+    fn commit(
+        &self,
+        st: &mut State,
+        vars: &serde_json::Map<String, serde_json::Value>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(a) = self.current_action(st).cloned() else {
+            return;
+        };
+        if let Some(list) = &a.tolist {
+            // One record per item: each wanted field is a list (or one value for all).
+            let fields: Vec<String> = self.wants(st, &a, fx).into_iter().map(|(n, _)| n).collect();
+            let len = fields
+                .iter()
+                .filter_map(|f| vars.get(f).and_then(|v| v.as_array()).map(Vec::len))
+                .max()
+                .unwrap_or(0);
+            let items: Vec<BTreeMap<String, String>> = (0..len)
+                .map(|i| {
+                    fields
+                        .iter()
+                        .filter_map(|f| {
+                            let v = vars.get(f)?;
+                            let x = v.as_array().map_or(Some(v), |arr| arr.get(i))?;
+                            Some((f.clone(), json_text(x)))
+                        })
+                        .collect()
+                })
+                .collect();
+            self.set(st, &list.value, Var::List(items), fx);
+        }
+        for o in a.output.iter().flatten() {
+            if let Some(get) = &o.get {
+                if a.tolist.is_some() {
+                    continue;
+                }
+                match vars.get(&get.value) {
+                    Some(v) if !v.is_null() => {
+                        self.set(st, &get.value, Var::Text(json_text(v)), fx)
+                    }
+                    _ => fx.push(Effect::Warning {
+                        message: format!("`{}` was not extracted; left as it was", get.value),
+                    }),
+                }
+            } else if let (Some(set), Some(value)) = (&o.set, &o.value) {
+                let v = self.interpolate(st, &json_text(value), fx);
+                self.set(st, &set.value, Var::Text(v), fx);
+            }
+        }
+    }
+
+    /// An LLM reply: parsed leniently; garbage falls back so the script always advances.
+    fn llm_reply(&self, st: &mut State, text: &str, fx: &mut Vec<Effect>) {
+        let Some(req) = st.pending.take() else { return };
+        st.wait = Wait::Start;
+        let path = self.path(st);
+        let role = st.ai_role.clone();
+        let object = crate::llm::parse::extract_object(text).ok();
+        let vars = object
+            .as_ref()
+            .and_then(|o| o.get("vars"))
+            .and_then(|v| v.as_object())
+            .cloned()
+            .or_else(|| object.as_ref().and_then(|o| o.as_object()).cloned())
+            .unwrap_or_default();
+        match req.kind {
+            LlmKind::Say => {
+                let line = text
+                    .trim()
+                    .trim_matches(['"', '「', '」', '“', '”'])
+                    .trim()
+                    .to_string();
+                let line = if line.is_empty() {
+                    fx.push(Effect::Warning {
+                        message: "empty ai_say reply; the built-in line is used".into(),
+                    });
+                    offline_say(&req)
+                } else {
+                    line
+                };
+                self.push_chat(st, &role, &line);
+                fx.push(Effect::Line {
+                    role,
+                    text: line,
+                    action: ActionKind::AiSay,
+                    path,
+                });
+                self.advance(st);
+            }
+            LlmKind::AskRound => {
+                let reply = object
+                    .as_ref()
+                    .and_then(|o| o.get("reply"))
+                    .and_then(|r| r.as_str())
+                    .map(str::to_string)
+                    .unwrap_or_else(|| {
+                        if object.is_none() && !text.trim().is_empty() && !text.contains('{') {
+                            text.trim().to_string()
+                        } else {
+                            String::new()
+                        }
+                    });
+                let said_exit = object
+                    .as_ref()
+                    .and_then(|o| o.get("exit"))
+                    .is_some_and(|e| {
+                        e.as_bool() == Some(true)
+                            || e.as_str().is_some_and(|s| s.eq_ignore_ascii_case("true"))
+                    });
+                let max = self
+                    .current_action(st)
+                    .and_then(|a| a.max_rounds.as_ref())
+                    .map_or(3, |m| m.value.clamp(1, 10) as u32);
+                let rounds = st.frames.last().map_or(0, |f| f.rounds);
+                if !reply.is_empty() {
+                    self.push_chat(st, &role, &reply);
+                    fx.push(Effect::Line {
+                        role,
+                        text: reply,
+                        action: ActionKind::AiAsk,
+                        path,
+                    });
+                }
+                if said_exit || rounds >= max {
+                    // Variables are committed at exit, as the design says.
+                    self.commit(st, &vars, fx);
+                    self.advance(st);
+                } else {
+                    fx.push(Effect::AwaitText);
+                    st.wait = Wait::Text;
+                }
+            }
+            LlmKind::Extract => {
+                self.commit(st, &vars, fx);
+                self.advance(st);
+            }
+        }
+    }
+}
+
+/// The built-in line for an `ai_say` task with no model: the task's first clause.
+pub fn offline_say(req: &LlmRequest) -> String {
+    let task = req
+        .prompt
+        .rsplit_once("任务：")
+        .map_or(req.prompt.as_str(), |(_, t)| t);
+    let first = task
+        .split(['\n', '。', '，'])
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .unwrap_or("嗯。");
+    format!("{first}。")
+}
+
+/// The built-in brain's answer to any request (no model configured): a direct
+/// question from the task, and the human's last answer as every output.
+pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
+    let (_, human_answer) = st
+        .chat
+        .iter()
+        .rev()
+        .map(|l| (l.role.as_str(), l.text.as_str()))
+        .next()
+        .unwrap_or(("", ""));
+    let vars: serde_json::Map<String, serde_json::Value> = req
+        .wants
+        .iter()
+        .map(|(n, _)| {
+            let v = if req.list {
+                let items: Vec<serde_json::Value> = human_answer
+                    .split(['，', '、', ',', '和'])
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| serde_json::Value::String(s.to_string()))
+                    .collect();
+                serde_json::Value::Array(items)
+            } else {
+                serde_json::Value::String(human_answer.to_string())
+            };
+            (n.clone(), v)
+        })
+        .collect();
+    match req.kind {
+        LlmKind::Say => offline_say(req),
+        LlmKind::AskRound => {
+            let answered = st.frames.last().is_some_and(|f| f.rounds > 1);
+            if answered {
+                serde_json::json!({"reply": "好的，我记下了。", "exit": true, "vars": vars})
+                    .to_string()
+            } else {
+                let q = offline_say(req);
+                serde_json::json!({"reply": q.trim_end_matches('。').to_string() + "？", "exit": false, "vars": {}}).to_string()
+            }
+        }
+        LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
+    }
+}
