@@ -42,6 +42,11 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// HEART RULE conversation scripts: play a session, or play-test it with a persona.
+    Script {
+        #[command(subcommand)]
+        command: ScriptCommand,
+    },
     /// Print a readable timeline of an event log (JSON Lines).
     Replay {
         file: PathBuf,
@@ -78,6 +83,42 @@ pub struct SimArgs {
     pub llm: LlmArgs,
 }
 
+#[derive(Subcommand, Debug)]
+pub enum ScriptCommand {
+    /// Play a session in the terminal: roles named, options numbered; replies from
+    /// stdin or `--input` (one per line: an option's key or number, or free text;
+    /// `user_say` lines are clicked automatically).
+    Run {
+        /// The script folder.
+        dir: PathBuf,
+        /// Session to play (default: the first).
+        #[arg(long)]
+        session: Option<String>,
+        /// Read the human's replies from this file instead of stdin.
+        #[arg(long)]
+        input: Option<PathBuf>,
+        /// Write every shown line, input and effect here (JSON Lines).
+        #[arg(long)]
+        transcript: Option<PathBuf>,
+        #[command(flatten)]
+        llm: LlmArgs,
+    },
+    /// Let a persona play the HUMAN role (an automatic playtest): the built-in
+    /// playtester answers with the persona's own sentences; prints the final variables.
+    Play {
+        dir: PathBuf,
+        /// A text file describing who the human is.
+        #[arg(long)]
+        persona: PathBuf,
+        #[arg(long)]
+        session: Option<String>,
+        #[arg(long)]
+        transcript: Option<PathBuf>,
+        #[command(flatten)]
+        llm: LlmArgs,
+    },
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
@@ -88,6 +129,7 @@ pub fn run(cli: Cli) -> i32 {
         }),
         Some(Command::Sim(args)) => sim(args),
         Some(Command::Check { paths }) => check(&paths),
+        Some(Command::Script { command }) => script_command(command),
         Some(Command::Replay {
             file,
             kind,
@@ -420,6 +462,158 @@ fn check(paths: &[PathBuf]) -> i32 {
         1
     } else {
         0
+    }
+}
+
+/// `heartvale script run|play`.
+fn script_command(cmd: ScriptCommand) -> i32 {
+    use crate::script::runner::{self, Human, Mind, Offline, Persona, Remote, Scripted};
+    let (dir, session, transcript, llm) = match &cmd {
+        ScriptCommand::Run {
+            dir,
+            session,
+            transcript,
+            llm,
+            ..
+        }
+        | ScriptCommand::Play {
+            dir,
+            session,
+            transcript,
+            llm,
+            ..
+        } => (
+            dir.clone(),
+            session.clone(),
+            transcript.clone(),
+            llm.clone(),
+        ),
+    };
+    let (src, diags) = crate::script::check::check_dir(&dir);
+    let errors: Vec<_> = diags
+        .iter()
+        .filter(|d| d.severity == crate::script::diag::Severity::Error)
+        .collect();
+    if !errors.is_empty() {
+        for d in errors {
+            eprintln!("{d}");
+        }
+        return 1;
+    }
+    let script = crate::script::engine::Script::from_sources(&src);
+    let Some(session) =
+        session.or_else(|| script.sessions.first().map(|s| s.session.value.clone()))
+    else {
+        eprintln!("{}: no session to play", dir.display());
+        return 1;
+    };
+    let settings = match LlmSettings::resolve(&llm, &crate::llm::config::process_env, None, &[]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    let mut mind: Box<dyn Mind> = match settings.and_then(|s| s.default.clone().map(|e| (s, e))) {
+        Some((s, endpoint)) => match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => Box::new(Remote {
+                runtime,
+                client: crate::llm::client::Client::default(),
+                endpoint,
+                timeout: s.timeout,
+                temperature: s.temperature,
+            }),
+            Err(e) => {
+                eprintln!("cannot start the LLM client: {e}");
+                return 1;
+            }
+        },
+        None => {
+            eprintln!("(offline: the built-in brain answers the AI steps)");
+            Box::new(Offline)
+        }
+    };
+    let mut human: Box<dyn Human> = match &cmd {
+        ScriptCommand::Run { input: Some(f), .. } => match std::fs::read_to_string(f) {
+            Ok(t) => Box::new(Scripted {
+                lines: t
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            }),
+            Err(e) => {
+                eprintln!("{}: {e}", f.display());
+                return 1;
+            }
+        },
+        ScriptCommand::Run { input: None, .. } => Box::new(Scripted {
+            lines: std::io::stdin().lines().map_while(Result::ok),
+        }),
+        ScriptCommand::Play { persona, .. } => match std::fs::read_to_string(persona) {
+            Ok(t) => Box::new(Persona::new(&t)),
+            Err(e) => {
+                eprintln!("{}: {e}", persona.display());
+                return 1;
+            }
+        },
+    };
+    let mut sink: Box<dyn Write> = match &transcript {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("{}: {e}", p.display());
+                return 1;
+            }
+        },
+        None => Box::new(std::io::sink()),
+    };
+    let engine = crate::script::engine::Engine {
+        script: &script,
+        // The wall clock (UTC) to the second, for the prompts.
+        now: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|d| chrono::DateTime::from_timestamp(d.as_secs() as i64, 0))
+            .map_or_else(String::new, |t| {
+                t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+            }),
+    };
+    let stdout = std::io::stdout();
+    let mut show = stdout.lock();
+    match runner::play(
+        &engine,
+        &session,
+        human.as_mut(),
+        mind.as_mut(),
+        &mut show,
+        &mut sink,
+    ) {
+        Ok((outcome, state)) => {
+            let _ = sink.flush();
+            if matches!(cmd, ScriptCommand::Play { .. }) {
+                let _ = writeln!(show, "== variables");
+                for (scope, vars) in [("global", &state.global), ("session", &state.session_vars)] {
+                    for (k, v) in vars {
+                        let _ = writeln!(show, "{scope}.{k} = {}", v.text());
+                    }
+                }
+            }
+            match outcome {
+                runner::Outcome::Done => 0,
+                runner::Outcome::OutOfInput => {
+                    eprintln!("the input ended before the session did");
+                    1
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
     }
 }
 

@@ -388,3 +388,91 @@ fn check_reads_script_folders_too() {
     );
     assert_eq!(out.lines().count(), 15, "{out}");
 }
+
+#[test]
+fn script_run_plays_a_session_from_an_input_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let transcript = dir.path().join("t.jsonl");
+    std::fs::write(&input, "2\n叫我小林\n").unwrap();
+    let out = heartvale(&[
+        "script",
+        "run",
+        "scenarios/heartvale/scripts/hello",
+        "--input",
+        input.to_str().unwrap(),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = stdout(&out);
+    let want = [
+        "守望精灵：欢迎来到游心谷，我是心谷的守望精灵。",
+        "  1) A. 心谷是什么地方?",
+        "  2) B. 我要进入心谷",
+        "  > B",
+        "守望精灵：进去前，需要先收集你一些信息",
+        "  ▶ 没问题，你问吧",
+        "守望精灵：向心旅者询问名字？",
+        "  > 叫我小林",
+        "守望精灵：好的，我记下了。",
+        "守望精灵：根据心旅者给的名称叫我小林。",
+        "— 会谈结束 —",
+    ];
+    assert_eq!(shown.lines().collect::<Vec<_>>(), want);
+    // The transcript has every line as shown, the inputs, the variables and the offline marks.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&transcript)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let said: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["effect"]["effect"] == "line")
+        .map(|l| l["effect"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(said.len(), 5);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["input"]["input"] == "choose" && l["input"]["key"] == "B")
+    );
+    assert!(lines.iter().any(|l| l["effect"]["effect"] == "var_set"
+        && l["effect"]["name"] == "心旅者名"
+        && l["effect"]["value"] == "叫我小林"));
+    assert!(lines.iter().any(|l| l["llm_reply"]["offline"] == true));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["effect"]["effect"] == "session_ended")
+    );
+}
+
+#[test]
+fn script_play_lets_a_persona_finish_a_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let persona = dir.path().join("p.txt");
+    std::fs::write(&persona, "我叫阿溪，十六岁。我想进去看看。").unwrap();
+    let out = heartvale(&[
+        "script",
+        "play",
+        "scenarios/heartvale/scripts/hello",
+        "--persona",
+        persona.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = stdout(&out);
+    assert!(
+        shown.contains("  > B"),
+        "the persona picks the option closest to it: {shown}"
+    );
+    assert!(shown.contains("— 会谈结束 —"), "{shown}");
+}

@@ -8,3 +8,4 @@ pub mod diag;
 pub mod engine;
 pub mod format;
 pub mod load;
+pub mod runner;

@@ -1,0 +1,243 @@
+//! Playing a session outside the game: the host loop around the engine, with
+//! a pluggable human (a terminal or input file for `script run`, a persona for
+//! `script play`) and a pluggable mind for the LLM steps (a real endpoint, or
+//! the offline built-in answers). Every shown line, input and effect goes to a
+//! JSON Lines transcript.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use super::engine::{Effect, Engine, EngineError, Input, LlmRequest, State, Wait, offline_reply};
+
+/// Who answers as the HUMAN role.
+pub trait Human {
+    /// Picks one of `options` (key, text); returns the key.
+    fn choose(&mut self, options: &[(String, String)], state: &State) -> Option<String>;
+    /// The human's own words after the AI's last line.
+    fn answer(&mut self, state: &State) -> Option<String>;
+}
+
+/// Answers LLM requests; `Err` falls back to the offline answer.
+pub trait Mind {
+    fn reply(&mut self, req: &LlmRequest) -> Result<String, String>;
+}
+
+/// No model: every request gets the built-in offline answer.
+pub struct Offline;
+
+impl Mind for Offline {
+    fn reply(&mut self, _: &LlmRequest) -> Result<String, String> {
+        Err("offline".into())
+    }
+}
+
+/// Replies read one per line: an option by its key (or its number), free text as is.
+pub struct Scripted<I: Iterator<Item = String>> {
+    pub lines: I,
+}
+
+impl<I: Iterator<Item = String>> Human for Scripted<I> {
+    fn choose(&mut self, options: &[(String, String)], _: &State) -> Option<String> {
+        let line = self.lines.next()?;
+        let t = line.trim();
+        if let Ok(n) = t.parse::<usize>()
+            && (1..=options.len()).contains(&n)
+            && !options.iter().any(|(k, _)| k == t)
+        {
+            return Some(options[n - 1].0.clone());
+        }
+        Some(t.to_string())
+    }
+
+    fn answer(&mut self, _: &State) -> Option<String> {
+        self.lines.next().map(|l| l.trim().to_string())
+    }
+}
+
+/// The built-in playtester: a persona description answers in its own words
+/// (its sentences in turn) and picks the option closest to what it says.
+pub struct Persona {
+    pub sentences: Vec<String>,
+    next: usize,
+}
+
+impl Persona {
+    pub fn new(description: &str) -> Self {
+        let sentences: Vec<String> = description
+            .split(['。', '！', '？', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && !s.starts_with('#'))
+            .map(|s| format!("{s}。"))
+            .collect();
+        Self { sentences, next: 0 }
+    }
+}
+
+impl Human for Persona {
+    fn choose(&mut self, options: &[(String, String)], _: &State) -> Option<String> {
+        let me: String = self.sentences.concat();
+        // The option sharing most characters with the persona; the first on ties.
+        options
+            .iter()
+            .max_by_key(|(k, text)| {
+                let shared = text.chars().filter(|c| me.contains(*c)).count();
+                (shared, std::cmp::Reverse(k.clone()))
+            })
+            .map(|(k, _)| k.clone())
+    }
+
+    fn answer(&mut self, _: &State) -> Option<String> {
+        if self.sentences.is_empty() {
+            return Some("嗯。".into());
+        }
+        let s = self.sentences[self.next % self.sentences.len()].clone();
+        self.next += 1;
+        Some(s)
+    }
+}
+
+/// A real OpenAI-compatible endpoint, called synchronously (the terminal waits).
+pub struct Remote {
+    pub runtime: tokio::runtime::Runtime,
+    pub client: crate::llm::client::Client,
+    pub endpoint: crate::llm::client::Endpoint,
+    pub timeout: std::time::Duration,
+    pub temperature: f32,
+}
+
+impl Mind for Remote {
+    fn reply(&mut self, req: &LlmRequest) -> Result<String, String> {
+        use crate::llm::client::{ChatRequest, Format, Message};
+        let chat = ChatRequest {
+            messages: vec![Message::user(req.prompt.clone())],
+            temperature: self.temperature,
+            max_tokens: 400,
+            seed: None,
+            format: Format::Text,
+            stream: false,
+        };
+        self.runtime
+            .block_on(self.client.chat(&self.endpoint, &chat, self.timeout))
+            .map(|r| r.content)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Done,
+    /// The human had nothing more to say (input file exhausted).
+    OutOfInput,
+}
+
+/// Plays `session` to the end. `show` prints each line as a terminal shows
+/// it; `transcript` gets one JSON object per line, input and effect.
+pub fn play(
+    engine: &Engine,
+    session: &str,
+    human: &mut dyn Human,
+    mind: &mut dyn Mind,
+    show: &mut dyn Write,
+    transcript: &mut dyn Write,
+) -> Result<(Outcome, State), EngineError> {
+    let mut st = engine.start(session)?;
+    let mut input = Input::Start;
+    loop {
+        let _ = writeln!(transcript, "{}", json!({ "input": input }));
+        let effects = engine.resume(&mut st, input)?;
+        for e in &effects {
+            let _ = writeln!(transcript, "{}", json!({ "effect": e }));
+            match e {
+                Effect::Line { role, text, .. } => {
+                    let _ = writeln!(show, "{role}：{text}");
+                }
+                Effect::UserSay { text } => {
+                    let _ = writeln!(show, "  ▶ {text}");
+                }
+                Effect::Choices { options, .. } => {
+                    for (i, (k, t)) in options.iter().enumerate() {
+                        let _ = writeln!(show, "  {}) {k}. {t}", i + 1);
+                    }
+                }
+                Effect::Warning { message } => {
+                    let _ = writeln!(show, "  ⚠ {message}");
+                }
+                Effect::SessionEnded => {
+                    let _ = writeln!(show, "— 会谈结束 —");
+                }
+                _ => {}
+            }
+        }
+        input = match st.wait.clone() {
+            Wait::Done => return Ok((Outcome::Done, st)),
+            Wait::Start => Input::Start,
+            Wait::Continue => Input::Continue,
+            Wait::Choice { .. } => {
+                let options: Vec<(String, String)> = effects
+                    .iter()
+                    .rev()
+                    .find_map(|e| match e {
+                        Effect::Choices { options, .. } => Some(options.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                match human.choose(&options, &st) {
+                    Some(key) => {
+                        let _ = writeln!(show, "  > {key}");
+                        Input::Choose { key }
+                    }
+                    None => return Ok((Outcome::OutOfInput, st)),
+                }
+            }
+            Wait::Text => match human.answer(&st) {
+                Some(text) => {
+                    let _ = writeln!(show, "  > {text}");
+                    Input::Text { text }
+                }
+                None => return Ok((Outcome::OutOfInput, st)),
+            },
+            Wait::Llm { id } => {
+                let req = st.pending.clone().expect("a pending request");
+                let (text, offline) = match mind.reply(&req) {
+                    Ok(t) => (t, false),
+                    Err(_) => (offline_reply(&st, &req), true),
+                };
+                let _ = writeln!(
+                    transcript,
+                    "{}",
+                    json!({ "llm_reply": { "id": id, "offline": offline, "text": text } })
+                );
+                Input::LlmReply { id, text }
+            }
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_persona_answers_in_turn_and_picks_the_closest_option() {
+        let mut p = Persona::new("我叫小林，十五岁。最近总睡不好！想进去看看。");
+        assert_eq!(
+            p.sentences,
+            ["我叫小林，十五岁。", "最近总睡不好。", "想进去看看。"]
+        );
+        let options = vec![
+            ("A".to_string(), "心谷是什么地方?".to_string()),
+            ("B".to_string(), "我要进去看看".to_string()),
+        ];
+        let st: State = serde_json::from_value(serde_json::json!({
+            "version": 1, "script_hash": 0, "session": "s", "stages": [], "frames": [],
+            "global": {}, "session_vars": {}, "stage_vars": {}, "chat": [], "said": 0,
+            "ai_role": "AI", "scene": null, "wait": "Start", "next_request": 0, "pending": null
+        }))
+        .unwrap();
+        assert_eq!(p.choose(&options, &st).as_deref(), Some("B"));
+        assert_eq!(p.answer(&st).as_deref(), Some("我叫小林，十五岁。"));
+        assert_eq!(p.answer(&st).as_deref(), Some("最近总睡不好。"));
+    }
+}
