@@ -17,7 +17,7 @@ use super::load::ScriptSources;
 /// State format version: bump when [`State`] changes shape.
 pub const STATE_VERSION: u32 = 1;
 /// Actions one `resume` may run before it declares a runaway (a call cycle).
-pub const STEP_BUDGET: u32 = 10_000;
+pub const STEP_BUDGET: u32 = 200_000;
 /// Chat lines kept for prompts.
 pub const CHAT_KEEP: usize = 40;
 
@@ -281,6 +281,8 @@ pub struct Script {
     pub global: Vec<VarDecl>,
     pub roles: Vec<super::format::Role>,
     pub hash: u64,
+    /// Every condition, compiled once at load (by its source text).
+    pub conditions: std::collections::HashMap<String, Result<Condition, String>>,
 }
 
 impl Script {
@@ -291,6 +293,7 @@ impl Script {
             global: Vec::new(),
             roles: Vec::new(),
             hash: 0xcbf2_9ce4_8422_2325,
+            conditions: std::collections::HashMap::new(),
         };
         for d in &src.docs {
             s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
@@ -302,6 +305,20 @@ impl Script {
             s.global.extend(d.doc.global.iter().flatten().cloned());
             s.roles.extend(d.doc.roles.iter().flatten().cloned());
         }
+        let goals = s
+            .sessions
+            .iter()
+            .flat_map(|x| x.stages.iter().flat_map(|st| st.steps.iter()))
+            .chain(s.skills.values());
+        let mut conditions = std::collections::HashMap::new();
+        for g in goals {
+            for c in g.actions.iter().filter_map(|a| a.condition.as_ref()) {
+                conditions
+                    .entry(c.value.clone())
+                    .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
+            }
+        }
+        s.conditions = conditions;
         for (_, text) in &src.texts {
             for b in text.bytes() {
                 s.hash ^= b as u64;
@@ -479,7 +496,7 @@ impl Engine<'_> {
             }
             (Wait::Text, Input::Text { text }) => {
                 self.push_chat(st, &human, text);
-                let kind = self.current_action(st).map(|a| a.kinds()[0]);
+                let kind = self.current_action(st).and_then(Action::kind);
                 match kind {
                     // After `ask`, the outputs are extracted from the answer.
                     Some(ActionKind::Ask) => self.request_outputs(st, LlmKind::Extract, fx),
@@ -614,6 +631,25 @@ impl Engine<'_> {
             match after.find('}') {
                 Some(close) if !after[..close].contains('{') => {
                     let name = after[..close].trim();
+                    // Most names are plain variables: read them in place (not
+                    // inside a fromlist goal, whose item fields come between).
+                    let top = st.frames.last();
+                    let in_item = top
+                        .is_some_and(|f| f.goal.skill.as_ref().is_some_and(|c| c.item.is_some()));
+                    let direct = match top.and_then(|f| f.vars.get(name)) {
+                        Some(v) => Some(v),
+                        None if in_item => None,
+                        None => st
+                            .stage_vars
+                            .get(name)
+                            .or_else(|| st.session_vars.get(name))
+                            .or_else(|| st.global.get(name)),
+                    };
+                    if let Some(Var::Text(t)) = direct {
+                        out.push_str(t);
+                        rest = &after[close + 1..];
+                        continue;
+                    }
                     match self.lookup(st, name) {
                         Some(Var::Null) => {
                             out.push_str(&format!("⟨{name}?⟩"));
@@ -645,7 +681,15 @@ impl Engine<'_> {
         let Some(c) = &a.condition else {
             return true;
         };
-        match Condition::parse(&c.value) {
+        let parsed;
+        let compiled = match self.script.conditions.get(&c.value) {
+            Some(c) => c.as_ref(),
+            None => {
+                parsed = Condition::parse(&c.value).map_err(|e| e.to_string());
+                parsed.as_ref()
+            }
+        };
+        match compiled {
             Ok(cond) => cond.eval(&|name| {
                 self.lookup(st, name)
                     .map_or(Value::Undefined, |v| v.condition_value())
@@ -689,9 +733,12 @@ impl Engine<'_> {
                 self.leave_goal(st, fx);
                 continue;
             };
-            let kind = action.kinds().first().copied();
-            if let Some(f) = st.frames.last_mut() {
-                f.action_key = kind.map_or("", ActionKind::key).to_string();
+            let kind = action.kind();
+            let key = kind.map_or("", ActionKind::key);
+            if let Some(f) = st.frames.last_mut()
+                && f.action_key != key
+            {
+                f.action_key = key.to_string();
             }
             if !self.condition_holds(st, action, fx) {
                 self.advance(st);

@@ -263,6 +263,14 @@ impl Action {
         out
     }
 
+    /// The first kind present (what the engine runs), without allocating.
+    pub fn kind(&self) -> Option<ActionKind> {
+        ActionKind::ALL
+            .into_iter()
+            .find(|k| self.kind_text(*k).is_some())
+            .or_else(|| self.ai.as_ref().map(|_| ActionKind::Scene))
+    }
+
     /// The text under a kind's key.
     pub fn kind_text(&self, k: ActionKind) -> Option<&Spanned<String>> {
         match k {
