@@ -253,6 +253,10 @@ fn read_yaml<T: DeserializeOwned>(
 
 /// Parses YAML text into `T`, reporting line, column and the dotted field path.
 pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
+    // The fast path: most files are fine, and tracking the field path costs.
+    if let Ok(v) = serde_saphyr::from_str::<T>(text) {
+        return Ok(v);
+    }
     let mut path = String::new();
     let result = serde_saphyr::with_deserializer_from_str(text, |de| {
         serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
