@@ -758,12 +758,12 @@ fn a_reply_for_a_resident_that_is_gone_is_dropped() {
     }
 }
 
-#[test]
-fn conversation_memories_are_rewritten_in_the_residents_own_words() {
+/// The default town for a day, every resident on the fake server's town answers.
+fn town_on_fake_server() -> (FakeServer, App) {
     let inner = fake::town_handler();
     let fake = server(move |req| inner(req));
     let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
-    let mut app = headless_app_with_llm(
+    let app = headless_app_with_llm(
         default_scenario(),
         7,
         1,
@@ -771,6 +771,12 @@ fn conversation_memories_are_rewritten_in_the_residents_own_words() {
         Some(settings),
     )
     .expect("the LLM brain starts");
+    (fake, app)
+}
+
+#[test]
+fn conversation_memories_are_rewritten_in_the_residents_own_words() {
+    let (_fake, mut app) = town_on_fake_server();
     // Until the first recap is used, before the night folds memories into a summary.
     let events = run_until(&mut app, 2000, |ev| {
         ev.iter()
@@ -800,17 +806,7 @@ fn conversation_memories_are_rewritten_in_the_residents_own_words() {
 
 #[test]
 fn a_models_emotion_tag_labels_its_line() {
-    let inner = fake::town_handler();
-    let fake = server(move |req| inner(req));
-    let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
-    let mut app = headless_app_with_llm(
-        default_scenario(),
-        7,
-        1,
-        EventLog::in_memory(),
-        Some(settings),
-    )
-    .expect("the LLM brain starts");
+    let (_fake, mut app) = town_on_fake_server();
     const LINE: &str = "说得对，改天一起去酒馆坐坐吧，我请客。";
     let events = run_until(&mut app, 2000, |ev| {
         ev.iter()
