@@ -356,3 +356,49 @@ fn wrong_inputs_and_runaways_are_typed_errors() {
         Err(EngineError::Runaway)
     ));
 }
+
+#[test]
+fn a_garbage_reply_is_repaired_once_then_falls_back() {
+    let s = script(HELLO);
+    let engine = Engine {
+        script: &s,
+        now: String::new(),
+    };
+    let mut st = engine.start("首次会谈").unwrap();
+    engine.resume(&mut st, Input::Start).unwrap();
+    engine
+        .resume(&mut st, Input::Choose { key: "B".into() })
+        .unwrap();
+    engine.resume(&mut st, Input::Continue).unwrap();
+    let first = st.pending.clone().unwrap();
+    assert!(!first.repair);
+    // Not JSON: one repair request, quoting the bad answer.
+    let fx = engine
+        .resume(
+            &mut st,
+            Input::LlmReply {
+                id: first.id,
+                text: "你叫什么名字呀".into(),
+            },
+        )
+        .unwrap();
+    let retry = st.pending.clone().unwrap();
+    assert!(retry.repair && retry.id != first.id);
+    assert!(retry.prompt.contains("你叫什么名字呀"));
+    assert!(fx.iter().any(|e| matches!(e, Effect::Warning { .. })));
+    // Garbage again: the text itself is used as the question, and the script goes on.
+    let fx = engine
+        .resume(
+            &mut st,
+            Input::LlmReply {
+                id: retry.id,
+                text: "你叫什么名字呀".into(),
+            },
+        )
+        .unwrap();
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Line { text, .. } if text == "你叫什么名字呀"))
+    );
+    assert_eq!(st.wait, Wait::Text);
+}

@@ -207,6 +207,9 @@ pub struct LlmRequest {
     pub wants: Vec<(String, String)>,
     /// `tolist`: the variables come back as a list of records.
     pub list: bool,
+    /// A second try after an answer that was not the JSON asked for.
+    #[serde(default)]
+    pub repair: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1106,6 +1109,7 @@ impl Engine<'_> {
             prompt,
             wants,
             list,
+            repair: false,
         };
         st.wait = Wait::Llm { id: req.id };
         st.pending = Some(req.clone());
@@ -1239,6 +1243,27 @@ impl Engine<'_> {
         let path = self.path(st);
         let role = st.ai_role.clone();
         let object = crate::llm::parse::extract_object(text).ok();
+        // JSON was asked for and not given: one repair request, then the fallbacks.
+        if object.is_none() && req.kind != LlmKind::Say && !req.repair {
+            fx.push(Effect::Warning {
+                message: "the reply was not the JSON asked for; asking once more".into(),
+            });
+            st.next_request += 1;
+            let retry = LlmRequest {
+                id: st.next_request,
+                prompt: format!(
+                    "{}\n\n你上一次的回答不是要求的 JSON：\n{}\n请只输出那个 JSON 对象，不要别的文字。",
+                    req.prompt,
+                    text.chars().take(400).collect::<String>()
+                ),
+                repair: true,
+                ..req
+            };
+            st.wait = Wait::Llm { id: retry.id };
+            st.pending = Some(retry.clone());
+            fx.push(Effect::Llm(retry));
+            return;
+        }
         let vars = object
             .as_ref()
             .and_then(|o| o.get("vars"))
