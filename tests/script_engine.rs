@@ -111,6 +111,17 @@ fn the_hello_script_plays_both_branches() {
     assert!(!b.iter().any(|l| l.contains("是的，我想进去")));
 }
 
+/// The hello session up to its `ai_ask`, the first round's request out.
+fn at_first_ask(engine: &Engine) -> State {
+    let mut st = engine.start("首次会谈").unwrap();
+    engine.resume(&mut st, Input::Start).unwrap();
+    engine
+        .resume(&mut st, Input::Choose { key: "B".into() })
+        .unwrap();
+    engine.resume(&mut st, Input::Continue).unwrap();
+    st
+}
+
 fn timing_script(call: &str) -> Script {
     script(&format!(
         r#"sessions:
@@ -274,12 +285,7 @@ fn a_save_in_the_middle_of_an_ai_ask_resumes() {
         script: &s,
         now: "2026-04-06 10:00:00".into(),
     };
-    let mut st = engine.start("首次会谈").unwrap();
-    engine.resume(&mut st, Input::Start).unwrap();
-    engine
-        .resume(&mut st, Input::Choose { key: "B".into() })
-        .unwrap();
-    engine.resume(&mut st, Input::Continue).unwrap();
+    let mut st = at_first_ask(&engine);
     // The first ai_ask round is out.
     let req = st.pending.clone().unwrap();
     assert!(
@@ -364,12 +370,7 @@ fn a_garbage_reply_is_repaired_once_then_falls_back() {
         script: &s,
         now: String::new(),
     };
-    let mut st = engine.start("首次会谈").unwrap();
-    engine.resume(&mut st, Input::Start).unwrap();
-    engine
-        .resume(&mut st, Input::Choose { key: "B".into() })
-        .unwrap();
-    engine.resume(&mut st, Input::Continue).unwrap();
+    let mut st = at_first_ask(&engine);
     let first = st.pending.clone().unwrap();
     assert!(!first.repair);
     // Not JSON: one repair request, quoting the bad answer.

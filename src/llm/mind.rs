@@ -32,8 +32,8 @@ use crate::sim::residents::{
     Activity, AsyncMind, Census, Needs, Persona, Resident, Roster, Thinking, Walking, Whereabouts,
 };
 use crate::sim::social::{
-    Conversation, Delivered, LineInputs, LineRequest, SocialSet, SocialState, TalkerView, deliver,
-    split_end, with_line_context,
+    self, Conversation, Delivered, LineInputs, LineRequest, SocialSet, SocialState, TalkerView,
+    deliver, with_line_context,
 };
 use crate::sim::{LoadedScenario, RunSettings, SimSet, SimStep};
 
@@ -415,13 +415,19 @@ struct CallRecord<'a> {
     outcome: &'static str,
     used: &'static str,
     reason: Option<String>,
+    done: &'a Done,
+    pending: &'a Pending,
+    now: crate::time::GameTime,
 }
 
 impl<'a> CallRecord<'a> {
-    /// Records of one resident's call of one kind, by (outcome, used, reason).
+    /// Records of one finished call of one resident, by (outcome, used, reason).
     fn maker(
         resident: &'a ResidentId,
         kind: &'a str,
+        now: crate::time::GameTime,
+        done: &'a Done,
+        pending: &'a Pending,
     ) -> impl Fn(&'static str, &'static str, Option<String>) -> CallRecord<'a> {
         move |outcome, used, reason| CallRecord {
             resident,
@@ -429,19 +435,20 @@ impl<'a> CallRecord<'a> {
             outcome,
             used,
             reason,
+            done,
+            pending,
+            now,
         }
+    }
+
+    /// Books the call (stats, breaker, first failure) and writes its `llm_call` event.
+    fn log(self, brain: &mut LlmBrain, events: &mut MessageWriter<SimEvent>) {
+        log_call(brain, events, self);
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn log_call(
-    brain: &mut LlmBrain,
-    events: &mut MessageWriter<SimEvent>,
-    now: crate::time::GameTime,
-    done: &Done,
-    pending: &Pending,
-    rec: CallRecord<'_>,
-) {
+fn log_call(brain: &mut LlmBrain, events: &mut MessageWriter<SimEvent>, rec: CallRecord<'_>) {
+    let (now, done, pending) = (rec.now, rec.done, rec.pending);
     if let Err(e) = &done.result {
         let ep = &brain.endpoints[pending.endpoint];
         brain
@@ -693,28 +700,14 @@ fn plans(
                 },
             },
         };
-        let record = CallRecord::maker(&id, kind);
+        let record = CallRecord::maker(&id, kind, now, &done, &pending);
         if !current {
-            log_call(
-                brain,
-                &mut events,
-                now,
-                &done,
-                &pending,
-                record("ok", "dropped", Some("superseded".into())),
-            );
+            record("ok", "dropped", Some("superseded".into())).log(brain, &mut events);
             continue;
         }
         match outcome {
             Ok(Ok(plan)) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record("ok", "llm", None),
-                );
+                record("ok", "llm", None).log(brain, &mut events);
                 brain.stats.residents[pending.resident as usize].llm_plans += 1;
                 ready.write(PlanReady {
                     entity,
@@ -733,14 +726,7 @@ fn plans(
                     .unwrap_or_default();
                 match gate {
                     Gate::Send => {
-                        log_call(
-                            brain,
-                            &mut events,
-                            now,
-                            &done,
-                            &pending,
-                            record("invalid", "repair", Some(problem.clone())),
-                        );
+                        record("invalid", "repair", Some(problem.clone())).log(brain, &mut events);
                         let Some(repair_messages) = inputs.with_context(entity, |cx, _| {
                             prompts::repair_messages(messages, &answer, &problem, cx)
                         }) else {
@@ -761,44 +747,20 @@ fn plans(
                         );
                     }
                     Gate::Skip(why) => {
-                        log_call(
-                            brain,
-                            &mut events,
-                            now,
-                            &done,
-                            &pending,
-                            record(
-                                "invalid",
-                                "builtin",
-                                Some(format!("{problem}; no repair: {why}")),
-                            ),
-                        );
+                        let why = format!("{problem}; no repair: {why}");
+                        record("invalid", "builtin", Some(why)).log(brain, &mut events);
                         brain.stats.fallback(pending.resident);
                         fallback_plan(&mut inputs, &mut ready, entity, request);
                     }
                 }
             }
             Ok(Err(problem)) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record("invalid", "builtin", Some(problem)),
-                );
+                record("invalid", "builtin", Some(problem)).log(brain, &mut events);
                 brain.stats.fallback(pending.resident);
                 fallback_plan(&mut inputs, &mut ready, entity, request);
             }
             Err((_, text)) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record("error", "builtin", Some(text)),
-                );
+                record("error", "builtin", Some(text)).log(brain, &mut events);
                 brain.stats.fallback(pending.resident);
                 fallback_plan(&mut inputs, &mut ready, entity, request);
             }
@@ -895,7 +857,7 @@ fn deliver_lines(
             continue;
         };
         let id = inputs.roster.ids[pending.resident as usize].clone();
-        let record = CallRecord::maker(&id, "line");
+        let record = CallRecord::maker(&id, "line", now, &done, &pending);
         let parsed = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {
@@ -917,26 +879,12 @@ fn deliver_lines(
         };
         match parsed {
             Ok(said) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record("ok", "llm", None),
-                );
+                record("ok", "llm", None).log(brain, &mut events);
                 brain.stats.residents[pending.resident as usize].llm_lines += 1;
                 deliver(&social, &mut conversations, conversation, said);
             }
             Err((outcome, why)) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record(outcome, "builtin", Some(why)),
-                );
+                record(outcome, "builtin", Some(why)).log(brain, &mut events);
                 brain.stats.fallback(pending.resident);
                 builtin_line(&inputs, &social, &mut conversations, &q, conversation);
             }
@@ -958,14 +906,12 @@ fn builtin_line(
     else {
         return;
     };
-    let brain = inputs.brain.0.clone();
-    let line = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx)).unwrap_or_default();
-    let (line, ends) = split_end(&line);
-    let said = Delivered {
-        line,
-        ends,
+    // A speaker who is gone says nothing, which ends the conversation.
+    let said = social::builtin_line(c, inputs, q).unwrap_or(Delivered {
+        line: String::new(),
+        ends: false,
         emotion: None,
-    };
+    });
     deliver(social, conversations, conversation, said);
 }
 
@@ -1123,7 +1069,7 @@ fn recaps(
             continue;
         };
         let id = brain.ids[pending.resident as usize].clone();
-        let record = CallRecord::maker(&id, "recap");
+        let record = CallRecord::maker(&id, "recap", now, &done, &pending);
         let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {
@@ -1161,7 +1107,7 @@ fn recaps(
                 record(outcome, "builtin", Some(why))
             }
         };
-        log_call(brain, &mut events, now, &done, &pending, rec);
+        rec.log(brain, &mut events);
     }
     for req in requests.read() {
         let Ok((r, _)) = q.get(req.entity) else {
@@ -1233,18 +1179,12 @@ fn summaries(
         };
         let Ok((r, persona, mut memories)) = q.get_mut(entity) else {
             let id = brain.ids[pending.resident as usize].clone();
-            let rec = CallRecord {
-                resident: &id,
-                kind: "summary",
-                outcome: "ok",
-                used: "dropped",
-                reason: Some("the resident is gone".into()),
-            };
-            log_call(brain, &mut events, now, &done, &pending, rec);
+            let record = CallRecord::maker(&id, "summary", now, &done, &pending);
+            record("ok", "dropped", Some("the resident is gone".into())).log(brain, &mut events);
             continue;
         };
         let id = r.id.clone();
-        let record = CallRecord::maker(&id, "summary");
+        let record = CallRecord::maker(&id, "summary", now, &done, &pending);
         let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
             Err(e) => Err(("error", e)),
             Ok(reply) => {
@@ -1258,25 +1198,11 @@ fn summaries(
         };
         let summary = match text {
             Ok(t) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record("ok", "llm", None),
-                );
+                record("ok", "llm", None).log(brain, &mut events);
                 t
             }
             Err((outcome, why)) => {
-                log_call(
-                    brain,
-                    &mut events,
-                    now,
-                    &done,
-                    &pending,
-                    record(outcome, "builtin", Some(why)),
-                );
+                record(outcome, "builtin", Some(why)).log(brain, &mut events);
                 brain.stats.fallback(pending.resident);
                 builtin_summary(&active, persona, entries)
             }

@@ -65,43 +65,49 @@ pub fn referenced_vars(text: &str) -> Vec<&str> {
     out
 }
 
+/// Every goal of the set: the sessions' stage goals, then the skills.
+pub fn all_goals(src: &ScriptSources) -> impl Iterator<Item = &Goal> {
+    src.docs.iter().flat_map(|d| {
+        d.doc
+            .sessions
+            .iter()
+            .flatten()
+            .flat_map(|s| s.stages.iter().flat_map(|st| st.steps.iter()))
+            .chain(d.doc.skills.iter().flatten())
+    })
+}
+
+/// Every variable declaration of the set, at any scope.
+fn all_declarations(src: &ScriptSources) -> impl Iterator<Item = &VarDecl> {
+    let scoped = src.docs.iter().flat_map(|d| {
+        d.doc
+            .global
+            .iter()
+            .flatten()
+            .chain(d.doc.sessions.iter().flatten().flat_map(|s| {
+                s.declare
+                    .iter()
+                    .chain(s.stages.iter().flat_map(|st| st.declare.iter()))
+            }))
+    });
+    scoped.chain(all_goals(src).flat_map(|g| g.declare.iter().flatten()))
+}
+
 /// Every name the set declares or produces somewhere (any scope).
 fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
-    let mut known = BTreeSet::new();
-    let decl = |d: &[VarDecl], known: &mut BTreeSet<String>| {
-        for v in d {
-            known.insert(v.var.value.clone());
-        }
-    };
-    let goal = |g: &Goal, known: &mut BTreeSet<String>| {
-        decl(g.declare.as_deref().unwrap_or_default(), known);
-        for a in &g.actions {
-            if let Some(v) = &a.user_option {
-                known.insert(v.value.clone());
-            }
-            if let Some(v) = &a.tolist {
-                known.insert(v.value.clone());
-            }
-            for o in a.output.iter().flatten() {
-                if let Some(v) = o.get.as_ref().or(o.set.as_ref()) {
-                    known.insert(v.value.clone());
-                }
-            }
-        }
-    };
-    for d in &src.docs {
-        decl(d.doc.global.as_deref().unwrap_or_default(), &mut known);
-        for s in d.doc.sessions.iter().flatten() {
-            decl(&s.declare, &mut known);
-            for st in &s.stages {
-                decl(&st.declare, &mut known);
-                for g in &st.steps {
-                    goal(g, &mut known);
-                }
-            }
-        }
-        for g in d.doc.skills.iter().flatten() {
-            goal(g, &mut known);
+    let mut known: BTreeSet<String> = all_declarations(src).map(|v| v.var.value.clone()).collect();
+    for a in all_goals(src).flat_map(|g| g.actions.iter()) {
+        let produced = a
+            .output
+            .iter()
+            .flatten()
+            .filter_map(|o| o.get.as_ref().or(o.set.as_ref()));
+        for v in [&a.user_option, &a.tolist]
+            .into_iter()
+            .flatten()
+            .chain(produced)
+        {
+            known.insert(v.value.clone());
         }
     }
     known
@@ -235,61 +241,26 @@ fn dup(place: &Place, s: &Spanned<String>, what: &str) -> ScriptDiagnostic {
 /// Every `user_option` variable with the keys of all its choices.
 fn option_keys(src: &ScriptSources) -> BTreeMap<String, BTreeSet<String>> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut goal = |g: &Goal| {
-        for a in &g.actions {
-            if let Some(v) = &a.user_option {
-                let keys = out.entry(v.value.clone()).or_default();
-                for m in a.choices.iter().flatten() {
-                    keys.extend(m.keys().cloned());
-                }
+    for a in all_goals(src).flat_map(|g| g.actions.iter()) {
+        if let Some(v) = &a.user_option {
+            let keys = out.entry(v.value.clone()).or_default();
+            for m in a.choices.iter().flatten() {
+                keys.extend(m.keys().cloned());
             }
         }
-    };
-    for d in &src.docs {
-        for s in d.doc.sessions.iter().flatten() {
-            for st in &s.stages {
-                st.steps.iter().for_each(&mut goal);
-            }
-        }
-        d.doc.skills.iter().flatten().for_each(&mut goal);
     }
     out
 }
 
 /// Variables that are lists: `tolist:` targets and declarations with a list value.
 fn list_variables(src: &ScriptSources) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let decl = |d: &[VarDecl], out: &mut BTreeSet<String>| {
-        for v in d {
-            if matches!(v.value, Some(serde_json::Value::Array(_))) {
-                out.insert(v.var.value.clone());
-            }
-        }
-    };
-    let goal = |g: &Goal, out: &mut BTreeSet<String>| {
-        decl(g.declare.as_deref().unwrap_or_default(), out);
-        for a in &g.actions {
-            if let Some(l) = &a.tolist {
-                out.insert(l.value.clone());
-            }
-        }
-    };
-    for d in &src.docs {
-        decl(d.doc.global.as_deref().unwrap_or_default(), &mut out);
-        for s in d.doc.sessions.iter().flatten() {
-            decl(&s.declare, &mut out);
-            for st in &s.stages {
-                decl(&st.declare, &mut out);
-                for g in &st.steps {
-                    goal(g, &mut out);
-                }
-            }
-        }
-        for g in d.doc.skills.iter().flatten() {
-            goal(g, &mut out);
-        }
-    }
-    out
+    let declared = all_declarations(src)
+        .filter(|v| matches!(v.value, Some(serde_json::Value::Array(_))))
+        .map(|v| v.var.value.clone());
+    let tolists = all_goals(src)
+        .flat_map(|g| g.actions.iter())
+        .filter_map(|a| a.tolist.as_ref().map(|l| l.value.clone()));
+    declared.chain(tolists).collect()
 }
 
 fn check_action(

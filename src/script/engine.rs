@@ -308,13 +308,8 @@ impl Script {
             s.global.extend(d.doc.global.iter().flatten().cloned());
             s.roles.extend(d.doc.roles.iter().flatten().cloned());
         }
-        let goals = s
-            .sessions
-            .iter()
-            .flat_map(|x| x.stages.iter().flat_map(|st| st.steps.iter()))
-            .chain(s.skills.values());
         let mut conditions = std::collections::HashMap::new();
-        for g in goals {
+        for g in super::check::all_goals(src) {
             for c in g.actions.iter().filter_map(|a| a.condition.as_ref()) {
                 conditions
                     .entry(c.value.clone())
@@ -380,6 +375,14 @@ impl Script {
             .find(|r| r.role.value == role)
             .and_then(|r| r.define.as_deref())
     }
+}
+
+/// A variable in the scopes outside every goal: stage, then session, then global.
+fn outer<'s>(st: &'s State, name: &str) -> Option<&'s Var> {
+    st.stage_vars
+        .get(name)
+        .or_else(|| st.session_vars.get(name))
+        .or_else(|| st.global.get(name))
 }
 
 fn decl_vars(d: &[VarDecl]) -> BTreeMap<String, Var> {
@@ -563,11 +566,7 @@ impl Engine<'_> {
                 return Some(Var::Text(v.clone()));
             }
         }
-        st.stage_vars
-            .get(name)
-            .or_else(|| st.session_vars.get(name))
-            .or_else(|| st.global.get(name))
-            .cloned()
+        outer(st, name).cloned()
     }
 
     fn item_of(&self, st: &State, f: &Frame) -> Option<BTreeMap<String, String>> {
@@ -585,11 +584,7 @@ impl Engine<'_> {
                 return Some(v.clone());
             }
         }
-        st.stage_vars
-            .get(name)
-            .or_else(|| st.session_vars.get(name))
-            .or_else(|| st.global.get(name))
-            .cloned()
+        outer(st, name).cloned()
     }
 
     /// Sets a variable where it is declared (innermost first); an undeclared one
@@ -642,11 +637,7 @@ impl Engine<'_> {
                     let direct = match top.and_then(|f| f.vars.get(name)) {
                         Some(v) => Some(v),
                         None if in_item => None,
-                        None => st
-                            .stage_vars
-                            .get(name)
-                            .or_else(|| st.session_vars.get(name))
-                            .or_else(|| st.global.get(name)),
+                        None => outer(st, name),
                     };
                     if let Some(Var::Text(t)) = direct {
                         out.push_str(t);

@@ -369,6 +369,23 @@ pub fn with_line_context<R>(
     Some(f(&cx, es, el))
 }
 
+/// The built-in brain's line for the turn `c` waits on, `[END]` split off;
+/// `None` when a speaker is gone.
+pub fn builtin_line(
+    c: &Conversation,
+    inputs: &LineInputs,
+    q: &Query<TalkerView>,
+) -> Option<Delivered> {
+    let brain = inputs.brain.0.clone();
+    let line = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx))?;
+    let (line, ends) = split_end(&line);
+    Some(Delivered {
+        line,
+        ends,
+        emotion: None,
+    })
+}
+
 /// Chinese name of a topic label, for memories and reasons.
 pub fn topic_zh(label: &str) -> &str {
     match label {

@@ -9,7 +9,7 @@ use rand::RngExt;
 use super::analysis::{self, Stage};
 use super::{
     ChatMessage, Conversation, ConversationState, Delivered, EndCause, LineInputs, LineRequest,
-    SocialRng, SocialState, TalkerView, Talking, Turn, with_line_context,
+    SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line,
 };
 use crate::scenario::SocialTuning;
 use crate::sim::event_log::{EventBody, SimEvent};
@@ -114,18 +114,11 @@ pub(super) fn talk(
                 c.awaiting = Some(c.next_turn.max(now));
                 break;
             }
-            let brain = inputs.brain.0.clone();
-            let Some(line) = with_line_context(c, &inputs, &q, |cx, _, _| brain.line(cx)) else {
+            let Some(said) = builtin_line(c, &inputs, &q) else {
                 finish(c, EndCause::Left);
                 break;
             };
-            let (line, ends) = split_end(&line);
             let at = c.next_turn;
-            let said = Delivered {
-                line,
-                ends,
-                emotion: None,
-            };
             say(c, &inputs, t, said, at, &mut events);
         }
     }
