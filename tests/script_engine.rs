@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use heartvale::script::engine::{
-    Effect, Engine, EngineError, Input, Script, State, Wait, offline_reply,
+    Effect, Engine, EngineError, Input, LlmKind, LlmRequest, Script, State, Wait, offline_reply,
 };
 use heartvale::script::load::{ScriptSources, load_text};
 
@@ -21,6 +21,16 @@ fn script(yaml: &str) -> Script {
 /// Runs a session feeding `inputs` whenever the human is asked (LLM steps are
 /// answered offline); returns what was shown, one string per line or prompt.
 fn play(s: &Script, session: &str, inputs: &[&str]) -> (Vec<String>, State) {
+    play_with(s, session, inputs, offline_reply)
+}
+
+/// [`play`] with LLM requests answered by `mind`.
+fn play_with(
+    s: &Script,
+    session: &str,
+    inputs: &[&str],
+    mut mind: impl FnMut(&State, &LlmRequest) -> String,
+) -> (Vec<String>, State) {
     let engine = Engine {
         script: s,
         now: "2026-04-06 10:00:00".into(),
@@ -53,7 +63,7 @@ fn play(s: &Script, session: &str, inputs: &[&str]) -> (Vec<String>, State) {
                 let req = st.pending.clone().unwrap();
                 Input::LlmReply {
                     id: req.id,
-                    text: offline_reply(&st, &req),
+                    text: mind(&st, &req),
                 }
             }
             Wait::Continue => Input::Continue,
@@ -402,4 +412,114 @@ fn a_garbage_reply_is_repaired_once_then_falls_back() {
             .any(|e| matches!(e, Effect::Line { text, .. } if text == "你叫什么名字呀"))
     );
     assert_eq!(st.wait, Wait::Text);
+}
+
+#[test]
+fn auto_variables_follow_corrections_until_their_last_use() {
+    let s = script(
+        r#"
+roles:
+- role: 守望精灵
+  type: AI
+- role: 心旅者
+  type: HUMAN
+sessions:
+- session: 家庭
+  declare:
+  - var: 家庭成员情况
+    define: 来访者的兄弟姐妹
+    auto: true
+  - var: 睡眠
+    define: 睡眠情况
+    update: auto
+  - var: 爱好
+    define: 来访者的爱好
+  stages:
+  - stage: 了解
+    steps:
+    - goal: 兄弟姐妹
+      actions:
+      - ask: 你有几个兄弟姐妹？
+        output:
+        - get: 家庭成员情况
+    - goal: 闲聊
+      actions:
+      - ask: 最近怎么样？
+    - goal: 关系
+      actions:
+      - say: 你和{家庭成员情况}关系如何？
+    - goal: 结束
+      actions:
+      - ask: 还有什么想说的？
+"#,
+    );
+    let mut asked: Vec<(LlmKind, Vec<String>)> = Vec::new();
+    let (shown, st) = play_with(
+        &s,
+        "家庭",
+        &["有一个姐姐", "刚说得不准确，我有两个姐姐", "没有了"],
+        |st, req| {
+            asked.push((req.kind, req.wants.iter().map(|(n, _)| n.clone()).collect()));
+            match req.kind {
+                LlmKind::Update if req.prompt.contains("两个姐姐") => {
+                    assert!(
+                        req.prompt
+                            .contains("- 家庭成员情况（来访者的兄弟姐妹）：有一个姐姐")
+                    );
+                    assert!(req.prompt.contains("现在是2026-04-06 10:00:00"));
+                    r#"{"vars": {"家庭成员情况": "两个姐姐，大姐是母亲养大的"}}"#.into()
+                }
+                LlmKind::Update => r#"{"vars": {}}"#.into(),
+                _ => offline_reply(st, req),
+            }
+        },
+    );
+    // `睡眠` is auto but never used, `爱好` is used but not auto: neither is
+    // asked for. After the last use of `家庭成员情况`, and after a goal with no
+    // new words from the human, nothing is asked.
+    assert_eq!(
+        asked,
+        [
+            (LlmKind::Extract, vec!["家庭成员情况".to_string()]),
+            (LlmKind::Update, vec!["家庭成员情况".to_string()]),
+            (LlmKind::Update, vec!["家庭成员情况".to_string()]),
+        ]
+    );
+    assert!(
+        shown.contains(&"守望精灵：你和两个姐姐，大姐是母亲养大的关系如何？".to_string()),
+        "{shown:#?}"
+    );
+    assert_eq!(st.wait, Wait::Done);
+}
+
+#[test]
+fn an_ai_ask_is_told_what_is_known_already() {
+    let s = script(
+        r#"
+global:
+- var: 家庭成员情况
+  define: 来访者的兄弟姐妹
+  value: 两个姐姐
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: g
+      actions:
+      - ai_ask: 了解来访者的家庭成员
+        output:
+        - get: 家庭成员情况
+        - get: 父母
+"#,
+    );
+    let mut prompts = Vec::new();
+    play_with(&s, "s", &["好", "好", "好"], |st, req| {
+        prompts.push(req.prompt.clone());
+        offline_reply(st, req)
+    });
+    assert!(
+        prompts[0].contains("已经知道的（不要重复问，可以接着深入问）：家庭成员情况：两个姐姐")
+    );
+    assert!(!prompts[0].contains("父母："));
 }

@@ -6,7 +6,7 @@
 //! plain serde struct, positions stored by names, so a save resumes at the
 //! same action.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -128,6 +128,9 @@ pub struct Frame {
     pub chat_from: usize,
     /// Goals to run before this one goes on (a `BEFORE_GOAL` call paused it).
     pub before: Vec<GoalRef>,
+    /// The auto variables were brought up to date at this goal's end.
+    #[serde(default)]
+    pub updated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +186,9 @@ pub struct State {
     pub next_request: u64,
     /// The LLM request waited for.
     pub pending: Option<LlmRequest>,
+    /// `said` at the last auto update: later lines are what it reads next.
+    #[serde(default)]
+    pub auto_from: usize,
 }
 
 /// What an LLM request is for.
@@ -195,6 +201,9 @@ pub enum LlmKind {
     AskRound,
     /// `think` or the extraction after `ask`: JSON `{vars}`.
     Extract,
+    /// At a goal's end, the `auto: true` variables still used later, from the
+    /// chat since the last update: JSON `{vars}` holding only what changed.
+    Update,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -286,6 +295,10 @@ pub struct Script {
     pub hash: u64,
     /// Every condition, compiled once at load (by its source text).
     pub conditions: std::collections::HashMap<String, Result<Condition, String>>,
+    /// Variables each skill reads or extracts, its calls included.
+    skill_uses: BTreeMap<String, BTreeSet<String>>,
+    /// Some global, session or stage variable is `auto: true`.
+    has_auto: bool,
 }
 
 impl Script {
@@ -297,6 +310,8 @@ impl Script {
             roles: Vec::new(),
             hash: 0xcbf2_9ce4_8422_2325,
             conditions: std::collections::HashMap::new(),
+            skill_uses: BTreeMap::new(),
+            has_auto: false,
         };
         for d in &src.docs {
             s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
@@ -317,6 +332,15 @@ impl Script {
             }
         }
         s.conditions = conditions;
+        s.skill_uses = skill_uses(&s.skills);
+        s.has_auto = s.global.iter().any(VarDecl::is_auto)
+            || s.sessions.iter().any(|x| {
+                x.declare.iter().any(VarDecl::is_auto)
+                    || x.stages
+                        .iter()
+                        .flat_map(|st| &st.declare)
+                        .any(VarDecl::is_auto)
+            });
         for (_, text) in &src.texts {
             for b in text.bytes() {
                 s.hash ^= b as u64;
@@ -362,6 +386,28 @@ impl Script {
         (ai, human)
     }
 
+    /// Uses of some actions, the skills they call included.
+    fn actions_uses(&self, actions: &[Action], out: &mut BTreeSet<String>) {
+        for a in actions {
+            action_uses(a, out);
+            if let Some(u) = a.call.as_ref().and_then(|c| self.skill_uses.get(&c.value)) {
+                out.extend(u.iter().cloned());
+            }
+        }
+    }
+
+    /// Uses of a goal still to run.
+    fn goal_uses(&self, session: &str, stage: &str, g: &GoalRef, out: &mut BTreeSet<String>) {
+        match &g.skill {
+            Some(_) => out.extend(self.skill_uses.get(&g.goal).into_iter().flatten().cloned()),
+            None => {
+                if let Some(goal) = self.stage_goal(session, stage, &g.goal) {
+                    self.actions_uses(&goal.actions, out);
+                }
+            }
+        }
+    }
+
     fn role_tone(&self, role: &str) -> Option<&str> {
         self.roles
             .iter()
@@ -374,6 +420,68 @@ impl Script {
             .iter()
             .find(|r| r.role.value == role)
             .and_then(|r| r.define.as_deref())
+    }
+}
+
+/// Variables an action reads (`{NAME}` anywhere in it, `fromlist`) or
+/// extracts (`get`): what keeps an auto variable worth updating.
+fn action_uses(a: &Action, out: &mut BTreeSet<String>) {
+    let mut texts: Vec<&str> = ActionKind::ALL
+        .iter()
+        .filter_map(|k| a.kind_text(*k).map(|t| t.value.as_str()))
+        .collect();
+    texts.extend(a.condition.as_ref().map(|c| c.value.as_str()));
+    texts.extend(a.tone.as_deref());
+    texts.extend(a.exit.as_deref());
+    for c in a.choices.iter().flatten() {
+        texts.extend(c.values().map(String::as_str));
+    }
+    for o in a.output.iter().chain(&a.input).flatten() {
+        texts.extend(o.define.as_deref());
+        if let Some(serde_json::Value::String(v)) = &o.value {
+            texts.push(v);
+        }
+        out.extend(o.get.as_ref().map(|g| g.value.clone()));
+    }
+    out.extend(a.fromlist.as_ref().map(|l| l.value.clone()));
+    for t in texts {
+        out.extend(
+            super::check::referenced_vars(t)
+                .into_iter()
+                .map(str::to_string),
+        );
+    }
+}
+
+/// Each skill's uses with those of the skills it calls, to a fixed point.
+fn skill_uses(skills: &BTreeMap<String, Goal>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut uses: BTreeMap<String, BTreeSet<String>> = skills
+        .iter()
+        .map(|(name, g)| {
+            let mut u = BTreeSet::new();
+            g.actions.iter().for_each(|a| action_uses(a, &mut u));
+            (name.clone(), u)
+        })
+        .collect();
+    loop {
+        let mut grew = false;
+        for (name, g) in skills {
+            let called: BTreeSet<String> = g
+                .actions
+                .iter()
+                .filter_map(|a| a.call.as_ref())
+                .filter_map(|c| uses.get(&c.value))
+                .flatten()
+                .cloned()
+                .collect();
+            let mine = uses.get_mut(name).expect("every skill");
+            let before = mine.len();
+            mine.extend(called);
+            grew |= mine.len() > before;
+        }
+        if !grew {
+            return uses;
+        }
     }
 }
 
@@ -442,6 +550,7 @@ impl Engine<'_> {
             wait: Wait::Start,
             next_request: 0,
             pending: None,
+            auto_from: 0,
         })
     }
 
@@ -724,6 +833,10 @@ impl Engine<'_> {
                 continue;
             };
             let Some(action) = goal.actions.get(f.action) else {
+                if !f.updated && self.script.has_auto {
+                    self.update_auto(st, fx);
+                    continue;
+                }
                 self.leave_goal(st, fx);
                 continue;
             };
@@ -879,7 +992,100 @@ impl Engine<'_> {
             vars,
             chat_from: st.said,
             before: Vec::new(),
+            updated: false,
         });
+    }
+
+    /// At a goal's end: the `auto: true` variables in scope that the rest of
+    /// the run still uses are re-read from the chat since the last update, so a
+    /// later question does not ask again what was said, and a correction
+    /// replaces what was noted. A variable stops updating after its last use.
+    fn update_auto(&self, st: &mut State, fx: &mut Vec<Effect>) {
+        let Some(f) = st.frames.last_mut() else {
+            return;
+        };
+        f.updated = true;
+        let stage = f.stage.clone();
+        let (_, human) = self.script.default_roles();
+        let fresh = st.said.saturating_sub(st.auto_from).min(st.chat.len());
+        let lines = &st.chat[st.chat.len() - fresh..];
+        if !lines.iter().any(|l| l.role == human) {
+            return;
+        }
+        // What runs after this goal: the rest of the paused goals, and the queues.
+        let mut in_stage = BTreeSet::new();
+        let depth = st.frames.len();
+        for f in &st.frames[..depth - 1] {
+            if let Some(g) = self.script.goal(st, f) {
+                self.script
+                    .actions_uses(g.actions.get(f.action..).unwrap_or_default(), &mut in_stage);
+            }
+        }
+        for f in &st.frames {
+            for g in &f.before {
+                self.script
+                    .goal_uses(&st.session, &f.stage, g, &mut in_stage);
+            }
+        }
+        let mut later = in_stage.clone();
+        for run in &st.stages {
+            let into = if run.stage == stage {
+                &mut in_stage
+            } else {
+                &mut later
+            };
+            for g in &run.queue {
+                self.script.goal_uses(&st.session, &run.stage, g, into);
+            }
+        }
+        later.extend(in_stage.iter().cloned());
+        let Some(session) = self.script.session(&st.session) else {
+            return;
+        };
+        let stage_decls = session
+            .stages
+            .iter()
+            .filter(|x| x.stage.value == stage)
+            .flat_map(|x| &x.declare);
+        let wanted: Vec<&VarDecl> = self
+            .script
+            .global
+            .iter()
+            .chain(&session.declare)
+            .filter(|d| later.contains(&d.var.value))
+            .chain(stage_decls.filter(|d| in_stage.contains(&d.var.value)))
+            .filter(|d| d.is_auto())
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let mut known = String::new();
+        let wants: Vec<(String, String)> = wanted
+            .iter()
+            .map(|d| {
+                let name = d.var.value.clone();
+                let value = self.lookup(st, &name).map_or(String::new(), |v| v.text());
+                known.push_str(&format!(
+                    "- {name}（{}）：{}\n",
+                    d.define.as_deref().unwrap_or(""),
+                    if value.is_empty() {
+                        "（还没有）"
+                    } else {
+                        &value
+                    }
+                ));
+                (name, d.define.clone().unwrap_or_default())
+            })
+            .collect();
+        let mut chat = String::new();
+        for l in lines {
+            chat.push_str(&format!("{}：{}\n", l.role, l.text));
+        }
+        let prompt = format!(
+            "你在整理一段对话的记录。现在是{}。\n\n变量和它们现在的值：\n{known}\n新的对话：\n{chat}\n任务：如果新的对话里{human}提到了某个变量的信息，或者更正了之前说的，写出更新后的完整值；没有新信息的变量不要写。\n只输出一个 JSON 对象：{{\"vars\": {{变量名: 新的值}}}}",
+            self.now
+        );
+        self.request(st, LlmKind::Update, prompt, wants, false, fx);
     }
 
     /// A goal is done: a skill writes its outputs back to the caller (or its list item).
@@ -1142,6 +1348,23 @@ impl Engine<'_> {
                 ""
             }
         );
+        // What is already known (said before the recent chat, or kept up to
+        // date by `auto`): follow it up rather than ask again.
+        let known: Vec<String> = wants
+            .iter()
+            .filter_map(|(n, _)| match self.lookup(st, n) {
+                Some(Var::Null) | None => None,
+                Some(v) => Some(format!("{n}：{}", v.text())),
+            })
+            .collect();
+        let task = if known.is_empty() {
+            task
+        } else {
+            format!(
+                "{task}\n已经知道的（不要重复问，可以接着深入问）：{}",
+                known.join("；")
+            )
+        };
         let prompt = self.prompt(st, a, &task, &ask);
         if let Some(f) = st.frames.last_mut() {
             f.rounds += 1;
@@ -1333,6 +1556,19 @@ impl Engine<'_> {
                 self.commit(st, &vars, fx);
                 self.advance(st);
             }
+            LlmKind::Update => {
+                st.auto_from = st.said;
+                for (name, _) in &req.wants {
+                    let Some(v) = vars.get(name).filter(|v| !v.is_null()) else {
+                        continue;
+                    };
+                    let v = Var::from_json(v);
+                    if v != Var::Text(String::new()) && self.lookup(st, name).as_ref() != Some(&v) {
+                        self.set(st, name, v, fx);
+                    }
+                }
+                // The loop now leaves the goal (`updated` is set).
+            }
         }
     }
 }
@@ -1392,5 +1628,7 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
             }
         }
         LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
+        // Telling a correction from small talk needs a model: keep every value.
+        LlmKind::Update => serde_json::json!({ "vars": {} }).to_string(),
     }
 }
