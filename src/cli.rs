@@ -89,34 +89,40 @@ pub enum ScriptCommand {
     /// stdin or `--input` (one per line: an option's key or number, or free text;
     /// `user_say` lines are clicked automatically).
     Run {
-        /// The script folder.
-        dir: PathBuf,
-        /// Session to play (default: the first).
-        #[arg(long)]
-        session: Option<String>,
+        #[command(flatten)]
+        session: SessionArgs,
         /// Read the human's replies from this file instead of stdin.
         #[arg(long)]
         input: Option<PathBuf>,
-        /// Write every shown line, input and effect here (JSON Lines).
-        #[arg(long)]
-        transcript: Option<PathBuf>,
-        #[command(flatten)]
-        llm: LlmArgs,
     },
-    /// Let a persona play the HUMAN role (an automatic playtest): the built-in
-    /// playtester answers with the persona's own sentences; prints the final variables.
+    /// Let a persona play the HUMAN role (an automatic playtest): the LLM, when
+    /// one is configured, else the built-in playtester answering with the
+    /// persona's own sentences; prints the final variables and forms.
     Play {
-        dir: PathBuf,
+        #[command(flatten)]
+        session: SessionArgs,
         /// A text file describing who the human is.
         #[arg(long)]
         persona: PathBuf,
-        #[arg(long)]
-        session: Option<String>,
-        #[arg(long)]
-        transcript: Option<PathBuf>,
-        #[command(flatten)]
-        llm: LlmArgs,
     },
+    /// Print the JSON Schema (draft-07) of script files, for editors:
+    /// `heartvale script schema > DIR/yaml_schema.json`.
+    Schema,
+}
+
+/// What `script run` and `script play` share.
+#[derive(Args, Debug, Clone)]
+pub struct SessionArgs {
+    /// The script folder.
+    pub dir: PathBuf,
+    /// Session to play (default: the first).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Write every shown line, input and effect here (JSON Lines).
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// Runs the CLI; returns the process exit code.
@@ -467,28 +473,24 @@ fn check(paths: &[PathBuf]) -> i32 {
 
 /// `heartvale script run|play`.
 fn script_command(cmd: ScriptCommand) -> i32 {
-    use crate::script::runner::{self, Human, Mind, Offline, Persona, Remote, Scripted};
-    let (dir, session, transcript, llm) = match &cmd {
-        ScriptCommand::Run {
-            dir,
-            session,
-            transcript,
-            llm,
-            ..
-        }
-        | ScriptCommand::Play {
-            dir,
-            session,
-            transcript,
-            llm,
-            ..
-        } => (
-            dir.clone(),
-            session.clone(),
-            transcript.clone(),
-            llm.clone(),
-        ),
+    use crate::script::runner::{
+        self, Human, LlmPersona, Mind, Offline, Persona, Remote, Scripted,
     };
+    let (args, human_from) = match cmd {
+        ScriptCommand::Schema => {
+            print!("{}", crate::script::schema::json_schema_text());
+            return 0;
+        }
+        ScriptCommand::Run { session, input } => (session, Ok(input)),
+        ScriptCommand::Play { session, persona } => (session, Err(persona)),
+    };
+    let playtest = human_from.is_err();
+    let SessionArgs {
+        dir,
+        session,
+        transcript,
+        llm,
+    } = args;
     let (src, diags) = crate::script::check::check_dir(&dir);
     let errors: Vec<_> = diags
         .iter()
@@ -514,30 +516,36 @@ fn script_command(cmd: ScriptCommand) -> i32 {
             return 1;
         }
     };
-    let mut mind: Box<dyn Mind> = match settings.and_then(|s| s.default.clone().map(|e| (s, e))) {
-        Some((s, endpoint)) => match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(runtime) => Box::new(Remote {
-                runtime,
-                client: crate::llm::client::Client::default(),
-                endpoint,
-                timeout: s.timeout,
-                temperature: s.temperature,
-            }),
-            Err(e) => {
-                eprintln!("cannot start the LLM client: {e}");
-                return 1;
-            }
-        },
+    // A synchronous client on its own small runtime (the terminal waits).
+    let remote = || {
+        let s = settings.as_ref()?;
+        let endpoint = s.default.clone()?;
+        Some(
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map(|runtime| Remote {
+                    runtime,
+                    client: crate::llm::client::Client::default(),
+                    endpoint,
+                    timeout: s.timeout,
+                    temperature: s.temperature,
+                }),
+        )
+    };
+    let mut mind: Box<dyn Mind> = match remote() {
+        Some(Ok(r)) => Box::new(r),
+        Some(Err(e)) => {
+            eprintln!("cannot start the LLM client: {e}");
+            return 1;
+        }
         None => {
             eprintln!("(offline: the built-in brain answers the AI steps)");
             Box::new(Offline)
         }
     };
-    let mut human: Box<dyn Human> = match &cmd {
-        ScriptCommand::Run { input: Some(f), .. } => match std::fs::read_to_string(f) {
+    let mut human: Box<dyn Human> = match human_from {
+        Ok(Some(f)) => match std::fs::read_to_string(&f) {
             Ok(t) => Box::new(Scripted {
                 lines: t
                     .lines()
@@ -550,11 +558,15 @@ fn script_command(cmd: ScriptCommand) -> i32 {
                 return 1;
             }
         },
-        ScriptCommand::Run { input: None, .. } => Box::new(Scripted {
+        Ok(None) => Box::new(Scripted {
             lines: std::io::stdin().lines().map_while(Result::ok),
         }),
-        ScriptCommand::Play { persona, .. } => match std::fs::read_to_string(persona) {
-            Ok(t) => Box::new(Persona::new(&t)),
+        Err(persona) => match std::fs::read_to_string(&persona) {
+            Ok(t) => match remote() {
+                // The same model plays the visitor, in character.
+                Some(Ok(remote)) => Box::new(LlmPersona::new(remote, &t)),
+                _ => Box::new(Persona::new(&t)),
+            },
             Err(e) => {
                 eprintln!("{}: {e}", persona.display());
                 return 1;
@@ -592,16 +604,27 @@ fn script_command(cmd: ScriptCommand) -> i32 {
         &mut show,
         &mut sink,
     ) {
-        Ok((outcome, state)) => {
+        Ok(played) => {
             let _ = sink.flush();
-            if matches!(cmd, ScriptCommand::Play { .. }) {
+            if playtest {
                 let _ = writeln!(show, "== variables");
-                for (scope, vars) in [("global", &state.global), ("session", &state.session_vars)] {
-                    for (k, v) in vars {
-                        let _ = writeln!(show, "{scope}.{k} = {}", v.text());
+                let st = &played.state;
+                let outer = [("global", &st.global), ("session", &st.session_vars)];
+                for (place, vars) in outer {
+                    for (name, value) in vars {
+                        let _ = writeln!(show, "{place} · {name} = {}", value.text());
                     }
                 }
+                // Stage and goal variables are gone from the state: their last values.
+                for (place, name, value) in played
+                    .vars
+                    .iter()
+                    .filter(|(p, ..)| p.starts_with("goal") || p.starts_with("stage"))
+                {
+                    let _ = writeln!(show, "{place} · {name} = {}", value.text());
+                }
             }
+            let outcome = played.outcome;
             match outcome {
                 runner::Outcome::Done => 0,
                 runner::Outcome::OutOfInput => {

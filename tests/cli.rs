@@ -476,3 +476,67 @@ fn script_play_lets_a_persona_finish_a_session() {
     );
     assert!(shown.contains("— 会谈结束 —"), "{shown}");
 }
+
+#[test]
+fn script_play_with_a_model_plays_the_persona_in_character() {
+    use heartvale::llm::fake::{FakeServer, chat};
+    // The model picks A (the built-in playtester would pick B for this
+    // persona), answers in character, and serves the AI steps.
+    let fake = FakeServer::start(std::sync::Arc::new(|req| {
+        let p = req.prompt();
+        if p.contains("你在扮演一位来访者") && p.contains("只输出选项前的编号") {
+            chat("A")
+        } else if p.contains("你在扮演一位来访者") {
+            chat("「叫我阿溪吧，我有点紧张。」")
+        } else if p.contains("\"reply\"") && !p.contains("叫我阿溪") {
+            chat(r#"{"reply": "我该怎么称呼你？", "exit": false, "vars": {}}"#)
+        } else if p.contains("\"reply\"") {
+            chat(r#"{"reply": "阿溪，欢迎你。", "exit": true, "vars": {"心旅者名": "阿溪"}}"#)
+        } else {
+            chat("阿溪这个名字真好听。")
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let persona = dir.path().join("p.txt");
+    std::fs::write(&persona, "我叫阿溪，十六岁。我想进去看看。").unwrap();
+    let out = heartvale(&[
+        "script",
+        "play",
+        "scenarios/heartvale/scripts/hello",
+        "--persona",
+        persona.to_str().unwrap(),
+        "--llm",
+        &fake.url,
+        "--model",
+        "fake",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = stdout(&out);
+    for line in [
+        "  > A",
+        "守望精灵：心谷是你的内心世界，你可以看到你的各种念头、想法、情绪，你要进去看看吗？",
+        "守望精灵：我该怎么称呼你？",
+        "  > 叫我阿溪吧，我有点紧张。",
+        "守望精灵：阿溪，欢迎你。",
+        "守望精灵：阿溪这个名字真好听。",
+        "— 会谈结束 —",
+        "goal 进入心谷大门/询问名称 · 心旅者名 = 阿溪",
+        "goal 进入心谷大门/询问名称 · 用户选择 = A",
+    ] {
+        assert!(shown.lines().any(|l| l == line), "{line:?} in\n{shown}");
+    }
+    // The persona's prompts carry its description and the chat so far.
+    let persona_prompts: Vec<String> = fake
+        .requests()
+        .iter()
+        .map(|r| r.prompt())
+        .filter(|p| p.contains("你在扮演一位来访者"))
+        .collect();
+    assert_eq!(persona_prompts.len(), 2);
+    assert!(persona_prompts[1].contains("我叫阿溪，十六岁。"));
+    assert!(persona_prompts[1].contains("守望精灵：我该怎么称呼你？"));
+}

@@ -49,3 +49,29 @@ fn the_broken_corpus_gets_exact_messages() {
     }
     assert_eq!(got.len(), want.len(), "{got:#?}");
 }
+
+#[test]
+fn each_document_with_a_shape_mistake_is_reported() {
+    let at = "tests/scripts/broken-keys/keys.yaml";
+    let want = [
+        format!(
+            "{at}:11:9: error[E101]: unknown field `conditon`, expected one of say, user_say, user_option, ask, ai_say, ai_ask, think, call, scene, ai, choices, tone, exit, max_rounds, tolist, output, timing, timing_to, fromlist, input, condition (at `sessions[0].stages[0].steps[0].actions[0].conditon`) (help: remove the field or fix its spelling; the expected fields are listed)"
+        ),
+        format!(
+            "{at}:21:21: error[E104]: expected a whole number here (at `sessions[0].stages[0].steps[0].actions[0].max_rounds`) (help: check the value's type (number, text, list))"
+        ),
+        format!(
+            "{at}:27:13: error[E103]: unknown variant `LATER`, expected one of NOW, BEFORE_GOAL, AFTER_GOAL, AFTER_STAGE (at `skills[0].actions[0].timing`) (help: use one of the listed values)"
+        ),
+        format!(
+            "{at}:34:9: error[E103]: unknown variant `ROBOT`, expected one of AI, ai, HUMAN, human (at `roles[0].type`) (help: use one of the listed values)"
+        ),
+        format!(
+            "{at}:41:7: error[E102]: missing field `goal` (at `sessions[0].stages[0].steps[0]`) (help: add the field to this entry)"
+        ),
+        format!(
+            "{at}:44:1: error[E101]: unknown field `session`, expected one of sessions, global, roles, skills, forms (at `session`) (help: remove the field or fix its spelling; the expected fields are listed)"
+        ),
+    ];
+    assert_eq!(lines("tests/scripts/broken-keys"), want);
+}

@@ -56,7 +56,17 @@ impl ScriptDiagnostic {
 
     /// A YAML or shape error from the shared parser, `line_offset` lines into the file.
     pub fn from_yaml(file: &Path, source: &str, d: &Diagnostic, line_offset: u64) -> Self {
-        let code = if d.message.starts_with("unknown field") {
+        // The parser names Rust types (`invalid i64`); writers think in numbers.
+        let numeric = d.message.strip_prefix("invalid ").and_then(|t| {
+            let int = t.len() > 1
+                && (t.starts_with('i') || t.starts_with('u'))
+                && t[1..].bytes().all(|b| b.is_ascii_digit());
+            let float = t == "f32" || t == "f64";
+            (int || float).then_some(if int { "a whole number" } else { "a number" })
+        });
+        let code = if numeric.is_some() {
+            "E104"
+        } else if d.message.starts_with("unknown field") {
             "E101"
         } else if d.message.starts_with("missing field") {
             "E102"
@@ -68,7 +78,10 @@ impl ScriptDiagnostic {
             "E100"
         };
         let line = d.line + line_offset;
-        let mut message = d.message.clone();
+        let mut message = match numeric {
+            Some(what) => format!("expected {what} here"),
+            None => d.message.clone(),
+        };
         if !d.field.is_empty() {
             message.push_str(&format!(" (at `{}`)", d.field));
         }

@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 /// One YAML document of a script set; its top-level keys say what it holds.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Document {
     #[serde(default)]
@@ -25,9 +26,10 @@ pub struct Document {
     pub forms: Option<Vec<Form>>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Session {
+    #[schemars(with = "String")]
     pub session: Spanned<String>,
     #[serde(default)]
     pub declare: Vec<VarDecl>,
@@ -35,9 +37,10 @@ pub struct Session {
     pub stages: Vec<Stage>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stage {
+    #[schemars(with = "String")]
     pub stage: Spanned<String>,
     #[serde(default)]
     pub declare: Vec<VarDecl>,
@@ -46,9 +49,10 @@ pub struct Stage {
 }
 
 /// A goal (话题) of a stage, or a skill in `skills.yaml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Goal {
+    #[schemars(with = "String")]
     pub goal: Spanned<String>,
     /// `declare:` may be left empty (`declare:` with nothing after it).
     #[serde(default)]
@@ -58,9 +62,10 @@ pub struct Goal {
 }
 
 /// `- var: NAME  define: PROMPT  value: DEFAULT  auto: true|false`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VarDecl {
+    #[schemars(with = "String")]
     pub var: Spanned<String>,
     #[serde(default)]
     pub define: Option<String>,
@@ -71,6 +76,7 @@ pub struct VarDecl {
     pub auto: Option<bool>,
     /// The design's other spelling of `auto`: `update: auto | get`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub update: Option<Spanned<String>>,
 }
 
@@ -80,7 +86,7 @@ impl VarDecl {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 pub enum RoleType {
     #[serde(rename = "AI", alias = "ai")]
     Ai,
@@ -88,9 +94,10 @@ pub enum RoleType {
     Human,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Role {
+    #[schemars(with = "String")]
     pub role: Spanned<String>,
     #[serde(rename = "type")]
     pub kind: RoleType,
@@ -109,9 +116,10 @@ pub struct Role {
 }
 
 /// A form (咨询笔记 …): named fields a script fills in for the counsellor.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Form {
+    #[schemars(with = "String")]
     pub form: Spanned<String>,
     #[serde(default)]
     pub define: Option<String>,
@@ -119,19 +127,21 @@ pub struct Form {
     pub fields: Vec<FormField>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormField {
+    #[schemars(with = "String")]
     pub field: Spanned<String>,
     #[serde(default)]
     pub define: Option<String>,
     /// A variable the field is filled from.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub var: Option<Spanned<String>>,
 }
 
 /// `call` timings, as the design names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 pub enum Timing {
     #[serde(rename = "NOW")]
     Now,
@@ -146,46 +156,65 @@ pub enum Timing {
 /// One action: exactly one of the kind keys (`say`, `user_say`, `user_option`,
 /// `ask`, `ai_say`, `ai_ask`, `think`, `call`, `scene`/`ai`) plus the keys that
 /// kind takes.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Action {
+    #[schemars(with = "Option<String>")]
     pub say: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub user_say: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub user_option: Option<Spanned<String>>,
     /// A fixed question; the human's free answer feeds `output`.
+    #[schemars(with = "Option<String>")]
     pub ask: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub ai_say: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub ai_ask: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub think: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub call: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub scene: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub ai: Option<Spanned<String>>,
 
     /// `user_option`: `- KEY: TEXT`, in order.
     pub choices: Option<Vec<BTreeMap<String, String>>>,
     pub tone: Option<String>,
     pub exit: Option<String>,
+    /// `ai_ask`: the most rounds before it exits anyway (default 3).
+    #[schemars(with = "Option<i64>", range(min = 1, max = 10))]
     pub max_rounds: Option<Spanned<i64>>,
+    #[schemars(with = "Option<String>")]
     pub tolist: Option<Spanned<String>>,
     pub output: Option<Vec<Output>>,
 
+    #[schemars(with = "Option<Timing>")]
     pub timing: Option<Spanned<Timing>>,
+    #[schemars(with = "Option<String>")]
     pub timing_to: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub fromlist: Option<Spanned<String>>,
     pub input: Option<Vec<Output>>,
 
+    #[schemars(with = "Option<String>")]
     pub condition: Option<Spanned<String>>,
 }
 
 /// `- get: VAR  define: PROMPT` or `- set: VAR  value: VALUE`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub get: Option<Spanned<String>>,
     #[serde(default)]
     pub define: Option<String>,
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub set: Option<Spanned<String>>,
     #[serde(default)]
     pub value: Option<serde_json::Value>,

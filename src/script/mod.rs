@@ -9,3 +9,4 @@ pub mod engine;
 pub mod format;
 pub mod load;
 pub mod runner;
+pub mod schema;

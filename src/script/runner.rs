@@ -8,7 +8,9 @@ use std::io::Write;
 
 use serde_json::json;
 
-use super::engine::{Effect, Engine, EngineError, Input, LlmRequest, State, Wait, offline_reply};
+use super::engine::{
+    Effect, Engine, EngineError, Input, LlmRequest, State, Var, Wait, offline_reply,
+};
 
 /// Who answers as the HUMAN role.
 pub trait Human {
@@ -106,13 +108,14 @@ pub struct Remote {
     pub temperature: f32,
 }
 
-impl Mind for Remote {
-    fn reply(&mut self, req: &LlmRequest) -> Result<String, String> {
+impl Remote {
+    /// One chat completion of `prompt`.
+    pub fn complete(&mut self, prompt: String, max_tokens: u32) -> Result<String, String> {
         use crate::llm::client::{ChatRequest, Format, Message};
         let chat = ChatRequest {
-            messages: vec![Message::user(req.prompt.clone())],
+            messages: vec![Message::user(prompt)],
             temperature: self.temperature,
-            max_tokens: 400,
+            max_tokens,
             seed: None,
             format: Format::Text,
             stream: false,
@@ -124,12 +127,108 @@ impl Mind for Remote {
     }
 }
 
+impl Mind for Remote {
+    fn reply(&mut self, req: &LlmRequest) -> Result<String, String> {
+        self.complete(req.prompt.clone(), 400)
+    }
+}
+
+/// A model plays the HUMAN role in character from a persona description;
+/// where it fails or answers nothing usable, the built-in playtester does.
+pub struct LlmPersona {
+    remote: Remote,
+    description: String,
+    fallback: Persona,
+}
+
+impl LlmPersona {
+    pub fn new(remote: Remote, description: &str) -> Self {
+        Self {
+            remote,
+            description: description.trim().to_string(),
+            fallback: Persona::new(description),
+        }
+    }
+
+    fn prompt(&self, state: &State, task: &str) -> String {
+        let mut p = format!(
+            "你在扮演一位来访者，和{}对话。你的人物设定：\n{}\n\n最近的对话：\n",
+            state.ai_role, self.description
+        );
+        let from = state.chat.len().saturating_sub(12);
+        for l in &state.chat[from..] {
+            p.push_str(&format!("{}：{}\n", l.role, l.text));
+        }
+        if state.chat.is_empty() {
+            p.push_str("（还没有）\n");
+        }
+        p.push_str(&format!("\n{task}"));
+        p
+    }
+}
+
+impl Human for LlmPersona {
+    fn choose(&mut self, options: &[(String, String)], state: &State) -> Option<String> {
+        let list: Vec<String> = options.iter().map(|(k, t)| format!("{k}. {t}")).collect();
+        let prompt = self.prompt(
+            state,
+            &format!(
+                "从下面的选项中选一个最符合你的人物设定的：\n{}\n只输出选项前的编号。",
+                list.join("\n")
+            ),
+        );
+        let picked = self.remote.complete(prompt, 20).ok().and_then(|reply| {
+            let reply = reply.trim().trim_matches(['"', '「', '」', '.', '。']);
+            options
+                .iter()
+                .find(|(k, _)| reply == k)
+                .or_else(|| options.iter().find(|(_, t)| reply.contains(t.as_str())))
+                .or_else(|| options.iter().find(|(k, _)| reply.starts_with(k.as_str())))
+                .map(|(k, _)| k.clone())
+        });
+        picked.or_else(|| self.fallback.choose(options, state))
+    }
+
+    fn answer(&mut self, state: &State) -> Option<String> {
+        let prompt = self.prompt(
+            state,
+            "用你的人物的口吻回答对方最后说的话，一两句，只输出你要说的话。",
+        );
+        match self.remote.complete(prompt, 200) {
+            Ok(reply) => {
+                let line = reply
+                    .trim()
+                    .trim_matches(['"', '「', '」', '“', '”'])
+                    .trim()
+                    .to_string();
+                if line.is_empty() {
+                    self.fallback.answer(state)
+                } else {
+                    Some(line)
+                }
+            }
+            Err(_) => self.fallback.answer(state),
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Done,
     /// The human had nothing more to say (input file exhausted).
     OutOfInput,
+}
+
+/// A finished (or stopped) run.
+#[derive(Debug, Clone)]
+pub struct Played {
+    pub outcome: Outcome,
+    pub state: State,
+    /// Every variable ever set, by where it lived (`global`, `session`,
+    /// `stage 名`, `goal 阶段/话题`), with its last value: goal variables are
+    /// gone from the state when their goal ends, but a playtest wants them.
+    pub vars: Vec<(String, String, Var)>,
 }
 
 /// Plays `session` to the end. `show` prints each line as a terminal shows
@@ -141,9 +240,19 @@ pub fn play(
     mind: &mut dyn Mind,
     show: &mut dyn Write,
     transcript: &mut dyn Write,
-) -> Result<(Outcome, State), EngineError> {
+) -> Result<Played, EngineError> {
     let mut st = engine.start(session)?;
     let mut input = Input::Start;
+    let mut goals: Vec<String> = Vec::new();
+    let mut stage = String::new();
+    let mut vars: Vec<(String, String, Var)> = Vec::new();
+    let done = |outcome, state, vars| {
+        Ok(Played {
+            outcome,
+            state,
+            vars,
+        })
+    };
     loop {
         let _ = writeln!(transcript, "{}", json!({ "input": input }));
         let effects = engine.resume(&mut st, input)?;
@@ -167,11 +276,32 @@ pub fn play(
                 Effect::SessionEnded => {
                     let _ = writeln!(show, "— 会谈结束 —");
                 }
+                Effect::StageEntered { stage: s } => stage = s.clone(),
+                Effect::GoalEntered { path, .. } => goals.push(path.clone()),
+                Effect::GoalLeft { .. } => {
+                    goals.pop();
+                }
+                Effect::VarSet { name, scope, value } => {
+                    let place = match scope.as_str() {
+                        "goal" => format!(
+                            "goal {}",
+                            goals
+                                .last()
+                                .map_or("", |g| g.split_once('/').map_or(g.as_str(), |(_, p)| p))
+                        ),
+                        "stage" => format!("stage {stage}"),
+                        other => other.to_string(),
+                    };
+                    match vars.iter_mut().find(|(p, n, _)| *p == place && n == name) {
+                        Some(v) => v.2 = value.clone(),
+                        None => vars.push((place, name.clone(), value.clone())),
+                    }
+                }
                 _ => {}
             }
         }
         input = match st.wait.clone() {
-            Wait::Done => return Ok((Outcome::Done, st)),
+            Wait::Done => return done(Outcome::Done, st, vars),
             Wait::Start => Input::Start,
             Wait::Continue => Input::Continue,
             Wait::Choice { .. } => {
@@ -188,7 +318,7 @@ pub fn play(
                         let _ = writeln!(show, "  > {key}");
                         Input::Choose { key }
                     }
-                    None => return Ok((Outcome::OutOfInput, st)),
+                    None => return done(Outcome::OutOfInput, st, vars),
                 }
             }
             Wait::Text => match human.answer(&st) {
@@ -196,7 +326,7 @@ pub fn play(
                     let _ = writeln!(show, "  > {text}");
                     Input::Text { text }
                 }
-                None => return Ok((Outcome::OutOfInput, st)),
+                None => return done(Outcome::OutOfInput, st, vars),
             },
             Wait::Llm { id } => {
                 let req = st.pending.clone().expect("a pending request");
