@@ -624,6 +624,15 @@ fn script_command(cmd: ScriptCommand) -> i32 {
                     let _ = writeln!(show, "{place} · {name} = {}", value.text());
                 }
             }
+            if playtest {
+                for (form, fields) in engine.filled_forms(&played.state) {
+                    let _ = writeln!(show, "== {form}");
+                    for (field, value) in fields {
+                        let value = value.unwrap_or_else(|| "（未填）".into());
+                        let _ = writeln!(show, "{field}：{value}");
+                    }
+                }
+            }
             let outcome = played.outcome;
             match outcome {
                 runner::Outcome::Done => 0,

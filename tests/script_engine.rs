@@ -29,8 +29,20 @@ fn play_with(
     s: &Script,
     session: &str,
     inputs: &[&str],
-    mut mind: impl FnMut(&State, &LlmRequest) -> String,
+    mind: impl FnMut(&State, &LlmRequest) -> String,
 ) -> (Vec<String>, State) {
+    let (shown, st, _) = play_full(s, session, inputs, mind);
+    (shown, st)
+}
+
+/// [`play_with`], also returning every effect.
+fn play_full(
+    s: &Script,
+    session: &str,
+    inputs: &[&str],
+    mut mind: impl FnMut(&State, &LlmRequest) -> String,
+) -> (Vec<String>, State, Vec<Effect>) {
+    let mut all = Vec::new();
     let engine = Engine {
         script: s,
         now: "2026-04-06 10:00:00".into(),
@@ -57,8 +69,9 @@ fn play_with(
                 _ => {}
             }
         }
+        all.extend(fx);
         next = match &st.wait {
-            Wait::Done => return (shown, st),
+            Wait::Done => return (shown, st, all),
             Wait::Llm { .. } => {
                 let req = st.pending.clone().unwrap();
                 Input::LlmReply {
@@ -522,4 +535,154 @@ sessions:
         prompts[0].contains("已经知道的（不要重复问，可以接着深入问）：家庭成员情况：两个姐姐")
     );
     assert!(!prompts[0].contains("父母："));
+}
+
+/// A stand-in model for the first-day sample: fixed values per variable, a
+/// question in the first round of each `ai_ask` and an exit in the next.
+fn first_day_mind(st: &State, req: &LlmRequest) -> String {
+    let value = |name: &str| -> serde_json::Value {
+        match name {
+            "心旅者名" => "小满".into(),
+            "主诉" => "失眠".into(),
+            "开始时间" => "开学以后".into(),
+            "用户当前心情" => "焦虑".into(),
+            "风险" => "有".into(),
+            "陪伴者" => "室友".into(),
+            "睡眠情况" => "凌晨三点就醒".into(),
+            "关系情况" => "还行".into(),
+            "成员角色" => serde_json::json!(["父", "姐"]),
+            "成员称呼" => serde_json::json!(["爸爸", "姐姐"]),
+            other => panic!("unexpected variable {other}"),
+        }
+    };
+    let vars: serde_json::Map<String, serde_json::Value> = req
+        .wants
+        .iter()
+        .map(|(n, _)| (n.clone(), value(n)))
+        .collect();
+    match req.kind {
+        LlmKind::Say => "（一句温暖的话）".into(),
+        LlmKind::AskRound if st.frames.last().unwrap().rounds > 1 => {
+            serde_json::json!({"reply": "明白了。", "exit": true, "vars": vars}).to_string()
+        }
+        LlmKind::AskRound => r#"{"reply": "能多说一点吗？", "exit": false, "vars": {}}"#.into(),
+        LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
+        LlmKind::Update => r#"{"vars": {}}"#.into(),
+    }
+}
+
+fn guardian() -> Script {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale/scripts/guardian");
+    let (src, diags) = heartvale::script::check::check_dir(&dir);
+    assert!(diags.is_empty(), "{diags:?}");
+    Script::from_sources(&src)
+}
+
+#[test]
+fn the_first_day_sample_uses_every_action_timing_and_scope() {
+    use heartvale::script::format::ActionKind;
+    let s = guardian();
+    // The visitor hesitates (a NOW call), then answers everything with "嗯".
+    let inputs = ["犹豫", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "好些"];
+    let (shown, st, fx) = play_full(&s, "初次会谈", &inputs, first_day_mind);
+    assert_eq!(st.wait, Wait::Done, "{shown:#?}");
+    let entered: Vec<(&str, bool)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::GoalEntered { path, inserted } => Some((path.as_str(), *inserted)),
+            _ => None,
+        })
+        .collect();
+    let s_ = |p: &'static str, i| (p, i);
+    assert_eq!(
+        entered,
+        [
+            s_("初次会谈/进入心谷/迎接", false),
+            s_("初次会谈/进入心谷/安抚", true),
+            s_("初次会谈/进入心谷/称呼", false),
+            s_("初次会谈/了解近况/主诉", false),
+            s_("初次会谈/了解近况/危机关怀", true),
+            s_("初次会谈/了解近况/呼吸练习", true),
+            s_("初次会谈/了解近况/睡眠", false),
+            s_("初次会谈/了解近况/睡眠小贴士", true),
+            s_("初次会谈/家庭/家人", false),
+            s_("初次会谈/家庭/深度了解关系情况", true),
+            s_("初次会谈/家庭/深度了解关系情况", true),
+            s_("初次会谈/道别/小结", false),
+        ]
+    );
+    // NOW skipped the rest of 迎接; the `了解` branch did not show.
+    assert!(!shown.iter().any(|l| l.contains("那我们走吧")));
+    assert!(!shown.iter().any(|l| l.contains("心谷是你的内心世界")));
+    // Every kind of line, both AI roles (scene changes), options and clicks.
+    let kinds: std::collections::BTreeSet<String> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Line { action, .. } => Some(ActionKind::key(*action).to_string()),
+            Effect::UserSay { .. } => Some("user_say".into()),
+            Effect::Choices { .. } => Some("user_option".into()),
+            Effect::Llm(r) if r.prompt.contains("判断心旅者现在的心情") => {
+                Some("think".into())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "ai_ask",
+            "ai_say",
+            "ask",
+            "say",
+            "think",
+            "user_option",
+            "user_say"
+        ]
+    );
+    for line in [
+        "守望精灵：欢迎来到游心谷，我是守望精灵小爱。",
+        "心谷向导：谢谢你告诉我，小满。",
+        "心谷向导：我记下了你和家人的情况：[{成员关系情况=还行, 成员称呼=爸爸, 成员角色=父}, {成员关系情况=还行, 成员称呼=姐姐, 成员角色=姐}]",
+        "守望精灵：能说出来就是很大的一步。下次见，小满。",
+    ] {
+        assert!(shown.iter().any(|l| l == line), "{line} in {shown:#?}");
+    }
+    // The counselling note, filled as the variables were set.
+    let engine = Engine {
+        script: &s,
+        now: String::new(),
+    };
+    let note: Vec<(String, Option<String>)> = engine.filled_forms(&st).remove(0).1;
+    let value = |f: &str| note.iter().find(|(k, _)| k == f).unwrap().1.clone();
+    assert_eq!(value("称呼").as_deref(), Some("小满"));
+    assert_eq!(value("开始时间").as_deref(), Some("开学以后"));
+    assert_eq!(value("当前心情").as_deref(), Some("焦虑"));
+    assert_eq!(value("风险").as_deref(), Some("有"));
+    assert_eq!(value("陪伴者").as_deref(), Some("室友"));
+    assert!(value("家庭成员").unwrap().contains("成员关系情况=还行"));
+    assert_eq!(note.len(), 8);
+}
+
+#[test]
+fn the_first_day_sample_plays_offline_to_the_end() {
+    let s = guardian();
+    let inputs = [
+        "了解",
+        "我叫小满",
+        "睡不着",
+        "我很好",
+        "爸爸、姐姐",
+        "还行",
+        "还行",
+        "一样",
+    ];
+    let (shown, st) = play(&s, "初次会谈", &inputs);
+    assert_eq!(st.wait, Wait::Done);
+    assert!(shown.contains(
+        &"守望精灵：心谷是你的内心世界，在这里可以慢慢看清自己的念头和情绪。".to_string()
+    ));
+    assert!(
+        shown.contains(&"守望精灵：变化常常是慢慢来的。下次我们接着聊，我叫小满。".to_string()),
+        "{shown:#?}"
+    );
 }

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | E201 | an action with no kind, or with two kinds |
 //! | E202 | a key the action's kind does not take |
-//! | E210 | a duplicate session, stage, goal, skill, role or global variable name |
+//! | E210 | a duplicate session, stage, goal, skill, role, global variable, form or form field name |
 //! | E220 | `call` of an unknown skill |
 //! | E221 | `ai:` naming an unknown role, or a HUMAN one |
 //! | E230 | `timing_to` naming no goal of the stage (or stage of the session) |
@@ -18,6 +18,7 @@
 //! | E300 | `{NAME}` of a variable declared or produced nowhere in the set |
 //! | E310 | `user_option` without choices, or an output entry with neither `get` nor `set` |
 //! | W301 | `timing_to` on a `NOW` call (ignored) |
+//! | W302 | a form field filled from a variable declared or produced nowhere |
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ use serde_saphyr::Spanned;
 
 use super::condition::Condition;
 use super::diag::ScriptDiagnostic;
-use super::format::{Action, ActionKind, Goal, Output, RoleType, Timing, VarDecl};
+use super::format::{Action, ActionKind, Form, Goal, Output, RoleType, Timing, VarDecl};
 use super::load::{LoadedDoc, ScriptSources};
 use crate::scenario::closest;
 
@@ -128,6 +129,7 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     let mut roles: BTreeMap<String, RoleType> = BTreeMap::new();
     let mut globals: BTreeSet<String> = BTreeSet::new();
     let mut sessions: BTreeSet<String> = BTreeSet::new();
+    let mut forms: BTreeSet<String> = BTreeSet::new();
     for d in &src.docs {
         let place = Place {
             file: &d.file,
@@ -152,6 +154,12 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             if !sessions.insert(s.session.value.clone()) {
                 out.push(dup(&place, &s.session, "session"));
             }
+        }
+        for f in d.doc.forms.iter().flatten() {
+            if !forms.insert(f.form.value.clone()) {
+                out.push(dup(&place, &f.form, "form"));
+            }
+            check_form(&place, f, &known, &mut out);
         }
     }
     let lists = list_variables(src);
@@ -226,9 +234,40 @@ struct Scope<'a> {
     stages: Option<&'a [&'a str]>,
 }
 
-/// `what` names the kind; a duplicate goal adds where it must be unique.
+/// A form's fields are unique, and each is filled from a variable that exists.
+fn check_form(place: &Place, f: &Form, known: &BTreeSet<String>, out: &mut Vec<ScriptDiagnostic>) {
+    let mut fields = BTreeSet::new();
+    for field in &f.fields {
+        if !fields.insert(field.field.value.as_str()) {
+            out.push(dup(place, &field.field, "field"));
+        }
+        let var = field.var.as_ref().unwrap_or(&field.field);
+        if !known.contains(&var.value) {
+            let mut d = ScriptDiagnostic::warning(
+                place.file,
+                place.at(var),
+                "W302",
+                format!(
+                    "form `{}` field `{}` is filled from `{{{}}}`, which is declared or produced nowhere",
+                    f.form.value, field.field.value, var.value
+                ),
+            );
+            d = match closest(&var.value, known.iter().map(String::as_str)) {
+                Some(c) => d.help(format!("did you mean `{c}`?")),
+                None => d.help("name the variable with `var:`"),
+            };
+            out.push(d);
+        }
+    }
+}
+
+/// `what` names the kind; a duplicate goal or field adds where it must be unique.
 fn dup(place: &Place, s: &Spanned<String>, what: &str) -> ScriptDiagnostic {
-    let within = if what == "goal" { " in this stage" } else { "" };
+    let within = match what {
+        "goal" => " in this stage",
+        "field" => " in this form",
+        _ => "",
+    };
     ScriptDiagnostic::error(
         place.file,
         place.at(s),

@@ -189,7 +189,16 @@ pub struct State {
     /// `said` at the last auto update: later lines are what it reads next.
     #[serde(default)]
     pub auto_from: usize,
+    /// Form fields filled so far: form → field → value.
+    #[serde(default)]
+    pub forms: BTreeMap<String, BTreeMap<String, String>>,
+    /// The HUMAN role's name (whose lines the offline brain reads).
+    #[serde(default)]
+    pub human_role: String,
 }
+
+/// A form's fields in order, each with its value (None: not filled yet).
+pub type FormFields = Vec<(String, Option<String>)>;
 
 /// What an LLM request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,6 +263,12 @@ pub enum Effect {
     StageEntered {
         stage: String,
     },
+    /// A variable a form field is filled from was set.
+    FormFilled {
+        form: String,
+        field: String,
+        value: String,
+    },
     SessionEnded,
     Warning {
         message: String,
@@ -299,6 +314,10 @@ pub struct Script {
     skill_uses: BTreeMap<String, BTreeSet<String>>,
     /// Some global, session or stage variable is `auto: true`.
     has_auto: bool,
+    /// The forms, in file order.
+    pub forms: Vec<super::format::Form>,
+    /// Variable → the (form, field) pairs it fills.
+    form_fields: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl Script {
@@ -312,6 +331,8 @@ impl Script {
             conditions: std::collections::HashMap::new(),
             skill_uses: BTreeMap::new(),
             has_auto: false,
+            forms: Vec::new(),
+            form_fields: BTreeMap::new(),
         };
         for d in &src.docs {
             s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
@@ -322,6 +343,16 @@ impl Script {
             }
             s.global.extend(d.doc.global.iter().flatten().cloned());
             s.roles.extend(d.doc.roles.iter().flatten().cloned());
+            s.forms.extend(d.doc.forms.iter().flatten().cloned());
+        }
+        for f in &s.forms {
+            for field in &f.fields {
+                let var = field.var.as_ref().unwrap_or(&field.field).value.clone();
+                s.form_fields
+                    .entry(var)
+                    .or_default()
+                    .push((f.form.value.clone(), field.field.value.clone()));
+            }
         }
         let mut conditions = std::collections::HashMap::new();
         for g in super::check::all_goals(src) {
@@ -518,7 +549,7 @@ impl Engine<'_> {
             .script
             .session(session)
             .ok_or_else(|| EngineError::NoSession(session.to_string()))?;
-        let (ai, _) = self.script.default_roles();
+        let (ai, human) = self.script.default_roles();
         Ok(State {
             version: STATE_VERSION,
             script_hash: self.script.hash,
@@ -551,6 +582,8 @@ impl Engine<'_> {
             next_request: 0,
             pending: None,
             auto_from: 0,
+            forms: BTreeMap::new(),
+            human_role: human,
         })
     }
 
@@ -720,11 +753,43 @@ impl Engine<'_> {
             st.session_vars.insert(name.to_string(), value.clone());
             "session"
         };
+        for (form, field) in self.script.form_fields.get(name).into_iter().flatten() {
+            let text = value.text();
+            st.forms
+                .entry(form.clone())
+                .or_default()
+                .insert(field.clone(), text.clone());
+            fx.push(Effect::FormFilled {
+                form: form.clone(),
+                field: field.clone(),
+                value: text,
+            });
+        }
         fx.push(Effect::VarSet {
             name: name.to_string(),
             scope: scope.to_string(),
             value,
         });
+    }
+
+    /// Every form with its fields in order, and the value each holds (None: not filled yet).
+    pub fn filled_forms(&self, st: &State) -> Vec<(String, FormFields)> {
+        self.script
+            .forms
+            .iter()
+            .map(|f| {
+                let values = st.forms.get(&f.form.value);
+                let fields = f
+                    .fields
+                    .iter()
+                    .map(|x| {
+                        let v = values.and_then(|m| m.get(&x.field.value)).cloned();
+                        (x.field.value.clone(), v)
+                    })
+                    .collect();
+                (f.form.value.clone(), fields)
+            })
+            .collect()
     }
 
     /// `{NAME}` → its value; a declared variable with no value yet shows as
@@ -1091,39 +1156,39 @@ impl Engine<'_> {
     /// A goal is done: a skill writes its outputs back to the caller (or its list item).
     fn leave_goal(&self, st: &mut State, fx: &mut Vec<Effect>) {
         let path = self.path(st);
-        let f = st.frames.last().expect("a frame").clone();
-        if let Some(call) = &f.goal.skill {
-            let values: Vec<(String, String)> = call
-                .outputs
-                .iter()
-                .map(|(caller, template)| (caller.clone(), self.interpolate(st, template, fx)))
-                .collect();
-            st.frames.pop();
-            match &call.item {
-                Some((list, i)) => {
-                    if let Some(Var::List(mut items)) = self.lookup(st, list) {
-                        if let Some(item) = items.get_mut(*i) {
-                            for (k, v) in values {
-                                item.insert(k, v);
-                            }
-                        }
-                        self.set(st, list, Var::List(items), fx);
-                    }
-                }
-                None => {
-                    for (k, v) in values {
-                        self.set(st, &k, Var::Text(v), fx);
-                    }
-                }
-            }
-        } else {
-            st.frames.pop();
-        }
+        let f = st.frames.pop().expect("a frame");
+        // Left first: the write-back below happens in the caller's goal.
         fx.push(Effect::GoalLeft {
             path: path
                 .rsplit_once('#')
                 .map_or(path.clone(), |(p, _)| p.to_string()),
         });
+        let Some(call) = &f.goal.skill else { return };
+        // The skill's outputs are read in its own scope, which is gone now.
+        st.frames.push(f.clone());
+        let values: Vec<(String, String)> = call
+            .outputs
+            .iter()
+            .map(|(caller, template)| (caller.clone(), self.interpolate(st, template, fx)))
+            .collect();
+        st.frames.pop();
+        match &call.item {
+            Some((list, i)) => {
+                if let Some(Var::List(mut items)) = self.lookup(st, list) {
+                    if let Some(item) = items.get_mut(*i) {
+                        for (k, v) in values {
+                            item.insert(k, v);
+                        }
+                    }
+                    self.set(st, list, Var::List(items), fx);
+                }
+            }
+            None => {
+                for (k, v) in values {
+                    self.set(st, &k, Var::Text(v), fx);
+                }
+            }
+        }
         // The paused goal (BEFORE_GOAL) resumes where it was.
     }
 
@@ -1573,30 +1638,52 @@ impl Engine<'_> {
     }
 }
 
-/// The built-in line for an `ai_say` task with no model: the task's first clause.
+/// What ends a sentence (trimmed off extracted values).
+const SENTENCE_END: &[char] = &['。', '！', '？', '.', '!', '?', '…'];
+
+/// How writers tell the model to say something, not what to say.
+const INSTRUCTIONS: &[&str] = &[
+    "用一句话",
+    "用两句话",
+    "用两三句话",
+    "用几句话",
+    "一句话",
+    "简短地",
+    "简单地",
+    "进行一句简短的",
+];
+
+/// The built-in line for an `ai_say` task with no model: the task's first
+/// clause, without the instruction words in front of it.
 pub fn offline_say(req: &LlmRequest) -> String {
     let task = req
         .prompt
         .rsplit_once("任务：")
         .map_or(req.prompt.as_str(), |(_, t)| t);
-    let first = task
-        .split(['\n', '。', '，'])
+    let mut first = task
+        .split(['\n', '。', '，', '：'])
         .map(str::trim)
         .find(|s| !s.is_empty())
-        .unwrap_or("嗯。");
-    format!("{first}。")
+        .unwrap_or("嗯");
+    while let Some(rest) = INSTRUCTIONS.iter().find_map(|p| first.strip_prefix(p)) {
+        first = rest.trim_start();
+    }
+    if first.is_empty() {
+        return "嗯。".into();
+    }
+    format!("{}。", first.trim_end_matches(SENTENCE_END))
 }
 
 /// The built-in brain's answer to any request (no model configured): a direct
 /// question from the task, and the human's last answer as every output.
 pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
-    let (_, human_answer) = st
+    let human_answer = st
         .chat
         .iter()
         .rev()
-        .map(|l| (l.role.as_str(), l.text.as_str()))
-        .next()
-        .unwrap_or(("", ""));
+        .find(|l| l.role == st.human_role || st.human_role.is_empty())
+        .map_or("", |l| l.text.as_str())
+        .trim_end_matches(SENTENCE_END);
     let vars: serde_json::Map<String, serde_json::Value> = req
         .wants
         .iter()
@@ -1604,7 +1691,7 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
             let v = if req.list {
                 let items: Vec<serde_json::Value> = human_answer
                     .split(['，', '、', ',', '和'])
-                    .map(str::trim)
+                    .map(|s| s.trim().trim_end_matches(SENTENCE_END))
                     .filter(|s| !s.is_empty())
                     .map(|s| serde_json::Value::String(s.to_string()))
                     .collect();

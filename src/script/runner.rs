@@ -58,10 +58,11 @@ impl<I: Iterator<Item = String>> Human for Scripted<I> {
 }
 
 /// The built-in playtester: a persona description answers in its own words
-/// (its sentences in turn) and picks the option closest to what it says.
+/// (the sentence of it nearest the question, fresh ones preferred) and picks
+/// the option closest to what it says.
 pub struct Persona {
     pub sentences: Vec<String>,
-    next: usize,
+    used: Vec<usize>,
 }
 
 impl Persona {
@@ -72,8 +73,17 @@ impl Persona {
             .filter(|s| !s.is_empty() && !s.starts_with('#'))
             .map(|s| format!("{s}。"))
             .collect();
-        Self { sentences, next: 0 }
+        let used = vec![0; sentences.len()];
+        Self { sentences, used }
     }
+}
+
+/// Characters two texts share, ignoring punctuation and the commonest words.
+fn overlap(a: &str, b: &str) -> usize {
+    a.chars()
+        .filter(|c| c.is_alphanumeric() && !"我你他她的了是吗呢吧么和".contains(*c))
+        .filter(|c| b.contains(*c))
+        .count()
 }
 
 impl Human for Persona {
@@ -89,13 +99,23 @@ impl Human for Persona {
             .map(|(k, _)| k.clone())
     }
 
-    fn answer(&mut self, _: &State) -> Option<String> {
+    fn answer(&mut self, state: &State) -> Option<String> {
         if self.sentences.is_empty() {
             return Some("嗯。".into());
         }
-        let s = self.sentences[self.next % self.sentences.len()].clone();
-        self.next += 1;
-        Some(s)
+        let question = state
+            .chat
+            .iter()
+            .rev()
+            .find(|l| l.role != state.human_role)
+            .map_or("", |l| l.text.as_str());
+        // Relevance first; each earlier use costs two shared characters.
+        let best = (0..self.sentences.len()).max_by_key(|&i| {
+            let score = 2 * overlap(&self.sentences[i], question) as i64 - 4 * self.used[i] as i64;
+            (score, std::cmp::Reverse(self.used[i]), std::cmp::Reverse(i))
+        })?;
+        self.used[best] += 1;
+        Some(self.sentences[best].clone())
     }
 }
 
