@@ -105,6 +105,14 @@ pub enum ScriptCommand {
         #[arg(long)]
         persona: PathBuf,
     },
+    /// Run a transcript's recorded inputs through the engine again and compare
+    /// every effect: exit 0 when the run is the same, 1 with the first difference.
+    Replay {
+        /// The script folder.
+        dir: PathBuf,
+        /// A transcript written by `script run|play --transcript`.
+        transcript: PathBuf,
+    },
     /// Print the JSON Schema (draft-07) of script files, for editors:
     /// `heartvale script schema > DIR/yaml_schema.json`.
     Schema,
@@ -471,6 +479,55 @@ fn check(paths: &[PathBuf]) -> i32 {
     }
 }
 
+/// `heartvale script replay`.
+fn script_replay(dir: &Path, transcript: &Path) -> i32 {
+    let Some(script) = load_script(dir) else {
+        return 1;
+    };
+    let text = match std::fs::read_to_string(transcript) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{}: {e}", transcript.display());
+            return 1;
+        }
+    };
+    match crate::script::runner::replay(&script, &text) {
+        Ok(r) => {
+            println!(
+                "{}: replayed {} inputs; all {} effects are the same{}",
+                transcript.display(),
+                r.inputs,
+                r.effects,
+                if r.script_changed {
+                    " (the script changed since the recording)"
+                } else {
+                    ""
+                }
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", transcript.display());
+            1
+        }
+    }
+}
+
+/// Loads a script folder for running; prints its errors and returns None if it has any.
+fn load_script(dir: &Path) -> Option<crate::script::engine::Script> {
+    let (src, diags) = crate::script::check::check_dir(dir);
+    let errors: Vec<_> = diags
+        .iter()
+        .filter(|d| d.severity == crate::script::diag::Severity::Error)
+        .collect();
+    for d in &errors {
+        eprintln!("{d}");
+    }
+    errors
+        .is_empty()
+        .then(|| crate::script::engine::Script::from_sources(&src))
+}
+
 /// `heartvale script run|play`.
 fn script_command(cmd: ScriptCommand) -> i32 {
     use crate::script::runner::{
@@ -481,6 +538,7 @@ fn script_command(cmd: ScriptCommand) -> i32 {
             print!("{}", crate::script::schema::json_schema_text());
             return 0;
         }
+        ScriptCommand::Replay { dir, transcript } => return script_replay(&dir, &transcript),
         ScriptCommand::Run { session, input } => (session, Ok(input)),
         ScriptCommand::Play { session, persona } => (session, Err(persona)),
     };
@@ -491,18 +549,9 @@ fn script_command(cmd: ScriptCommand) -> i32 {
         transcript,
         llm,
     } = args;
-    let (src, diags) = crate::script::check::check_dir(&dir);
-    let errors: Vec<_> = diags
-        .iter()
-        .filter(|d| d.severity == crate::script::diag::Severity::Error)
-        .collect();
-    if !errors.is_empty() {
-        for d in errors {
-            eprintln!("{d}");
-        }
+    let Some(script) = load_script(&dir) else {
         return 1;
-    }
-    let script = crate::script::engine::Script::from_sources(&src);
+    };
     let Some(session) =
         session.or_else(|| script.sessions.first().map(|s| s.session.value.clone()))
     else {

@@ -540,3 +540,57 @@ fn script_play_with_a_model_plays_the_persona_in_character() {
     assert!(persona_prompts[1].contains("我叫阿溪，十六岁。"));
     assert!(persona_prompts[1].contains("守望精灵：我该怎么称呼你？"));
 }
+
+#[test]
+fn a_script_transcript_replays_and_shows_where_an_edit_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = dir.path().join("hello");
+    std::fs::create_dir(&scripts).unwrap();
+    let hello = "scenarios/heartvale/scripts/hello/hello.yaml";
+    std::fs::copy(hello, scripts.join("hello.yaml")).unwrap();
+    let input = dir.path().join("in.txt");
+    let transcript = dir.path().join("t.jsonl");
+    std::fs::write(&input, "A\n叫我小林\n").unwrap();
+    let run = heartvale(&[
+        "script",
+        "run",
+        scripts.to_str().unwrap(),
+        "--input",
+        input.to_str().unwrap(),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert!(run.status.success());
+    let replay = |dir: &Path| {
+        heartvale(&[
+            "script",
+            "replay",
+            dir.to_str().unwrap(),
+            transcript.to_str().unwrap(),
+        ])
+    };
+    let same = replay(&scripts);
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert!(
+        stdout(&same).contains("replayed 8 inputs; all 19 effects are the same\n"),
+        "{}",
+        stdout(&same)
+    );
+    // A writer rewords a line: the replay points at it.
+    let text = std::fs::read_to_string(hello).unwrap();
+    std::fs::write(
+        scripts.join("hello.yaml"),
+        text.replace("进去前，需要先收集你一些信息", "进去前，先认识一下你"),
+    )
+    .unwrap();
+    let changed = replay(&scripts);
+    assert_eq!(changed.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&changed.stderr);
+    assert!(err.contains("differs:"), "{err}");
+    assert!(err.contains("recorded: {\"action\":\"say\""), "{err}");
+    assert!(err.contains("进去前，先认识一下你"), "{err}");
+}

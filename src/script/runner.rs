@@ -262,6 +262,12 @@ pub fn play(
     transcript: &mut dyn Write,
 ) -> Result<Played, EngineError> {
     let mut st = engine.start(session)?;
+    // What a replay needs besides the inputs: the session, the clock, the script.
+    let _ = writeln!(
+        transcript,
+        "{}",
+        json!({ "start": { "session": session, "now": engine.now, "script_hash": format!("{:016x}", engine.script.hash) } })
+    );
     let mut input = Input::Start;
     let mut goals: Vec<String> = Vec::new();
     let mut stage = String::new();
@@ -363,6 +369,100 @@ pub fn play(
             }
         };
     }
+}
+
+/// Why a transcript does not replay.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("line {line}: {message}")]
+    Unreadable { line: usize, message: String },
+    #[error("the transcript has no start line (session and clock)")]
+    NoStart,
+    #[error("{0}")]
+    Engine(#[from] EngineError),
+    #[error("effect {index} differs:\n  recorded: {recorded}\n  replayed: {replayed}")]
+    Differs {
+        index: usize,
+        recorded: String,
+        replayed: String,
+    },
+    #[error("the replay gave {replayed} effects, the transcript has {recorded}")]
+    Length { recorded: usize, replayed: usize },
+}
+
+/// What a replay matched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replayed {
+    pub inputs: usize,
+    pub effects: usize,
+    /// The script changed since the recording (the effects may still match).
+    pub script_changed: bool,
+}
+
+/// Runs a transcript's inputs (the human's and the model's replies) through the
+/// engine again and compares every effect with the recorded one: the same
+/// script and inputs give the same run, so a playtest can be re-checked after
+/// an engine change, and a changed script shows where it now differs.
+pub fn replay(script: &super::engine::Script, transcript: &str) -> Result<Replayed, ReplayError> {
+    let mut start = None;
+    let mut inputs: Vec<Input> = Vec::new();
+    let mut recorded: Vec<serde_json::Value> = Vec::new();
+    for (i, line) in transcript.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |message: String| ReplayError::Unreadable {
+            line: i + 1,
+            message,
+        };
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        if let Some(s) = v.get("start") {
+            start = Some(s.clone());
+        } else if let Some(input) = v.get("input") {
+            inputs.push(serde_json::from_value(input.clone()).map_err(|e| bad(e.to_string()))?);
+        } else if let Some(effect) = v.get("effect") {
+            recorded.push(effect.clone());
+        }
+    }
+    let start = start.ok_or(ReplayError::NoStart)?;
+    let text = |k: &str| {
+        start
+            .get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let engine = Engine {
+        script,
+        now: text("now"),
+    };
+    let mut st = engine.start(&text("session"))?;
+    let mut replayed = Vec::new();
+    for input in &inputs {
+        for e in engine.resume(&mut st, input.clone())? {
+            replayed.push(serde_json::to_value(&e).expect("effects are plain data"));
+        }
+    }
+    for (index, (r, p)) in recorded.iter().zip(&replayed).enumerate() {
+        if r != p {
+            return Err(ReplayError::Differs {
+                index,
+                recorded: r.to_string(),
+                replayed: p.to_string(),
+            });
+        }
+    }
+    if recorded.len() != replayed.len() {
+        return Err(ReplayError::Length {
+            recorded: recorded.len(),
+            replayed: replayed.len(),
+        });
+    }
+    Ok(Replayed {
+        inputs: inputs.len(),
+        effects: replayed.len(),
+        script_changed: text("script_hash") != format!("{:016x}", script.hash),
+    })
 }
 
 #[cfg(test)]
