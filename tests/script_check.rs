@@ -27,20 +27,26 @@ fn the_design_samples_pass() {
 #[test]
 fn the_broken_corpus_gets_exact_messages() {
     let want = [
+        "tests/scripts/broken/forms.yaml:5:10: warning[W302]: form `笔记` field `水果` is filled from `{喜欢的水杲}`, which is declared or produced nowhere (help: did you mean `喜欢的水果`?)",
+        "tests/scripts/broken/forms.yaml:6:12: error[E210]: duplicate field name `水果` in this form (help: names must be unique; rename one of them)",
+        "tests/scripts/broken/forms.yaml:6:12: warning[W302]: form `笔记` field `水果` is filled from `{水果}`, which is declared or produced nowhere (help: name the variable with `var:`)",
+        "tests/scripts/broken/forms.yaml:7:9: error[E210]: duplicate form name `笔记` (help: names must be unique; rename one of them)",
         "tests/scripts/broken/roles.yaml:6:9: error[E210]: duplicate role name `守望精灵` (help: names must be unique; rename one of them)",
         "tests/scripts/broken/session.yaml:13:20: error[E280]: `{用户选择}` is compared with 'C', which is not one of its choices (help: the choices are A, B)",
         "tests/scripts/broken/session.yaml:15:27: error[E270]: condition: `=` assigns; conditions compare (help: use `==` or `===`)",
         "tests/scripts/broken/session.yaml:17:21: error[E270]: condition: unexpected character `｛` (help: `｛` is full-width or typographic punctuation; type the ASCII `{`)",
-        "tests/scripts/broken/session.yaml:18:14: error[E300]: `{名字}` is declared or produced nowhere (help: did you mean `{称呼}`?)",
+        "tests/scripts/broken/session.yaml:18:14: error[E300]: `{名字}` is declared or produced nowhere (help: declare it (`declare:` or global.yaml) or produce it with an output `get:`)",
         "tests/scripts/broken/session.yaml:19:14: error[E201]: one action has several kinds: say, user_say (help: put each in its own `- ` list entry)",
         "tests/scripts/broken/session.yaml:21:14: error[E202]: `tone` does not belong to a `say` action (help: `say` takes only `condition`)",
         "tests/scripts/broken/session.yaml:24:21: error[E290]: max_rounds 12 is outside 1–10 (help: the default is 3)",
         "tests/scripts/broken/session.yaml:25:15: error[E220]: unknown skill `甲乙` (help: did you mean `乙`?)",
         "tests/scripts/broken/session.yaml:28:20: error[E230]: `timing_to: 不存在` names no goal of this stage",
         "tests/scripts/broken/session.yaml:29:19: error[E260]: `fromlist: 用户选择` is never a list (help: make it a list with `tolist:` on an ai_ask or think, or declare it with a list value)",
-        "tests/scripts/broken/session.yaml:31:16: error[E250]: skill `甲` declares no variable `名称` (help: did you mean `称呼`?)",
+        "tests/scripts/broken/session.yaml:31:16: error[E250]: skill `甲` declares no variable `名称` (help: inputs set variables the skill lists under `declare:`)",
         "tests/scripts/broken/session.yaml:34:13: error[E221]: `ai: 心旅者` names a HUMAN role",
         "tests/scripts/broken/session.yaml:35:13: error[E210]: duplicate goal name `选择` in this stage (help: names must be unique; rename one of them)",
+        "tests/scripts/broken/session.yaml:45:14: warning[W303]: `{喜欢的水果}` is not visible here: it lives in goal `水果` (help: declare it in the stage's or session's `declare:` to share it between goals)",
+        "tests/scripts/broken/session.yaml:46:20: warning[W303]: `{喜欢的水果}` is not visible here: it lives in goal `水果` (help: declare it in the stage's or session's `declare:` to share it between goals)",
         "tests/scripts/broken/skills.yaml:7:9: error[E240]: skills call each other in a cycle: 乙 → 甲 → 乙 (help: a skill may not lead back to itself; break the chain)",
     ];
     let got = lines("tests/scripts/broken");

@@ -137,12 +137,17 @@ fn yaml_hint(message: &str) -> Option<String> {
     Some(hint.to_string())
 }
 
-/// The closest of `candidates` to `word`, for "did you mean" hints.
+/// The closest of `candidates` to `word`, for "did you mean" hints: at most
+/// half the longer name changed (two edits for long names), and never a name
+/// with nothing in common (two-character Chinese names are common).
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (levenshtein(word, c), c))
-        .filter(|(d, c)| *d <= (c.chars().count().max(word.chars().count()) / 2).max(2))
+        .filter(|(d, c)| {
+            let longer = c.chars().count().max(word.chars().count());
+            *d <= (longer / 2).max(2) && *d < longer
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }

@@ -19,6 +19,7 @@
 //! | E310 | `user_option` without choices, or an output entry with neither `get` nor `set` |
 //! | W301 | `timing_to` on a `NOW` call (ignored) |
 //! | W302 | a form field filled from a variable declared or produced nowhere |
+//! | W303 | `{NAME}` of a variable that lives only in another goal (not visible here) |
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -114,6 +115,28 @@ fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
     known
 }
 
+/// Names a goal declares or produces (outputs, options, lists and their fields).
+fn own_variables(g: &Goal) -> BTreeSet<String> {
+    let mut own: BTreeSet<String> = g
+        .declare
+        .iter()
+        .flatten()
+        .map(|v| v.var.value.clone())
+        .collect();
+    for a in &g.actions {
+        own.extend(
+            a.user_option
+                .iter()
+                .chain(&a.tolist)
+                .map(|v| v.value.clone()),
+        );
+        for o in a.output.iter().flatten() {
+            own.extend(o.get.iter().chain(&o.set).map(|v| v.value.clone()));
+        }
+    }
+    own
+}
+
 /// Checks a loaded set; returns every problem found.
 pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     let mut out = Vec::new();
@@ -164,7 +187,34 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     }
     let lists = list_variables(src);
     let options = option_keys(src);
+    // Scopes: what lives outside goals, and which goal each goal-local name is in.
+    let global: BTreeSet<String> = src
+        .docs
+        .iter()
+        .flat_map(|d| d.doc.global.iter().flatten())
+        .map(|v| v.var.value.clone())
+        .collect();
+    let session_stage: BTreeSet<String> = src
+        .docs
+        .iter()
+        .flat_map(|d| d.doc.sessions.iter().flatten())
+        .flat_map(|s| {
+            s.declare
+                .iter()
+                .chain(s.stages.iter().flat_map(|st| &st.declare))
+        })
+        .map(|v| v.var.value.clone())
+        .collect();
+    let mut goal_local: BTreeMap<String, String> = BTreeMap::new();
+    for g in all_goals(src) {
+        for v in own_variables(g) {
+            if !global.contains(&v) && !session_stage.contains(&v) {
+                goal_local.entry(v).or_insert_with(|| g.goal.value.clone());
+            }
+        }
+    }
     let cx = Cx {
+        goal_local: &goal_local,
         options: &options,
         skills: &skills,
         roles: &roles,
@@ -182,7 +232,14 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             let stage_names: Vec<&str> =
                 s.stages.iter().map(|st| st.stage.value.as_str()).collect();
             let mut seen_stages = BTreeSet::new();
+            let session_vars = global
+                .iter()
+                .cloned()
+                .chain(s.declare.iter().map(|v| v.var.value.clone()));
+            let session_vars: BTreeSet<String> = session_vars.collect();
             for st in &s.stages {
+                let mut stage_vars = session_vars.clone();
+                stage_vars.extend(st.declare.iter().map(|v| v.var.value.clone()));
                 if !seen_stages.insert(st.stage.value.as_str()) {
                     out.push(dup(&place, &st.stage, "stage"));
                 }
@@ -193,9 +250,12 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
                     if !seen_goals.insert(g.goal.value.as_str()) {
                         out.push(dup(&place, &g.goal, "goal"));
                     }
+                    let mut visible = stage_vars.clone();
+                    visible.extend(own_variables(g));
                     let scope = Scope {
                         goals: Some(&goal_names),
                         stages: Some(&stage_names),
+                        visible: &visible,
                     };
                     for a in &g.actions {
                         check_action(&cx, &place, a, &scope, &mut out);
@@ -204,9 +264,16 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             }
         }
         for g in d.doc.skills.iter().flatten() {
+            // A skill runs in whichever stage calls it: any outer name may be
+            // there, and the fields of a list it is called from.
+            let mut visible: BTreeSet<String> = global.union(&session_stage).cloned().collect();
+            visible.extend(own_variables(g));
+            visible.extend(lists.iter().cloned());
+            visible.extend(list_fields(src));
             let scope = Scope {
                 goals: None,
                 stages: None,
+                visible: &visible,
             };
             for a in &g.actions {
                 check_action(&cx, &place, a, &scope, &mut out);
@@ -219,6 +286,8 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
 }
 
 struct Cx<'a> {
+    /// Variables that live in one goal only → that goal's name.
+    goal_local: &'a BTreeMap<String, String>,
     /// `user_option` variables and their choice keys.
     options: &'a BTreeMap<String, BTreeSet<String>>,
     skills: &'a BTreeMap<String, (&'a LoadedDoc, &'a Goal)>,
@@ -232,6 +301,8 @@ struct Cx<'a> {
 struct Scope<'a> {
     goals: Option<&'a [&'a str]>,
     stages: Option<&'a [&'a str]>,
+    /// Variables the goal can read: the outer scopes' and its own.
+    visible: &'a BTreeSet<String>,
 }
 
 /// A form's fields are unique, and each is filled from a variable that exists.
@@ -300,6 +371,15 @@ fn list_variables(src: &ScriptSources) -> BTreeSet<String> {
         .flat_map(|g| g.actions.iter())
         .filter_map(|a| a.tolist.as_ref().map(|l| l.value.clone()));
     declared.chain(tolists).collect()
+}
+
+/// The fields of every list (`get`s of a `tolist` action): a `fromlist` goal reads them.
+fn list_fields(src: &ScriptSources) -> impl Iterator<Item = String> + '_ {
+    all_goals(src)
+        .flat_map(|g| &g.actions)
+        .filter(|a| a.tolist.is_some())
+        .flat_map(|a| a.output.iter().flatten())
+        .filter_map(|o| o.get.as_ref().map(|g| g.value.clone()))
 }
 
 fn check_action(
@@ -373,16 +453,27 @@ fn check_action(
     for t in [&a.tone, &a.exit].into_iter().flatten() {
         texts.push((t, first));
     }
+    let mut skill_side: Vec<(&str, (u64, u64))> = Vec::new();
     for o in a.output.iter().flatten().chain(a.input.iter().flatten()) {
         if let Some(d) = &o.define {
             texts.push((d, first));
         }
         if let Some(serde_json::Value::String(v)) = &o.value {
-            texts.push((v, first));
+            // A call's outputs are read in the skill's scope when it ends.
+            let is_call_output =
+                kind == ActionKind::Call && a.output.iter().flatten().any(|x| std::ptr::eq(x, o));
+            if is_call_output {
+                skill_side.push((v, first));
+            } else {
+                texts.push((v, first));
+            }
         }
     }
     for (text, at) in texts {
-        unknown_vars(cx, place, text, at, out);
+        unknown_vars(cx, place, text, at, Some(scope.visible), out);
+    }
+    for (text, at) in skill_side {
+        unknown_vars(cx, place, text, at, None, out);
     }
     match kind {
         ActionKind::UserOption if a.choices.as_ref().is_none_or(Vec::is_empty) => {
@@ -447,18 +538,36 @@ fn check_action(
         }
     }
     if let Some(c) = &a.condition {
-        check_condition(cx, place, c, out);
+        check_condition(cx, place, c, scope, out);
     }
 }
 
+/// `{NAME}`s known nowhere (E300) or, with `visible`, living only in another goal (W303).
 fn unknown_vars(
     cx: &Cx,
     place: &Place,
     text: &str,
     at: (u64, u64),
+    visible: Option<&BTreeSet<String>>,
     out: &mut Vec<ScriptDiagnostic>,
 ) {
     for v in referenced_vars(text) {
+        if let (Some(visible), Some(home)) = (visible, cx.goal_local.get(v))
+            && !visible.contains(v)
+        {
+            out.push(
+                ScriptDiagnostic::warning(
+                    place.file,
+                    at,
+                    "W303",
+                    format!("`{{{v}}}` is not visible here: it lives in goal `{home}`"),
+                )
+                .help(
+                    "declare it in the stage's or session's `declare:` to share it between goals",
+                ),
+            );
+            continue;
+        }
         if !cx.known.contains(v) {
             let mut d = ScriptDiagnostic::error(
                 place.file,
@@ -572,7 +681,13 @@ fn binding_target(
     }
 }
 
-fn check_condition(cx: &Cx, place: &Place, c: &Spanned<String>, out: &mut Vec<ScriptDiagnostic>) {
+fn check_condition(
+    cx: &Cx,
+    place: &Place,
+    c: &Spanned<String>,
+    scope: &Scope,
+    out: &mut Vec<ScriptDiagnostic>,
+) {
     let (line, col) = place.at(c);
     match Condition::parse(&c.value) {
         Err(e) => {
@@ -597,9 +712,8 @@ fn check_condition(cx: &Cx, place: &Place, c: &Spanned<String>, out: &mut Vec<Sc
         }
         Ok(cond) => {
             for v in cond.variables() {
-                if !cx.known.contains(v) {
-                    unknown_vars(cx, place, &format!("{{{v}}}"), (line, col), out);
-                }
+                let text = format!("{{{v}}}");
+                unknown_vars(cx, place, &text, (line, col), Some(scope.visible), out);
             }
             for (var, key) in cond.compared_literals() {
                 if let Some(keys) = cx.options.get(var)
