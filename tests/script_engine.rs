@@ -686,3 +686,61 @@ fn the_first_day_sample_plays_offline_to_the_end() {
         "{shown:#?}"
     );
 }
+
+#[test]
+fn a_saved_run_resumes_at_its_action_in_an_edited_script() {
+    let s = script(HELLO);
+    let engine = Engine {
+        script: &s,
+        now: "2026-04-06 10:00:00".into(),
+    };
+    let mut st = at_first_ask(&engine);
+    let req = st.pending.clone().unwrap();
+    // Every JSON step says what its answer looks like.
+    let schema = req.schema.clone().unwrap();
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["reply", "exit", "vars"])
+    );
+    assert_eq!(
+        schema["properties"]["vars"]["properties"]["心旅者名"]["description"],
+        "心旅者给出的名称"
+    );
+    engine
+        .resume(
+            &mut st,
+            Input::LlmReply {
+                id: req.id,
+                text: r#"{"reply":"我该怎么称呼你？","exit":false,"vars":{}}"#.into(),
+            },
+        )
+        .unwrap();
+    let saved = serde_json::to_string(&st).unwrap();
+    // The writer adds two lines before the ai_ask while the visitor is typing.
+    let edited = HELLO.replace(
+        "        - say: 进去前，需要先收集你一些信息\n",
+        "        - say: 进去前，需要先收集你一些信息\n        - say: 新加的一句\n        - say: 又一句\n",
+    );
+    assert_ne!(edited, HELLO);
+    let s2 = script(&edited);
+    let engine2 = Engine {
+        script: &s2,
+        now: "2026-04-06 10:05:00".into(),
+    };
+    let mut back: State = serde_json::from_str(&saved).unwrap();
+    let fx = engine2
+        .resume(
+            &mut back,
+            Input::Text {
+                text: "叫我阿溪".into(),
+            },
+        )
+        .unwrap();
+    // Still the same ai_ask (now two places later): its next round is asked.
+    assert!(
+        matches!(fx.last(), Some(Effect::Llm(r)) if r.prompt.contains("向心旅者询问名字")),
+        "{fx:#?}"
+    );
+    assert_eq!(back.frames[0].action, 8);
+    assert_eq!(back.script_hash, s2.hash);
+}

@@ -104,7 +104,7 @@ fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
             .iter()
             .flatten()
             .filter_map(|o| o.get.as_ref().or(o.set.as_ref()));
-        for v in [&a.user_option, &a.tolist]
+        for v in [a.user_option.as_deref(), a.tolist.as_deref()]
             .into_iter()
             .flatten()
             .chain(produced)
@@ -392,7 +392,7 @@ fn check_action(
     let kinds = a.kinds();
     let first = kinds
         .first()
-        .and_then(|k| a.kind_text(*k).or(a.ai.as_ref()))
+        .and_then(|k| a.kind_text(*k).or(a.ai.as_deref()))
         .map(|s| place.at(s))
         .or_else(|| a.condition.as_ref().map(|c| place.at(c)))
         .unwrap_or((place.offset + 1, 1));

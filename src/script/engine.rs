@@ -118,9 +118,11 @@ pub struct Frame {
     pub goal: GoalRef,
     /// Stage the goal belongs to (its own stage for stage goals).
     pub stage: String,
-    /// Index of the next action, and its kind key, to find it again after an edit.
+    /// Index of the next action, and its stable id (kind and text) as of the
+    /// last wait, to find it again in an edited script.
     pub action: usize,
-    pub action_key: String,
+    #[serde(alias = "action_key")]
+    pub action_id: String,
     /// `ai_ask` rounds done for the current action.
     pub rounds: u32,
     pub vars: BTreeMap<String, Var>,
@@ -228,6 +230,49 @@ pub struct LlmRequest {
     /// A second try after an answer that was not the JSON asked for.
     #[serde(default)]
     pub repair: bool,
+    /// The JSON Schema of the answer (none for a plain line), for servers
+    /// that constrain their output to it.
+    #[serde(default)]
+    pub schema: Option<serde_json::Value>,
+}
+
+/// The answer's schema for a request of `kind` producing `wants`.
+fn answer_schema(
+    kind: LlmKind,
+    wants: &[(String, String)],
+    list: bool,
+) -> Option<serde_json::Value> {
+    use serde_json::json;
+    let value = if list {
+        json!({ "type": "array", "items": { "type": "string" } })
+    } else {
+        json!({ "type": "string" })
+    };
+    let properties: serde_json::Map<String, serde_json::Value> = wants
+        .iter()
+        .map(|(name, define)| {
+            let mut v = value.clone();
+            if !define.is_empty() {
+                v["description"] = json!(define);
+            }
+            (name.clone(), v)
+        })
+        .collect();
+    // Nothing in `vars` is required: what was not said stays unset.
+    let vars = json!({ "type": "object", "properties": properties });
+    match kind {
+        LlmKind::Say => None,
+        LlmKind::AskRound => Some(json!({
+            "type": "object",
+            "properties": { "reply": { "type": "string" }, "exit": { "type": "boolean" }, "vars": vars },
+            "required": ["reply", "exit", "vars"]
+        })),
+        LlmKind::Extract | LlmKind::Update => Some(json!({
+            "type": "object",
+            "properties": { "vars": vars },
+            "required": ["vars"]
+        })),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -454,6 +499,16 @@ impl Script {
     }
 }
 
+/// An action's stable id: its kind and text.
+fn action_id(a: &Action) -> String {
+    let kind = a.kind();
+    let text = kind
+        .and_then(|k| a.kind_text(k))
+        .or(a.ai.as_deref())
+        .map_or("", |t| t.value.as_str());
+    format!("{}:{text}", kind.map_or("", ActionKind::key))
+}
+
 /// Variables an action reads (`{NAME}` anywhere in it, `fromlist`) or
 /// extracts (`get`): what keeps an auto variable worth updating.
 fn action_uses(a: &Action, out: &mut BTreeSet<String>) {
@@ -596,9 +651,61 @@ impl Engine<'_> {
             });
         }
         let mut fx = Vec::new();
+        if st.script_hash != self.script.hash {
+            self.relocate(st, &mut fx);
+        }
         self.accept(st, input, &mut fx)?;
         self.run(st, &mut fx)?;
+        self.mark_places(st);
         Ok(fx)
+    }
+
+    /// Records each frame's action id, for [`Engine::relocate`].
+    fn mark_places(&self, st: &mut State) {
+        for i in 0..st.frames.len() {
+            let f = &st.frames[i];
+            let id = self
+                .script
+                .goal(st, f)
+                .and_then(|g| g.actions.get(f.action))
+                .map_or_else(String::new, action_id);
+            st.frames[i].action_id = id;
+        }
+    }
+
+    /// The script was edited since this state was saved (a hot reload): each
+    /// frame goes to the action with its recorded id nearest its old index,
+    /// so lines added or removed elsewhere in the goal do not shift it.
+    fn relocate(&self, st: &mut State, fx: &mut Vec<Effect>) {
+        for i in 0..st.frames.len() {
+            let f = &st.frames[i];
+            if f.action_id.is_empty() {
+                continue;
+            }
+            let Some(goal) = self.script.goal(st, f) else {
+                continue;
+            };
+            if goal.actions.get(f.action).map(action_id).as_ref() == Some(&f.action_id) {
+                continue;
+            }
+            let found = goal
+                .actions
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| action_id(a) == f.action_id)
+                .min_by_key(|(j, _)| j.abs_diff(f.action))
+                .map(|(j, _)| j);
+            match found {
+                Some(j) => st.frames[i].action = j,
+                None => fx.push(Effect::Warning {
+                    message: format!(
+                        "the action `{}` of goal `{}` is gone from the script; going on at its old place",
+                        f.action_id, f.goal.goal
+                    ),
+                }),
+            }
+        }
+        st.script_hash = self.script.hash;
     }
 
     fn wrong(st: &State, got: &Input) -> EngineError {
@@ -906,12 +1013,6 @@ impl Engine<'_> {
                 continue;
             };
             let kind = action.kind();
-            let key = kind.map_or("", ActionKind::key);
-            if let Some(f) = st.frames.last_mut()
-                && f.action_key != key
-            {
-                f.action_key = key.to_string();
-            }
             if !self.condition_holds(st, action, fx) {
                 self.advance(st);
                 continue;
@@ -1052,7 +1153,7 @@ impl Engine<'_> {
             goal: g,
             stage,
             action: 0,
-            action_key: String::new(),
+            action_id: String::new(),
             rounds: 0,
             vars,
             chat_from: st.said,
@@ -1369,6 +1470,7 @@ impl Engine<'_> {
             id: st.next_request,
             kind,
             prompt,
+            schema: answer_schema(kind, &wants, list),
             wants,
             list,
             repair: false,

@@ -156,30 +156,32 @@ pub enum Timing {
 /// One action: exactly one of the kind keys (`say`, `user_say`, `user_option`,
 /// `ask`, `ai_say`, `ai_ask`, `think`, `call`, `scene`/`ai`) plus the keys that
 /// kind takes.
+// The keys are boxed: most are absent, and a flat struct of them was over a
+// kilobyte, moved at every step of parsing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Action {
     #[schemars(with = "Option<String>")]
-    pub say: Option<Spanned<String>>,
+    pub say: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub user_say: Option<Spanned<String>>,
+    pub user_say: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub user_option: Option<Spanned<String>>,
+    pub user_option: Option<Box<Spanned<String>>>,
     /// A fixed question; the human's free answer feeds `output`.
     #[schemars(with = "Option<String>")]
-    pub ask: Option<Spanned<String>>,
+    pub ask: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub ai_say: Option<Spanned<String>>,
+    pub ai_say: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub ai_ask: Option<Spanned<String>>,
+    pub ai_ask: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub think: Option<Spanned<String>>,
+    pub think: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub call: Option<Spanned<String>>,
+    pub call: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub scene: Option<Spanned<String>>,
+    pub scene: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub ai: Option<Spanned<String>>,
+    pub ai: Option<Box<Spanned<String>>>,
 
     /// `user_option`: `- KEY: TEXT`, in order.
     pub choices: Option<Vec<BTreeMap<String, String>>>,
@@ -187,21 +189,21 @@ pub struct Action {
     pub exit: Option<String>,
     /// `ai_ask`: the most rounds before it exits anyway (default 3).
     #[schemars(with = "Option<i64>", range(min = 1, max = 10))]
-    pub max_rounds: Option<Spanned<i64>>,
+    pub max_rounds: Option<Box<Spanned<i64>>>,
     #[schemars(with = "Option<String>")]
-    pub tolist: Option<Spanned<String>>,
+    pub tolist: Option<Box<Spanned<String>>>,
     pub output: Option<Vec<Output>>,
 
     #[schemars(with = "Option<Timing>")]
-    pub timing: Option<Spanned<Timing>>,
+    pub timing: Option<Box<Spanned<Timing>>>,
     #[schemars(with = "Option<String>")]
-    pub timing_to: Option<Spanned<String>>,
+    pub timing_to: Option<Box<Spanned<String>>>,
     #[schemars(with = "Option<String>")]
-    pub fromlist: Option<Spanned<String>>,
+    pub fromlist: Option<Box<Spanned<String>>>,
     pub input: Option<Vec<Output>>,
 
     #[schemars(with = "Option<String>")]
-    pub condition: Option<Spanned<String>>,
+    pub condition: Option<Box<Spanned<String>>>,
 }
 
 /// `- get: VAR  define: PROMPT` or `- set: VAR  value: VALUE`.
@@ -303,15 +305,15 @@ impl Action {
     /// The text under a kind's key.
     pub fn kind_text(&self, k: ActionKind) -> Option<&Spanned<String>> {
         match k {
-            ActionKind::Say => self.say.as_ref(),
-            ActionKind::UserSay => self.user_say.as_ref(),
-            ActionKind::UserOption => self.user_option.as_ref(),
-            ActionKind::Ask => self.ask.as_ref(),
-            ActionKind::AiSay => self.ai_say.as_ref(),
-            ActionKind::AiAsk => self.ai_ask.as_ref(),
-            ActionKind::Think => self.think.as_ref(),
-            ActionKind::Call => self.call.as_ref(),
-            ActionKind::Scene => self.scene.as_ref(),
+            ActionKind::Say => self.say.as_deref(),
+            ActionKind::UserSay => self.user_say.as_deref(),
+            ActionKind::UserOption => self.user_option.as_deref(),
+            ActionKind::Ask => self.ask.as_deref(),
+            ActionKind::AiSay => self.ai_say.as_deref(),
+            ActionKind::AiAsk => self.ai_ask.as_deref(),
+            ActionKind::Think => self.think.as_deref(),
+            ActionKind::Call => self.call.as_deref(),
+            ActionKind::Scene => self.scene.as_deref(),
         }
     }
 

@@ -78,12 +78,41 @@ pub fn load_dir(dir: &Path) -> (ScriptSources, Vec<ScriptDiagnostic>) {
         }
     };
     files.sort();
+    // Files parse independently: spread them over the cores (YAML parsing is
+    // most of the time), then merge in name order so the result is the same.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len().div_ceil(8))
+        .max(1);
+    let chunk = files.len().div_ceil(threads).max(1);
+    let parts: Vec<(ScriptSources, Vec<ScriptDiagnostic>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || load_files(part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    for (part, part_diags) in parts {
+        sources.docs.extend(part.docs);
+        sources.texts.extend(part.texts);
+        diags.extend(part_diags);
+    }
+    (sources, diags)
+}
+
+/// Reads and parses some files, in order.
+fn load_files(files: &[PathBuf]) -> (ScriptSources, Vec<ScriptDiagnostic>) {
+    let mut sources = ScriptSources::default();
+    let mut diags = Vec::new();
     for path in files {
-        let text = match std::fs::read_to_string(&path) {
+        let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
                 diags.push(ScriptDiagnostic::error(
-                    &path,
+                    path,
                     (1, 1),
                     "E001",
                     format!("cannot read: {e}"),
@@ -91,8 +120,8 @@ pub fn load_dir(dir: &Path) -> (ScriptSources, Vec<ScriptDiagnostic>) {
                 continue;
             }
         };
-        load_text(&path, &text, &mut sources, &mut diags);
-        sources.texts.push((path, text));
+        load_text(path, &text, &mut sources, &mut diags);
+        sources.texts.push((path.clone(), text));
     }
     (sources, diags)
 }

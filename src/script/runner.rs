@@ -129,15 +129,28 @@ pub struct Remote {
 }
 
 impl Remote {
-    /// One chat completion of `prompt`.
-    pub fn complete(&mut self, prompt: String, max_tokens: u32) -> Result<String, String> {
+    /// One chat completion of `prompt`, constrained to `schema` where the
+    /// server can (the client falls back to plain JSON, then to text).
+    pub fn complete(
+        &mut self,
+        prompt: String,
+        max_tokens: u32,
+        schema: Option<&serde_json::Value>,
+    ) -> Result<String, String> {
         use crate::llm::client::{ChatRequest, Format, Message};
+        let format = match schema {
+            Some(schema) => Format::Json {
+                name: "heart_rule_step".into(),
+                schema: schema.clone(),
+            },
+            None => Format::Text,
+        };
         let chat = ChatRequest {
             messages: vec![Message::user(prompt)],
             temperature: self.temperature,
             max_tokens,
             seed: None,
-            format: Format::Text,
+            format,
             stream: false,
         };
         self.runtime
@@ -149,7 +162,7 @@ impl Remote {
 
 impl Mind for Remote {
     fn reply(&mut self, req: &LlmRequest) -> Result<String, String> {
-        self.complete(req.prompt.clone(), 400)
+        self.complete(req.prompt.clone(), 400, req.schema.as_ref())
     }
 }
 
@@ -197,15 +210,19 @@ impl Human for LlmPersona {
                 list.join("\n")
             ),
         );
-        let picked = self.remote.complete(prompt, 20).ok().and_then(|reply| {
-            let reply = reply.trim().trim_matches(['"', '「', '」', '.', '。']);
-            options
-                .iter()
-                .find(|(k, _)| reply == k)
-                .or_else(|| options.iter().find(|(_, t)| reply.contains(t.as_str())))
-                .or_else(|| options.iter().find(|(k, _)| reply.starts_with(k.as_str())))
-                .map(|(k, _)| k.clone())
-        });
+        let picked = self
+            .remote
+            .complete(prompt, 20, None)
+            .ok()
+            .and_then(|reply| {
+                let reply = reply.trim().trim_matches(['"', '「', '」', '.', '。']);
+                options
+                    .iter()
+                    .find(|(k, _)| reply == k)
+                    .or_else(|| options.iter().find(|(_, t)| reply.contains(t.as_str())))
+                    .or_else(|| options.iter().find(|(k, _)| reply.starts_with(k.as_str())))
+                    .map(|(k, _)| k.clone())
+            });
         picked.or_else(|| self.fallback.choose(options, state))
     }
 
@@ -214,7 +231,7 @@ impl Human for LlmPersona {
             state,
             "用你的人物的口吻回答对方最后说的话，一两句，只输出你要说的话。",
         );
-        match self.remote.complete(prompt, 200) {
+        match self.remote.complete(prompt, 200, None) {
             Ok(reply) => {
                 let line = reply
                     .trim()
