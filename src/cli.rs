@@ -98,12 +98,19 @@ pub enum ScriptCommand {
     /// Let a persona play the HUMAN role (an automatic playtest): the LLM, when
     /// one is configured, else the built-in playtester answering with the
     /// persona's own sentences; prints the final variables and forms.
+    #[command(group(clap::ArgGroup::new("who").required(true).args(["persona", "resident"])))]
     Play {
         #[command(flatten)]
         session: SessionArgs,
         /// A text file describing who the human is.
         #[arg(long)]
-        persona: PathBuf,
+        persona: Option<PathBuf>,
+        /// Or a resident of a town plays the human, as its persona describes it.
+        #[arg(long)]
+        resident: Option<String>,
+        /// The town of `--resident`.
+        #[arg(long, default_value = "scenarios/heartvale")]
+        scenario: PathBuf,
     },
     /// Run a transcript's recorded inputs through the engine again and compare
     /// every effect: exit 0 when the run is the same, 1 with the first difference.
@@ -479,6 +486,33 @@ fn check(paths: &[PathBuf]) -> i32 {
     }
 }
 
+/// The persona of `script play`: a file's text, or a town resident's.
+fn persona_text(
+    file: Option<PathBuf>,
+    resident: Option<String>,
+    scenario: &Path,
+) -> Result<String, String> {
+    if let Some(f) = file {
+        return std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()));
+    }
+    let id = resident.unwrap_or_default();
+    let town = crate::scenario::Scenario::load(scenario).map_err(|e| e.to_string())?;
+    let found = town.residents.iter().find(|p| &*p.id.0 == id.as_str());
+    match found {
+        Some(p) => Ok(crate::script::runner::resident_persona(p)),
+        None => {
+            let ids: Vec<&str> = town.residents.iter().map(|p| &*p.id.0).collect();
+            let hint = crate::scenario::closest(&id, ids.iter().copied())
+                .map_or(String::new(), |c| format!(" (did you mean `{c}`?)"));
+            Err(format!(
+                "{}: no resident `{id}`{hint}; residents: {}",
+                scenario.display(),
+                ids.join(", ")
+            ))
+        }
+    }
+}
+
 /// `heartvale script replay`.
 fn script_replay(dir: &Path, transcript: &Path) -> i32 {
     let Some(script) = load_script(dir) else {
@@ -540,7 +574,18 @@ fn script_command(cmd: ScriptCommand) -> i32 {
         }
         ScriptCommand::Replay { dir, transcript } => return script_replay(&dir, &transcript),
         ScriptCommand::Run { session, input } => (session, Ok(input)),
-        ScriptCommand::Play { session, persona } => (session, Err(persona)),
+        ScriptCommand::Play {
+            session,
+            persona,
+            resident,
+            scenario,
+        } => match persona_text(persona, resident, &scenario) {
+            Ok(text) => (session, Err(text)),
+            Err(e) => {
+                eprintln!("{e}");
+                return 1;
+            }
+        },
     };
     let playtest = human_from.is_err();
     let SessionArgs {
@@ -610,16 +655,10 @@ fn script_command(cmd: ScriptCommand) -> i32 {
         Ok(None) => Box::new(Scripted {
             lines: std::io::stdin().lines().map_while(Result::ok),
         }),
-        Err(persona) => match std::fs::read_to_string(&persona) {
-            Ok(t) => match remote() {
-                // The same model plays the visitor, in character.
-                Some(Ok(remote)) => Box::new(LlmPersona::new(remote, &t)),
-                _ => Box::new(Persona::new(&t)),
-            },
-            Err(e) => {
-                eprintln!("{}: {e}", persona.display());
-                return 1;
-            }
+        Err(persona) => match remote() {
+            // The same model plays the visitor, in character.
+            Some(Ok(remote)) => Box::new(LlmPersona::new(remote, &persona)),
+            _ => Box::new(Persona::new(&persona)),
         },
     };
     let mut sink: Box<dyn Write> = match &transcript {

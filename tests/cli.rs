@@ -594,3 +594,37 @@ fn a_script_transcript_replays_and_shows_where_an_edit_differs() {
     assert!(err.contains("recorded: {\"action\":\"say\""), "{err}");
     assert!(err.contains("进去前，先认识一下你"), "{err}");
 }
+
+#[test]
+fn script_play_can_cast_a_town_resident_as_the_visitor() {
+    let out = heartvale(&[
+        "script",
+        "play",
+        "scenarios/heartvale/scripts/guardian",
+        "--session",
+        "初次会谈",
+        "--resident",
+        "xiaoxi",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = stdout(&out);
+    // Asked for a name, the resident introduces itself from its persona.
+    assert!(
+        shown.contains("守望精灵：进去前，我该怎么称呼你？\n  > 我叫林小溪，20岁"),
+        "{shown}"
+    );
+    assert!(shown.contains("== 咨询笔记\n称呼：我叫林小溪"), "{shown}");
+    let unknown = heartvale(&[
+        "script",
+        "play",
+        "scenarios/heartvale/scripts/guardian",
+        "--resident",
+        "xiaoxy",
+    ]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("did you mean `xiaoxi`?"));
+}

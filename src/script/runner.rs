@@ -78,11 +78,36 @@ impl Persona {
     }
 }
 
-/// Characters two texts share, ignoring punctuation and the commonest words.
+/// A town resident as a playtest persona, in the first person: who they are,
+/// their own words, what they want and what they remember, one sentence each.
+pub fn resident_persona(p: &crate::scenario::Profile) -> String {
+    let mut lines = vec![format!("我叫{}，{}岁，{}。", p.name, p.age, p.occupation)];
+    if !p.traits.is_empty() {
+        lines.push(format!("我{}。", p.traits.join("、")));
+    }
+    if !p.quote.is_empty() {
+        lines.push(format!(
+            "{}。",
+            p.quote.trim_end_matches(['。', '！', '？'])
+        ));
+    }
+    for g in &p.goals {
+        lines.push(format!("我想{}。", g.text.trim_end_matches('。')));
+    }
+    for m in &p.memories {
+        lines.push(format!("{}。", m.trim_end_matches('。')));
+    }
+    lines.join("\n")
+}
+
+/// Two-character words of `a` that `b` also has (Chinese words are mostly
+/// two characters; single shared characters match too much).
 fn overlap(a: &str, b: &str) -> usize {
-    a.chars()
-        .filter(|c| c.is_alphanumeric() && !"我你他她的了是吗呢吧么和".contains(*c))
-        .filter(|c| b.contains(*c))
+    let chars: Vec<char> = a.chars().collect();
+    chars
+        .windows(2)
+        .filter(|w| w.iter().all(|c| c.is_alphanumeric()))
+        .filter(|w| b.contains(&w.iter().collect::<String>()))
         .count()
 }
 
