@@ -25,6 +25,17 @@ fn heartvale(args: &[&str]) -> Output {
     command(args).output().expect("the binary runs")
 }
 
+/// Runs `heartvale ARGS`, which must succeed (its stderr shown if not); returns stdout.
+fn succeeds(args: &[&str]) -> String {
+    let out = heartvale(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -395,7 +406,7 @@ fn script_run_plays_a_session_from_an_input_file() {
     let input = dir.path().join("in.txt");
     let transcript = dir.path().join("t.jsonl");
     std::fs::write(&input, "2\n叫我小林\n").unwrap();
-    let out = heartvale(&[
+    let shown = succeeds(&[
         "script",
         "run",
         "scenarios/heartvale/scripts/hello",
@@ -404,12 +415,6 @@ fn script_run_plays_a_session_from_an_input_file() {
         "--transcript",
         transcript.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown = stdout(&out);
     let want = [
         "守望精灵：欢迎来到游心谷，我是心谷的守望精灵。",
         "  1) A. 心谷是什么地方?",
@@ -457,19 +462,13 @@ fn script_play_lets_a_persona_finish_a_session() {
     let dir = tempfile::tempdir().unwrap();
     let persona = dir.path().join("p.txt");
     std::fs::write(&persona, "我叫阿溪，十六岁。我想进去看看。").unwrap();
-    let out = heartvale(&[
+    let shown = succeeds(&[
         "script",
         "play",
         "scenarios/heartvale/scripts/hello",
         "--persona",
         persona.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown = stdout(&out);
     assert!(
         shown.contains("  > B"),
         "the persona picks the option closest to it: {shown}"
@@ -499,7 +498,7 @@ fn script_play_with_a_model_plays_the_persona_in_character() {
     let dir = tempfile::tempdir().unwrap();
     let persona = dir.path().join("p.txt");
     std::fs::write(&persona, "我叫阿溪，十六岁。我想进去看看。").unwrap();
-    let out = heartvale(&[
+    let shown = succeeds(&[
         "script",
         "play",
         "scenarios/heartvale/scripts/hello",
@@ -510,12 +509,6 @@ fn script_play_with_a_model_plays_the_persona_in_character() {
         "--model",
         "fake",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown = stdout(&out);
     for line in [
         "  > A",
         "守望精灵：心谷是你的内心世界，你可以看到你的各种念头、想法、情绪，你要进去看看吗？",
@@ -597,7 +590,7 @@ fn a_script_transcript_replays_and_shows_where_an_edit_differs() {
 
 #[test]
 fn script_play_can_cast_a_town_resident_as_the_visitor() {
-    let out = heartvale(&[
+    let shown = succeeds(&[
         "script",
         "play",
         "scenarios/heartvale/scripts/guardian",
@@ -606,12 +599,6 @@ fn script_play_can_cast_a_town_resident_as_the_visitor() {
         "--resident",
         "xiaoxi",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown = stdout(&out);
     // Asked for a name, the resident introduces itself from its persona.
     assert!(
         shown.contains("守望精灵：进去前，我该怎么称呼你？\n  > 我叫林小溪，20岁"),

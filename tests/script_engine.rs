@@ -18,6 +18,14 @@ fn script(yaml: &str) -> Script {
     Script::from_sources(&src)
 }
 
+/// An engine whose clock reads 2026-04-06 10:00:00.
+fn engine(s: &Script) -> Engine<'_> {
+    Engine {
+        script: s,
+        now: "2026-04-06 10:00:00".into(),
+    }
+}
+
 /// Runs a session feeding `inputs` whenever the human is asked (LLM steps are
 /// answered offline); returns what was shown, one string per line or prompt.
 fn play(s: &Script, session: &str, inputs: &[&str]) -> (Vec<String>, State) {
@@ -43,10 +51,7 @@ fn play_full(
     mut mind: impl FnMut(&State, &LlmRequest) -> String,
 ) -> (Vec<String>, State, Vec<Effect>) {
     let mut all = Vec::new();
-    let engine = Engine {
-        script: s,
-        now: "2026-04-06 10:00:00".into(),
-    };
+    let engine = engine(s);
     let mut st = engine.start(session).unwrap();
     let mut shown = Vec::new();
     let mut next = Input::Start;
@@ -304,10 +309,7 @@ sessions:
 #[test]
 fn a_save_in_the_middle_of_an_ai_ask_resumes() {
     let s = script(HELLO);
-    let engine = Engine {
-        script: &s,
-        now: "2026-04-06 10:00:00".into(),
-    };
+    let engine = engine(&s);
     let mut st = at_first_ask(&engine);
     // The first ai_ask round is out.
     let req = st.pending.clone().unwrap();
@@ -354,10 +356,7 @@ fn a_save_in_the_middle_of_an_ai_ask_resumes() {
 #[test]
 fn wrong_inputs_and_runaways_are_typed_errors() {
     let s = script(HELLO);
-    let engine = Engine {
-        script: &s,
-        now: String::new(),
-    };
+    let engine = engine(&s);
     let mut st = engine.start("首次会谈").unwrap();
     assert!(matches!(
         engine.start("没有"),
@@ -375,10 +374,7 @@ fn wrong_inputs_and_runaways_are_typed_errors() {
     let looping = script(
         "sessions:\n- session: s\n  stages:\n  - stage: t\n    steps:\n    - goal: g\n      actions:\n      - call: K\n---\nskills:\n- goal: K\n  actions:\n  - call: K\n    timing: NOW\n",
     );
-    let engine = Engine {
-        script: &looping,
-        now: String::new(),
-    };
+    let engine = engine(&looping);
     let mut st = engine.start("s").unwrap();
     assert!(matches!(
         engine.resume(&mut st, Input::Start),
@@ -389,10 +385,7 @@ fn wrong_inputs_and_runaways_are_typed_errors() {
 #[test]
 fn a_garbage_reply_is_repaired_once_then_falls_back() {
     let s = script(HELLO);
-    let engine = Engine {
-        script: &s,
-        now: String::new(),
-    };
+    let engine = engine(&s);
     let mut st = at_first_ask(&engine);
     let first = st.pending.clone().unwrap();
     assert!(!first.repair);
@@ -648,10 +641,7 @@ fn the_first_day_sample_uses_every_action_timing_and_scope() {
         assert!(shown.iter().any(|l| l == line), "{line} in {shown:#?}");
     }
     // The counselling note, filled as the variables were set.
-    let engine = Engine {
-        script: &s,
-        now: String::new(),
-    };
+    let engine = engine(&s);
     let note: Vec<(String, Option<String>)> = engine.filled_forms(&st).remove(0).1;
     let value = |f: &str| note.iter().find(|(k, _)| k == f).unwrap().1.clone();
     assert_eq!(value("称呼").as_deref(), Some("小满"));
@@ -690,10 +680,7 @@ fn the_first_day_sample_plays_offline_to_the_end() {
 #[test]
 fn a_saved_run_resumes_at_its_action_in_an_edited_script() {
     let s = script(HELLO);
-    let engine = Engine {
-        script: &s,
-        now: "2026-04-06 10:00:00".into(),
-    };
+    let engine = engine(&s);
     let mut st = at_first_ask(&engine);
     let req = st.pending.clone().unwrap();
     // Every JSON step says what its answer looks like.
