@@ -36,6 +36,22 @@ fn succeeds(args: &[&str]) -> String {
     stdout(&out)
 }
 
+/// `script play` of the hello sample with a persona file holding `persona`.
+fn play_hello_as(persona: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.txt");
+    std::fs::write(&file, persona).unwrap();
+    let mut args = vec![
+        "script",
+        "play",
+        "scenarios/heartvale/scripts/hello",
+        "--persona",
+        file.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    succeeds(&args)
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -459,16 +475,7 @@ fn script_run_plays_a_session_from_an_input_file() {
 
 #[test]
 fn script_play_lets_a_persona_finish_a_session() {
-    let dir = tempfile::tempdir().unwrap();
-    let persona = dir.path().join("p.txt");
-    std::fs::write(&persona, "我叫阿溪，十六岁。我想进去看看。").unwrap();
-    let shown = succeeds(&[
-        "script",
-        "play",
-        "scenarios/heartvale/scripts/hello",
-        "--persona",
-        persona.to_str().unwrap(),
-    ]);
+    let shown = play_hello_as("我叫阿溪，十六岁。我想进去看看。", &[]);
     assert!(
         shown.contains("  > B"),
         "the persona picks the option closest to it: {shown}"
@@ -495,20 +502,10 @@ fn script_play_with_a_model_plays_the_persona_in_character() {
             chat("阿溪这个名字真好听。")
         }
     }));
-    let dir = tempfile::tempdir().unwrap();
-    let persona = dir.path().join("p.txt");
-    std::fs::write(&persona, "我叫阿溪，十六岁。我想进去看看。").unwrap();
-    let shown = succeeds(&[
-        "script",
-        "play",
-        "scenarios/heartvale/scripts/hello",
-        "--persona",
-        persona.to_str().unwrap(),
-        "--llm",
-        &fake.url,
-        "--model",
-        "fake",
-    ]);
+    let shown = play_hello_as(
+        "我叫阿溪，十六岁。我想进去看看。",
+        &["--llm", &fake.url, "--model", "fake"],
+    );
     for line in [
         "  > A",
         "守望精灵：心谷是你的内心世界，你可以看到你的各种念头、想法、情绪，你要进去看看吗？",

@@ -150,6 +150,23 @@ fn at_first_ask(engine: &Engine) -> State {
     st
 }
 
+/// [`at_first_ask`], then the model's first round asks the name; returns the
+/// state (waiting for the human's text) and that first request.
+fn asked_for_a_name(engine: &Engine) -> (State, LlmRequest) {
+    let mut st = at_first_ask(engine);
+    let req = st.pending.clone().unwrap();
+    engine
+        .resume(
+            &mut st,
+            Input::LlmReply {
+                id: req.id,
+                text: r#"{"reply":"我该怎么称呼你？","exit":false,"vars":{}}"#.into(),
+            },
+        )
+        .unwrap();
+    (st, req)
+}
+
 fn timing_script(call: &str) -> Script {
     script(&format!(
         r#"sessions:
@@ -310,23 +327,12 @@ sessions:
 fn a_save_in_the_middle_of_an_ai_ask_resumes() {
     let s = script(HELLO);
     let engine = engine(&s);
-    let mut st = at_first_ask(&engine);
-    // The first ai_ask round is out.
-    let req = st.pending.clone().unwrap();
+    let (st, req) = asked_for_a_name(&engine);
     assert!(
         req.prompt.contains("2026-04-06 10:00:00"),
         "time in every prompt"
     );
     assert!(req.prompt.contains("心旅者名"));
-    engine
-        .resume(
-            &mut st,
-            Input::LlmReply {
-                id: req.id,
-                text: r#"{"reply":"我该怎么称呼你？","exit":false,"vars":{}}"#.into(),
-            },
-        )
-        .unwrap();
     assert_eq!(st.wait, Wait::Text);
     let saved = serde_json::to_string(&st).unwrap();
     let mut back: State = serde_json::from_str(&saved).unwrap();
@@ -374,10 +380,13 @@ fn wrong_inputs_and_runaways_are_typed_errors() {
     let looping = script(
         "sessions:\n- session: s\n  stages:\n  - stage: t\n    steps:\n    - goal: g\n      actions:\n      - call: K\n---\nskills:\n- goal: K\n  actions:\n  - call: K\n    timing: NOW\n",
     );
-    let engine = engine(&looping);
-    let mut st = engine.start("s").unwrap();
+    let runaway = Engine {
+        script: &looping,
+        now: String::new(),
+    };
+    let mut st = runaway.start("s").unwrap();
     assert!(matches!(
-        engine.resume(&mut st, Input::Start),
+        runaway.resume(&mut st, Input::Start),
         Err(EngineError::Runaway)
     ));
 }
@@ -681,8 +690,7 @@ fn the_first_day_sample_plays_offline_to_the_end() {
 fn a_saved_run_resumes_at_its_action_in_an_edited_script() {
     let s = script(HELLO);
     let engine = engine(&s);
-    let mut st = at_first_ask(&engine);
-    let req = st.pending.clone().unwrap();
+    let (st, req) = asked_for_a_name(&engine);
     // Every JSON step says what its answer looks like.
     let schema = req.schema.clone().unwrap();
     assert_eq!(
@@ -693,15 +701,6 @@ fn a_saved_run_resumes_at_its_action_in_an_edited_script() {
         schema["properties"]["vars"]["properties"]["心旅者名"]["description"],
         "心旅者给出的名称"
     );
-    engine
-        .resume(
-            &mut st,
-            Input::LlmReply {
-                id: req.id,
-                text: r#"{"reply":"我该怎么称呼你？","exit":false,"vars":{}}"#.into(),
-            },
-        )
-        .unwrap();
     let saved = serde_json::to_string(&st).unwrap();
     // The writer adds two lines before the ai_ask while the visitor is typing.
     let edited = HELLO.replace(
