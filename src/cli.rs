@@ -47,6 +47,28 @@ pub enum Command {
         #[command(subcommand)]
         command: ScriptCommand,
     },
+    /// Open the window on a town (in progress: the map, residents and time
+    /// controls so far).
+    Window {
+        /// Scenario folder.
+        #[arg(long, default_value = "scenarios/heartvale")]
+        scenario: PathBuf,
+        /// Random seed (default: the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Days to run (default: the scenario's).
+        #[arg(long)]
+        days: Option<u32>,
+        /// Save a screenshot this many real seconds after the start.
+        #[arg(long, value_name = "SECONDS")]
+        screenshot_after: Option<f32>,
+        /// Where the screenshot goes.
+        #[arg(long, default_value = "screenshot.png")]
+        screenshot: PathBuf,
+        /// Quit once the screenshot is saved.
+        #[arg(long)]
+        exit: bool,
+    },
     /// Print a readable timeline of an event log (JSON Lines).
     Replay {
         file: PathBuf,
@@ -151,6 +173,31 @@ pub fn run(cli: Cli) -> i32 {
         Some(Command::Sim(args)) => sim(args),
         Some(Command::Check { paths }) => check(&paths),
         Some(Command::Script { command }) => script_command(command),
+        Some(Command::Window {
+            scenario,
+            seed,
+            days,
+            screenshot_after,
+            screenshot,
+            exit,
+        }) => match Scenario::load(locate(&scenario)) {
+            Ok(s) => {
+                let settings = crate::sim::RunSettings {
+                    seed: seed.unwrap_or(s.seed),
+                    days: days.unwrap_or(s.days).max(1),
+                };
+                let capture = screenshot_after.map(|after| crate::window::CapturePlan {
+                    after,
+                    path: screenshot,
+                    exit,
+                });
+                crate::window::run(Arc::new(s), settings, capture)
+            }
+            Err(diags) => {
+                eprint!("{diags}");
+                1
+            }
+        },
         Some(Command::Replay {
             file,
             kind,

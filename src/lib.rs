@@ -6,7 +6,8 @@
 //! - [`brain`]: the interface minds implement, and the built-in offline brain.
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
 //! - [`script`]: HEART RULE conversation scripts (conditions so far).
-//! - [`cli`]: `heartvale sim | check | replay`.
+//! - [`window`]: the 2D town with egui panels (in progress).
+//! - [`cli`]: `heartvale sim | check | replay | script | window`.
 
 pub mod brain;
 pub mod cli;
@@ -16,3 +17,4 @@ pub mod script;
 pub mod sim;
 pub mod testing;
 pub mod time;
+pub mod window;

@@ -1,0 +1,53 @@
+//! `--screenshot-after SECONDS [--screenshot FILE] [--exit]`: saves the window
+//! through Bevy's own screenshot API (an X capture of Vulkan output under Xvfb
+//! comes out black), then quits if asked. `scripts/screenshot.sh` drives it.
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+
+#[derive(Resource, Debug, Clone)]
+pub struct CapturePlan {
+    /// Real seconds after start.
+    pub after: f32,
+    pub path: PathBuf,
+    /// Quit once the file is written.
+    pub exit: bool,
+}
+
+#[derive(Resource, Default)]
+struct CaptureState {
+    requested: bool,
+    saved: bool,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<CaptureState>()
+        .add_systems(Update, capture.run_if(resource_exists::<CapturePlan>));
+}
+
+fn capture(
+    mut commands: Commands,
+    time: Res<Time<Real>>,
+    plan: Res<CapturePlan>,
+    mut state: ResMut<CaptureState>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    if state.saved {
+        if plan.exit {
+            exit.write(AppExit::Success);
+        }
+        return;
+    }
+    if state.requested || time.elapsed_secs() < plan.after {
+        return;
+    }
+    state.requested = true;
+    commands
+        .spawn(Screenshot::primary_window())
+        .observe(save_to_disk(plan.path.clone()))
+        .observe(|_: On<ScreenshotCaptured>, mut state: ResMut<CaptureState>| {
+            state.saved = true;
+        });
+}
