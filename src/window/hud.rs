@@ -13,13 +13,17 @@ use crate::sim::residents::Census;
 pub(crate) const SPEEDS: [f32; 5] = [1.0, 5.0, 20.0, 60.0, 300.0];
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Startup, load_panel_font)
-        .add_systems(Update, time_keys)
-        .add_systems(EguiPrimaryContextPass, top_bar);
+    app.add_systems(Update, time_keys)
+        .add_systems(EguiPrimaryContextPass, (load_panel_font, top_bar).chain());
 }
 
-/// egui's own fonts have no Chinese: put the CJK font behind them.
-fn load_panel_font(mut contexts: EguiContexts) -> Result {
+/// egui's own fonts have no Chinese: put the CJK font behind them, once the
+/// context exists (it comes with the camera, after `Startup`).
+fn load_panel_font(mut contexts: EguiContexts, mut done: Local<bool>) -> Result {
+    if *done {
+        return Ok(());
+    }
+    *done = true;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join(FONT);
     let bytes = std::fs::read(&path)?;
     let mut fonts = egui::FontDefinitions::default();
