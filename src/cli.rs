@@ -1,4 +1,4 @@
-//! The command line: `heartvale [sim|check|replay]`.
+//! The command line: `heartvale [window|sim|check|replay|script]`.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -22,7 +22,7 @@ use crate::testing::{headless_app_with_llm, run_to_end};
 #[command(
     name = "heartvale",
     version,
-    about = "Heartvale — a generative-agent town. Without a subcommand, runs the default town headless (`sim`)."
+    about = "Heartvale — a generative-agent town. Without a subcommand, opens the window on the default town (headless `sim` when there is no display)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -47,28 +47,9 @@ pub enum Command {
         #[command(subcommand)]
         command: ScriptCommand,
     },
-    /// Open the window on a town (in progress: the map, residents and time
-    /// controls so far).
-    Window {
-        /// Scenario folder.
-        #[arg(long, default_value = "scenarios/heartvale")]
-        scenario: PathBuf,
-        /// Random seed (default: the scenario's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Days to run (default: the scenario's).
-        #[arg(long)]
-        days: Option<u32>,
-        /// Save a screenshot this many real seconds after the start.
-        #[arg(long, value_name = "SECONDS")]
-        screenshot_after: Option<f32>,
-        /// Where the screenshot goes.
-        #[arg(long, default_value = "screenshot.png")]
-        screenshot: PathBuf,
-        /// Quit once the screenshot is saved.
-        #[arg(long)]
-        exit: bool,
-    },
+    /// Open the window on a town: the animated map and the panels (the
+    /// default when a display is available).
+    Window(WindowArgs),
     /// Print a readable timeline of an event log (JSON Lines).
     Replay {
         file: PathBuf,
@@ -101,6 +82,46 @@ pub struct SimArgs {
     /// No progress bar and no summary table.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct WindowArgs {
+    /// Scenario folder (watched: edits apply live).
+    #[arg(long, default_value = "scenarios/heartvale")]
+    pub scenario: PathBuf,
+    /// Random seed (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Days to run (default: the scenario's).
+    #[arg(long)]
+    pub days: Option<u32>,
+    /// Instead of a scenario, a generated town of N residents (no hot reload).
+    #[arg(long, value_name = "N")]
+    pub generate: Option<usize>,
+    /// Starting speed multiplier (1, 5, 20, 60, 300 are the keys' speeds).
+    #[arg(long)]
+    pub speed: Option<f32>,
+    /// Write the event log (JSON Lines) here.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Start with this resident (id) selected, in the inspector, followed.
+    #[arg(long, value_name = "ID")]
+    pub select: Option<String>,
+    /// Save a screenshot this many real seconds after the start.
+    #[arg(long, value_name = "SECONDS")]
+    pub screenshot_after: Option<f32>,
+    /// Where the screenshot goes.
+    #[arg(long, default_value = "screenshot.png")]
+    pub screenshot: PathBuf,
+    /// Quit once the screenshot is saved.
+    #[arg(long)]
+    pub exit: bool,
+    /// Measure frame times for this many seconds (after 3 s of warm-up),
+    /// print median and 99th percentile, and quit.
+    #[arg(long, value_name = "SECONDS")]
+    pub frame_stats: Option<f32>,
     #[command(flatten)]
     pub llm: LlmArgs,
 }
@@ -165,45 +186,98 @@ pub struct SessionArgs {
 /// Runs the CLI; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
-        None => sim(SimArgs {
+        // The window where one can open; headless where none can (a server, CI).
+        None if crate::window::has_display() => window(WindowArgs {
             scenario: PathBuf::from("scenarios/heartvale"),
+            screenshot: PathBuf::from("screenshot.png"),
             llm: cli.llm,
-            ..SimArgs::default()
+            ..WindowArgs::default()
         }),
+        None => {
+            eprintln!(
+                "no display found: running the town headless (`heartvale sim`); `heartvale window` needs one"
+            );
+            sim(SimArgs {
+                scenario: PathBuf::from("scenarios/heartvale"),
+                llm: cli.llm,
+                ..SimArgs::default()
+            })
+        }
         Some(Command::Sim(args)) => sim(args),
         Some(Command::Check { paths }) => check(&paths),
         Some(Command::Script { command }) => script_command(command),
-        Some(Command::Window {
-            scenario,
-            seed,
-            days,
-            screenshot_after,
-            screenshot,
-            exit,
-        }) => match Scenario::load(locate(&scenario)) {
-            Ok(s) => {
-                let settings = crate::sim::RunSettings {
-                    seed: seed.unwrap_or(s.seed),
-                    days: days.unwrap_or(s.days).max(1),
-                };
-                let capture = screenshot_after.map(|after| crate::window::CapturePlan {
-                    after,
-                    path: screenshot,
-                    exit,
-                });
-                crate::window::run(Arc::new(s), settings, capture)
-            }
-            Err(diags) => {
-                eprint!("{diags}");
-                1
-            }
-        },
+        Some(Command::Window(args)) => window(args),
         Some(Command::Replay {
             file,
             kind,
             resident,
         }) => replay(&file, &kind, resident.as_deref()),
     }
+}
+
+fn window(args: WindowArgs) -> i32 {
+    let (scenario, dir) = match args.generate {
+        Some(n) => (generated_town(n, args.seed.unwrap_or(42)), None),
+        None => {
+            let dir = locate(&args.scenario);
+            match Scenario::load(&dir) {
+                Ok(s) => (s, Some(dir)),
+                Err(diags) => {
+                    eprint!("{diags}");
+                    eprintln!("error: the scenario has {} problem(s)", diags.len());
+                    return 1;
+                }
+            }
+        }
+    };
+    let llm = match LlmSettings::resolve(
+        &args.llm,
+        &crate::llm::config::process_env,
+        scenario.llm.as_ref(),
+        &scenario.residents,
+    ) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let log = match &args.log {
+        Some(path) => match EventLog::to_file(path) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("error: cannot create log file {}: {e}", path.display());
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let settings = crate::sim::RunSettings {
+        seed: args.seed.unwrap_or(scenario.seed),
+        days: args.days.unwrap_or(scenario.days).max(1),
+    };
+    let options = crate::window::WindowOptions {
+        scenario_dir: dir,
+        capture: args
+            .screenshot_after
+            .map(|after| crate::window::CapturePlan {
+                after,
+                path: args.screenshot.clone(),
+                exit: args.exit,
+            }),
+        frame_stats: args
+            .frame_stats
+            .map(|seconds| crate::window::FrameStatsPlan {
+                warmup: 3.0,
+                seconds,
+                out: None,
+            }),
+        llm,
+        log,
+        speed: args.speed,
+        select: args.select,
+    };
+    crate::window::run(Arc::new(scenario), settings, options)
 }
 
 /// Finds a scenario folder given relative to the working directory or the crate.

@@ -6,7 +6,7 @@
 //! - [`brain`]: the interface minds implement, and the built-in offline brain.
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
 //! - [`script`]: HEART RULE conversation scripts (conditions so far).
-//! - [`window`]: the 2D town with egui panels (in progress).
+//! - [`window`]: the animated 2D town with egui panels, hot reload and tuning.
 //! - [`cli`]: `heartvale sim | check | replay | script | window`.
 
 pub mod brain;

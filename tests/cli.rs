@@ -61,19 +61,25 @@ fn broken(file: &str, edit: impl Fn(String) -> String) -> (tempfile::TempDir, Pa
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
     let dir = tempfile::tempdir().unwrap();
     let to = dir.path().join("town");
-    std::fs::create_dir(&to).unwrap();
-    for f in std::fs::read_dir(&src).unwrap() {
-        let f = f.unwrap();
-        // The town's own files; its script folders are checked on their own.
-        if f.path().is_file() {
-            std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-        }
-    }
+    copy_dir(&src, &to);
     let text = std::fs::read_to_string(to.join(file)).unwrap();
     let changed = edit(text.clone());
     assert_ne!(text, changed, "the edit must change {file}");
     std::fs::write(to.join(file), changed).unwrap();
     (dir, to)
+}
+
+/// Copies a folder with everything in it (a town with its script sets).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
 }
 
 /// Runs `check`, asserts exit code 1 and one line per problem; returns the lines.
@@ -116,7 +122,7 @@ fn the_default_town_checks_clean() {
     let o = heartvale(&["check", "scenarios/heartvale"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).is_empty());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("9 residents"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("10 residents"));
 }
 
 #[test]
@@ -611,4 +617,32 @@ fn script_play_can_cast_a_town_resident_as_the_visitor() {
     ]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("did you mean `xiaoxi`?"));
+}
+
+/// Without a subcommand the window opens; with no display to open it on, the
+/// town runs headless instead, saying so.
+#[test]
+fn no_subcommand_without_a_display_runs_headless() {
+    let out = command(&[]).env_remove("DISPLAY").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no display found"), "{err}");
+    assert!(
+        stdout(&out).contains("钟大川"),
+        "the summary of the default town"
+    );
+}
+
+/// The window's options are checked before any window opens.
+#[test]
+fn window_reports_a_broken_scenario_before_opening() {
+    let (_dir, path) = broken("town.yaml", |t| t.replace("days: 3", "days: many"));
+    let out = heartvale(&["window", "--scenario", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("town.yaml:") && err.contains("days"), "{err}");
 }

@@ -74,6 +74,17 @@ pub struct Profile {
     pub hobbies: Vec<Hobby>,
     pub topics: Vec<String>,
     pub brain: Option<spec::BrainOverride>,
+    /// The script set the player talks with this resident through.
+    pub counsel: Option<Counsel>,
+}
+
+/// A resident the player can talk with through a HEART RULE script set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counsel {
+    /// The script folder (resolved against the scenario folder).
+    pub dir: PathBuf,
+    /// The session to play (`None`: the first).
+    pub session: Option<String>,
 }
 
 /// Strong, human-readable resident id as written in the scenario; used in logs and prompts.

@@ -10,8 +10,8 @@ use serde_saphyr::Spanned;
 use super::diagnostic::closest;
 use super::spec::{self, Service, Weekday};
 use super::{
-    Diagnostic, Diagnostics, Gathering, Goal, Hobby, InitialRelationship, LocIdx, Location,
-    LocationId, Profile, ResidentId, Scenario, Town, WorkShift,
+    Counsel, Diagnostic, Diagnostics, Gathering, Goal, Hobby, InitialRelationship, LocIdx,
+    Location, LocationId, Profile, ResidentId, Scenario, Town, WorkShift,
 };
 use crate::time::{GameTime, parse_clock};
 
@@ -580,6 +580,30 @@ fn resolve_residents(
             }
             None => derived_schedule(&pers),
         };
+        let counsel = r.counsel.as_ref().and_then(|c| {
+            let dir = file
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(&c.scripts.value);
+            if dir.is_dir() {
+                Some(Counsel {
+                    dir,
+                    session: c.session.clone(),
+                })
+            } else {
+                cx.err(
+                    &file,
+                    &c.scripts,
+                    format!("{p}.counsel.scripts"),
+                    format!("script folder `{}` not found", c.scripts.value),
+                    Some(
+                        "the path is relative to the scenario folder, e.g. `scripts/guardian`"
+                            .into(),
+                    ),
+                );
+                None
+            }
+        });
         profiles.push(Arc::new(Profile {
             id: ResidentId::new(&r.id.value),
             name: r.name.clone(),
@@ -600,6 +624,7 @@ fn resolve_residents(
             hobbies,
             topics: r.topics.clone(),
             brain: r.brain.clone(),
+            counsel,
         }));
     }
     if rf.residents.is_empty() {

@@ -161,6 +161,20 @@ pub struct ResidentSpec {
     /// Drive this resident with another brain or model (used by the LLM brain).
     #[serde(default)]
     pub brain: Option<BrainOverride>,
+    /// The player can talk with this resident through a HEART RULE script set
+    /// (the window's "talk" button).
+    #[serde(default)]
+    pub counsel: Option<CounselSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounselSpec {
+    /// The script folder, relative to the scenario folder.
+    pub scripts: Spanned<String>,
+    /// The session to play (default: the script set's first).
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -7,6 +7,7 @@ pub mod condition;
 pub mod diag;
 pub mod engine;
 pub mod format;
+pub mod host;
 pub mod load;
 pub mod runner;
 pub mod schema;

@@ -410,15 +410,30 @@ pub fn resident_seed(seed: u64, id: &str) -> u64 {
 
 /// Spawns every resident of the scenario at home, asleep or waking.
 pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSettings) {
-    let start = scenario.start;
-    let mut roster = Roster::default();
+    world.insert_resource(Roster::default());
+    for i in 0..scenario.residents.len() {
+        spawn_resident(world, scenario, i, settings.seed, scenario.start);
+    }
+}
+
+/// Spawns resident `i` of `scenario` at home at time `now` (the start, or later
+/// when a hot reload adds one) and gives it the next roster index.
+pub fn spawn_resident(
+    world: &mut World,
+    scenario: &Scenario,
+    i: usize,
+    seed: u64,
+    now: GameTime,
+) -> Entity {
+    let start = now;
     let index: HashMap<&ResidentId, u32> = scenario
         .residents
         .iter()
         .enumerate()
         .map(|(i, p)| (&p.id, i as u32))
         .collect();
-    for (i, p) in scenario.residents.iter().enumerate() {
+    let p = &scenario.residents[i];
+    {
         let home = p.home;
         let pos = spread_position(&scenario.town, home, i as u32);
         let mut memories = Memories::default();
@@ -486,7 +501,7 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
             relationships,
             agenda,
             ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
-                settings.seed,
+                seed,
                 p.id.as_str(),
             ))),
         ));
@@ -494,9 +509,11 @@ pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSe
             entity.insert(a);
         }
         let entity = entity.id();
-        roster.push(p.id.clone(), p.name.clone(), entity);
+        world
+            .resource_mut::<Roster>()
+            .push(p.id.clone(), p.name.clone(), entity);
+        entity
     }
-    world.insert_resource(roster);
 }
 
 /// A stable spot inside a place's area for resident `idx`, so a crowd spreads out.

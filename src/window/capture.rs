@@ -47,7 +47,9 @@ fn capture(
     commands
         .spawn(Screenshot::primary_window())
         .observe(save_to_disk(plan.path.clone()))
-        .observe(|_: On<ScreenshotCaptured>, mut state: ResMut<CaptureState>| {
-            state.saved = true;
-        });
+        .observe(
+            |_: On<ScreenshotCaptured>, mut state: ResMut<CaptureState>| {
+                state.saved = true;
+            },
+        );
 }

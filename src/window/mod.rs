@@ -1,30 +1,45 @@
-//! The window (issue 4, in progress): the same simulation plugins as
-//! `heartvale sim`, stepped in real time, drawn as a 2D town with egui panels.
-//! Everything here only reads the sim, except the speed controls.
+//! The window: the same simulation plugins as `heartvale sim`, stepped in real
+//! time, drawn as a 2D town with egui panels. Everything here only reads the
+//! sim, except the controls a player or designer uses on purpose: speed and
+//! pause, the tuning sliders, hot reload, and the LLM focus on the selection.
 //!
-//! Done so far: the map (ground, paths, places with their names), residents
-//! moving smoothly between simulation steps with name labels, a top bar with
-//! the date, time, speed and counts, and the time controls (Space, 1–5, `.`),
-//! camera pan and zoom. See the README for what is still to come.
+//! Systems run in [`ViewSet`] order after the simulation's steps of the frame.
+//! The logic that is not pixels (gliding along paths, bubbles, selection and
+//! follow, controls, tuning, reload) lives in plain functions and systems that
+//! the unit tests below each module run under `MinimalPlugins`.
 
+mod art;
+mod bubbles;
 mod camera;
 mod capture;
+mod counsel;
+mod feed;
+mod frames;
 mod hud;
 mod map;
+mod night;
+mod panels;
 mod people;
+mod reload;
+mod select;
+mod tuning;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy_egui::EguiPlugin;
 
 pub use capture::CapturePlan;
+pub use frames::FrameStatsPlan;
 
+use crate::llm::LlmSettings;
 use crate::scenario::Scenario;
-use crate::sim::clock::StepMode;
+use crate::sim::clock::{DriveSteps, StepMode};
+use crate::sim::event_log::EventLog;
 use crate::sim::{self, RunSettings};
 
-/// The CJK-capable font the map, labels and panels use (see `assets/fonts/`).
+/// The CJK-capable font of the map, labels and panels (see `assets/fonts/`).
 pub(crate) const FONT: &str = "fonts/DroidSansFallbackFull.ttf";
 
 /// Map units → world units: the map's origin is its top-left corner, y down;
@@ -40,41 +55,192 @@ impl MapFrame {
     }
 }
 
-/// Opens the window on `scenario`; returns when it is closed.
-pub fn run(scenario: Arc<Scenario>, settings: RunSettings, capture: Option<CapturePlan>) -> i32 {
+/// The window's systems, in order, after the frame's simulation steps.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ViewSet {
+    /// Keys and clicks: speed, selection, panel toggles.
+    Input,
+    /// Read what the steps produced (events, positions) into view state.
+    Sync,
+    /// Move, animate and fade what is drawn; the camera last.
+    Present,
+}
+
+/// What `heartvale window` was asked for besides the town.
+#[derive(Default)]
+pub struct WindowOptions {
+    /// The folder to watch for hot reload (`None`: a generated town).
+    pub scenario_dir: Option<PathBuf>,
+    pub capture: Option<CapturePlan>,
+    pub frame_stats: Option<FrameStatsPlan>,
+    pub llm: Option<LlmSettings>,
+    pub log: Option<EventLog>,
+    /// Start at this speed multiplier (1–300).
+    pub speed: Option<f32>,
+    /// Start with this resident selected and followed.
+    pub select: Option<String>,
+}
+
+/// Where `assets/` is: under `BEVY_ASSET_ROOT` when set; else beside the
+/// executable (a desktop build); else in the source tree (`cargo run`, tests,
+/// and binaries run straight from the target folder).
+pub fn asset_root() -> PathBuf {
+    if let Some(root) = std::env::var_os("BEVY_ASSET_ROOT") {
+        return PathBuf::from(root).join("assets");
+    }
+    let beside_exe = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("assets")));
+    match beside_exe {
+        Some(dir) if dir.join(FONT).is_file() => dir,
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets"),
+    }
+}
+
+/// Whether a window can open here: on Linux an X display must be set (the
+/// build has no Wayland backend, and XWayland sets `DISPLAY`).
+pub fn has_display() -> bool {
+    !cfg!(target_os = "linux") || std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
+}
+
+/// Opens the window on `scenario`; returns the exit code when it is closed.
+pub fn run(scenario: Arc<Scenario>, settings: RunSettings, options: WindowOptions) -> i32 {
     let mut app = App::new();
-    if let Some(plan) = capture {
+    if let Some(plan) = options.capture {
         app.insert_resource(plan);
     }
-    app.add_plugins(DefaultPlugins.set(WindowPlugin {
-        primary_window: Some(Window {
-            title: format!("心谷 Heartvale — {}", scenario.name),
-            resolution: (1280, 800).into(),
-            ..default()
-        }),
-        ..default()
-    }))
+    if let Some(plan) = options.frame_stats {
+        app.insert_resource(plan);
+    }
+    // The scenario folder is an asset source of its own, so the file watcher
+    // sees its YAML (it must exist before the asset plugin is built).
+    if let Some(dir) = &options.scenario_dir {
+        reload::register_source(&mut app, dir);
+    }
+    let root = asset_root();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: format!("心谷 Heartvale — {}", scenario.name),
+                    resolution: (1280, 800).into(),
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(AssetPlugin {
+                file_path: root.to_string_lossy().into_owned(),
+                ..default()
+            }),
+    )
     .add_plugins(EguiPlugin::default())
     .add_plugins((sim::plugin, crate::llm::plugin))
     .insert_resource(StepMode::Realtime)
-    .insert_resource(crate::sim::event_log::EventLog::in_memory())
+    .insert_resource(options.log.unwrap_or_else(EventLog::in_memory))
     .insert_resource(MapFrame {
         size: Vec2::new(scenario.map.width, scenario.map.height),
     })
+    .insert_resource(AssetDir(root))
     .add_plugins(plugin);
+    if options.scenario_dir.is_some() {
+        app.add_plugins(reload::plugin);
+    }
     sim::setup_world(app.world_mut(), scenario, settings);
+    if let Some(speed) = options.speed {
+        app.world_mut()
+            .resource_mut::<crate::sim::clock::SimSpeed>()
+            .multiplier = speed.clamp(0.1, 300.0);
+    }
+    if let Some(id) = options.select {
+        let id = crate::scenario::ResidentId::new(&id);
+        if app
+            .world()
+            .resource::<crate::sim::residents::Roster>()
+            .idx(&id)
+            .is_none()
+        {
+            eprintln!("error: no resident `{id}` in this town");
+            return 1;
+        }
+        let mut selection = app.world_mut().resource_mut::<select::Selection>();
+        selection.select(id);
+        selection.follow = true;
+    }
+    if let Some(llm) = options.llm {
+        // Counselling talks get a bridge of their own to the same endpoint.
+        if let Some(mind) = counsel::CounselMind::new(&llm) {
+            app.insert_resource(mind);
+        }
+        if let Err(e) = crate::llm::attach(app.world_mut(), llm) {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    }
     match app.run() {
         AppExit::Success => 0,
         AppExit::Error(code) => code.get() as i32,
     }
 }
 
+/// The folder `assets/` was found in (for files read outside the asset server).
+#[derive(Resource, Clone, Debug)]
+pub(crate) struct AssetDir(pub PathBuf);
+
+/// Everything drawn and every panel (the reload plugin comes apart: it needs
+/// the scenario folder registered as an asset source first).
 pub(crate) fn plugin(app: &mut App) {
+    app.configure_sets(
+        Update,
+        (ViewSet::Input, ViewSet::Sync, ViewSet::Present)
+            .chain()
+            .after(DriveSteps),
+    );
     app.add_plugins((
         camera::plugin,
         map::plugin,
         people::plugin,
+        bubbles::plugin,
+        select::plugin,
+        night::plugin,
+        feed::plugin,
         hud::plugin,
+        panels::plugin,
         capture::plugin,
+        frames::plugin,
+        counsel::plugin,
     ));
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A town with the window's logic but no renderer, for the unit tests.
+    use super::*;
+
+    /// The default town under `MinimalPlugins` with the sim in real-time mode,
+    /// a `MapFrame`, and input resources the view systems read.
+    pub fn view_app() -> App {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, bevy::asset::AssetPlugin::default()))
+            .add_plugins((sim::plugin, crate::llm::plugin))
+            .init_asset::<Image>()
+            .init_asset::<bevy::text::Font>()
+            .init_asset::<TextureAtlasLayout>()
+            .init_resource::<ButtonInput<KeyCode>>()
+            .init_resource::<ButtonInput<MouseButton>>()
+            .insert_resource(StepMode::Headless)
+            .insert_resource(EventLog::in_memory())
+            .insert_resource(AssetDir(asset_root()));
+        let scenario = crate::testing::default_scenario();
+        app.insert_resource(MapFrame {
+            size: Vec2::new(scenario.map.width, scenario.map.height),
+        });
+        app.configure_sets(
+            Update,
+            (ViewSet::Input, ViewSet::Sync, ViewSet::Present)
+                .chain()
+                .after(DriveSteps),
+        );
+        sim::setup_world(app.world_mut(), scenario, RunSettings { seed: 7, days: 3 });
+        app
+    }
 }

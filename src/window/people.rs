@@ -1,58 +1,425 @@
-//! Residents on the map: a coloured token each with its name, moving smoothly
-//! towards where the simulation puts them (no teleporting between steps).
+//! Residents on the map: a pixel-art figure each, with its name below and its
+//! current emoji above. Figures glide along the positions the simulation
+//! reports, step by step, with a walk cycle while they move (no teleporting);
+//! at a place the simulation spreads them over its area.
+
+use std::collections::{HashSet, VecDeque};
 
 use bevy::prelude::*;
 
-use super::{FONT, MapFrame};
-use crate::sim::residents::{MapPosition, Resident};
+use super::art;
+use super::{AssetDir, FONT, MapFrame, ViewSet};
+use crate::sim::residents::{Activity, MapPosition, Persona, Resident, Thinking};
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Update, (add_tokens, follow_sim).chain());
+    app.add_systems(Startup, (load_emoji_index, make_layout))
+        .add_systems(
+            Update,
+            (
+                add_figures.in_set(ViewSet::Sync),
+                (track_sim, glide, animate, show_emoji, rename)
+                    .chain()
+                    .in_set(ViewSet::Present),
+            ),
+        );
 }
 
-/// How fast a token closes the gap to its simulated position (per second).
-const CATCH_UP: f32 = 6.0;
+/// World units per sprite pixel.
+const PIXEL: f32 = 2.0;
+/// How long a figure takes to catch up with the simulation, in real seconds:
+/// about one step at 1×, so walking looks continuous.
+const LAG: f32 = 0.4;
+/// Below this pace a figure counts as standing (world units per second).
+const MIN_SPEED: f32 = 20.0;
+/// Further behind than this (a reload, a burst at 300×): jump, don't race.
+const SNAP: f32 = 2500.0;
+/// Walk-cycle frames per second.
+const STRIDE_FPS: f32 = 8.0;
 
-/// A distinct colour per resident, spread around the hue circle.
-fn hue(idx: u32) -> Color {
-    Color::hsl((idx as f32 * 137.508) % 360.0, 0.65, 0.45)
+/// The view's copy of where a resident has been: the points the simulation
+/// put it at, not yet walked by its figure, oldest first.
+#[derive(Component, Debug, Default)]
+pub(crate) struct Glide {
+    pub path: VecDeque<Vec2>,
+    pub last: Option<Vec2>,
+    pub moving: bool,
+    pub stride: f32,
 }
 
-/// Gives each new resident its token and label.
-fn add_tokens(
+/// The name label under a figure.
+#[derive(Component)]
+pub(crate) struct NameLabel;
+
+/// The emoji icon over a figure.
+#[derive(Component)]
+pub(crate) struct EmojiIcon;
+
+/// The shared atlas layout of every sheet.
+#[derive(Resource)]
+pub(crate) struct SheetLayout(pub Handle<TextureAtlasLayout>);
+
+/// Which emoji have an icon under `assets/emoji/` (file stems).
+#[derive(Resource, Default, Debug)]
+pub(crate) struct EmojiIndex(pub HashSet<String>);
+
+impl EmojiIndex {
+    /// The icon path of `emoji`, when there is one (`U+FE0F` ignored).
+    pub fn path(&self, emoji: &str) -> Option<String> {
+        let key = emoji_key(emoji)?;
+        self.0.contains(&key).then(|| format!("emoji/{key}.png"))
+    }
+}
+
+/// `"🛋️"` → `"1f6cb"`: code points in hex joined by `-`, without U+FE0F.
+pub(crate) fn emoji_key(emoji: &str) -> Option<String> {
+    let parts: Vec<String> = emoji
+        .trim()
+        .chars()
+        .filter(|c| *c != '\u{FE0F}')
+        .map(|c| format!("{:x}", c as u32))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("-"))
+}
+
+fn load_emoji_index(mut commands: Commands, dir: Res<AssetDir>) {
+    let names = std::fs::read_dir(dir.0.join("emoji"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_suffix(".png").map(str::to_string)
+        })
+        .collect();
+    commands.insert_resource(EmojiIndex(names));
+}
+
+fn make_layout(mut commands: Commands, mut layouts: ResMut<Assets<TextureAtlasLayout>>) {
+    commands.insert_resource(SheetLayout(layouts.add(art::sheet_layout())));
+}
+
+/// Gives each new resident its figure, name label and emoji slot.
+fn add_figures(
     mut commands: Commands,
-    new: Query<(Entity, &Resident, &MapPosition, &crate::sim::residents::Persona), Added<Resident>>,
+    new: Query<(Entity, &Resident, &MapPosition, &Persona), Added<Resident>>,
     frame: Res<MapFrame>,
+    layout: Option<Res<SheetLayout>>,
+    mut images: ResMut<Assets<Image>>,
     assets: Res<AssetServer>,
 ) {
+    let Some(layout) = layout else {
+        return;
+    };
     let font: Handle<Font> = assets.load(FONT);
     for (entity, r, pos, persona) in &new {
+        let sheet = images.add(art::sheet_image(r.idx));
+        let mut sprite = Sprite::from_atlas_image(
+            sheet,
+            TextureAtlas {
+                layout: layout.0.clone(),
+                index: 0,
+            },
+        );
+        sprite.custom_size = Some(Vec2::new(
+            art::FRAME_W as f32 * PIXEL,
+            art::FRAME_H as f32 * PIXEL,
+        ));
+        let at = frame.world(pos.0);
         commands.entity(entity).insert((
-            Sprite::from_color(hue(r.idx), Vec2::splat(18.0)),
-            Transform::from_translation(frame.world(pos.0).extend(10.0)),
+            sprite,
+            Transform::from_translation(at.extend(depth(at.y))),
             Visibility::default(),
+            Glide {
+                last: Some(at),
+                ..default()
+            },
         ));
         commands.entity(entity).with_children(|c| {
             c.spawn((
+                NameLabel,
                 Text2d::new(persona.name.clone()),
                 TextFont {
                     font: font.clone().into(),
-                    font_size: FontSize::Px(16.0),
+                    font_size: FontSize::Px(15.0),
                     ..default()
                 },
-                TextColor(Color::srgb(0.1, 0.1, 0.1)),
-                Transform::from_xyz(0.0, -20.0, 1.0),
+                TextColor(Color::srgb(0.08, 0.08, 0.1)),
+                bevy::sprite::Text2dShadow {
+                    offset: Vec2::new(1.0, -1.0),
+                    color: Color::srgba(1.0, 1.0, 1.0, 0.8),
+                },
+                Transform::from_xyz(0.0, -(art::FRAME_H as f32) * PIXEL / 2.0 - 9.0, 0.5),
+            ));
+            c.spawn((
+                EmojiIcon,
+                Sprite {
+                    custom_size: Some(Vec2::splat(22.0)),
+                    ..default()
+                },
+                Transform::from_xyz(10.0, art::FRAME_H as f32 * PIXEL / 2.0 + 8.0, 0.6),
+                Visibility::Hidden,
             ));
         });
     }
 }
 
-/// Eases each token towards its simulated position.
-fn follow_sim(time: Res<Time<Real>>, frame: Res<MapFrame>, mut q: Query<(&MapPosition, &mut Transform), With<Resident>>) {
-    let t = 1.0 - (-CATCH_UP * time.delta_secs()).exp();
-    for (pos, mut transform) in &mut q {
-        let target = frame.world(pos.0);
+/// Lower on the map is nearer the viewer: drawn on top.
+pub(crate) fn depth(world_y: f32) -> f32 {
+    10.0 - world_y * 0.001
+}
+
+/// Appends each new simulated position to the figure's path.
+fn track_sim(frame: Res<MapFrame>, mut q: Query<(&MapPosition, &mut Glide), Changed<MapPosition>>) {
+    for (pos, mut glide) in &mut q {
+        let at = frame.world(pos.0);
+        if glide.last != Some(at) {
+            glide.path.push_back(at);
+            glide.last = Some(at);
+        }
+    }
+}
+
+/// Moves `from` along `path` (consuming reached points) by up to `distance`;
+/// returns where it ends.
+pub(crate) fn advance_along(mut from: Vec2, path: &mut VecDeque<Vec2>, mut distance: f32) -> Vec2 {
+    while let Some(&next) = path.front() {
+        let gap = from.distance(next);
+        if gap > distance {
+            return from + (next - from) * (distance / gap);
+        }
+        distance -= gap;
+        from = next;
+        path.pop_front();
+    }
+    from
+}
+
+/// Total length of the path still to walk from `from`.
+pub(crate) fn remaining(from: Vec2, path: &VecDeque<Vec2>) -> f32 {
+    let mut at = from;
+    let mut total = 0.0;
+    for &p in path {
+        total += at.distance(p);
+        at = p;
+    }
+    total
+}
+
+/// Walks each figure along its path at a pace that catches up in about `LAG`.
+fn glide(
+    time: Res<Time<Real>>,
+    mut q: Query<(&mut Glide, &mut Transform, &mut Sprite), With<Resident>>,
+) {
+    let dt = time.delta_secs();
+    for (mut glide, mut transform, mut sprite) in &mut q {
         let now = transform.translation.truncate();
-        transform.translation = now.lerp(target, t).extend(transform.translation.z);
+        let left = remaining(now, &glide.path);
+        let target = if left > SNAP {
+            let last = glide.path.back().copied().unwrap_or(now);
+            glide.path.clear();
+            last
+        } else {
+            let pace = (left / LAG).max(MIN_SPEED);
+            advance_along(now, &mut glide.path, pace * dt)
+        };
+        let moved = target - now;
+        glide.moving = moved.length() > 1e-3;
+        if moved.x.abs() > 1e-3 {
+            sprite.flip_x = moved.x < 0.0;
+        }
+        transform.translation = target.extend(depth(target.y));
+    }
+}
+
+/// Steps through the walk cycle while moving; stands still otherwise.
+fn animate(time: Res<Time<Real>>, mut q: Query<(&mut Glide, &mut Sprite)>) {
+    for (mut glide, mut sprite) in &mut q {
+        let Some(atlas) = sprite.texture_atlas.as_mut() else {
+            continue;
+        };
+        if glide.moving {
+            glide.stride = (glide.stride + time.delta_secs() * STRIDE_FPS) % art::FRAMES as f32;
+            atlas.index = glide.stride as usize;
+        } else {
+            glide.stride = 0.0;
+            atlas.index = 0;
+        }
+    }
+}
+
+/// What may change the emoji over a head.
+type NewEmoji = Or<(Changed<Activity>, Added<Thinking>, Added<Children>)>;
+/// What decides it.
+type HeadView<'a> = (&'a Children, Option<&'a Activity>, Has<Thinking>);
+
+/// Shows the plan's emoji over the head, or a thought bubble while thinking.
+fn show_emoji(
+    residents: Query<HeadView, (With<Resident>, NewEmoji)>,
+    mut removed: RemovedComponents<Thinking>,
+    all: Query<(&Children, Option<&Activity>), With<Resident>>,
+    mut icons: Query<(&mut Sprite, &mut Visibility), With<EmojiIcon>>,
+    index: Option<Res<EmojiIndex>>,
+    assets: Res<AssetServer>,
+) {
+    let Some(index) = index else {
+        return;
+    };
+    let mut update = |children: &Children, activity: Option<&Activity>, thinking: bool| {
+        let emoji = if thinking {
+            "💭"
+        } else {
+            activity.map_or("", |a| a.text.emoji.as_str())
+        };
+        for child in children.iter() {
+            if let Ok((mut sprite, mut vis)) = icons.get_mut(child) {
+                match index.path(emoji) {
+                    Some(path) => {
+                        sprite.image = assets.load(path);
+                        *vis = Visibility::Inherited;
+                    }
+                    None => *vis = Visibility::Hidden,
+                }
+            }
+        }
+    };
+    for (children, activity, thinking) in &residents {
+        update(children, activity, thinking);
+    }
+    for entity in removed.read() {
+        if let Ok((children, activity)) = all.get(entity) {
+            update(children, activity, false);
+        }
+    }
+}
+
+/// Keeps labels in step with renamed residents (hot reload).
+fn rename(
+    residents: Query<(&Persona, &Children), Changed<Persona>>,
+    mut labels: Query<&mut Text2d, With<NameLabel>>,
+) {
+    for (persona, children) in &residents {
+        for child in children.iter() {
+            if let Ok(mut text) = labels.get_mut(child)
+                && text.0 != persona.name
+            {
+                text.0 = persona.name.clone();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::testing::view_app;
+    use bevy::time::TimeUpdateStrategy;
+    use std::time::Duration;
+
+    #[test]
+    fn a_figure_walks_the_path_through_every_point_in_order() {
+        let mut path: VecDeque<Vec2> = [Vec2::new(10.0, 0.0), Vec2::new(10.0, 10.0)].into();
+        // 5 units: halfway along the first leg.
+        let at = advance_along(Vec2::ZERO, &mut path, 5.0);
+        assert_eq!(at, Vec2::new(5.0, 0.0));
+        assert_eq!(path.len(), 2);
+        // 8 more: round the corner, not across it.
+        let at = advance_along(at, &mut path, 8.0);
+        assert_eq!(at, Vec2::new(10.0, 3.0));
+        assert_eq!(path.len(), 1);
+        assert_eq!(remaining(at, &path), 7.0);
+        let at = advance_along(at, &mut path, 100.0);
+        assert_eq!(at, Vec2::new(10.0, 10.0));
+        assert!(path.is_empty());
+    }
+
+    #[test]
+    fn emoji_keys_match_the_icon_files() {
+        assert_eq!(emoji_key("😴").as_deref(), Some("1f634"));
+        assert_eq!(emoji_key("🛋️").as_deref(), Some("1f6cb"));
+        assert_eq!(emoji_key(" "), None);
+        let index = EmojiIndex(["1f634".to_string()].into());
+        assert_eq!(index.path("😴").as_deref(), Some("emoji/1f634.png"));
+        assert_eq!(index.path("🦄"), None);
+        // Every emoji the built-in brain and the town use has an icon.
+        let dir = crate::window::asset_root().join("emoji");
+        for emoji in [
+            "😴", "🍲", "🍚", "🍵", "📚", "📌", "🤝", "💬", "🏠", "🎉", "🌿", "🛋️", "💭",
+        ] {
+            let key = emoji_key(emoji).unwrap();
+            assert!(
+                dir.join(format!("{key}.png")).is_file(),
+                "no icon for {emoji}"
+            );
+        }
+    }
+
+    /// Figures move smoothly between the simulation's positions: every frame a
+    /// little, never more than the pace allows, ending where the sim put them.
+    #[test]
+    fn figures_glide_between_steps_without_teleporting() {
+        let mut app = view_app();
+        app.add_plugins(plugin);
+        let frame_dt = Duration::from_millis(16);
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(frame_dt));
+        // The sim stands still, so only the view moves.
+        app.world_mut()
+            .resource_mut::<crate::sim::clock::SimSpeed>()
+            .paused = true;
+        app.update();
+        app.update();
+        let world = app.world_mut();
+        let mut q = world.query_filtered::<(Entity, &Transform), (With<Resident>, With<Glide>)>();
+        let (entity, start) = q
+            .iter(world)
+            .map(|(e, t)| (e, t.translation.truncate()))
+            .next()
+            .unwrap();
+        // The sim moves the resident 300 map units east in one step.
+        let map_frame = *world.resource::<MapFrame>();
+        let map_pos = world.get::<MapPosition>(entity).unwrap().0;
+        world.get_mut::<MapPosition>(entity).unwrap().0 = map_pos + Vec2::new(300.0, 0.0);
+        let goal = map_frame.world(map_pos + Vec2::new(300.0, 0.0));
+        let mut last = start;
+        let mut frames = 0;
+        let mut walked = false;
+        while last.distance(goal) > 0.01 {
+            app.update();
+            let now = app
+                .world()
+                .get::<Transform>(entity)
+                .unwrap()
+                .translation
+                .truncate();
+            let step = now.distance(last);
+            // Never a jump: at most the catch-up pace for one frame.
+            assert!(
+                step <= 300.0 / LAG * frame_dt.as_secs_f32() + 0.01,
+                "jumped {step}"
+            );
+            walked |= app.world().get::<Glide>(entity).unwrap().moving
+                && app
+                    .world()
+                    .get::<Sprite>(entity)
+                    .unwrap()
+                    .texture_atlas
+                    .as_ref()
+                    .unwrap()
+                    .index
+                    != 0;
+            last = now;
+            frames += 1;
+            assert!(frames < 200, "never arrived");
+        }
+        assert!(frames > 10, "arrived in {frames} frames: too abrupt");
+        assert!(walked, "no walk cycle while moving");
+        app.update();
+        let glide = app.world().get::<Glide>(entity).unwrap();
+        assert!(!glide.moving);
+        let sprite = app.world().get::<Sprite>(entity).unwrap();
+        assert_eq!(
+            sprite.texture_atlas.as_ref().unwrap().index,
+            0,
+            "stands still on arrival"
+        );
     }
 }

@@ -1,0 +1,291 @@
+//! Chat bubbles: each line a resident says (in a conversation, or the line
+//! that comes with a plan) shows over its head for five seconds, then fades.
+//! One bubble per resident: a new line replaces the old. Clicking one opens
+//! the speaker in the inspector with the whole conversation.
+
+use bevy::prelude::*;
+use bevy::text::{TextBounds, TextLayoutInfo};
+
+use super::{FONT, ViewSet};
+use crate::scenario::ResidentId;
+use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::residents::Roster;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        Update,
+        (
+            spawn_bubbles.in_set(ViewSet::Sync),
+            (place_bubbles, fade_bubbles)
+                .chain()
+                .in_set(ViewSet::Present),
+        ),
+    );
+}
+
+/// Real seconds a bubble stays fully shown, then fades over `FADE`.
+pub(crate) const SHOW: f32 = 5.0;
+pub(crate) const FADE: f32 = 0.8;
+/// Wrap width of a bubble's text, in world units.
+const WIDTH: f32 = 190.0;
+/// Longer lines are cut (the inspector has the whole text).
+const MAX_CHARS: usize = 60;
+/// Height above the speaker's feet.
+const ABOVE: f32 = 52.0;
+
+/// A line over a resident's head.
+#[derive(Component, Debug)]
+pub(crate) struct Bubble {
+    pub speaker: Entity,
+    pub resident: ResidentId,
+    /// The conversation it belongs to (`None`: a plan's line).
+    pub conversation: Option<u64>,
+    /// `Time<Real>` elapsed seconds when shown.
+    pub born: f32,
+    /// Half the size of its box, for clicks.
+    pub half: Vec2,
+}
+
+/// The box behind a bubble's text.
+#[derive(Component)]
+pub(crate) struct BubbleBack;
+
+/// How opaque a bubble of this age is; `None` once it is gone.
+pub(crate) fn bubble_alpha(age: f32) -> Option<f32> {
+    if age < SHOW {
+        Some(1.0)
+    } else if age < SHOW + FADE {
+        Some(1.0 - (age - SHOW) / FADE)
+    } else {
+        None
+    }
+}
+
+fn shorten(text: &str) -> String {
+    if text.chars().count() <= MAX_CHARS {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(MAX_CHARS - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+fn spawn_bubbles(
+    mut commands: Commands,
+    mut events: MessageReader<SimEvent>,
+    roster: Res<Roster>,
+    existing: Query<(Entity, &Bubble)>,
+    time: Res<Time<Real>>,
+    assets: Res<AssetServer>,
+) {
+    let mut latest: Vec<(ResidentId, String, Option<u64>)> = Vec::new();
+    for e in events.read() {
+        let (who, text, conversation) = match &e.body {
+            EventBody::Message {
+                speaker,
+                text,
+                conversation,
+                ..
+            } => (speaker, text, Some(*conversation)),
+            EventBody::Plan {
+                resident, dialogue, ..
+            } if !dialogue.trim().is_empty() => (resident, dialogue, None),
+            _ => continue,
+        };
+        // Several lines in one frame (high speed): the last one shows.
+        latest.retain(|(r, _, _)| r != who);
+        latest.push((who.clone(), text.clone(), conversation));
+    }
+    if latest.is_empty() {
+        return;
+    }
+    let font: Handle<Font> = assets.load(FONT);
+    for (resident, text, conversation) in latest {
+        let Some(speaker) = roster.entity(&resident) else {
+            continue;
+        };
+        for (entity, old) in &existing {
+            if old.speaker == speaker {
+                commands.entity(entity).despawn();
+            }
+        }
+        let talk = conversation.is_some();
+        commands
+            .spawn((
+                Bubble {
+                    speaker,
+                    resident,
+                    conversation,
+                    born: time.elapsed_secs(),
+                    half: Vec2::new(WIDTH / 2.0, 12.0),
+                },
+                Text2d::new(shorten(&text)),
+                TextFont {
+                    font: font.clone().into(),
+                    font_size: FontSize::Px(14.0),
+                    ..default()
+                },
+                TextColor(Color::srgb(0.1, 0.1, 0.12)),
+                TextBounds::new_horizontal(WIDTH),
+                Transform::from_xyz(0.0, 0.0, 40.0),
+            ))
+            .with_children(|c| {
+                c.spawn((
+                    BubbleBack,
+                    Sprite::from_color(
+                        if talk {
+                            Color::srgba(1.0, 1.0, 1.0, 0.92)
+                        } else {
+                            Color::srgba(1.0, 0.96, 0.82, 0.92)
+                        },
+                        Vec2::new(WIDTH, 24.0),
+                    ),
+                    Transform::from_xyz(0.0, 0.0, -0.1),
+                ));
+            });
+    }
+}
+
+/// Keeps each bubble over its speaker, its box fitted to the laid-out text.
+fn place_bubbles(
+    mut bubbles: Query<(
+        &mut Bubble,
+        &mut Transform,
+        Option<&TextLayoutInfo>,
+        &Children,
+    )>,
+    speakers: Query<&Transform, Without<Bubble>>,
+    mut backs: Query<&mut Sprite, With<BubbleBack>>,
+) {
+    for (mut bubble, mut transform, layout, children) in &mut bubbles {
+        let Ok(speaker) = speakers.get(bubble.speaker) else {
+            continue;
+        };
+        let size = layout
+            .map_or(Vec2::new(WIDTH, 20.0), |l| l.size)
+            .max(Vec2::new(20.0, 16.0));
+        bubble.half = size / 2.0 + Vec2::splat(6.0);
+        transform.translation = (speaker.translation.truncate()
+            + Vec2::new(0.0, ABOVE + bubble.half.y))
+        .extend(40.0 + speaker.translation.z * 0.01);
+        for child in children.iter() {
+            if let Ok(mut back) = backs.get_mut(child) {
+                back.custom_size = Some(bubble.half * 2.0);
+            }
+        }
+    }
+}
+
+/// Fades bubbles at the end of their time and removes them.
+fn fade_bubbles(
+    mut commands: Commands,
+    time: Res<Time<Real>>,
+    mut bubbles: Query<(Entity, &Bubble, &mut TextColor, &Children)>,
+    mut backs: Query<&mut Sprite, With<BubbleBack>>,
+) {
+    let now = time.elapsed_secs();
+    for (entity, bubble, mut colour, children) in &mut bubbles {
+        match bubble_alpha(now - bubble.born) {
+            Some(alpha) => {
+                colour.0.set_alpha(alpha);
+                for child in children.iter() {
+                    if let Ok(mut back) = backs.get_mut(child) {
+                        back.color.set_alpha(alpha * 0.92);
+                    }
+                }
+            }
+            None => commands.entity(entity).despawn(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::testing::view_app;
+    use bevy::time::TimeUpdateStrategy;
+    use std::time::Duration;
+
+    #[test]
+    fn alpha_holds_for_five_seconds_then_fades_out() {
+        assert_eq!(bubble_alpha(0.0), Some(1.0));
+        assert_eq!(bubble_alpha(4.99), Some(1.0));
+        let mid = bubble_alpha(SHOW + FADE / 2.0).unwrap();
+        assert!((mid - 0.5).abs() < 1e-4);
+        assert!(bubble_alpha(SHOW + 0.1).unwrap() > bubble_alpha(SHOW + 0.5).unwrap());
+        assert_eq!(bubble_alpha(SHOW + FADE), None);
+        assert_eq!(shorten("短"), "短");
+        assert_eq!(shorten(&"字".repeat(100)).chars().count(), MAX_CHARS);
+    }
+
+    /// A spoken line gets a bubble over its speaker, which fades after five
+    /// seconds and is gone by six; a newer line replaces it.
+    #[test]
+    fn bubbles_live_five_seconds_fade_and_are_replaced() {
+        let mut app = view_app();
+        app.add_plugins(plugin);
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+            100,
+        )));
+        app.world_mut()
+            .resource_mut::<crate::sim::clock::SimSpeed>()
+            .paused = true;
+        app.update();
+        let roster = app.world().resource::<Roster>().clone();
+        let (a, b) = (roster.ids[0].clone(), roster.ids[1].clone());
+        let say = |app: &mut App, text: &str| {
+            let time = app.world().resource::<crate::sim::clock::Clock>().now;
+            app.world_mut().write_message(SimEvent {
+                time,
+                body: EventBody::Message {
+                    conversation: 1,
+                    participants: vec![a.clone(), b.clone()],
+                    location: crate::scenario::LocationId("square".into()),
+                    speaker: a.clone(),
+                    text: text.into(),
+                    emotion: crate::sim::social::Emotion::Happy,
+                    mentions: vec![],
+                },
+            });
+        };
+        let bubbles = |app: &mut App| -> Vec<(String, f32)> {
+            let world = app.world_mut();
+            let mut q = world.query::<(&Bubble, &Text2d, &TextColor)>();
+            q.iter(world)
+                .map(|(_, t, c)| (t.0.clone(), c.0.alpha()))
+                .collect()
+        };
+        say(&mut app, "早上好！");
+        app.update();
+        assert_eq!(bubbles(&mut app), vec![("早上好！".to_string(), 1.0)]);
+        let speaker = app
+            .world_mut()
+            .query::<&Bubble>()
+            .single(app.world())
+            .unwrap()
+            .speaker;
+        assert_eq!(speaker, roster.entities[0]);
+        // 4.5 s later: still fully there.
+        for _ in 0..45 {
+            app.update();
+        }
+        assert_eq!(bubbles(&mut app)[0].1, 1.0);
+        // Into the fade.
+        for _ in 0..8 {
+            app.update();
+        }
+        let alpha = bubbles(&mut app)[0].1;
+        assert!(alpha < 1.0 && alpha > 0.0, "fading: {alpha}");
+        for _ in 0..6 {
+            app.update();
+        }
+        assert!(bubbles(&mut app).is_empty(), "gone after the fade");
+        // A new line replaces the old one.
+        say(&mut app, "一");
+        app.update();
+        say(&mut app, "二");
+        app.update();
+        assert_eq!(bubbles(&mut app), vec![("二".to_string(), 1.0)]);
+    }
+}

@@ -1,0 +1,183 @@
+//! `--frame-stats SECONDS`: after a warm-up, records every frame's time and
+//! the part of it spent in the simulation steps and the LLM bridge, then
+//! prints the median, 99th percentile and the slow frames, and quits.
+//! `scripts/frametime.sh` runs it with 200 residents under Xvfb.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+
+use crate::sim::clock::DriveSteps;
+
+#[derive(Resource, Debug, Clone)]
+pub struct FrameStatsPlan {
+    /// Real seconds ignored at the start (shader compilation, first layout).
+    pub warmup: f32,
+    /// Real seconds measured.
+    pub seconds: f32,
+    /// Also write the report here.
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Resource, Default)]
+struct FrameSamples {
+    frames: Vec<Duration>,
+    sim: Vec<Duration>,
+    started: Option<Instant>,
+    last_frame: Option<Instant>,
+    sim_since: Option<Instant>,
+    sim_this_frame: Duration,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<FrameSamples>()
+        .add_systems(
+            PreUpdate,
+            sim_begins.run_if(resource_exists::<FrameStatsPlan>),
+        )
+        .add_systems(
+            Update,
+            sim_ends
+                .after(DriveSteps)
+                .before(super::ViewSet::Input)
+                .run_if(resource_exists::<FrameStatsPlan>),
+        )
+        .add_systems(Last, record.run_if(resource_exists::<FrameStatsPlan>));
+}
+
+fn sim_begins(mut s: ResMut<FrameSamples>) {
+    s.sim_since = Some(Instant::now());
+}
+
+fn sim_ends(mut s: ResMut<FrameSamples>) {
+    if let Some(t) = s.sim_since.take() {
+        s.sim_this_frame = t.elapsed();
+    }
+}
+
+/// The report's numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FrameReport {
+    pub frames: usize,
+    pub median_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// Frames over twice the median …
+    pub slow: usize,
+    /// … of which the simulation and LLM bridge took more than a median frame.
+    pub slow_from_sim: usize,
+    pub sim_median_ms: f64,
+    pub sim_p99_ms: f64,
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+pub(crate) fn report(frames: &[Duration], sim: &[Duration]) -> FrameReport {
+    let ms = |d: &Duration| d.as_secs_f64() * 1000.0;
+    let mut f: Vec<f64> = frames.iter().map(ms).collect();
+    let mut s: Vec<f64> = sim.iter().map(ms).collect();
+    f.sort_by(f64::total_cmp);
+    s.sort_by(f64::total_cmp);
+    let median = percentile(&f, 0.5);
+    let slow: Vec<usize> = frames
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| ms(d) > 2.0 * median)
+        .map(|(i, _)| i)
+        .collect();
+    FrameReport {
+        frames: f.len(),
+        median_ms: median,
+        p99_ms: percentile(&f, 0.99),
+        max_ms: f.last().copied().unwrap_or(0.0),
+        slow: slow.len(),
+        slow_from_sim: slow
+            .iter()
+            .filter(|&&i| sim.get(i).is_some_and(|d| ms(d) > median))
+            .count(),
+        sim_median_ms: percentile(&s, 0.5),
+        sim_p99_ms: percentile(&s, 0.99),
+    }
+}
+
+impl std::fmt::Display for FrameReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "frames {}: median {:.2} ms ({:.0} fps), p99 {:.2} ms, max {:.2} ms; \
+             {} over 2× the median, {} of them from the simulation or LLM bridge; \
+             simulation + bridge per frame: median {:.2} ms, p99 {:.2} ms",
+            self.frames,
+            self.median_ms,
+            1000.0 / self.median_ms.max(1e-9),
+            self.p99_ms,
+            self.max_ms,
+            self.slow,
+            self.slow_from_sim,
+            self.sim_median_ms,
+            self.sim_p99_ms
+        )
+    }
+}
+
+fn record(
+    time: Res<Time<Real>>,
+    plan: Res<FrameStatsPlan>,
+    mut s: ResMut<FrameSamples>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let now = Instant::now();
+    let last = s.last_frame.replace(now);
+    if time.elapsed_secs() < plan.warmup {
+        return;
+    }
+    let started = *s.started.get_or_insert(now);
+    if let Some(last) = last {
+        let frame = now - last;
+        let sim = std::mem::take(&mut s.sim_this_frame);
+        s.frames.push(frame);
+        s.sim.push(sim);
+    }
+    if started.elapsed().as_secs_f32() >= plan.seconds {
+        let r = report(&s.frames, &s.sim);
+        println!("{r}");
+        if let Some(out) = &plan.out
+            && let Err(e) = std::fs::write(out, format!("{r}\n"))
+        {
+            eprintln!("error: cannot write {}: {e}", out.display());
+        }
+        exit.write(AppExit::Success);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_finds_slow_frames_and_blames_the_sim_only_when_it_was_slow() {
+        let ms = Duration::from_millis;
+        let mut frames = vec![ms(16); 98];
+        let mut sim = vec![ms(1); 98];
+        // One slow frame from rendering, one from the simulation.
+        frames.push(ms(50));
+        sim.push(ms(2));
+        frames.push(ms(60));
+        sim.push(ms(40));
+        let r = report(&frames, &sim);
+        assert_eq!(r.frames, 100);
+        assert_eq!(r.median_ms, 16.0);
+        assert_eq!(r.max_ms, 60.0);
+        assert_eq!(r.slow, 2);
+        assert_eq!(r.slow_from_sim, 1);
+        assert_eq!(r.sim_median_ms, 1.0);
+        assert!(r.to_string().contains("median 16.00 ms (62 fps)"), "{r}");
+    }
+}
