@@ -98,19 +98,8 @@ fn all_declarations(src: &ScriptSources) -> impl Iterator<Item = &VarDecl> {
 /// Every name the set declares or produces somewhere (any scope).
 fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
     let mut known: BTreeSet<String> = all_declarations(src).map(|v| v.var.value.clone()).collect();
-    for a in all_goals(src).flat_map(|g| g.actions.iter()) {
-        let produced = a
-            .output
-            .iter()
-            .flatten()
-            .filter_map(|o| o.get.as_ref().or(o.set.as_ref()));
-        for v in [a.user_option.as_deref(), a.tolist.as_deref()]
-            .into_iter()
-            .flatten()
-            .chain(produced)
-        {
-            known.insert(v.value.clone());
-        }
+    for g in all_goals(src) {
+        known.extend(own_variables(g));
     }
     known
 }

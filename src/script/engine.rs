@@ -791,6 +791,19 @@ impl Engine<'_> {
         st.wait = Wait::Start;
     }
 
+    /// The speaking AI role says `text`: into the chat, and shown.
+    fn ai_line(&self, st: &mut State, text: String, action: ActionKind, fx: &mut Vec<Effect>) {
+        let role = st.ai_role.clone();
+        let path = self.path(st);
+        self.push_chat(st, &role, &text);
+        fx.push(Effect::Line {
+            role,
+            text,
+            action,
+            path,
+        });
+    }
+
     fn push_chat(&self, st: &mut State, role: &str, text: &str) {
         st.chat.push(ChatLine {
             role: role.to_string(),
@@ -1017,18 +1030,10 @@ impl Engine<'_> {
                 self.advance(st);
                 continue;
             }
-            let path = self.path(st);
             match kind {
                 Some(ActionKind::Say) => {
                     let text = self.interpolate(st, &action.say.as_ref().expect("say").value, fx);
-                    let role = st.ai_role.clone();
-                    self.push_chat(st, &role, &text);
-                    fx.push(Effect::Line {
-                        role,
-                        text,
-                        action: ActionKind::Say,
-                        path,
-                    });
+                    self.ai_line(st, text, ActionKind::Say, fx);
                     self.advance(st);
                 }
                 Some(ActionKind::UserSay) => {
@@ -1062,14 +1067,7 @@ impl Engine<'_> {
                 }
                 Some(ActionKind::Ask) => {
                     let text = self.interpolate(st, &action.ask.as_ref().expect("ask").value, fx);
-                    let role = st.ai_role.clone();
-                    self.push_chat(st, &role, &text);
-                    fx.push(Effect::Line {
-                        role,
-                        text,
-                        action: ActionKind::Ask,
-                        path,
-                    });
+                    self.ai_line(st, text, ActionKind::Ask, fx);
                     fx.push(Effect::AwaitText);
                     st.wait = Wait::Text;
                 }
@@ -1257,22 +1255,21 @@ impl Engine<'_> {
     /// A goal is done: a skill writes its outputs back to the caller (or its list item).
     fn leave_goal(&self, st: &mut State, fx: &mut Vec<Effect>) {
         let path = self.path(st);
-        let f = st.frames.pop().expect("a frame");
+        // A skill's outputs are read in its own scope, before it goes.
+        let call = st.frames.last().and_then(|f| f.goal.skill.clone());
+        let values: Vec<(String, String)> = call
+            .iter()
+            .flat_map(|c| &c.outputs)
+            .map(|(caller, template)| (caller.clone(), self.interpolate(st, template, fx)))
+            .collect();
+        st.frames.pop();
         // Left first: the write-back below happens in the caller's goal.
         fx.push(Effect::GoalLeft {
             path: path
                 .rsplit_once('#')
                 .map_or(path.clone(), |(p, _)| p.to_string()),
         });
-        let Some(call) = &f.goal.skill else { return };
-        // The skill's outputs are read in its own scope, which is gone now.
-        st.frames.push(f.clone());
-        let values: Vec<(String, String)> = call
-            .outputs
-            .iter()
-            .map(|(caller, template)| (caller.clone(), self.interpolate(st, template, fx)))
-            .collect();
-        st.frames.pop();
+        let Some(call) = call else { return };
         match &call.item {
             Some((list, i)) => {
                 if let Some(Var::List(mut items)) = self.lookup(st, list) {
@@ -1621,8 +1618,6 @@ impl Engine<'_> {
     fn llm_reply(&self, st: &mut State, text: &str, fx: &mut Vec<Effect>) {
         let Some(req) = st.pending.take() else { return };
         st.wait = Wait::Start;
-        let path = self.path(st);
-        let role = st.ai_role.clone();
         let object = crate::llm::parse::extract_object(text).ok();
         // JSON was asked for and not given: one repair request, then the fallbacks.
         if object.is_none() && req.kind != LlmKind::Say && !req.repair {
@@ -1667,13 +1662,7 @@ impl Engine<'_> {
                 } else {
                     line
                 };
-                self.push_chat(st, &role, &line);
-                fx.push(Effect::Line {
-                    role,
-                    text: line,
-                    action: ActionKind::AiSay,
-                    path,
-                });
+                self.ai_line(st, line, ActionKind::AiSay, fx);
                 self.advance(st);
             }
             LlmKind::AskRound => {
@@ -1702,13 +1691,7 @@ impl Engine<'_> {
                     .map_or(3, |m| m.value.clamp(1, 10) as u32);
                 let rounds = st.frames.last().map_or(0, |f| f.rounds);
                 if !reply.is_empty() {
-                    self.push_chat(st, &role, &reply);
-                    fx.push(Effect::Line {
-                        role,
-                        text: reply,
-                        action: ActionKind::AiAsk,
-                        path,
-                    });
+                    self.ai_line(st, reply, ActionKind::AiAsk, fx);
                 }
                 if said_exit || rounds >= max {
                     // Variables are committed at exit, as the design says.
