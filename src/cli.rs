@@ -62,12 +62,13 @@ pub enum Command {
     },
 }
 
-#[derive(Args, Debug, Default, Clone)]
-pub struct SimArgs {
+/// What a run is of: the town, its seed and length, where its log goes.
+#[derive(Args, Debug, Clone)]
+pub struct TownArgs {
     /// Scenario folder.
     #[arg(long, default_value = "scenarios/heartvale")]
     pub scenario: PathBuf,
-    /// Days to simulate (default: the scenario's).
+    /// Days to run (default: the scenario's).
     #[arg(long)]
     pub days: Option<u32>,
     /// Random seed (default: the scenario's).
@@ -79,6 +80,81 @@ pub struct SimArgs {
     /// Instead of a scenario, run a generated town of N residents.
     #[arg(long, value_name = "N")]
     pub generate: Option<usize>,
+}
+
+impl Default for TownArgs {
+    fn default() -> Self {
+        Self {
+            scenario: PathBuf::from("scenarios/heartvale"),
+            days: None,
+            seed: None,
+            log: None,
+            generate: None,
+        }
+    }
+}
+
+/// A town ready to run, or the exit code after its errors were printed.
+struct Town {
+    scenario: Scenario,
+    /// The scenario folder (none for a generated town).
+    dir: Option<PathBuf>,
+    settings: crate::sim::RunSettings,
+    log: Option<EventLog>,
+    llm: Option<LlmSettings>,
+}
+
+impl TownArgs {
+    fn open(&self, llm: &LlmArgs) -> Result<Town, i32> {
+        let fail = |e: String| {
+            eprintln!("error: {e}");
+            1
+        };
+        let (scenario, dir) = match self.generate {
+            Some(n) => (generated_town(n, self.seed.unwrap_or(42)), None),
+            None => {
+                let dir = locate(&self.scenario);
+                match Scenario::load(&dir) {
+                    Ok(s) => (s, Some(dir)),
+                    Err(diags) => {
+                        eprint!("{diags}");
+                        return Err(fail(format!("the scenario has {} problem(s)", diags.len())));
+                    }
+                }
+            }
+        };
+        let log = match &self.log {
+            Some(path) => Some(
+                EventLog::to_file(path)
+                    .map_err(|e| fail(format!("cannot create log file {}: {e}", path.display())))?,
+            ),
+            None => None,
+        };
+        let llm = LlmSettings::resolve(
+            llm,
+            &crate::llm::config::process_env,
+            scenario.llm.as_ref(),
+            &scenario.residents,
+        )
+        .map_err(fail)?;
+        let settings = crate::sim::RunSettings {
+            seed: self.seed.unwrap_or(scenario.seed),
+            days: self.days.unwrap_or(scenario.days).max(1),
+        };
+        Ok(Town {
+            scenario,
+            dir,
+            settings,
+            log,
+            llm,
+        })
+    }
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct SimArgs {
+    #[command(flatten)]
+    pub town: TownArgs,
     /// No progress bar and no summary table.
     #[arg(long, short)]
     pub quiet: bool,
@@ -88,24 +164,12 @@ pub struct SimArgs {
 
 #[derive(Args, Debug, Default, Clone)]
 pub struct WindowArgs {
-    /// Scenario folder (watched: edits apply live).
-    #[arg(long, default_value = "scenarios/heartvale")]
-    pub scenario: PathBuf,
-    /// Random seed (default: the scenario's).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Days to run (default: the scenario's).
-    #[arg(long)]
-    pub days: Option<u32>,
-    /// Instead of a scenario, a generated town of N residents (no hot reload).
-    #[arg(long, value_name = "N")]
-    pub generate: Option<usize>,
+    /// The scenario folder is watched: edits apply live (not for `--generate`).
+    #[command(flatten)]
+    pub town: TownArgs,
     /// Starting speed multiplier (1, 5, 20, 60, 300 are the keys' speeds).
     #[arg(long)]
     pub speed: Option<f32>,
-    /// Write the event log (JSON Lines) here.
-    #[arg(long)]
-    pub log: Option<PathBuf>,
     /// Start with this resident (id) selected, in the inspector, followed.
     #[arg(long, value_name = "ID")]
     pub select: Option<String>,
@@ -188,7 +252,6 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         // The window where one can open; headless where none can (a server, CI).
         None if crate::window::has_display() => window(WindowArgs {
-            scenario: PathBuf::from("scenarios/heartvale"),
             screenshot: PathBuf::from("screenshot.png"),
             llm: cli.llm,
             ..WindowArgs::default()
@@ -198,7 +261,6 @@ pub fn run(cli: Cli) -> i32 {
                 "no display found: running the town headless (`heartvale sim`); `heartvale window` needs one"
             );
             sim(SimArgs {
-                scenario: PathBuf::from("scenarios/heartvale"),
                 llm: cli.llm,
                 ..SimArgs::default()
             })
@@ -216,48 +278,12 @@ pub fn run(cli: Cli) -> i32 {
 }
 
 fn window(args: WindowArgs) -> i32 {
-    let (scenario, dir) = match args.generate {
-        Some(n) => (generated_town(n, args.seed.unwrap_or(42)), None),
-        None => {
-            let dir = locate(&args.scenario);
-            match Scenario::load(&dir) {
-                Ok(s) => (s, Some(dir)),
-                Err(diags) => {
-                    eprint!("{diags}");
-                    eprintln!("error: the scenario has {} problem(s)", diags.len());
-                    return 1;
-                }
-            }
-        }
-    };
-    let llm = match LlmSettings::resolve(
-        &args.llm,
-        &crate::llm::config::process_env,
-        scenario.llm.as_ref(),
-        &scenario.residents,
-    ) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
-    let log = match &args.log {
-        Some(path) => match EventLog::to_file(path) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                eprintln!("error: cannot create log file {}: {e}", path.display());
-                return 1;
-            }
-        },
-        None => None,
-    };
-    let settings = crate::sim::RunSettings {
-        seed: args.seed.unwrap_or(scenario.seed),
-        days: args.days.unwrap_or(scenario.days).max(1),
+    let town = match args.town.open(&args.llm) {
+        Ok(t) => t,
+        Err(code) => return code,
     };
     let options = crate::window::WindowOptions {
-        scenario_dir: dir,
+        scenario_dir: town.dir,
         capture: args
             .screenshot_after
             .map(|after| crate::window::CapturePlan {
@@ -272,12 +298,12 @@ fn window(args: WindowArgs) -> i32 {
                 seconds,
                 out: None,
             }),
-        llm,
-        log,
+        llm: town.llm,
+        log: town.log,
         speed: args.speed,
         select: args.select,
     };
-    crate::window::run(Arc::new(scenario), settings, options)
+    crate::window::run(Arc::new(town.scenario), town.settings, options)
 }
 
 /// Finds a scenario folder given relative to the working directory or the crate.
@@ -294,41 +320,17 @@ fn locate(path: &Path) -> PathBuf {
 }
 
 fn sim(args: SimArgs) -> i32 {
-    let scenario = match args.generate {
-        Some(n) => generated_town(n, args.seed.unwrap_or(42)),
-        None => match Scenario::load(locate(&args.scenario)) {
-            Ok(s) => s,
-            Err(diags) => {
-                eprint!("{diags}");
-                eprintln!("error: the scenario has {} problem(s)", diags.len());
-                return 1;
-            }
-        },
+    let Town {
+        scenario,
+        settings: crate::sim::RunSettings { seed, days },
+        log,
+        llm,
+        ..
+    } = match args.town.open(&args.llm) {
+        Ok(t) => t,
+        Err(code) => return code,
     };
-    let seed = args.seed.unwrap_or(scenario.seed);
-    let days = args.days.unwrap_or(scenario.days).max(1);
-    let log = match &args.log {
-        Some(path) => match EventLog::to_file(path) {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("error: cannot create log file {}: {e}", path.display());
-                return 1;
-            }
-        },
-        None => EventLog::default(),
-    };
-    let llm = match LlmSettings::resolve(
-        &args.llm,
-        &crate::llm::config::process_env,
-        scenario.llm.as_ref(),
-        &scenario.residents,
-    ) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
+    let log = log.unwrap_or_default();
     let scenario = Arc::new(scenario);
     let mut app = match headless_app_with_llm(scenario.clone(), seed, days, log, llm) {
         Ok(app) => app,
@@ -470,7 +472,7 @@ fn sim(args: SimArgs) -> i32 {
     if let Some(brain) = world.get_resource::<LlmBrain>() {
         println!("{}", llm_table(world, brain));
     }
-    if let Some(path) = &args.log {
+    if let Some(path) = &args.town.log {
         println!("event log: {}", path.display());
     }
     0

@@ -65,3 +65,19 @@ pub fn default_scenario() -> Arc<Scenario> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
     Arc::new(Scenario::load(&dir).unwrap_or_else(|e| panic!("default scenario is broken:\n{e}")))
 }
+
+/// Copies a folder with everything in it (a town with its script sets), for
+/// tests that edit a scenario.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), target)?;
+        }
+    }
+    Ok(())
+}

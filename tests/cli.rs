@@ -61,25 +61,12 @@ fn broken(file: &str, edit: impl Fn(String) -> String) -> (tempfile::TempDir, Pa
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
     let dir = tempfile::tempdir().unwrap();
     let to = dir.path().join("town");
-    copy_dir(&src, &to);
+    heartvale::testing::copy_dir(&src, &to).unwrap();
     let text = std::fs::read_to_string(to.join(file)).unwrap();
     let changed = edit(text.clone());
     assert_ne!(text, changed, "the edit must change {file}");
     std::fs::write(to.join(file), changed).unwrap();
     (dir, to)
-}
-
-/// Copies a folder with everything in it (a town with its script sets).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 /// Runs `check`, asserts exit code 1 and one line per problem; returns the lines.

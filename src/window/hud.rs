@@ -274,6 +274,7 @@ mod tests {
     #[test]
     fn speed_pause_and_step_drive_the_clock() {
         use crate::sim::clock::StepMode;
+        use crate::window::testing::press;
         use bevy::time::TimeUpdateStrategy;
         use std::time::Duration;
         let mut app = crate::window::testing::view_app();
@@ -288,15 +289,6 @@ mod tests {
             for _ in 0..frames {
                 app.update();
             }
-        };
-        let press = |app: &mut App, key: KeyCode| {
-            app.world_mut()
-                .resource_mut::<ButtonInput<KeyCode>>()
-                .press(key);
-            app.update();
-            let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
-            keys.release(key);
-            keys.clear();
         };
         run(&mut app, 2);
         // 1×: 2 game minutes a real second.

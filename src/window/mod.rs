@@ -243,4 +243,15 @@ pub(crate) mod testing {
         sim::setup_world(app.world_mut(), scenario, RunSettings { seed: 7, days: 3 });
         app
     }
+
+    /// Presses and releases `key` around one update.
+    pub fn press(app: &mut App, key: KeyCode) {
+        app.world_mut()
+            .resource_mut::<ButtonInput<KeyCode>>()
+            .press(key);
+        app.update();
+        let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        keys.release(key);
+        keys.clear();
+    }
 }

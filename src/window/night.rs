@@ -16,7 +16,7 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// The darkest the night gets (alpha of the blue overlay).
-pub(crate) const NIGHT: f32 = 0.72;
+pub(crate) const NIGHT: f32 = 0.85;
 
 /// How dark the map is at `minute` of the day (0 = day, `NIGHT` = deep night).
 pub(crate) fn darkness(minute: u32) -> f32 {

@@ -265,21 +265,8 @@ mod tests {
 
     /// A copy of the default town, its script sets included.
     fn copy_town(to: &Path) {
-        fn copy_dir(from: &Path, to: &Path) {
-            std::fs::create_dir_all(to).unwrap();
-            for e in std::fs::read_dir(from).unwrap().flatten() {
-                let target = to.join(e.file_name());
-                if e.path().is_dir() {
-                    copy_dir(&e.path(), &target);
-                } else {
-                    std::fs::copy(e.path(), target).unwrap();
-                }
-            }
-        }
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale"),
-            to,
-        );
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+        crate::testing::copy_dir(&from, to).unwrap();
     }
 
     /// A headless town with the watcher on a copy of the default scenario.
