@@ -173,6 +173,10 @@ pub struct WindowArgs {
     /// Start with this resident (id) selected, in the inspector, followed.
     #[arg(long, value_name = "ID")]
     pub select: Option<String>,
+    /// Start with only these panels open: inspector, events, relations,
+    /// notices, tuning, help (comma-separated; default: inspector,events).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub panels: Option<Vec<String>>,
     /// Save a screenshot this many real seconds after the start.
     #[arg(long, value_name = "SECONDS")]
     pub screenshot_after: Option<f32>,
@@ -302,6 +306,7 @@ fn window(args: WindowArgs) -> i32 {
         log: town.log,
         speed: args.speed,
         select: args.select,
+        panels: args.panels,
     };
     crate::window::run(Arc::new(town.scenario), town.settings, options)
 }

@@ -79,6 +79,8 @@ pub struct WindowOptions {
     pub speed: Option<f32>,
     /// Start with this resident selected and followed.
     pub select: Option<String>,
+    /// Start with only these panels open (`None`: inspector and events).
+    pub panels: Option<Vec<String>>,
 }
 
 /// Where `assets/` is: under `BEVY_ASSET_ROOT` when set; else beside the
@@ -150,6 +152,15 @@ pub fn run(scenario: Arc<Scenario>, settings: RunSettings, options: WindowOption
         app.world_mut()
             .resource_mut::<crate::sim::clock::SimSpeed>()
             .multiplier = speed.clamp(0.1, 300.0);
+    }
+    if let Some(names) = options.panels {
+        match panels::Panels::only(&names) {
+            Ok(p) => app.insert_resource(p),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 1;
+            }
+        };
     }
     if let Some(id) = options.select {
         let id = crate::scenario::ResidentId::new(&id);

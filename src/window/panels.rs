@@ -79,6 +79,33 @@ impl Panels {
         ]
     }
 
+    /// Opens the panels named (`inspector,events,relations,notices,tuning,help`)
+    /// and closes the others; an unknown name is an error.
+    pub fn only(names: &[String]) -> Result<Self, String> {
+        let mut p = Self {
+            inspector: false,
+            events: false,
+            ..Self::default()
+        };
+        for name in names {
+            let panel = match name.trim() {
+                "inspector" => &mut p.inspector,
+                "events" => &mut p.events,
+                "relations" => &mut p.relations,
+                "notices" => &mut p.notices,
+                "tuning" => &mut p.tuning,
+                "help" => &mut p.help,
+                other => {
+                    return Err(format!(
+                        "no panel `{other}` (inspector, events, relations, notices, tuning, help)"
+                    ));
+                }
+            };
+            *panel = true;
+        }
+        Ok(p)
+    }
+
     /// Flips the panel of `key`; false if the key opens none.
     pub fn toggle(&mut self, key: KeyCode) -> bool {
         let panel = match key {
@@ -451,19 +478,22 @@ fn relations(
             .take(20)
             .collect();
     }
-    let mut strength = vec![vec![None; roster.len()]; roster.len()];
+    // Only the shown rows and columns: a big town's full matrix would not fit.
+    let column = |idx: u32| shown.iter().position(|&s| s == idx);
+    let mut strength = vec![vec![None; shown.len()]; shown.len()];
     for (r, rel) in &residents {
+        let Some(row) = column(r.idx) else {
+            continue;
+        };
         for t in &rel.0 {
-            if let Some(row) = strength.get_mut(r.idx as usize)
-                && let Some(cell) = row.get_mut(t.with_idx as usize)
-            {
-                *cell = Some(t.strength);
+            if let Some(col) = column(t.with_idx) {
+                strength[row][col] = Some(t.strength);
             }
         }
     }
     egui::Window::new("关系")
         .open(&mut panels.relations)
-        .default_pos([200.0, 80.0])
+        .default_pos([8.0, 44.0])
         .default_width(560.0)
         .vscroll(true)
         .show(ctx, |ui| {
@@ -481,10 +511,10 @@ fn relations(
                         );
                     }
                     ui.end_row();
-                    for &a in &shown {
+                    for (row, &a) in shown.iter().enumerate() {
                         ui.label(egui::RichText::new(&roster.names[a as usize]).small());
-                        for &b in &shown {
-                            let s = strength[a as usize][b as usize];
+                        for (col, &b) in shown.iter().enumerate() {
+                            let s = strength[row][col];
                             let text = s.map_or(String::new(), |s| format!("{s:.0}"));
                             let picked = plotted.0.contains(&(a, b));
                             let button = egui::Button::new(
@@ -581,7 +611,7 @@ fn notice_board(
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("公告板")
         .open(&mut panels.notices)
-        .default_pos([420.0, 80.0])
+        .default_pos([590.0, 44.0])
         .default_width(360.0)
         .vscroll(true)
         .show(ctx, |ui| {
@@ -617,7 +647,7 @@ fn tuning_panel(
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("调参")
         .open(&mut panels.tuning)
-        .default_pos([640.0, 80.0])
+        .default_pos([590.0, 330.0])
         .default_width(380.0)
         .show(ctx, |ui| {
             ui.label("拖动即时生效；写回会改 tuning.yaml 里对应的数（注释保留）。");
@@ -728,6 +758,9 @@ mod tests {
             }
         );
         assert!(!p.toggle(KeyCode::KeyW), "W pans the map");
+        let some = Panels::only(&["tuning".into(), "relations".into()]).unwrap();
+        assert!(some.tuning && some.relations && !some.inspector && !some.events);
+        assert!(Panels::only(&["nope".into()]).unwrap_err().contains("nope"));
         assert_eq!(p.toggles().len(), 6);
     }
 
