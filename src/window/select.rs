@@ -191,17 +191,7 @@ fn focus_llm(selection: Res<Selection>, roster: Res<Roster>, mut focus: ResMut<L
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::window::testing::view_app;
-
-    fn press(app: &mut App, key: KeyCode) {
-        app.world_mut()
-            .resource_mut::<ButtonInput<KeyCode>>()
-            .press(key);
-        app.update();
-        let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
-        keys.release(key);
-        keys.clear();
-    }
+    use crate::window::testing::{press, view_app};
 
     #[test]
     fn clicks_select_residents_esc_lets_go_f_follows() {
