@@ -103,34 +103,31 @@ impl Host {
                 .map_or(key.to_string(), |(_, t)| t.clone()),
             _ => key.to_string(),
         };
-        let before = self.shown.len();
-        self.shown.push(Shown::Player { text });
-        let r = self.resume(
-            script,
-            now,
-            Input::Choose {
-                key: key.to_string(),
-            },
-        );
-        if r.is_err() {
-            self.shown.truncate(before);
-        }
-        r
+        let input = Input::Choose {
+            key: key.to_string(),
+        };
+        self.answer(script, now, text, input)
     }
 
     /// Sends the player's own words.
     pub fn say(&mut self, script: &Script, now: &str, text: &str) -> Result<(), EngineError> {
-        let before = self.shown.len();
-        self.shown.push(Shown::Player {
+        let input = Input::Text {
             text: text.to_string(),
-        });
-        let r = self.resume(
-            script,
-            now,
-            Input::Text {
-                text: text.to_string(),
-            },
-        );
+        };
+        self.answer(script, now, text.to_string(), input)
+    }
+
+    /// Shows the player's line and hands in `input`; a refused input shows nothing.
+    fn answer(
+        &mut self,
+        script: &Script,
+        now: &str,
+        shown: String,
+        input: Input,
+    ) -> Result<(), EngineError> {
+        let before = self.shown.len();
+        self.shown.push(Shown::Player { text: shown });
+        let r = self.resume(script, now, input);
         if r.is_err() {
             self.shown.truncate(before);
         }

@@ -162,26 +162,38 @@ impl Remote {
         max_tokens: u32,
         schema: Option<&serde_json::Value>,
     ) -> Result<String, String> {
-        use crate::llm::client::{ChatRequest, Format, Message};
-        let format = match schema {
-            Some(schema) => Format::Json {
-                name: "heart_rule_step".into(),
-                schema: schema.clone(),
-            },
-            None => Format::Text,
-        };
-        let chat = ChatRequest {
-            messages: vec![Message::user(prompt)],
-            temperature: self.temperature,
-            max_tokens,
-            seed: None,
-            format,
-            stream: false,
-        };
+        let chat = step_request(prompt, max_tokens, schema, self.temperature);
         self.runtime
             .block_on(self.client.chat(&self.endpoint, &chat, self.timeout))
             .map(|r| r.content)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// The chat request for one script step: the prompt as the user message,
+/// constrained to `schema` where the server can (the client falls back to
+/// plain JSON, then to text).
+pub fn step_request(
+    prompt: String,
+    max_tokens: u32,
+    schema: Option<&serde_json::Value>,
+    temperature: f32,
+) -> crate::llm::client::ChatRequest {
+    use crate::llm::client::{ChatRequest, Format, Message};
+    let format = match schema {
+        Some(schema) => Format::Json {
+            name: "heart_rule_step".into(),
+            schema: schema.clone(),
+        },
+        None => Format::Text,
+    };
+    ChatRequest {
+        messages: vec![Message::user(prompt)],
+        temperature,
+        max_tokens,
+        seed: None,
+        format,
+        stream: false,
     }
 }
 

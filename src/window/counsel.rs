@@ -15,10 +15,11 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::ViewSet;
 use crate::llm::bridge::{Bridge, BridgeSettings, Job};
-use crate::llm::client::{ChatRequest, Endpoint, Format, Message};
+use crate::llm::client::Endpoint;
 use crate::scenario::{Profile, ResidentId};
 use crate::script::engine::{Script, Var};
 use crate::script::host::{Host, Prompt, Shown};
+use crate::script::runner::step_request;
 use crate::sim::clock::Clock;
 use crate::time::GameTime;
 
@@ -155,21 +156,12 @@ fn drive(
         Some(mut mind) => {
             mind.next_job += 1;
             let job = mind.next_job;
-            let format = match &req.schema {
-                Some(schema) => Format::Json {
-                    name: "heart_rule_step".into(),
-                    schema: schema.clone(),
-                },
-                None => Format::Text,
-            };
-            let request = ChatRequest {
-                messages: vec![Message::user(req.prompt.clone())],
-                temperature: mind.temperature,
-                max_tokens: 400,
-                seed: None,
-                format,
-                stream: false,
-            };
+            let request = step_request(
+                req.prompt.clone(),
+                400,
+                req.schema.as_ref(),
+                mind.temperature,
+            );
             let endpoint = mind.endpoint.clone();
             mind.bridge.send(Job {
                 id: job,

@@ -200,12 +200,7 @@ pub(crate) struct AssetDir(pub PathBuf);
 /// Everything drawn and every panel (the reload plugin comes apart: it needs
 /// the scenario folder registered as an asset source first).
 pub(crate) fn plugin(app: &mut App) {
-    app.configure_sets(
-        Update,
-        (ViewSet::Input, ViewSet::Sync, ViewSet::Present)
-            .chain()
-            .after(DriveSteps),
-    );
+    view_sets(app);
     app.add_plugins((
         camera::plugin,
         map::plugin,
@@ -220,6 +215,16 @@ pub(crate) fn plugin(app: &mut App) {
         frames::plugin,
         counsel::plugin,
     ));
+}
+
+/// Orders the view's sets after the frame's simulation steps.
+fn view_sets(app: &mut App) {
+    app.configure_sets(
+        Update,
+        (ViewSet::Input, ViewSet::Sync, ViewSet::Present)
+            .chain()
+            .after(DriveSteps),
+    );
 }
 
 #[cfg(test)]
@@ -245,12 +250,7 @@ pub(crate) mod testing {
         app.insert_resource(MapFrame {
             size: Vec2::new(scenario.map.width, scenario.map.height),
         });
-        app.configure_sets(
-            Update,
-            (ViewSet::Input, ViewSet::Sync, ViewSet::Present)
-                .chain()
-                .after(DriveSteps),
-        );
+        view_sets(&mut app);
         sim::setup_world(app.world_mut(), scenario, RunSettings { seed: 7, days: 3 });
         app
     }

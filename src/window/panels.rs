@@ -661,10 +661,8 @@ fn tuning_panel(
                 }
             }
             ui.horizontal(|ui| {
-                let dir = watch.as_ref().map(|w| w.dir.clone()).or_else(|| {
-                    let d = &loaded.0.dir;
-                    d.join("tuning.yaml").exists().then(|| d.clone())
-                });
+                // The watched scenario folder (a generated town has none).
+                let dir = watch.as_ref().map(|w| w.dir.clone());
                 let can = dir.is_some();
                 if ui
                     .add_enabled(can, egui::Button::new("写回 tuning.yaml"))
