@@ -1016,6 +1016,28 @@ pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> Strin
             s("emotion"),
             s("text")
         ),
+        "skill_start" => format!(
+            "📜 #{} {} runs skill「{}」with {} {}",
+            v["conversation"],
+            who("resident"),
+            s("skill"),
+            who("partner"),
+            v["inputs"]
+        ),
+        "skill_end" => format!(
+            "📜 #{} skill「{}」{}: {}",
+            v["conversation"],
+            s("skill"),
+            if v["finished"] == true {
+                "done"
+            } else {
+                "cut short"
+            },
+            match v.get("error").and_then(|e| e.as_str()) {
+                Some(e) => e.to_string(),
+                None => v["results"].to_string(),
+            }
+        ),
         "conversation_join" => format!(
             "➕ #{} {} joins: now {}",
             v["conversation"],

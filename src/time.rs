@@ -86,6 +86,11 @@ impl GameTime {
         GameTime(self.midnight().0 + minute as i64 * 60)
     }
 
+    /// `YYYY-MM-DD HH:MM:SS`, the time in script prompts.
+    pub fn seconds_text(self) -> String {
+        self.datetime().format("%Y-%m-%d %H:%M:%S").to_string()
+    }
+
     /// `[YYYY-MM-DD HH:MM]` prefix of memory entries.
     pub fn stamp(self) -> String {
         format!("[{self}]")

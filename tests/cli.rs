@@ -161,6 +161,58 @@ fn dangling_connection_is_reported_with_a_suggestion() {
 }
 
 #[test]
+fn a_converse_skill_is_checked_against_its_script_set() {
+    // An unknown skill, with the nearest name suggested.
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replace("skill: 关心近况,", "skill: 关心近况吧,")
+    });
+    let line = check_fails(&dir);
+    let at = line_of(&dir, "residents.yaml", "关心近况吧");
+    assert!(line.contains(&format!("residents.yaml:{at}:")), "{line}");
+    assert!(line.contains("no skill `关心近况吧`"), "{line}");
+    assert!(line.contains("did you mean `关心近况`?"), "{line}");
+    assert!(line.contains("converse.skills[0].skill"), "{line}");
+    // A variable the skill does not declare, and a field the town does not fill.
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replace(
+            "input: { 称呼: \"{对方}\" }",
+            "input: { 名字: \"{对方名}\" }",
+        )
+    });
+    let lines = check_lines(&dir);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].contains("skill `关心近况` declares no variable `名字`"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[0].contains("its variables: 称呼, 心情, 近况"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("unknown field `{对方名}`"), "{lines:?}");
+    assert!(lines[1].contains("{对方}"), "{lines:?}");
+    // A broken script set is named from the resident, its first errors in the hint.
+    let (_t, dir) = broken("scripts/guardian/town-skills.yaml", |t| {
+        t.replace(
+            "    max_rounds: 2\n    output:\n    - get: 近况",
+            "    max_rounds: 20\n    output:\n    - get: 近况",
+        )
+    });
+    let lines = check_lines(&dir);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("town-skills.yaml:") && l.contains("max_rounds")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("residents.yaml:")
+            && l.contains("script set `scripts/guardian` has 1 error(s)")),
+        "{lines:?}"
+    );
+}
+
+#[test]
 fn duplicate_id_is_reported() {
     let (_t, dir) = broken("locations.yaml", |t| {
         t.replace("  - id: library\n", "  - id: tavern\n")
@@ -431,10 +483,10 @@ fn script_run_plays_a_session_from_an_input_file() {
         "  > B",
         "守望精灵：进去前，需要先收集你一些信息",
         "  ▶ 没问题，你问吧",
-        "守望精灵：向心旅者询问名字？",
+        "守望精灵：能说说你的名字吗？",
         "  > 叫我小林",
         "守望精灵：好的，我记下了。",
-        "守望精灵：根据心旅者给的名称叫我小林。",
+        "守望精灵：根据你给的名称叫我小林。",
         "— 会谈结束 —",
     ];
     assert_eq!(shown.lines().collect::<Vec<_>>(), want);

@@ -112,9 +112,9 @@ fn the_hello_script_plays_both_branches() {
             "[click] 是的，我想进去",
             "守望精灵：进去前，需要先收集你一些信息",
             "[click] 没问题，你问吧",
-            "守望精灵：向心旅者询问名字？",
+            "守望精灵：能说说你的名字吗？",
             "守望精灵：好的，我记下了。",
-            "守望精灵：根据心旅者给的名称叫我小林就好。",
+            "守望精灵：根据你给的名称叫我小林就好。",
         ]
     );
     // The human's lines are in the chat, in order.
@@ -729,4 +729,65 @@ fn a_saved_run_resumes_at_its_action_in_an_edited_script() {
     );
     assert_eq!(back.frames[0].action, 8);
     assert_eq!(back.script_hash, s2.hash);
+}
+
+/// A skill runs on its own (a resident's conversation in the town): its
+/// variables come from the inputs, and with no model the offline brain asks
+/// what the task asks, as a question, and says what it says.
+#[test]
+fn a_skill_runs_on_its_own_with_inputs_and_offline_phrasing() {
+    use heartvale::script::host::{Host, Prompt, Shown};
+    let s = script(
+        "skills:\n- goal: 问候\n  declare:\n  - var: 称呼\n  - var: 近况\n  actions:\n  - ai_ask: 温和地询问{称呼}最近在忙什么\n    output:\n    - get: 近况\n      define: 最近在忙的事\n  - ai_ask: 询问与家人日常相处的情况\n  - ai_ask: 向心旅者询问名字\n  - ai_say: 用一句话温柔地祝福{称呼}\n  - ai_say: 鼓励刚做完练习的心旅者\n",
+    );
+    let now = "2026-04-06 10:00:00";
+    assert_eq!(
+        Host::start_skill(&s, "问好", Default::default(), now).unwrap_err(),
+        EngineError::NoSkill("问好".into())
+    );
+    let inputs = [("称呼".to_string(), "小林".to_string())].into();
+    let mut host = Host::start_skill(&s, "问候", inputs, now).unwrap();
+    let answers = ["在准备考试。", "挺好的。", "我叫小林。"];
+    let mut answers = answers.iter();
+    for _ in 0..50 {
+        match host.prompt.clone() {
+            Prompt::Done => break,
+            Prompt::Thinking => host.reply_offline(&s, now).unwrap(),
+            Prompt::Type => host.say(&s, now, answers.next().unwrap()).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(host.prompt, Prompt::Done);
+    let lines: Vec<&str> = host
+        .shown
+        .iter()
+        .filter_map(|l| match l {
+            Shown::Line { text, .. } | Shown::Player { text } => Some(text.as_str()),
+            Shown::Note { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "小林最近在忙什么？",
+            "在准备考试。",
+            "好的，我记下了。",
+            "能说说与家人日常相处的情况吗？",
+            "挺好的。",
+            "好的，我记下了。",
+            "能说说你的名字吗？",
+            "我叫小林。",
+            "好的，我记下了。",
+            "祝小林一切顺利！",
+            "刚做完练习的你，做得很好，继续加油！",
+        ]
+    );
+    assert!(
+        host.vars
+            .iter()
+            .any(|(_, n, v)| n == "近况" && v.text() == "在准备考试"),
+        "{:?}",
+        host.vars
+    );
+    assert_eq!(host.state.session, "问候");
 }

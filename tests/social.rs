@@ -363,7 +363,9 @@ fn a_conversation_leaves_ties_and_memories_on_both_sides() {
 
 #[test]
 fn three_days_of_social_life() {
-    let mut app = headless_app(default_scenario(), 7, 3, EventLog::in_memory());
+    // A seed with quarrels as well as friendships (whether a tie ever falls
+    // in three days depends on the draws).
+    let mut app = headless_app(default_scenario(), 4, 3, EventLog::in_memory());
     heartvale::testing::run_to_end(&mut app, 5000);
     let ev = events(&app);
     let starts = of(&ev, "conversation_start");
@@ -524,4 +526,85 @@ fn the_state_machine_walks_init_greeting_active_closing_ended() {
         .map(|m| m["speaker"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(speakers, [a.as_str(), b.as_str(), a.as_str()]);
+}
+
+/// The guardian spirit runs the skills its `converse:` lists: each once per
+/// partner and in order, the partner answering in its own words, one turn
+/// each in turn, and what the skill found out stays in the guardian's memory.
+#[test]
+fn a_resident_runs_its_script_skills_in_its_conversations() {
+    let mut app = headless_app(default_scenario(), 4, 3, EventLog::in_memory());
+    heartvale::testing::run_to_end(&mut app, 5000);
+    let ev = events(&app);
+    let starts = of(&ev, "skill_start");
+    let ends = of(&ev, "skill_end");
+    assert!(starts.len() >= 2, "{} skills run", starts.len());
+    assert_eq!(starts.len(), ends.len());
+    let roster = app.world().resource::<Roster>();
+    let mut done: Vec<(String, String)> = Vec::new();
+    for (s, e) in starts.iter().zip(&ends) {
+        let id = s["conversation"].as_u64().unwrap();
+        assert_eq!(e["conversation"], s["conversation"]);
+        assert_eq!(s["resident"], "guardian");
+        let partner = s["partner"].as_str().unwrap().to_string();
+        let skill = s["skill"].as_str().unwrap().to_string();
+        assert!(
+            !done.contains(&(partner.clone(), skill.clone())),
+            "{skill} twice"
+        );
+        // The relationship skill only after asking how they are.
+        if skill == "深度了解关系情况" {
+            assert!(done.contains(&(partner.clone(), "关心近况".into())), "{s}");
+            assert!(!s["inputs"]["称呼"].as_str().unwrap().is_empty());
+        } else {
+            assert_eq!(skill, "关心近况");
+            let name = roster.name(&ResidentId::new(&partner)).to_string();
+            assert_eq!(s["inputs"]["称呼"], name.as_str());
+        }
+        done.push((partner.clone(), skill.clone()));
+        assert_eq!(e["finished"], true, "{e}");
+        assert!(
+            e["results"].as_object().is_some_and(|r| !r.is_empty()),
+            "{e}"
+        );
+        let msgs: Vec<&Value> = of(&ev, "message")
+            .into_iter()
+            .filter(|m| m["conversation"].as_u64() == Some(id))
+            .collect();
+        assert!(msgs.len() >= 3, "{msgs:?}");
+        for w in msgs.windows(2) {
+            assert_ne!(w[0]["speaker"], w[1]["speaker"]);
+        }
+        // The partner's words are its own (its persona, state or ties).
+        let answers: Vec<&str> = msgs
+            .iter()
+            .filter(|m| m["speaker"] == partner.as_str())
+            .map(|m| m["text"].as_str().unwrap())
+            .collect();
+        assert!(!answers.is_empty());
+        if skill == "关心近况" {
+            let first = msgs.iter().find(|m| m["speaker"] == "guardian").unwrap();
+            assert!(
+                first["text"].as_str().unwrap().contains("柳溪今天很安静"),
+                "{first}"
+            );
+            let mood = e["results"]["心情"].as_str().unwrap();
+            assert!(["不错", "一般", "烦"].contains(&mood), "{mood}");
+        }
+    }
+    // What it found out, remembered with weight.
+    let guardian = roster.entity(&ResidentId::new("guardian")).unwrap();
+    let memories = app.world().get::<Memories>(guardian).unwrap();
+    assert!(
+        memories
+            .entries
+            .iter()
+            .any(|m| m.text.contains("谈了「关心近况」，了解到") && m.importance >= 80)
+            || memories
+                .entries
+                .iter()
+                .any(|m| m.kind == MemoryKind::Summary && m.text.contains("谈了「关心近况」")),
+        "{:?}",
+        memories.entries
+    );
 }

@@ -256,6 +256,7 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
             topics: vec![["美食", "书", "音乐"][i % 3].into()],
             brain: None,
             counsel: None,
+            converse: None,
         }));
     }
     Scenario {

@@ -76,7 +76,72 @@ pub struct Profile {
     pub brain: Option<spec::BrainOverride>,
     /// The script set the player talks with this resident through.
     pub counsel: Option<Counsel>,
+    /// Skills this resident runs in its conversations with other residents.
+    pub converse: Option<Converse>,
 }
+
+/// A resident that runs HEART RULE skills in its own conversations.
+#[derive(Clone)]
+pub struct Converse {
+    pub dir: PathBuf,
+    /// The set, loaded and checked with the scenario.
+    pub script: Arc<crate::script::engine::Script>,
+    pub chance: f32,
+    /// Partner relations it runs them with; any when empty.
+    pub with: Vec<spec::RelationKind>,
+    /// In order; each runs once per partner.
+    pub skills: Vec<ConverseSkill>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConverseSkill {
+    pub skill: String,
+    /// (skill variable, template over [`CONVERSE_FIELDS`])
+    pub input: Vec<(String, String)>,
+}
+
+// The loaded script shows and compares by its hash: a reload of the same
+// text is no change (its condition table is a HashMap, unordered in Debug).
+impl std::fmt::Debug for Converse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Converse")
+            .field("dir", &self.dir)
+            .field("script", &format_args!("{:x}", self.script.hash))
+            .field("chance", &self.chance)
+            .field("with", &self.with)
+            .field("skills", &self.skills)
+            .finish()
+    }
+}
+
+impl PartialEq for Converse {
+    fn eq(&self, o: &Self) -> bool {
+        self.dir == o.dir
+            && self.script.hash == o.script.hash
+            && self.chance == o.chance
+            && self.with == o.with
+            && self.skills == o.skills
+    }
+}
+
+/// What a `converse` skill's `input` templates may use, filled in when the
+/// skill starts: (field, meaning).
+pub const CONVERSE_FIELDS: &[(&str, &str)] = &[
+    ("我", "the resident's own name"),
+    ("对方", "the partner's name"),
+    ("对方职业", "the partner's occupation"),
+    ("对方年龄", "the partner's age"),
+    ("地点", "where they talk"),
+    (
+        "关系",
+        "how the resident sees the partner: 陌生人, 熟人, 朋友, 好友, 家人, 同事",
+    ),
+    (
+        "对方亲友",
+        "the partner's closest tie (the resident aside), or 家里人",
+    ),
+    ("对方亲友关系", "that tie's kind: 家人, 朋友 …"),
+];
 
 /// A resident the player can talk with through a HEART RULE script set.
 #[derive(Debug, Clone, PartialEq)]

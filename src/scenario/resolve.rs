@@ -10,8 +10,9 @@ use serde_saphyr::Spanned;
 use super::diagnostic::closest;
 use super::spec::{self, Service, Weekday};
 use super::{
-    Counsel, Diagnostic, Diagnostics, Gathering, Goal, Hobby, InitialRelationship, LocIdx,
-    Location, LocationId, Profile, ResidentId, Scenario, Town, WorkShift,
+    CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Diagnostic, Diagnostics, Gathering, Goal,
+    Hobby, InitialRelationship, LocIdx, Location, LocationId, Profile, ResidentId, Scenario, Town,
+    WorkShift,
 };
 use crate::time::{GameTime, parse_clock};
 
@@ -604,6 +605,7 @@ fn resolve_residents(
                 None
             }
         });
+        let converse = r.converse.as_ref().and_then(|c| converse(cx, &file, &p, c));
         profiles.push(Arc::new(Profile {
             id: ResidentId::new(&r.id.value),
             name: r.name.clone(),
@@ -625,6 +627,7 @@ fn resolve_residents(
             topics: r.topics.clone(),
             brain: r.brain.clone(),
             counsel,
+            converse,
         }));
     }
     if rf.residents.is_empty() {
@@ -664,4 +667,156 @@ fn weekday_index(d: Weekday) -> usize {
         Weekday::Sat => 5,
         Weekday::Sun => 6,
     }
+}
+
+/// A resident's `converse:`: the script set loads without errors, every skill
+/// exists, and each input names a variable of its skill and only known fields.
+fn converse(cx: &mut Ctx, file: &Path, p: &str, c: &spec::ConverseSpec) -> Option<Converse> {
+    let dir = file
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(&c.scripts.value);
+    let field = format!("{p}.converse.scripts");
+    if !dir.is_dir() {
+        cx.err(
+            file,
+            &c.scripts,
+            field,
+            format!("script folder `{}` not found", c.scripts.value),
+            Some("the path is relative to the scenario folder, e.g. `scripts/guardian`".into()),
+        );
+        return None;
+    }
+    let (src, diags) = crate::script::check::check_dir(&dir);
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == crate::script::diag::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if !errors.is_empty() {
+        // The first few go along, so the window's reload message shows them.
+        let mut hint = errors.iter().take(3).cloned().collect::<Vec<_>>();
+        hint.push(format!("run `heartvale check {}` for all", dir.display()));
+        cx.err(
+            file,
+            &c.scripts,
+            field,
+            format!(
+                "script set `{}` has {} error(s)",
+                c.scripts.value,
+                errors.len()
+            ),
+            Some(hint.join("; ")),
+        );
+        return None;
+    }
+    let script = crate::script::engine::Script::from_sources(&src);
+    let mut ok = true;
+    if !(0.0..=1.0).contains(&c.chance) {
+        cx.err(
+            file,
+            &c.scripts,
+            format!("{p}.converse.chance"),
+            format!("chance {} is not between 0 and 1", c.chance),
+            None,
+        );
+        ok = false;
+    }
+    if c.skills.is_empty() {
+        cx.err(
+            file,
+            &c.scripts,
+            format!("{p}.converse.skills"),
+            "no skills listed".into(),
+            Some("list at least one `- skill: NAME` from the set's skills.yaml".into()),
+        );
+        ok = false;
+    }
+    let mut skills = Vec::new();
+    for (k, s) in c.skills.iter().enumerate() {
+        let at = format!("{p}.converse.skills[{k}]");
+        let Some(goal) = script.skills.get(&s.skill.value) else {
+            let hint = match closest(&s.skill.value, script.skills.keys().map(String::as_str)) {
+                Some(n) => format!("did you mean `{n}`?"),
+                None => format!(
+                    "the set's skills: {}",
+                    script.skills.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            };
+            cx.err(
+                file,
+                &s.skill,
+                format!("{at}.skill"),
+                format!("no skill `{}` in `{}`", s.skill.value, c.scripts.value),
+                Some(hint),
+            );
+            ok = false;
+            continue;
+        };
+        let declared: Vec<&str> = goal
+            .declare
+            .iter()
+            .flatten()
+            .map(|d| d.var.value.as_str())
+            .collect();
+        let mut input = Vec::new();
+        for (var, template) in &s.input {
+            if !declared.contains(&var.as_str()) {
+                cx.err(
+                    file,
+                    template,
+                    format!("{at}.input.{var}"),
+                    format!("skill `{}` declares no variable `{var}`", s.skill.value),
+                    Some(format!("its variables: {}", declared.join(", "))),
+                );
+                ok = false;
+            }
+            for name in braces(&template.value) {
+                if !CONVERSE_FIELDS.iter().any(|(f, _)| *f == name) {
+                    cx.err(
+                        file,
+                        template,
+                        format!("{at}.input.{var}"),
+                        format!("unknown field `{{{name}}}`"),
+                        Some(format!(
+                            "the fields: {}",
+                            CONVERSE_FIELDS
+                                .iter()
+                                .map(|(f, _)| format!("{{{f}}}"))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        )),
+                    );
+                    ok = false;
+                }
+            }
+            input.push((var.clone(), template.value.clone()));
+        }
+        skills.push(ConverseSkill {
+            skill: s.skill.value.clone(),
+            input,
+        });
+    }
+    ok.then(|| Converse {
+        dir,
+        script: Arc::new(script),
+        chance: c.chance,
+        with: c.with.clone(),
+        skills,
+    })
+}
+
+/// The `{NAME}` references of a template.
+fn braces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('}') else {
+            break;
+        };
+        out.push(&after[..j]);
+        rest = &after[j + 1..];
+    }
+    out
 }

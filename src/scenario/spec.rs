@@ -165,6 +165,42 @@ pub struct ResidentSpec {
     /// (the window's "talk" button).
     #[serde(default)]
     pub counsel: Option<CounselSpec>,
+    /// This resident runs skills of a HEART RULE script set in its own
+    /// conversations with other residents.
+    #[serde(default)]
+    pub converse: Option<ConverseSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConverseSpec {
+    /// The script folder, relative to the scenario folder.
+    pub scripts: Spanned<String>,
+    /// The chance (0–1) that a conversation this resident opens or joins as
+    /// one of two runs the next skill due with that partner.
+    #[serde(default = "default_converse_chance")]
+    pub chance: f32,
+    /// Only with partners it sees this way (by strength: stranger,
+    /// acquaintance, friend, close_friend); anyone when empty.
+    #[serde(default)]
+    pub with: Vec<RelationKind>,
+    /// Skills in the order they are run with each partner (each once per partner).
+    pub skills: Vec<ConverseSkillSpec>,
+}
+
+fn default_converse_chance() -> f32 {
+    1.0
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConverseSkillSpec {
+    /// A goal of the set's `skills:`.
+    pub skill: Spanned<String>,
+    /// Skill variable → value; `{对方}` and the other conversation fields
+    /// (see the README) are filled in when the skill starts.
+    #[serde(default)]
+    pub input: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

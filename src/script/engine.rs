@@ -335,6 +335,8 @@ pub enum Input {
 pub enum EngineError {
     #[error("no session named `{0}`")]
     NoSession(String),
+    #[error("no skill named `{0}`")]
+    NoSkill(String),
     #[error("waiting for {wanted}, got {got}")]
     WrongInput { wanted: String, got: String },
     #[error("`{0}` is not one of the choices")]
@@ -628,6 +630,51 @@ impl Engine<'_> {
             frames: Vec::new(),
             global: decl_vars(&self.script.global),
             session_vars: decl_vars(&s.declare),
+            stage_vars: BTreeMap::new(),
+            chat: Vec::new(),
+            said: 0,
+            ai_role: ai,
+            scene: None,
+            wait: Wait::Start,
+            next_request: 0,
+            pending: None,
+            auto_from: 0,
+            forms: BTreeMap::new(),
+            human_role: human,
+        })
+    }
+
+    /// A fresh state that runs one skill on its own, its variables set from
+    /// `inputs` (a resident's conversation in the town, not a session). The
+    /// run's session and only stage are both named after the skill.
+    pub fn start_skill(
+        &self,
+        skill: &str,
+        inputs: BTreeMap<String, String>,
+    ) -> Result<State, EngineError> {
+        if !self.script.skills.contains_key(skill) {
+            return Err(EngineError::NoSkill(skill.to_string()));
+        }
+        let (ai, human) = self.script.default_roles();
+        Ok(State {
+            version: STATE_VERSION,
+            script_hash: self.script.hash,
+            session: skill.to_string(),
+            stages: vec![StageRun {
+                stage: skill.to_string(),
+                queue: vec![GoalRef {
+                    goal: skill.to_string(),
+                    skill: Some(SkillCall {
+                        inputs,
+                        outputs: Vec::new(),
+                        item: None,
+                    }),
+                }],
+                entered: false,
+            }],
+            frames: Vec::new(),
+            global: decl_vars(&self.script.global),
+            session_vars: BTreeMap::new(),
             stage_vars: BTreeMap::new(),
             chat: Vec::new(),
             said: 0,
@@ -1738,9 +1785,29 @@ const INSTRUCTIONS: &[&str] = &[
     "进行一句简短的",
 ];
 
-/// The built-in line for an `ai_say` task with no model: the task's first
-/// clause, without the instruction words in front of it.
-pub fn offline_say(req: &LlmRequest) -> String {
+/// Asking verbs in front of what is asked.
+const ASKING: &[&str] = &["询问", "问问", "打听", "了解", "问"];
+
+/// Words that make a clause a question already.
+const QUESTION_WORDS: &[&str] = &[
+    "什么",
+    "怎么",
+    "怎样",
+    "哪",
+    "谁",
+    "几",
+    "多少",
+    "吗",
+    "呢",
+    "是否",
+    "有没有",
+    "是不是",
+];
+
+/// The task's first clause, without the instruction words and manner
+/// adverbs (`温和地`) in front of it, the HUMAN role (`心旅者`, `对方`)
+/// addressed as `你`.
+fn offline_task(req: &LlmRequest) -> String {
     let task = req
         .prompt
         .rsplit_once("任务：")
@@ -1749,14 +1816,78 @@ pub fn offline_say(req: &LlmRequest) -> String {
         .split(['\n', '。', '，', '：'])
         .map(str::trim)
         .find(|s| !s.is_empty())
-        .unwrap_or("嗯");
-    while let Some(rest) = INSTRUCTIONS.iter().find_map(|p| first.strip_prefix(p)) {
-        first = rest.trim_start();
+        .unwrap_or("");
+    loop {
+        if let Some(rest) = INSTRUCTIONS.iter().find_map(|p| first.strip_prefix(p)) {
+            first = rest.trim_start();
+            continue;
+        }
+        // A two-character manner adverb: 温和地, 耐心地 …
+        let mut chars = first.char_indices();
+        if let (Some(_), Some(_), Some((i, '地'))) = (chars.next(), chars.next(), chars.next()) {
+            first = &first[i + '地'.len_utf8()..];
+            continue;
+        }
+        break;
     }
-    if first.is_empty() {
+    first
+        .trim_end_matches(SENTENCE_END)
+        .replace("心旅者", "你")
+        .replace("对方", "你")
+}
+
+/// The built-in line for an `ai_say` task with no model: the task's first
+/// clause, said rather than described where its verb is a familiar one
+/// (`祝福X` → `祝X一切顺利！`).
+pub fn offline_say(req: &LlmRequest) -> String {
+    let task = offline_task(req);
+    if task.is_empty() {
         return "嗯。".into();
     }
-    format!("{}。", first.trim_end_matches(SENTENCE_END))
+    let said = |prefix: &str| task.strip_prefix(prefix).filter(|r| !r.is_empty());
+    if let Some(who) = said("祝福").or_else(|| said("祝")) {
+        format!("祝{who}一切顺利！")
+    } else if let Some(who) = said("鼓励") {
+        format!("{who}，做得很好，继续加油！")
+    } else if let Some(who) = said("安慰") {
+        format!("{who}，别着急，我们慢慢来。")
+    } else if let Some(who) = said("感谢").or_else(|| said("谢谢")) {
+        format!("谢谢{who}。")
+    } else if let Some(who) = said("欢迎") {
+        format!("欢迎{who}！")
+    } else if let Some(who) = said("问候") {
+        format!("{who}，你好呀！")
+    } else {
+        format!("{task}。")
+    }
+}
+
+/// The built-in question for an `ai_ask` task: what is asked, as a question
+/// (`询问X最近在忙什么` → `X最近在忙什么？`, `询问关系情况` → `能说说关系情况吗？`).
+pub fn offline_question(req: &LlmRequest) -> String {
+    let mut asked = offline_task(req);
+    // `向你询问名字`: whom it is asked of goes too.
+    if let Some(rest) = asked.strip_prefix('向')
+        && let Some((_, what)) = ASKING.iter().find_map(|v| {
+            rest.split_once(v)
+                .filter(|(who, _)| who.chars().count() <= 4)
+        })
+    {
+        asked = what.to_string();
+    }
+    if let Some(rest) = ASKING.iter().find_map(|v| asked.strip_prefix(v)) {
+        asked = rest.to_string();
+    }
+    if asked.is_empty() {
+        return "能多说一点吗？".into();
+    }
+    if QUESTION_WORDS.iter().any(|w| asked.contains(w)) {
+        format!("{asked}？")
+    } else if asked.chars().count() <= 4 && !asked.contains('你') {
+        format!("能说说你的{asked}吗？")
+    } else {
+        format!("能说说{asked}吗？")
+    }
 }
 
 /// The built-in brain's answer to any request (no model configured): a direct
@@ -1795,8 +1926,8 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
                 serde_json::json!({"reply": "好的，我记下了。", "exit": true, "vars": vars})
                     .to_string()
             } else {
-                let q = offline_say(req);
-                serde_json::json!({"reply": q.trim_end_matches('。').to_string() + "？", "exit": false, "vars": {}}).to_string()
+                let q = offline_question(req);
+                serde_json::json!({"reply": q, "exit": false, "vars": {}}).to_string()
             }
         }
         LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),

@@ -64,7 +64,25 @@ impl Host {
             script,
             now: now.to_string(),
         };
-        let state = engine.start(&name)?;
+        Self::begin(script, now, engine.start(&name)?)
+    }
+
+    /// Starts one skill of the set on its own, its variables set from `inputs`
+    /// (a resident running a skill in a town conversation).
+    pub fn start_skill(
+        script: &Script,
+        skill: &str,
+        inputs: std::collections::BTreeMap<String, String>,
+        now: &str,
+    ) -> Result<Host, EngineError> {
+        let engine = Engine {
+            script,
+            now: now.to_string(),
+        };
+        Self::begin(script, now, engine.start_skill(skill, inputs)?)
+    }
+
+    fn begin(script: &Script, now: &str, state: State) -> Result<Host, EngineError> {
         let mut host = Host {
             state,
             shown: Vec::new(),

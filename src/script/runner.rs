@@ -60,6 +60,7 @@ impl<I: Iterator<Item = String>> Human for Scripted<I> {
 /// The built-in playtester: a persona description answers in its own words
 /// (the sentence of it nearest the question, fresh ones preferred) and picks
 /// the option closest to what it says.
+#[derive(Debug, Clone)]
 pub struct Persona {
     pub sentences: Vec<String>,
     used: Vec<usize>,
@@ -114,12 +115,19 @@ fn overlap(a: &str, b: &str) -> usize {
 impl Human for Persona {
     fn choose(&mut self, options: &[(String, String)], _: &State) -> Option<String> {
         let me: String = self.sentences.concat();
-        // The option sharing most characters with the persona; the first on ties.
+        // The option closest to one of its sentences (shared two-character
+        // words), then sharing most characters with the whole; the first on ties.
         options
             .iter()
             .max_by_key(|(k, text)| {
+                let words = self
+                    .sentences
+                    .iter()
+                    .map(|s| overlap(text, s))
+                    .max()
+                    .unwrap_or(0);
                 let shared = text.chars().filter(|c| me.contains(*c)).count();
-                (shared, std::cmp::Reverse(k.clone()))
+                (words, shared, std::cmp::Reverse(k.clone()))
             })
             .map(|(k, _)| k.clone())
     }

@@ -86,6 +86,29 @@ pub enum EventBody {
         resident: ResidentId,
         participants: Vec<ResidentId>,
     },
+    /// A resident began a HEART RULE skill in a conversation (a scenario's
+    /// `converse:`); `inputs` are the skill's variables as filled in.
+    SkillStart {
+        conversation: u64,
+        resident: ResidentId,
+        partner: ResidentId,
+        skill: String,
+        inputs: std::collections::BTreeMap<String, String>,
+    },
+    /// The skill ended with its conversation: whether it ran to its end, the
+    /// variables it set, and why it stopped early if it did.
+    SkillEnd {
+        conversation: u64,
+        resident: ResidentId,
+        partner: ResidentId,
+        skill: String,
+        finished: bool,
+        results: std::collections::BTreeMap<String, String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
     /// A conversation ended, with what it changed.
     ConversationEnd {
         conversation: u64,

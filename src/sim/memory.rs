@@ -133,6 +133,25 @@ fn record(
                     );
                 }
             }
+            // What a skill found out stays with the one who ran it.
+            EventBody::SkillEnd {
+                resident,
+                partner,
+                skill,
+                finished: true,
+                results,
+                ..
+            } if !results.is_empty() => {
+                let who = roster
+                    .idx(partner)
+                    .map_or("", |i| roster.names[i as usize].as_str());
+                let found: Vec<String> = results.iter().map(|(k, v)| format!("{k}：{v}")).collect();
+                let text: String = format!("和{who}谈了「{skill}」，了解到{}", found.join("；"))
+                    .chars()
+                    .take(120)
+                    .collect();
+                remember(resident, t, MemoryKind::Dialogue, 80, text);
+            }
             EventBody::AppointmentMade {
                 residents,
                 location,

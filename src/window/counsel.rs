@@ -25,7 +25,7 @@ use crate::time::GameTime;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CounselPanel>()
-        .add_systems(Update, drive.in_set(ViewSet::Sync))
+        .add_systems(Update, (reload_script, drive).chain().in_set(ViewSet::Sync))
         .add_systems(EguiPrimaryContextPass, (chat_panel, state_panel));
 }
 
@@ -43,7 +43,12 @@ pub(crate) struct CounselPanel {
 pub(crate) struct Session {
     pub resident: ResidentId,
     pub name: String,
+    /// The script set's folder, re-read when it changes on disk.
+    pub dir: std::path::PathBuf,
     pub script: Arc<Script>,
+    /// The set on disk is broken: its diagnostics (the session runs on the
+    /// last good version).
+    pub script_error: Option<String>,
     pub host: Host,
     /// The bridge job under way and the engine request it answers.
     inflight: Option<(u64, u64)>,
@@ -80,11 +85,6 @@ impl CounselMind {
     }
 }
 
-/// The engine's clock string: the game time to the second.
-fn engine_now(t: GameTime) -> String {
-    t.datetime().format("%Y-%m-%d %H:%M:%S").to_string()
-}
-
 impl CounselPanel {
     /// Starts `profile`'s session; script errors end up in `error`.
     pub fn start(&mut self, profile: &Profile, now: GameTime) {
@@ -94,28 +94,76 @@ impl CounselPanel {
             return;
         };
         let (src, diags) = crate::script::check::check_dir(&counsel.dir);
-        let errors: Vec<String> = diags
-            .iter()
-            .filter(|d| d.severity == crate::script::diag::Severity::Error)
-            .map(|d| d.to_string())
-            .collect();
+        let errors = error_lines(&diags);
         if !errors.is_empty() {
             self.error = Some(errors.join("\n"));
             return;
         }
         let script = Arc::new(Script::from_sources(&src));
-        match Host::start(&script, counsel.session.as_deref(), &engine_now(now)) {
+        match Host::start(&script, counsel.session.as_deref(), &now.seconds_text()) {
             Ok(host) => {
                 self.session = Some(Session {
                     resident: profile.id.clone(),
                     name: profile.name.clone(),
+                    dir: counsel.dir.clone(),
                     script,
+                    script_error: None,
                     host,
                     inflight: None,
                 });
             }
             Err(e) => self.error = Some(e.to_string()),
         }
+    }
+}
+
+/// The error lines of a script set's diagnostics (warnings left out).
+fn error_lines(diags: &[crate::script::diag::ScriptDiagnostic]) -> Vec<String> {
+    diags
+        .iter()
+        .filter(|d| d.severity == crate::script::diag::Severity::Error)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+impl Session {
+    /// Re-reads the script set after an edit on disk. A clean set replaces the
+    /// running one and the session goes on at the same action (the engine
+    /// finds it by its id); a broken one is reported and the last good
+    /// version runs on.
+    pub fn reload(&mut self) {
+        let (src, diags) = crate::script::check::check_dir(&self.dir);
+        let errors = error_lines(&diags);
+        if !errors.is_empty() {
+            self.script_error = Some(errors.join("\n"));
+            return;
+        }
+        self.script_error = None;
+        let script = Script::from_sources(&src);
+        if script.hash != self.script.hash {
+            self.script = Arc::new(script);
+            self.host.shown.push(Shown::Note {
+                text: "— 脚本已更新，从原处继续 —".into(),
+            });
+        }
+    }
+}
+
+/// After a settled change on disk, the open session re-reads its script set.
+fn reload_script(
+    watch: Option<Res<super::reload::ScenarioWatch>>,
+    mut seen: Local<u32>,
+    mut panel: ResMut<CounselPanel>,
+) {
+    let Some(watch) = watch else {
+        return;
+    };
+    if watch.generation == *seen {
+        return;
+    }
+    *seen = watch.generation;
+    if let Some(s) = panel.session.as_mut() {
+        s.reload();
     }
 }
 
@@ -126,7 +174,7 @@ fn drive(
     clock: Res<Clock>,
     mut mind: Option<ResMut<CounselMind>>,
 ) {
-    let now = engine_now(clock.now);
+    let now = clock.now.seconds_text();
     let Some(s) = panel.session.as_mut() else {
         return;
     };
@@ -188,7 +236,7 @@ fn chat_panel(
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
-    let now = engine_now(clock.now);
+    let now = clock.now.seconds_text();
     let mut open = true;
     let title = panel
         .session
@@ -209,6 +257,13 @@ fn chat_panel(
             let Some(s) = panel.session.as_mut() else {
                 return;
             };
+            if let Some(error) = &s.script_error {
+                ui.colored_label(
+                    egui::Color32::from_rgb(220, 60, 50),
+                    "脚本改动有错，仍按上一版继续：",
+                );
+                ui.monospace(error);
+            }
             ui.horizontal(|ui| {
                 ui.label(format!("会谈：{}", s.host.state.session));
                 if ui.selectable_label(panel.show_state, "脚本状态").clicked() {
@@ -490,5 +545,50 @@ mod tests {
             error.contains("s.yaml:") && error.contains("error["),
             "{error}"
         );
+    }
+
+    /// A script edited on disk mid-session is picked up where the session
+    /// stands; a broken edit is reported and the last good version runs on.
+    #[test]
+    fn an_edited_script_set_goes_on_mid_session_and_a_broken_edit_is_held_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.yaml");
+        let script = |second: &str| {
+            format!(
+                "sessions:\n- session: 试\n  stages:\n  - stage: 一\n    steps:\n    - goal: 开场\n      actions:\n      - say: 你好\n      - user_say: 好的\n      - say: {second}\n      - user_say: 继续\n      - say: 结束\n"
+            )
+        };
+        std::fs::write(&file, script("第二句")).unwrap();
+        let mut profile = (*crate::testing::default_scenario().residents[0]).clone();
+        profile.counsel = Some(crate::scenario::Counsel {
+            dir: dir.path().to_path_buf(),
+            session: None,
+        });
+        let mut panel = CounselPanel::default();
+        panel.start(&profile, GameTime(0));
+        let s = panel.session.as_mut().expect("started");
+        let now = "2026-04-06 10:00:00";
+        assert_eq!(s.host.prompt, Prompt::Continue("好的".into()));
+        // An unchanged set is no reload.
+        s.reload();
+        assert_eq!(s.host.shown.len(), 1);
+        std::fs::write(&file, script("改过的第二句")).unwrap();
+        s.reload();
+        assert!(s.script_error.is_none());
+        s.host.click(&s.script, now).unwrap();
+        let said = |s: &Session, text: &str| {
+            s.host
+                .shown
+                .iter()
+                .any(|l| matches!(l, Shown::Line { text: t, .. } if t == text))
+        };
+        assert!(said(s, "改过的第二句"), "{:?}", s.host.shown);
+        std::fs::write(&file, script("坏的\n        tone: 温和")).unwrap();
+        s.reload();
+        let error = s.script_error.clone().expect("reported");
+        assert!(error.contains("s.yaml:"), "{error}");
+        s.host.click(&s.script, now).unwrap();
+        assert!(said(s, "结束"), "the last good version runs on");
+        assert_eq!(s.host.prompt, Prompt::Done);
     }
 }

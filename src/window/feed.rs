@@ -148,6 +148,41 @@ pub(crate) fn describe(event: &SimEvent, roster: &Roster, town: &Town) -> Option
             participants.clone(),
             format!("{} 在 {} 聊了起来", names(participants), place(location)),
         ),
+        EventBody::SkillStart {
+            resident,
+            partner,
+            skill,
+            ..
+        } => (
+            "conversation",
+            vec![resident.clone(), partner.clone()],
+            format!("{} 和 {} 谈起「{skill}」", name(resident), name(partner)),
+        ),
+        EventBody::SkillEnd {
+            resident,
+            partner,
+            skill,
+            finished,
+            results,
+            error,
+            ..
+        } => (
+            "conversation",
+            vec![resident.clone(), partner.clone()],
+            match (finished, error) {
+                (true, _) => format!(
+                    "{} 谈完「{skill}」：{}",
+                    name(resident),
+                    results
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join("；")
+                ),
+                (false, Some(e)) => format!("{} 的「{skill}」出错：{e}", name(resident)),
+                (false, None) => format!("{} 的「{skill}」没谈完", name(resident)),
+            },
+        ),
         EventBody::ConversationJoin { resident, .. } => (
             "conversation",
             vec![resident.clone()],

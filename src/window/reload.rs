@@ -33,12 +33,15 @@ const SETTLE_SECS: f32 = 0.2;
 /// asset plugin is added.
 pub(crate) fn register_source(app: &mut App, dir: &Path) {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let files = watched_files(&dir);
     app.insert_resource(ScenarioWatch {
         dir: dir.clone(),
         handles: Vec::new(),
         loaded: Vec::new(),
-        seen: read_files(&dir),
+        seen: read_files(&dir, &files),
+        files,
         changed_at: None,
+        generation: 0,
     });
     app.register_asset_source(
         "scenario",
@@ -82,14 +85,50 @@ impl AssetLoader for ScenarioFileLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["yaml"]
+        &["yaml", "yml"]
     }
+}
+
+/// The scenario's files and its script sets' YAML (`scripts/SET/*.yaml`),
+/// relative to the folder. Files added later are seen after a restart.
+fn watched_files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
+    let mut scripts = Vec::new();
+    for set in std::fs::read_dir(dir.join("scripts"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let Ok(name) = set.file_name().into_string() else {
+            continue;
+        };
+        for f in std::fs::read_dir(set.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let Ok(file) = f.file_name().into_string() else {
+                continue;
+            };
+            if file.ends_with(".yaml") || file.ends_with(".yml") {
+                scripts.push(format!("scripts/{name}/{file}"));
+            }
+        }
+    }
+    scripts.sort();
+    files.extend(scripts);
+    files
 }
 
 /// The watched folder and what was last seen of each file.
 #[derive(Resource, Debug)]
 pub(crate) struct ScenarioWatch {
     pub dir: PathBuf,
+    /// The watched files, relative to `dir`.
+    files: Vec<String>,
+    /// Counts changes on disk that settled (the counsel panel re-reads its
+    /// script set when this moves, good reload or not).
+    pub generation: u32,
     handles: Vec<Handle<ScenarioFile>>,
     /// Each file's first load was seen (later events are edits).
     loaded: Vec<bool>,
@@ -111,11 +150,12 @@ pub(crate) struct ReloadStatus {
 }
 
 fn watch_files(assets: Res<AssetServer>, mut watch: ResMut<ScenarioWatch>) {
-    watch.handles = FILES
+    watch.handles = watch
+        .files
         .iter()
         .map(|f| assets.load(format!("scenario://{f}")))
         .collect();
-    watch.loaded = vec![false; FILES.len()];
+    watch.loaded = vec![false; watch.files.len()];
 }
 
 /// Any event on a watched file (re)starts the settle timer; the first load
@@ -141,8 +181,8 @@ fn note_changes(
 }
 
 /// The text of each scenario file on disk (`None`: missing or unreadable).
-fn read_files(dir: &Path) -> Vec<Option<String>> {
-    FILES
+fn read_files(dir: &Path, files: &[String]) -> Vec<Option<String>> {
+    files
         .iter()
         .map(|f| std::fs::read_to_string(dir.join(f)).ok())
         .collect()
@@ -157,13 +197,14 @@ fn reload_when_settled(world: &mut World) {
             _ => return,
         }
     };
-    let texts = read_files(&dir);
     let mut watch = world.resource_mut::<ScenarioWatch>();
+    let texts = read_files(&dir, &watch.files);
     watch.changed_at = None;
     if texts == watch.seen {
         return;
     }
     watch.seen = texts;
+    watch.generation += 1;
     let outcome = Scenario::load(&dir)
         .map_err(|d| d.to_string())
         .and_then(|s| apply(world, s));

@@ -254,6 +254,25 @@ pub(super) fn conclude(
                 }
             }
         }
+        if let Some(s) = &c.script {
+            // A skill cut short is tried again another time; a failed one is not.
+            if s.finished || s.error.is_some() {
+                state.skills_done.insert((s.ai, s.human, s.skill.clone()));
+            }
+            events.write(SimEvent {
+                time: now,
+                body: EventBody::SkillEnd {
+                    conversation: id,
+                    resident: roster.ids[s.ai as usize].clone(),
+                    partner: roster.ids[s.human as usize].clone(),
+                    skill: s.skill.clone(),
+                    finished: s.finished,
+                    results: s.results().into_iter().collect(),
+                    error: s.error.clone(),
+                    warnings: s.warnings(),
+                },
+            });
+        }
         events.write(SimEvent {
             time: now,
             body: EventBody::ConversationEnd {

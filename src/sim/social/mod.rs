@@ -6,6 +6,7 @@
 pub mod analysis;
 mod conclude;
 pub mod meetings;
+pub mod scripted;
 mod talk;
 pub mod triggers;
 
@@ -24,6 +25,7 @@ use crate::scenario::{LocIdx, Town, WorkRole};
 use crate::time::GameTime;
 
 pub use analysis::{Emotion, Stage};
+pub use scripted::ScriptedTalk;
 pub use talk::split_end;
 
 /// Where each resident stands socially this step, indexed by roster idx.
@@ -43,6 +45,8 @@ pub struct SocialState {
     pub open: std::collections::BTreeMap<u64, Entity>,
     /// Conversations started on the current day, for the window's top bar.
     pub started_today: u32,
+    /// Skills each resident has run with each partner: (runner, partner, skill).
+    pub skills_done: std::collections::HashSet<(u32, u32, String)>,
     today: i64,
     next_id: u64,
 }
@@ -193,6 +197,10 @@ pub struct Conversation {
     pub end: Option<EndCause>,
     /// The step (clock.steps) a bystander last had the chance to join.
     join_checked: u64,
+    /// A HEART RULE skill one participant runs in this conversation.
+    pub script: Option<Box<ScriptedTalk>>,
+    /// Whether a skill was considered (once, before the first line).
+    script_checked: bool,
 }
 
 impl Conversation {

@@ -9,7 +9,7 @@ use rand::RngExt;
 use super::analysis::{self, Stage};
 use super::{
     ChatMessage, Conversation, ConversationState, Delivered, EndCause, LineInputs, LineRequest,
-    SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line,
+    SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line, scripted,
 };
 use crate::scenario::SocialTuning;
 use crate::sim::event_log::{EventBody, SimEvent};
@@ -25,6 +25,10 @@ pub fn split_end(line: &str) -> (String, bool) {
         (line.trim().to_string(), false)
     }
 }
+
+/// A skill's conversation may run longer than small talk (an `ai_ask` takes
+/// up to ten rounds), but not without end.
+const SCRIPTED_MAX_TURNS: u32 = 40;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn talk(
@@ -60,6 +64,44 @@ pub(super) fn talk(
             finish(c, EndCause::UrgentNeed);
             continue;
         }
+        if !c.script_checked {
+            c.script_checked = true;
+            if let Some(began) = scripted::begin(c, &inputs, &state, &mut rng, &q) {
+                let id = |i: u32| inputs.roster.ids[i as usize].clone();
+                events.write(SimEvent {
+                    time: c.next_turn.max(now),
+                    body: EventBody::SkillStart {
+                        conversation: c.id,
+                        resident: id(began.ai),
+                        partner: id(began.human),
+                        skill: began.skill.clone(),
+                        inputs: began.inputs,
+                    },
+                });
+                match began.talk {
+                    Ok(talk) => c.script = Some(Box::new(talk)),
+                    Err(error) => {
+                        // Not retried with this partner; the talk goes on unscripted.
+                        state
+                            .skills_done
+                            .insert((began.ai, began.human, began.skill.clone()));
+                        events.write(SimEvent {
+                            time: c.next_turn.max(now),
+                            body: EventBody::SkillEnd {
+                                conversation: c.id,
+                                resident: id(began.ai),
+                                partner: id(began.human),
+                                skill: began.skill,
+                                finished: false,
+                                results: Default::default(),
+                                error: Some(error),
+                                warnings: Vec::new(),
+                            },
+                        });
+                    }
+                }
+            }
+        }
         loop {
             if let Some(asked) = c.awaiting {
                 match c.delivered.take() {
@@ -80,11 +122,39 @@ pub(super) fn talk(
             if c.end.is_some() || c.next_turn >= step_end {
                 break;
             }
-            if c.messages.len() as u32 >= t.conversation.max_turns {
+            let cap = match c.script {
+                Some(_) => SCRIPTED_MAX_TURNS,
+                None => t.conversation.max_turns,
+            };
+            if c.messages.len() as u32 >= cap {
                 finish(c, EndCause::MaxTurns);
                 break;
             }
-            if c.messages.len() >= 2 && c.join_checked != inputs.clock.steps {
+            if let Some(s) = c.script.as_mut()
+                && c.messages.len() as u32 >= s.after
+            {
+                let line = s.next_line(&c.next_turn.max(now).seconds_text());
+                let Some((speaker, line)) = line else {
+                    finish(c, EndCause::Said);
+                    break;
+                };
+                let listener = if speaker == s.ai { s.human } else { s.ai };
+                c.next = Some(Turn {
+                    speaker,
+                    listener,
+                    mention: None,
+                });
+                let said = Delivered {
+                    line,
+                    ends: false,
+                    emotion: None,
+                };
+                let at = c.next_turn;
+                say(c, &inputs, t, said, at, &mut events);
+                continue;
+            }
+            // A skill is a talk for two: nobody joins it.
+            if c.script.is_none() && c.messages.len() >= 2 && c.join_checked != inputs.clock.steps {
                 c.join_checked = inputs.clock.steps;
                 try_join(
                     c,

@@ -698,6 +698,8 @@ pub(super) fn start_conversations(
             role,
             end: None,
             join_checked: 0,
+            script: None,
+            script_checked: false,
         };
         let entity = commands.spawn(conversation).id();
         state.open.insert(id, entity);

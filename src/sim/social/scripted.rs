@@ -1,0 +1,340 @@
+//! A resident running a HEART RULE skill in a town conversation (a scenario's
+//! `converse:`): the skill's AI lines are that resident's turns, and the
+//! partner answers as the HUMAN role through the built-in playtester persona,
+//! in its own words and memories. The skill's LLM steps take the engine's
+//! offline answers, so the town stays deterministic whatever the brain.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use rand::RngExt;
+
+use super::{Conversation, LineInputs, SocialRng, SocialState, TalkerView};
+use crate::llm::prompts::relation_label;
+use crate::scenario::RelationKind;
+use crate::script::engine::{EngineError, Script};
+use crate::script::host::{Host, Prompt, Shown};
+use crate::script::runner::{Human, Persona, resident_persona};
+
+/// Engine calls one line may take before the run counts as stuck.
+const MAX_CALLS: usize = 64;
+
+#[derive(Debug, Clone)]
+pub struct ScriptedTalk {
+    pub skill: String,
+    script: Arc<Script>,
+    host: Host,
+    persona: Persona,
+    /// Roster index of the resident running the skill (the AI role).
+    pub ai: u32,
+    /// Roster index of the partner (the HUMAN role).
+    pub human: u32,
+    /// `host.shown` entries already turned into lines.
+    seen: usize,
+    queue: VecDeque<(u32, String)>,
+    /// Lines of the conversation before the skill's first (a staff greeting).
+    pub after: u32,
+    /// The skill ran to its end.
+    pub finished: bool,
+    /// Why it stopped early (an engine error).
+    pub error: Option<String>,
+}
+
+impl ScriptedTalk {
+    /// Starts `skill` with its variables set from `inputs`; `partner` is the
+    /// partner's persona text (see [`crate::script::runner::resident_persona`]).
+    pub fn start(
+        script: Arc<Script>,
+        skill: &str,
+        inputs: BTreeMap<String, String>,
+        (ai, human): (u32, u32),
+        partner: &str,
+        now: &str,
+    ) -> Result<Self, EngineError> {
+        let host = Host::start_skill(&script, skill, inputs, now)?;
+        let mut talk = Self {
+            skill: skill.to_string(),
+            script,
+            host,
+            persona: Persona::new(partner),
+            ai,
+            human,
+            seen: 0,
+            queue: VecDeque::new(),
+            after: 0,
+            finished: false,
+            error: None,
+        };
+        talk.drain();
+        Ok(talk)
+    }
+
+    /// The next turn, (speaker, text); `None` once the skill has ended or
+    /// failed. A speaker's lines in a row make one turn: the engine runs on
+    /// (the partner answering when asked) until someone else speaks.
+    pub fn next_line(&mut self, now: &str) -> Option<(u32, String)> {
+        for _ in 0..MAX_CALLS {
+            let turn_over = self
+                .queue
+                .front()
+                .is_some_and(|(first, _)| self.queue.iter().any(|(s, _)| s != first));
+            if turn_over || self.finished || self.error.is_some() {
+                return self.pop_turn();
+            }
+            self.step(now);
+        }
+        self.error
+            .get_or_insert_with(|| format!("no line after {MAX_CALLS} engine calls"));
+        self.pop_turn()
+    }
+
+    /// The front speaker's lines up to the next speaker, as one.
+    fn pop_turn(&mut self) -> Option<(u32, String)> {
+        let (speaker, mut text) = self.queue.pop_front()?;
+        while let Some((_, more)) = self.queue.pop_front_if(|(s, _)| *s == speaker) {
+            if !text.ends_with(['。', '！', '？', '…', '.', '!', '?', '~', '～']) {
+                text.push('。');
+            }
+            text.push_str(&more);
+        }
+        Some((speaker, text))
+    }
+
+    /// One engine call: the offline answer to an LLM step, or the partner's
+    /// click, choice or words.
+    fn step(&mut self, now: &str) {
+        let script = &*self.script;
+        let host = &mut self.host;
+        let done = match host.prompt.clone() {
+            Prompt::Done => {
+                self.finished = true;
+                Ok(())
+            }
+            Prompt::Thinking => host.reply_offline(script, now),
+            Prompt::Continue(_) => host.click(script, now),
+            Prompt::Choose(options) => {
+                let key = self
+                    .persona
+                    .choose(&options, &host.state)
+                    .or_else(|| options.first().map(|(k, _)| k.clone()))
+                    .unwrap_or_default();
+                host.choose(script, now, &key)
+            }
+            Prompt::Type => {
+                let text = self
+                    .persona
+                    .answer(&host.state)
+                    .unwrap_or_else(|| "嗯。".into());
+                host.say(script, now, &text)
+            }
+        };
+        if let Err(e) = done {
+            self.error = Some(e.to_string());
+        }
+        self.drain();
+    }
+
+    /// New chat entries become lines: the AI role's for the runner, the
+    /// player's for the partner. Notes (warnings, the end marker) are not said.
+    fn drain(&mut self) {
+        for s in &self.host.shown[self.seen..] {
+            let line = match s {
+                Shown::Line { text, .. } => (self.ai, text.trim()),
+                Shown::Player { text } => (self.human, text.trim()),
+                Shown::Note { .. } => continue,
+            };
+            if !line.1.is_empty() {
+                self.queue.push_back((line.0, line.1.to_string()));
+            }
+        }
+        self.seen = self.host.shown.len();
+    }
+
+    /// The variables the run set, by name, last value (the skill's findings).
+    pub fn results(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (_, name, value) in &self.host.vars {
+            let text = value.text();
+            match out.iter_mut().find(|(n, _)| n == name) {
+                Some(v) => v.1 = text,
+                None => out.push((name.clone(), text)),
+            }
+        }
+        out.retain(|(_, v)| !v.is_empty());
+        out
+    }
+
+    /// Warnings the engine raised (a value missing from a prompt, …).
+    pub fn warnings(&self) -> Vec<String> {
+        self.host
+            .shown
+            .iter()
+            .filter_map(|s| match s {
+                Shown::Note { text } if text.starts_with('⚠') => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Before a two-person conversation's first line: whether one of the two (the
+/// opener first) has a `converse:` skill due with the other, and if the dice
+/// agree, that skill started with its inputs filled in. Storyline talks
+/// (invitations, proposals) are left alone; a customer greeted by staff
+/// starts its skill after the greeting.
+pub(super) fn begin(
+    c: &Conversation,
+    inputs: &LineInputs,
+    state: &SocialState,
+    rng: &mut SocialRng,
+    q: &Query<TalkerView>,
+) -> Option<Began> {
+    if c.participants.len() != 2 || c.invite.is_some() || c.proposal.is_some() {
+        return None;
+    }
+    let view = |i: u32| q.get(inputs.roster.entities[i as usize]).ok();
+    let [a, b] = [c.participants[0], c.participants[1]];
+    // Staff greet first and do not run skills while greeting.
+    let greeting = c.role.is_some();
+    let order = if greeting {
+        vec![(b, a)]
+    } else {
+        vec![(a, b), (b, a)]
+    };
+    let (ai, human, converse, skill) = order.into_iter().find_map(|(me, other)| {
+        let v = view(me)?;
+        let converse = v.1.converse.as_ref()?;
+        let kind = v.3.by_idx(other).map_or(RelationKind::Stranger, |r| r.kind);
+        if !converse.with.is_empty() && !converse.with.contains(&kind) {
+            return None;
+        }
+        let skill = converse
+            .skills
+            .iter()
+            .find(|s| !state.skills_done.contains(&(me, other, s.skill.clone())))?;
+        Some((me, other, converse, skill))
+    })?;
+    if rng.random::<f32>() >= converse.chance {
+        return None;
+    }
+    let (me, partner) = (view(ai)?, view(human)?);
+    let names = &inputs.roster.names;
+    let seen_as =
+        me.3.by_idx(human)
+            .map_or(RelationKind::Stranger, |r| r.kind);
+    // The partner's strongest tie other than the runner.
+    let tie = partner
+        .3
+        .0
+        .iter()
+        .filter(|r| r.with_idx != ai)
+        .max_by(|x, y| {
+            x.strength
+                .total_cmp(&y.strength)
+                .then(y.with_idx.cmp(&x.with_idx))
+        });
+    let fields = [
+        ("我", names[ai as usize].clone()),
+        ("对方", names[human as usize].clone()),
+        ("对方职业", partner.1.occupation.clone()),
+        ("对方年龄", partner.1.age.to_string()),
+        ("地点", inputs.town.name(c.place).to_string()),
+        ("关系", relation_label(seen_as).to_string()),
+        (
+            "对方亲友",
+            tie.map_or("家里人".to_string(), |r| {
+                names[r.with_idx as usize].clone()
+            }),
+        ),
+        (
+            "对方亲友关系",
+            relation_label(tie.map_or(RelationKind::Family, |r| r.kind)).to_string(),
+        ),
+    ];
+    let values: BTreeMap<String, String> = skill
+        .input
+        .iter()
+        .map(|(var, template)| {
+            let mut v = template.clone();
+            for (f, text) in &fields {
+                v = v.replace(&format!("{{{f}}}"), text);
+            }
+            (var.clone(), v)
+        })
+        .collect();
+    let now = c.next_turn.max(inputs.clock.now).seconds_text();
+    let talk = ScriptedTalk::start(
+        converse.script.clone(),
+        &skill.skill,
+        values.clone(),
+        (ai, human),
+        &partner_persona(&partner, names, &inputs.town),
+        &now,
+    )
+    .map(|mut t| {
+        t.after = u32::from(greeting);
+        t
+    })
+    .map_err(|e| e.to_string());
+    Some(Began {
+        ai,
+        human,
+        skill: skill.skill.clone(),
+        inputs: values,
+        talk,
+    })
+}
+
+/// A skill chosen for a conversation, and its start (or why it failed).
+pub(super) struct Began {
+    pub ai: u32,
+    pub human: u32,
+    pub skill: String,
+    pub inputs: BTreeMap<String, String>,
+    pub talk: Result<ScriptedTalk, String>,
+}
+
+/// A resident as it answers a skill: how it feels and what it is busy with
+/// now, its closest ties in its own words, then its persona
+/// ([`resident_persona`]). First person, one sentence each.
+fn partner_persona(
+    partner: &crate::sim::social::TalkerView,
+    names: &[String],
+    town: &crate::scenario::Town,
+) -> String {
+    let (_, persona, _, ties, _, needs) = partner;
+    let p = &persona.0;
+    let mut lines = Vec::new();
+    lines.push(if needs.energy < 35.0 {
+        "我有点累，这几天没睡够。".to_string()
+    } else if needs.social < 35.0 || needs.fun < 35.0 || p.personality.neuroticism > 65.0 {
+        "最近有点闷，心里有点烦。".to_string()
+    } else {
+        "最近还不错，每天都挺充实。".to_string()
+    });
+    if let Some(w) = &p.work {
+        lines.push(format!(
+            "我最近在{}忙{}的活儿。",
+            town.name(w.place),
+            p.occupation
+        ));
+    }
+    let mut close: Vec<_> = ties.0.iter().filter(|r| !r.impression.is_empty()).collect();
+    close.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+    for r in close.into_iter().take(3) {
+        lines.push(format!(
+            "我和{}是{}：{}。",
+            names[r.with_idx as usize],
+            relation_label(r.kind),
+            r.impression.trim_end_matches('。')
+        ));
+    }
+    for h in &p.hobbies {
+        if let Some(says) = &h.says {
+            lines.push(says.clone());
+        }
+    }
+    lines.push(resident_persona(p));
+    lines.join("\n")
+}
