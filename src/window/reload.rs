@@ -447,6 +447,44 @@ mod tests {
                 .get::<crate::sim::residents::Activity>(newcomer)
                 .is_some()
         );
+
+        // 4. A script set is watched too: an edit reaches the resident that
+        // runs its skills, and a broken one is reported, the last good kept.
+        let guardian = roster
+            .entity(&crate::scenario::ResidentId::new("guardian"))
+            .unwrap();
+        let hash = |w: &World| {
+            w.get::<Persona>(guardian)
+                .and_then(|p| p.converse.as_ref().map(|c| c.script.hash))
+                .unwrap()
+        };
+        let (before, generation) = (
+            hash(app.world()),
+            app.world().resource::<ScenarioWatch>().generation,
+        );
+        edit(dir, "scripts/guardian/town-skills.yaml", |t| {
+            t.replace("柳溪今天很安静", "柳溪今天格外安静")
+        });
+        until(&mut app, "the script reload", |w| hash(w) != before);
+        assert!(app.world().resource::<ScenarioWatch>().generation > generation);
+        let edited = hash(app.world());
+        edit(dir, "scripts/guardian/town-skills.yaml", |t| {
+            t.replacen("max_rounds: 2", "max_rounds: 20", 1)
+        });
+        until(&mut app, "the script error", |w| {
+            w.resource::<ReloadStatus>().error.is_some()
+        });
+        let error = app
+            .world()
+            .resource::<ReloadStatus>()
+            .error
+            .clone()
+            .unwrap();
+        assert!(
+            error.contains("residents.yaml:") && error.contains("town-skills.yaml:"),
+            "{error}"
+        );
+        assert_eq!(hash(app.world()), edited, "the last good set runs on");
     }
 
     #[test]
