@@ -330,7 +330,14 @@ fn read_yaml<T: DeserializeOwned>(
 /// Parses YAML text into `T`, reporting line, column and the dotted field path.
 pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
     // The fast path: most files are fine, and tracking the field path costs.
-    if let Ok(v) = serde_saphyr::from_str::<T>(text) {
+    // Our files are the designer's own: the event and node budget (15 % of a
+    // parse) is left off; the parser's nesting limits and the alias limits
+    // stay. Comments and error snippets are not needed on this path.
+    let mut fast = serde_saphyr::Options::default();
+    fast.budget = None;
+    fast.emit_comments = false;
+    fast.with_snippet = false;
+    if let Ok(v) = serde_saphyr::from_str_with_options::<T>(text, fast) {
         return Ok(v);
     }
     let mut path = String::new();
@@ -346,6 +353,29 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without the budget, deep nesting and alias bombs are still refused.
+    #[test]
+    fn hostile_yaml_is_refused_not_a_crash() {
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(parse_yaml::<serde_json::Value>(&deep).is_err());
+        let deep_block: String = (0..5_000)
+            .map(|i| format!("{}- \n", " ".repeat(i)))
+            .collect();
+        assert!(parse_yaml::<serde_json::Value>(&deep_block).is_err());
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..12 {
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("b{}", i - 1)
+            };
+            bomb.push_str(&format!(
+                "b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+        }
+        assert!(parse_yaml::<serde_json::Value>(&bomb).is_err());
+    }
 
     #[test]
     fn the_default_town_loads() {

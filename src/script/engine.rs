@@ -606,42 +606,23 @@ impl Engine<'_> {
             .script
             .session(session)
             .ok_or_else(|| EngineError::NoSession(session.to_string()))?;
-        let (ai, human) = self.script.default_roles();
-        Ok(State {
-            version: STATE_VERSION,
-            script_hash: self.script.hash,
-            session: session.to_string(),
-            stages: s
-                .stages
-                .iter()
-                .map(|st| StageRun {
-                    stage: st.stage.value.clone(),
-                    queue: st
-                        .steps
-                        .iter()
-                        .map(|g| GoalRef {
-                            goal: g.goal.value.clone(),
-                            skill: None,
-                        })
-                        .collect(),
-                    entered: false,
-                })
-                .collect(),
-            frames: Vec::new(),
-            global: decl_vars(&self.script.global),
-            session_vars: decl_vars(&s.declare),
-            stage_vars: BTreeMap::new(),
-            chat: Vec::new(),
-            said: 0,
-            ai_role: ai,
-            scene: None,
-            wait: Wait::Start,
-            next_request: 0,
-            pending: None,
-            auto_from: 0,
-            forms: BTreeMap::new(),
-            human_role: human,
-        })
+        let stages = s
+            .stages
+            .iter()
+            .map(|st| StageRun {
+                stage: st.stage.value.clone(),
+                queue: st
+                    .steps
+                    .iter()
+                    .map(|g| GoalRef {
+                        goal: g.goal.value.clone(),
+                        skill: None,
+                    })
+                    .collect(),
+                entered: false,
+            })
+            .collect();
+        Ok(self.fresh(session, stages, decl_vars(&s.declare)))
     }
 
     /// A fresh state that runs one skill on its own, its variables set from
@@ -655,26 +636,36 @@ impl Engine<'_> {
         if !self.script.skills.contains_key(skill) {
             return Err(EngineError::NoSkill(skill.to_string()));
         }
+        let stage = StageRun {
+            stage: skill.to_string(),
+            queue: vec![GoalRef {
+                goal: skill.to_string(),
+                skill: Some(SkillCall {
+                    inputs,
+                    outputs: Vec::new(),
+                    item: None,
+                }),
+            }],
+            entered: false,
+        };
+        Ok(self.fresh(skill, vec![stage], BTreeMap::new()))
+    }
+
+    fn fresh(
+        &self,
+        session: &str,
+        stages: Vec<StageRun>,
+        session_vars: BTreeMap<String, Var>,
+    ) -> State {
         let (ai, human) = self.script.default_roles();
-        Ok(State {
+        State {
             version: STATE_VERSION,
             script_hash: self.script.hash,
-            session: skill.to_string(),
-            stages: vec![StageRun {
-                stage: skill.to_string(),
-                queue: vec![GoalRef {
-                    goal: skill.to_string(),
-                    skill: Some(SkillCall {
-                        inputs,
-                        outputs: Vec::new(),
-                        item: None,
-                    }),
-                }],
-                entered: false,
-            }],
+            session: session.to_string(),
+            stages,
             frames: Vec::new(),
             global: decl_vars(&self.script.global),
-            session_vars: BTreeMap::new(),
+            session_vars,
             stage_vars: BTreeMap::new(),
             chat: Vec::new(),
             said: 0,
@@ -686,7 +677,7 @@ impl Engine<'_> {
             auto_from: 0,
             forms: BTreeMap::new(),
             human_role: human,
-        })
+        }
     }
 
     /// Hands in `input`; runs until the engine waits again.

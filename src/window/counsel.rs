@@ -528,17 +528,23 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_broken_script_set_is_reported_not_started() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("s.yaml"), "sessions:\n- session: 坏\n  stages:\n  - stage: 一\n    steps:\n    - goal: 开场\n      actions:\n      - say: 你好\n        tone: 温和\n").unwrap();
+    /// The panel after "talk" on a resident whose counsel scripts are in `dir`.
+    fn started(dir: &std::path::Path) -> CounselPanel {
         let mut profile = (*crate::testing::default_scenario().residents[0]).clone();
         profile.counsel = Some(crate::scenario::Counsel {
-            dir: dir.path().to_path_buf(),
+            dir: dir.to_path_buf(),
             session: None,
         });
         let mut panel = CounselPanel::default();
         panel.start(&profile, GameTime(0));
+        panel
+    }
+
+    #[test]
+    fn a_broken_script_set_is_reported_not_started() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.yaml"), "sessions:\n- session: 坏\n  stages:\n  - stage: 一\n    steps:\n    - goal: 开场\n      actions:\n      - say: 你好\n        tone: 温和\n").unwrap();
+        let panel = started(dir.path());
         assert!(panel.session.is_none());
         let error = panel.error.unwrap();
         assert!(
@@ -559,13 +565,7 @@ mod tests {
             )
         };
         std::fs::write(&file, script("第二句")).unwrap();
-        let mut profile = (*crate::testing::default_scenario().residents[0]).clone();
-        profile.counsel = Some(crate::scenario::Counsel {
-            dir: dir.path().to_path_buf(),
-            session: None,
-        });
-        let mut panel = CounselPanel::default();
-        panel.start(&profile, GameTime(0));
+        let mut panel = started(dir.path());
         let s = panel.session.as_mut().expect("started");
         let now = "2026-04-06 10:00:00";
         assert_eq!(s.host.prompt, Prompt::Continue("好的".into()));
