@@ -582,28 +582,11 @@ fn resolve_residents(
             None => derived_schedule(&pers),
         };
         let counsel = r.counsel.as_ref().and_then(|c| {
-            let dir = file
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(&c.scripts.value);
-            if dir.is_dir() {
-                Some(Counsel {
-                    dir,
-                    session: c.session.clone(),
-                })
-            } else {
-                cx.err(
-                    &file,
-                    &c.scripts,
-                    format!("{p}.counsel.scripts"),
-                    format!("script folder `{}` not found", c.scripts.value),
-                    Some(
-                        "the path is relative to the scenario folder, e.g. `scripts/guardian`"
-                            .into(),
-                    ),
-                );
-                None
-            }
+            let dir = script_dir(cx, &file, &c.scripts, format!("{p}.counsel.scripts"))?;
+            Some(Counsel {
+                dir,
+                session: c.session.clone(),
+            })
         });
         let converse = r.converse.as_ref().and_then(|c| converse(cx, &file, &p, c));
         profiles.push(Arc::new(Profile {
@@ -671,46 +654,51 @@ fn weekday_index(d: Weekday) -> usize {
 
 /// A resident's `converse:`: the script set loads without errors, every skill
 /// exists, and each input names a variable of its skill and only known fields.
+/// A script folder named in `residents.yaml`, resolved against the scenario
+/// folder; an error at the entry when it is not there.
+fn script_dir(
+    cx: &mut Ctx,
+    file: &Path,
+    scripts: &Spanned<String>,
+    field: String,
+) -> Option<std::path::PathBuf> {
+    let dir = file.parent().unwrap_or(Path::new(".")).join(&scripts.value);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    cx.err(
+        file,
+        scripts,
+        field,
+        format!("script folder `{}` not found", scripts.value),
+        Some("the path is relative to the scenario folder, e.g. `scripts/guardian`".into()),
+    );
+    None
+}
+
 fn converse(cx: &mut Ctx, file: &Path, p: &str, c: &spec::ConverseSpec) -> Option<Converse> {
-    let dir = file
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join(&c.scripts.value);
     let field = format!("{p}.converse.scripts");
-    if !dir.is_dir() {
-        cx.err(
-            file,
-            &c.scripts,
-            field,
-            format!("script folder `{}` not found", c.scripts.value),
-            Some("the path is relative to the scenario folder, e.g. `scripts/guardian`".into()),
-        );
-        return None;
-    }
-    let (src, diags) = crate::script::check::check_dir(&dir);
-    let errors: Vec<String> = diags
-        .iter()
-        .filter(|d| d.severity == crate::script::diag::Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
-    if !errors.is_empty() {
-        // The first few go along, so the window's reload message shows them.
-        let mut hint = errors.iter().take(3).cloned().collect::<Vec<_>>();
-        hint.push(format!("run `heartvale check {}` for all", dir.display()));
-        cx.err(
-            file,
-            &c.scripts,
-            field,
-            format!(
-                "script set `{}` has {} error(s)",
-                c.scripts.value,
-                errors.len()
-            ),
-            Some(hint.join("; ")),
-        );
-        return None;
-    }
-    let script = crate::script::engine::Script::from_sources(&src);
+    let dir = script_dir(cx, file, &c.scripts, field.clone())?;
+    let script = match crate::script::engine::Script::load_clean(&dir) {
+        Ok(s) => s,
+        Err(errors) => {
+            // The first few go along, so the window's reload message shows them.
+            let mut hint = errors.iter().take(3).cloned().collect::<Vec<_>>();
+            hint.push(format!("run `heartvale check {}` for all", dir.display()));
+            cx.err(
+                file,
+                &c.scripts,
+                field,
+                format!(
+                    "script set `{}` has {} error(s)",
+                    c.scripts.value,
+                    errors.len()
+                ),
+                Some(hint.join("; ")),
+            );
+            return None;
+        }
+    };
     let mut ok = true;
     if !(0.0..=1.0).contains(&c.chance) {
         cx.err(

@@ -368,6 +368,22 @@ pub struct Script {
 }
 
 impl Script {
+    /// Loads and checks the set in `dir`: the compiled set, or its error
+    /// lines (`file:line:col: error[…]`; warnings do not stop it).
+    pub fn load_clean(dir: &std::path::Path) -> Result<Script, Vec<String>> {
+        let (src, diags) = super::check::check_dir(dir);
+        let errors: Vec<String> = diags
+            .iter()
+            .filter(|d| d.severity == super::diag::Severity::Error)
+            .map(|d| d.to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(Script::from_sources(&src))
+        } else {
+            Err(errors)
+        }
+    }
+
     pub fn from_sources(src: &ScriptSources) -> Script {
         let mut s = Script {
             sessions: Vec::new(),

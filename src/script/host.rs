@@ -246,14 +246,7 @@ mod tests {
     fn guardian() -> Script {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("scenarios/heartvale/scripts/guardian");
-        let (src, diags) = crate::script::check::check_dir(&dir);
-        assert!(
-            diags
-                .iter()
-                .all(|d| d.severity != crate::script::diag::Severity::Error),
-            "{diags:?}"
-        );
-        Script::from_sources(&src)
+        Script::load_clean(&dir).unwrap_or_else(|e| panic!("{e:#?}"))
     }
 
     /// A player clicks, chooses and types through the first session, the

@@ -93,13 +93,13 @@ impl CounselPanel {
         let Some(counsel) = &profile.counsel else {
             return;
         };
-        let (src, diags) = crate::script::check::check_dir(&counsel.dir);
-        let errors = error_lines(&diags);
-        if !errors.is_empty() {
-            self.error = Some(errors.join("\n"));
-            return;
-        }
-        let script = Arc::new(Script::from_sources(&src));
+        let script = match Script::load_clean(&counsel.dir) {
+            Ok(s) => Arc::new(s),
+            Err(errors) => {
+                self.error = Some(errors.join("\n"));
+                return;
+            }
+        };
         match Host::start(&script, counsel.session.as_deref(), &now.seconds_text()) {
             Ok(host) => {
                 self.session = Some(Session {
@@ -117,29 +117,20 @@ impl CounselPanel {
     }
 }
 
-/// The error lines of a script set's diagnostics (warnings left out).
-fn error_lines(diags: &[crate::script::diag::ScriptDiagnostic]) -> Vec<String> {
-    diags
-        .iter()
-        .filter(|d| d.severity == crate::script::diag::Severity::Error)
-        .map(|d| d.to_string())
-        .collect()
-}
-
 impl Session {
     /// Re-reads the script set after an edit on disk. A clean set replaces the
     /// running one and the session goes on at the same action (the engine
     /// finds it by its id); a broken one is reported and the last good
     /// version runs on.
     pub fn reload(&mut self) {
-        let (src, diags) = crate::script::check::check_dir(&self.dir);
-        let errors = error_lines(&diags);
-        if !errors.is_empty() {
-            self.script_error = Some(errors.join("\n"));
-            return;
-        }
+        let script = match Script::load_clean(&self.dir) {
+            Ok(s) => s,
+            Err(errors) => {
+                self.script_error = Some(errors.join("\n"));
+                return;
+            }
+        };
         self.script_error = None;
-        let script = Script::from_sources(&src);
         if script.hash != self.script.hash {
             self.script = Arc::new(script);
             self.host.shown.push(Shown::Note {

@@ -343,6 +343,16 @@ mod tests {
         }
     }
 
+    /// Waits for a refused reload and returns its message.
+    fn reload_error(app: &mut App, what: &str) -> String {
+        until(app, what, |w| w.resource::<ReloadStatus>().error.is_some());
+        app.world()
+            .resource::<ReloadStatus>()
+            .error
+            .clone()
+            .unwrap()
+    }
+
     fn edit(dir: &Path, file: &str, f: impl FnOnce(String) -> String) {
         let path = dir.join(file);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -376,15 +386,7 @@ mod tests {
 
         // 2. A broken edit: reported with file:line:col, nothing applied.
         edit(dir, "residents.yaml", |t| t.replacen("age: ", "age: 老", 1));
-        until(&mut app, "the error", |w| {
-            w.resource::<ReloadStatus>().error.is_some()
-        });
-        let error = app
-            .world()
-            .resource::<ReloadStatus>()
-            .error
-            .clone()
-            .unwrap();
+        let error = reload_error(&mut app, "the error");
         assert!(error.contains("residents.yaml:"), "{error}");
         let location = error.split("residents.yaml:").nth(1).unwrap();
         let mut nums = location.split(':').take(2).map(|n| n.trim().parse::<u32>());
@@ -471,15 +473,7 @@ mod tests {
         edit(dir, "scripts/guardian/town-skills.yaml", |t| {
             t.replacen("max_rounds: 2", "max_rounds: 20", 1)
         });
-        until(&mut app, "the script error", |w| {
-            w.resource::<ReloadStatus>().error.is_some()
-        });
-        let error = app
-            .world()
-            .resource::<ReloadStatus>()
-            .error
-            .clone()
-            .unwrap();
+        let error = reload_error(&mut app, "the script error");
         assert!(
             error.contains("residents.yaml:") && error.contains("town-skills.yaml:"),
             "{error}"

@@ -33,8 +33,6 @@ pub struct ScriptedTalk {
     /// `host.shown` entries already turned into lines.
     seen: usize,
     queue: VecDeque<(u32, String)>,
-    /// Lines of the conversation before the skill's first (a staff greeting).
-    pub after: u32,
     /// The skill ran to its end.
     pub finished: bool,
     /// Why it stopped early (an engine error).
@@ -62,7 +60,6 @@ impl ScriptedTalk {
             human,
             seen: 0,
             queue: VecDeque::new(),
-            after: 0,
             finished: false,
             error: None,
         };
@@ -272,10 +269,6 @@ pub(super) fn begin(
         &partner_persona(&partner, names, &inputs.town),
         &now,
     )
-    .map(|mut t| {
-        t.after = u32::from(greeting);
-        t
-    })
     .map_err(|e| e.to_string());
     Some(Began {
         ai,

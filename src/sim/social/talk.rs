@@ -130,8 +130,9 @@ pub(super) fn talk(
                 finish(c, EndCause::MaxTurns);
                 break;
             }
+            // A staff greeting (the conversation's role) comes before the skill.
             if let Some(s) = c.script.as_mut()
-                && c.messages.len() as u32 >= s.after
+                && c.messages.len() >= usize::from(c.role.is_some())
             {
                 let line = s.next_line(&c.next_turn.max(now).seconds_text());
                 let Some((speaker, line)) = line else {
