@@ -12,6 +12,7 @@ use heartvale::scenario::Scenario;
 use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
+use heartvale::sim::timings::{self, StepTimings};
 use heartvale::testing::headless_app;
 
 /// A town run up to 08:00 on its first day, logging to memory.
@@ -50,6 +51,25 @@ fn step(c: &mut Criterion) {
         );
     }
     group.finish();
+    // Where the window's time goes, phase by phase (one untimed extra run per size).
+    for residents in [1_000usize, 10_000] {
+        let scenario = Arc::new(generated_town(residents, 1));
+        let mut app = morning(&scenario);
+        timings::enable(&mut app);
+        while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
+            app.update();
+            app.world_mut().resource_mut::<EventLog>().clear_memory();
+        }
+        let t = app.world().resource::<StepTimings>();
+        eprintln!("sim_step/{residents}, 08:00–20:00, µs per step by phase:");
+        for (name, mean, share) in timings::report(t) {
+            eprintln!(
+                "  {name:<18} {:>8.1}  {:>5.1}%",
+                mean.as_secs_f64() * 1e6,
+                share * 100.0
+            );
+        }
+    }
 }
 
 // The same allocator as the `heartvale` binary.

@@ -158,6 +158,9 @@ pub struct SimArgs {
     /// No progress bar and no summary table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Time each phase of the step and print where the time went (also with -q).
+    #[arg(long)]
+    pub timings: bool,
     #[command(flatten)]
     pub llm: LlmArgs,
 }
@@ -365,6 +368,9 @@ fn sim(args: SimArgs) -> i32 {
             }
         );
     }
+    if args.timings {
+        crate::sim::timings::enable(&mut app);
+    }
     let step = scenario.tuning.step_minutes.max(1) as u64;
     let total = days as u64 * 1440 / step;
     let bar = if args.quiet {
@@ -415,6 +421,9 @@ fn sim(args: SimArgs) -> i32 {
     if let Some(e) = &world.resource::<SimFailure>().0 {
         eprintln!("error: {e}");
         return 1;
+    }
+    if let Some(t) = world.get_resource::<crate::sim::timings::StepTimings>() {
+        println!("{}", timings_table(t));
     }
     if args.quiet {
         return 0;
@@ -481,6 +490,28 @@ fn sim(args: SimArgs) -> i32 {
         println!("event log: {}", path.display());
     }
     0
+}
+
+/// `--timings`: the mean time of each phase per step and its share.
+fn timings_table(t: &crate::sim::timings::StepTimings) -> String {
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_header(vec!["phase", "µs per step", "share"]);
+    for (name, mean, share) in crate::sim::timings::report(t) {
+        table.add_row(vec![
+            name.to_string(),
+            format!("{:.1}", mean.as_secs_f64() * 1e6),
+            format!("{:.1}%", share * 100.0),
+        ]);
+    }
+    let mean = t.total() / t.steps.max(1) as u32;
+    table.add_row(vec![
+        format!("step ({} steps)", t.steps),
+        format!("{:.1}", mean.as_secs_f64() * 1e6),
+        "100%".to_string(),
+    ]);
+    table.to_string()
 }
 
 /// The first failed LLM call, as a warning for the user (once per run; the run

@@ -433,3 +433,36 @@ fn a_manual_stop_ends_the_run() {
     );
     assert_eq!(last["time"], "2026-04-06 07:31");
 }
+
+/// A place holds about as many as its capacity: once full (counting those on
+/// their way) it draws nobody new. Without that, a big town's evening crowd
+/// snowballed until nearly everyone stood in one canteen.
+#[test]
+fn crowds_stay_within_capacity_in_a_big_town() {
+    use heartvale::scenario::LocationKind;
+    use heartvale::sim::residents::Census;
+    let scenario = Arc::new(heartvale::scenario::generate::generated_town(1_000, 1));
+    let mut app = headless_app(scenario.clone(), 1, 1, EventLog::in_memory());
+    let mut peak = 0usize;
+    while app.world().resource::<Clock>().now.minute_of_day() < 23 * 60 {
+        app.update();
+        let census = app.world().resource::<Census>();
+        for (i, loc) in scenario.town.locations.iter().enumerate() {
+            if matches!(loc.kind, LocationKind::Home | LocationKind::Work) {
+                continue;
+            }
+            let here = census.at_place[i].len();
+            peak = peak.max(here);
+            // Those who chose it in the same step may overshoot a little.
+            assert!(
+                here <= loc.capacity as usize * 3 / 2,
+                "{} holds {here} at {} (capacity {})",
+                loc.id.as_str(),
+                app.world().resource::<Clock>().now,
+                loc.capacity
+            );
+        }
+    }
+    // The shared places are used, not avoided.
+    assert!(peak >= 40, "peak {peak}");
+}

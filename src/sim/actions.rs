@@ -51,7 +51,9 @@ fn finish(
     clock: Res<Clock>,
     town: Res<Town>,
     mut events: MessageWriter<SimEvent>,
-    mut q: Query<(&Resident, &mut Activity), Without<Walking>>,
+    // Not filtered on `Walking` (a sparse filter makes the pass visit residents out
+    // of order): a walker's action is not under way yet.
+    mut q: Query<(&Resident, &mut Activity)>,
 ) {
     for (r, mut a) in &mut q {
         if a.underway && a.busy_until <= clock.now {

@@ -15,6 +15,7 @@ pub mod notices;
 pub mod planning;
 pub mod residents;
 pub mod social;
+pub mod timings;
 pub mod town;
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::clock::Clock;
-use super::residents::{Activity, ActivityKind, Census, Needs, Walking};
+use super::residents::{Activity, ActivityKind, Census, Needs, Resident, Walking};
 use super::town::ActiveTuning;
 use super::{SimSet, SimStep};
 use crate::scenario::{Service, Town};
@@ -17,11 +17,25 @@ fn update_needs(
     tuning: Res<ActiveTuning>,
     town: Res<Town>,
     census: Res<Census>,
-    mut q: Query<(&mut Needs, Option<&Activity>, Has<Walking>)>,
+    walkers: Query<&Resident, With<Walking>>,
+    mut walking: Local<Vec<bool>>,
+    mut q: Query<(&Resident, &mut Needs, Option<&Activity>)>,
 ) {
     let minutes = clock.step_minutes as f32;
     let t = &tuning.needs;
-    for (mut needs, activity, walking) in &mut q {
+    // Who walks, by roster idx, from the few walkers: with the sparse `Walking` in
+    // the main query, Bevy would visit residents archetype by archetype, in no
+    // order in memory, which is slow in a large town.
+    walking.clear();
+    for r in &walkers {
+        let i = r.idx as usize;
+        if walking.len() <= i {
+            walking.resize(i + 1, false);
+        }
+        walking[i] = true;
+    }
+    for (r, mut needs, activity) in &mut q {
+        let walking = walking.get(r.idx as usize).copied().unwrap_or(false);
         let n = &mut *needs;
         let doing = activity.filter(|a| a.underway && !walking);
         let asleep = doing.is_some_and(|a| a.kind == ActivityKind::Sleep);

@@ -69,8 +69,6 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-type IdleFilter = (Without<Thinking>, Without<Walking>);
-
 /// What carrying out a plan touches.
 type PlanTarget<'a> = (
     &'a Resident,
@@ -98,11 +96,24 @@ fn request_plans(
     clock: Res<Clock>,
     mut counter: ResMut<RequestCounter>,
     mut requests: MessageWriter<PlanRequest>,
-    q: Query<(Entity, &Resident, Option<&Activity>), IdleFilter>,
+    census: Res<Census>,
+    thinking: Query<&Resident, With<Thinking>>,
+    q: Query<(Entity, &Resident, Option<&Activity>)>,
 ) {
+    // Walkers (from the census) and thinkers are left out by roster idx: a sparse
+    // filter in the main query would make it visit residents out of order.
+    let thinking: bevy::platform::collections::HashSet<u32> =
+        thinking.iter().map(|r| r.idx).collect();
     let mut idle: Vec<(u32, Entity)> = q
         .iter()
-        .filter(|(_, _, a)| a.is_none_or(|a| a.busy_until <= clock.now))
+        .filter(|(_, r, a)| {
+            a.is_none_or(|a| a.busy_until <= clock.now)
+                && !census
+                    .entries
+                    .get(r.idx as usize)
+                    .is_some_and(|e| e.walking)
+                && !thinking.contains(&r.idx)
+        })
         .map(|(e, r, _)| (r.idx, e))
         .collect();
     // Roster order, so request ids (and everything downstream) are the same every run.

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::memory::Memories;
 use super::{RunSettings, SimSet, SimStep};
-use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId, Scenario, Town};
+use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId, Scenario, Town, WorkRole};
 use crate::time::GameTime;
 
 /// A resident of the town. `idx` is its dense index in the [`Roster`].
@@ -370,6 +370,14 @@ pub struct Census {
     pub entries: Vec<CensusEntry>,
     /// Roster indices of residents standing at each place (not walking), sorted.
     pub at_place: Vec<Vec<u32>>,
+    /// How many residents are walking to each place.
+    pub heading_to: Vec<u32>,
+    /// The few persona fields the step's passes read of everyone, by roster idx;
+    /// copied when a persona changes (reading a large town's profiles each step
+    /// cost a cache miss per resident). `None` for a resident not spawned yet.
+    pub traits: Vec<Option<Traits>>,
+    /// Roster indices of residents with a greeting role at work, ascending.
+    pub greeters: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -379,11 +387,34 @@ pub struct CensusEntry {
     pub walking: bool,
     pub kind: Option<ActivityKind>,
     pub underway: bool,
+    /// Social satisfaction (the need), 0–100.
+    pub social: f32,
+}
+
+/// See [`Census::traits`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Traits {
+    pub extraversion: f32,
+    /// Workplace, and the role in which the resident greets people there.
+    pub work: Option<(LocIdx, Option<WorkRole>)>,
+}
+
+impl Traits {
+    pub fn of(p: &Profile) -> Self {
+        Self {
+            extraversion: p.personality.extraversion,
+            work: p.work.as_ref().map(|w| (w.place, w.role)),
+        }
+    }
 }
 
 impl Census {
     pub fn count_at(&self, place: LocIdx) -> usize {
         self.at_place.get(place.i()).map_or(0, Vec::len)
+    }
+    /// Standing at `place` or on the way there: what its capacity is weighed against.
+    pub fn expected_at(&self, place: LocIdx) -> usize {
+        self.count_at(place) + self.heading_to.get(place.i()).map_or(0, |&n| n as usize)
     }
     pub fn asleep(&self, idx: u32) -> bool {
         self.entries
@@ -411,27 +442,45 @@ pub fn resident_seed(seed: u64, id: &str) -> u64 {
 /// Spawns every resident of the scenario at home, asleep or waking.
 pub(super) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSettings) {
     world.insert_resource(Roster::default());
-    for i in 0..scenario.residents.len() {
-        spawn_resident(world, scenario, i, settings.seed, scenario.start);
-    }
+    spawn_residents(
+        world,
+        scenario,
+        0..scenario.residents.len(),
+        settings.seed,
+        scenario.start,
+    );
 }
 
-/// Spawns resident `i` of `scenario` at home at time `now` (the start, or later
-/// when a hot reload adds one) and gives it the next roster index.
-pub fn spawn_resident(
+/// Spawns residents `range` of `scenario` at home at time `now` (the start, or
+/// later when a hot reload adds some) and gives them the next roster indices.
+pub fn spawn_residents(
     world: &mut World,
     scenario: &Scenario,
-    i: usize,
+    range: std::ops::Range<usize>,
     seed: u64,
     now: GameTime,
-) -> Entity {
-    let start = now;
+) {
+    // Built once for the whole range: per resident it made spawning a large town quadratic.
     let index: HashMap<&ResidentId, u32> = scenario
         .residents
         .iter()
         .enumerate()
         .map(|(i, p)| (&p.id, i as u32))
         .collect();
+    for i in range {
+        spawn_resident(world, scenario, &index, i, seed, now);
+    }
+}
+
+fn spawn_resident(
+    world: &mut World,
+    scenario: &Scenario,
+    index: &HashMap<&ResidentId, u32>,
+    i: usize,
+    seed: u64,
+    now: GameTime,
+) {
+    let start = now;
     let p = &scenario.residents[i];
     {
         let home = p.home;
@@ -512,7 +561,6 @@ pub fn spawn_resident(
         world
             .resource_mut::<Roster>()
             .push(p.id.clone(), p.name.clone(), entity);
-        entity
     }
 }
 
@@ -532,7 +580,7 @@ type CensusView<'a> = (
     &'a Whereabouts,
     &'a MapPosition,
     Option<&'a Activity>,
-    Has<Walking>,
+    &'a Needs,
 );
 
 fn take_census(
@@ -540,8 +588,23 @@ fn take_census(
     town: Res<Town>,
     roster: Res<Roster>,
     q: Query<CensusView>,
+    walkers: Query<(&Resident, &Activity), With<Walking>>,
+    changed: Query<(&Resident, &Persona), Changed<Persona>>,
 ) {
     let census = &mut *census;
+    census.traits.resize(roster.len(), None);
+    let mut any = false;
+    for (r, p) in &changed {
+        census.traits[r.idx as usize] = Some(Traits::of(&p.0));
+        any = true;
+    }
+    if any {
+        census.greeters = (0..roster.len() as u32)
+            .filter(|&i| {
+                census.traits[i as usize].is_some_and(|t| t.work.is_some_and(|w| w.1.is_some()))
+            })
+            .collect();
+    }
     census.entries.clear();
     census.entries.resize(
         roster.len(),
@@ -551,20 +614,30 @@ fn take_census(
             walking: false,
             kind: None,
             underway: false,
+            social: 0.0,
         },
     );
     census.at_place.resize(town.len(), Vec::new());
     for v in &mut census.at_place {
         v.clear();
     }
-    for (r, at, pos, act, walking) in &q {
+    census.heading_to.clear();
+    census.heading_to.resize(town.len(), 0);
+    for (r, at, pos, act, needs) in &q {
         census.entries[r.idx as usize] = CensusEntry {
             at: at.0,
             pos: pos.0,
-            walking,
+            walking: false,
             kind: act.map(|a| a.kind),
             underway: act.is_some_and(|a| a.underway),
+            social: needs.social,
         };
+    }
+    // The walkers apart: with the sparse `Walking` in the main query, Bevy would
+    // visit everyone archetype by archetype, in no order in memory.
+    for (r, a) in &walkers {
+        census.entries[r.idx as usize].walking = true;
+        census.heading_to[a.target.i()] += 1;
     }
     // Filled in index order so each list is sorted and the same every run.
     for (i, e) in census.entries.iter().enumerate() {

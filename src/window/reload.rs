@@ -15,7 +15,7 @@ use bevy::prelude::*;
 use super::ViewSet;
 use crate::scenario::Scenario;
 use crate::sim::clock::Clock;
-use crate::sim::residents::{Persona, Roster, spawn_resident};
+use crate::sim::residents::{Persona, Roster, spawn_residents};
 use crate::sim::town::{ActiveTuning, Gatherings};
 use crate::sim::{LoadedScenario, RunSettings};
 
@@ -283,11 +283,17 @@ pub(crate) fn apply(world: &mut World, new: Scenario) -> Result<Vec<String>, Str
     }
     let seed = world.resource::<RunSettings>().seed;
     let now = world.resource::<Clock>().now;
-    let mut added = Vec::new();
-    for i in old_people.len()..new.residents.len() {
-        spawn_resident(world, &new, i, seed, now);
-        added.push(new.residents[i].name.clone());
-    }
+    let added: Vec<String> = new.residents[old_people.len()..]
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    spawn_residents(
+        world,
+        &new,
+        old_people.len()..new.residents.len(),
+        seed,
+        now,
+    );
     if !added.is_empty() {
         changes.push(format!("new resident(s) {}", added.join("、")));
     }

@@ -114,6 +114,7 @@ impl Candidate {
 pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
     let mut options = candidates(cx, rng);
     make_room_for_meetings(cx, &mut options);
+    leave_out_full_places(cx, &mut options);
     let openness = cx.me.personality.openness;
     for c in &mut options {
         c.score += rng.random::<f32>() * (4.0 + openness / 10.0);
@@ -137,6 +138,22 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
         emoji: best.emoji,
         duration: best.duration as i64,
     }
+}
+
+/// A place at its capacity (counting those on their way) takes nobody new: those
+/// not there already look elsewhere. One's own home and workplace, a gathering one attends and an
+/// appointment one keeps are always open; staying where one is always remains.
+fn leave_out_full_places(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
+    let me = cx.me;
+    let workplace = me.work.as_ref().map(|w| w.place);
+    options.retain(|c| {
+        c.target == cx.at
+            || c.target == me.home
+            || Some(c.target) == workplace
+            || c.gathering.is_some()
+            || matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..))
+            || cx.census.expected_at(c.target) < cx.town.get(c.target).capacity as usize
+    });
 }
 
 /// Whoever means to keep an appointment later today cuts other plans short
@@ -409,7 +426,7 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     }
     for place in food_places {
         let company = friends_at(&known, place).0 * 0.15
-            + cx.census.count_at(place) as f32 * p.extraversion / 100.0;
+            + (cx.census.count_at(place) as f32).min(CROWD_DRAW) * p.extraversion / 100.0;
         let score = eat + (p.extraversion - 50.0) / 4.0 + company.min(20.0) - walk(place) * 0.5;
         out.push(Candidate::new(
             ActionText::EatAt(meal_word, place),
@@ -421,7 +438,9 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
         ));
     }
 
-    // Company: go where friends or people are.
+    // Company: go where friends or people are. A lively place draws more than an
+    // empty one, up to a dozen people: a bigger crowd adds nothing (without the
+    // cap, a crowd drew ever more people until a whole town stood in one canteen).
     let lonely = (100.0 - cx.needs.social) * (0.4 + p.extraversion / 100.0);
     let evening = if (17 * 60..22 * 60).contains(&m) {
         1.3
@@ -430,7 +449,7 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     };
     for place in social_places {
         let (bond, friend) = friends_at(&known, place);
-        let crowd = cx.census.count_at(place) as f32;
+        let crowd = (cx.census.count_at(place) as f32).min(CROWD_DRAW);
         let score = (lonely * evening + bond * 0.25 + crowd * p.extraversion / 50.0) * duty
             - walk(place) * 0.4;
         let mut c = match friend {
@@ -539,6 +558,9 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     ));
     out
 }
+
+/// The crowd beyond which a place draws no more for its liveliness.
+const CROWD_DRAW: f32 = 12.0;
 
 /// Where the people this resident knows are now: (place, strength, roster idx),
 /// awake and standing somewhere. Looked up from the resident's own ties, so the

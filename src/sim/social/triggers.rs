@@ -4,7 +4,6 @@
 //! grid, so the pass stays linear in the number of residents).
 
 use bevy::ecs::system::SystemState;
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use rand::RngExt;
 
@@ -64,14 +63,22 @@ pub struct Encounter {
 }
 
 /// One resident as the trigger pass sees it.
-pub struct PersonView<'a> {
+#[derive(Debug, Clone, Copy)]
+pub struct PersonView {
     pub extraversion: f32,
     pub social_need: f32,
-    pub ties: &'a Relationships,
-    /// Working its shift at its workplace, with a greeting role: (place, role, whom).
-    pub staff: Option<(LocIdx, WorkRole, &'a [ResidentId])>,
+    /// Working its shift at its workplace, with a greeting role.
+    pub staff: Option<(LocIdx, WorkRole)>,
     /// Where the resident works (colleagues are not greeted as customers there).
     pub workplace: Option<LocIdx>,
+}
+
+/// What the pass reads of a resident only when a pair gets that far: ties and
+/// greeting lists sit scattered in memory, so nobody's are read every step.
+pub trait Lookup {
+    fn ties(&self, idx: u32) -> Option<&Relationships>;
+    /// Whom staff greet (empty: every customer).
+    fn greets(&self, idx: u32) -> &[ResidentId];
 }
 
 /// Everything the trigger pass reads.
@@ -83,8 +90,7 @@ pub struct CrowdView<'a> {
     pub roster: &'a Roster,
     pub state: &'a SocialState,
     pub meetings: &'a Meetings,
-    /// By roster idx; `None` for residents the query did not return.
-    pub people: Vec<Option<PersonView<'a>>>,
+    pub lookup: &'a dyn Lookup,
 }
 
 type PeopleQuery<'w, 's> = Query<
@@ -98,43 +104,50 @@ type PeopleQuery<'w, 's> = Query<
     ),
 >;
 
-fn people_view<'a>(
-    census: &Census,
-    roster: &Roster,
-    q: &'a PeopleQuery<'_, '_>,
-) -> Vec<Option<PersonView<'a>>> {
-    let mut out: Vec<Option<PersonView<'a>>> = (0..roster.len()).map(|_| None).collect();
-    for (r, p, needs, ties) in q.iter() {
-        let e = census.entries.get(r.idx as usize);
-        let working_at = e
-            .filter(|e| e.underway && !e.walking && e.kind == Some(ActivityKind::Work))
-            .map(|e| e.at);
-        let staff = p.work.as_ref().and_then(|w| {
-            let role = w.role?;
-            (working_at == Some(w.place)).then_some((w.place, role, w.greets.as_slice()))
-        });
-        if let Some(slot) = out.get_mut(r.idx as usize) {
-            *slot = Some(PersonView {
-                extraversion: p.personality.extraversion,
-                social_need: analysis::social_need(needs.social),
-                ties,
-                staff,
-                workplace: p.work.as_ref().map(|w| w.place),
-            });
-        }
+/// [`Lookup`] through the residents' components.
+struct QueryLookup<'a, 'w, 's> {
+    roster: &'a Roster,
+    people: &'a PeopleQuery<'w, 's>,
+}
+
+impl Lookup for QueryLookup<'_, '_, '_> {
+    fn ties(&self, idx: u32) -> Option<&Relationships> {
+        let e = *self.roster.entities.get(idx as usize)?;
+        self.people.get(e).ok().map(|(_, _, _, r)| r)
     }
-    out
+
+    fn greets(&self, idx: u32) -> &[ResidentId] {
+        let e = self.roster.entities.get(idx as usize);
+        e.and_then(|&e| self.people.get(e).ok())
+            .and_then(|(_, p, _, _)| p.work.as_ref())
+            .map_or(&[], |w| w.greets.as_slice())
+    }
 }
 
 impl CrowdView<'_> {
-    fn person(&self, i: u32) -> Option<&PersonView<'_>> {
-        self.people.get(i as usize)?.as_ref()
+    /// From the census: dense, in roster order.
+    fn person(&self, i: u32) -> Option<PersonView> {
+        let t = (*self.census.traits.get(i as usize)?)?;
+        let e = self.census.entries.get(i as usize)?;
+        let working_at =
+            (e.underway && !e.walking && e.kind == Some(ActivityKind::Work)).then_some(e.at);
+        let staff = t.work.and_then(|(place, role)| {
+            let role = role?;
+            (working_at == Some(place)).then_some((place, role))
+        });
+        Some(PersonView {
+            extraversion: t.extraversion,
+            social_need: analysis::social_need(e.social),
+            staff,
+            workplace: t.work.map(|w| w.0),
+        })
     }
 
     /// `a`'s view of `b`.
     fn strength(&self, a: u32, b: u32) -> f32 {
-        self.person(a)
-            .and_then(|p| p.ties.by_idx(b))
+        self.lookup
+            .ties(a)
+            .and_then(|t| t.by_idx(b))
             .map_or(0.0, |r| r.strength)
     }
 
@@ -184,6 +197,12 @@ fn plan_with(
     let mut taken = vec![false; n];
     let mut out = Vec::new();
     let now = cx.now;
+    // Who stands settled, awake and free (where), in roster order: one pass over
+    // everyone; the approach and chance-meeting passes below visit only these.
+    let settled: Vec<(u32, LocIdx)> = (0..n as u32)
+        .filter_map(|i| Some((i, cx.settled(i)?)))
+        .filter(|&(i, _)| cx.person(i).is_some())
+        .collect();
 
     for &(a, b) in requested {
         let (Some((pa, _)), Some((pb, _))) = (cx.awake_here(a), cx.awake_here(b)) else {
@@ -238,13 +257,14 @@ fn plan_with(
     }
 
     // 2. Staff on shift greet each customer once per visit.
-    for s in 0..n as u32 {
-        let Some((place, _, greets)) = cx.person(s).and_then(|p| p.staff) else {
+    for &s in &cx.census.greeters {
+        let Some((place, _)) = cx.person(s).and_then(|p| p.staff) else {
             continue;
         };
         if taken[s as usize] || cx.state.talking[s as usize].is_some() {
             continue;
         }
+        let greets = cx.lookup.greets(s);
         let customer = cx
             .census
             .at_place
@@ -283,8 +303,7 @@ fn plan_with(
     // 3. The lonely seek company where they are: friends first, then acquaintances,
     // then anyone. Their own ties are scanned first, so the crowd is only
     // searched when nobody they know is free.
-    for s in 0..n as u32 {
-        let Some(place) = cx.settled(s) else { continue };
+    for &(s, place) in &settled {
         let Some(me) = cx.person(s) else { continue };
         if me.social_need <= cx.tuning.approach_need || taken[s as usize] {
             continue;
@@ -298,10 +317,11 @@ fn plan_with(
         };
         let dist = |o: u32| cx.pos(s).distance_squared(cx.pos(o));
         let stage = |strength: f32| Stage::of(strength, &cx.tuning.relationship);
-        let known = me
-            .ties
-            .0
-            .iter()
+        let known = cx
+            .lookup
+            .ties(s)
+            .into_iter()
+            .flat_map(|t| t.0.iter())
             .filter(|r| (r.with_idx as usize) < n && available(r.with_idx))
             .max_by(|x, y| {
                 stage(x.strength)
@@ -336,9 +356,10 @@ fn plan_with(
     // 4. Chance meetings of residents standing near each other.
     let p = &cx.tuning.proximity;
     // In roster order, so the pass (and its random draws) are the same every run.
-    let settled: Vec<(u32, Vec2)> = (0..n as u32)
-        .filter(|&i| !taken[i as usize] && cx.settled(i).is_some() && cx.person(i).is_some())
-        .map(|i| (i, cx.pos(i)))
+    let settled: Vec<(u32, Vec2)> = settled
+        .iter()
+        .filter(|&&(i, _)| !taken[i as usize])
+        .map(|&(i, _)| (i, cx.pos(i)))
         .collect();
     let grid = Grid::new(p.distance, &settled);
     let d2 = p.distance * p.distance;
@@ -406,44 +427,83 @@ fn plan_with(
 }
 
 /// A uniform grid of cells `size` wide: everyone within `size` of a point is in
-/// the 3×3 cells around it. Residents are kept grouped by cell in one array (a
-/// counting sort: linear, and in roster order within each cell), so a cell is a
+/// the 3×3 cells around it. The cells cover the residents' bounding box in one
+/// array, and residents are kept grouped by cell in another (a counting sort:
+/// linear, no hashing, and in roster order within each cell), so a cell is a
 /// contiguous slice.
 struct Grid {
     size: f32,
+    /// Key of the bounding box's first cell, and the box's width and height in cells.
+    origin: (i32, i32),
+    dims: (i32, i32),
     /// (roster idx, position), grouped by cell.
     items: Vec<(u32, Vec2)>,
-    /// Each cell's range in `items`.
-    cells: HashMap<(i32, i32), (u32, u32)>,
+    /// Cell `c` holds `items[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
 }
+
+/// At most this many cells (or four per resident, if more): a crowd spread
+/// thinly over a huge map gets coarser cells, which only adds candidates that
+/// the distance check then drops.
+const GRID_CELLS: u64 = 1 << 16;
 
 impl Grid {
     /// `residents` in roster order.
     fn new(size: f32, residents: &[(u32, Vec2)]) -> Self {
-        let size = size.max(1.0);
-        let mut cells: HashMap<(i32, i32), (u32, u32)> = HashMap::default();
+        let mut size = size.max(1.0);
+        let (lo, hi) = residents.iter().fold(
+            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+            |(lo, hi), &(_, p)| (lo.min(p), hi.max(p)),
+        );
+        let budget = GRID_CELLS.max(4 * residents.len() as u64);
+        let (origin, dims) = loop {
+            if residents.is_empty() {
+                break ((0, 0), (0, 0));
+            }
+            let (a, b) = (Self::key(size, lo), Self::key(size, hi));
+            let w = (b.0 as i64 - a.0 as i64 + 1) as u64;
+            let h = (b.1 as i64 - a.1 as i64 + 1) as u64;
+            if w * h <= budget {
+                break (a, (w as i32, h as i32));
+            }
+            size *= 2.0;
+        };
+        let mut grid = Self {
+            size,
+            origin,
+            dims,
+            items: Vec::new(),
+            starts: vec![0; (dims.0 * dims.1) as usize + 1],
+        };
         // Count per cell, then turn counts into starts, then place.
-        let keys: Vec<(i32, i32)> = residents.iter().map(|&(_, p)| Self::key(size, p)).collect();
-        for k in &keys {
-            cells.entry(*k).or_insert((0, 0)).1 += 1;
+        let cells: Vec<u32> = residents
+            .iter()
+            .map(|&(_, p)| grid.cell(Self::key(size, p)).expect("inside the box") as u32)
+            .collect();
+        for &c in &cells {
+            grid.starts[c as usize + 1] += 1;
         }
-        let mut next = 0;
-        for range in cells.values_mut() {
-            let count = range.1;
-            *range = (next, next);
-            next += count;
+        for c in 1..grid.starts.len() {
+            grid.starts[c] += grid.starts[c - 1];
         }
-        let mut items = vec![(0, Vec2::ZERO); residents.len()];
-        for (k, &item) in keys.iter().zip(residents) {
-            let range = cells.get_mut(k).expect("counted");
-            items[range.1 as usize] = item;
-            range.1 += 1;
+        let mut next = grid.starts.clone();
+        grid.items = vec![(0, Vec2::ZERO); residents.len()];
+        for (&c, &item) in cells.iter().zip(residents) {
+            grid.items[next[c as usize] as usize] = item;
+            next[c as usize] += 1;
         }
-        Self { size, items, cells }
+        grid
     }
 
     fn key(size: f32, v: Vec2) -> (i32, i32) {
         ((v.x / size).floor() as i32, (v.y / size).floor() as i32)
+    }
+
+    /// The index of the cell with key `k`, if it lies in the box.
+    fn cell(&self, k: (i32, i32)) -> Option<usize> {
+        let (x, y) = (k.0 - self.origin.0, k.1 - self.origin.1);
+        ((0..self.dims.0).contains(&x) && (0..self.dims.1).contains(&y))
+            .then(|| (y * self.dims.0 + x) as usize)
     }
 
     /// The 3×3 cells around `pos`, as slices.
@@ -451,8 +511,8 @@ impl Grid {
         let (cx, cy) = Self::key(self.size, pos);
         (-1..=1)
             .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))
-            .filter_map(|c| self.cells.get(&c))
-            .map(|&(s, e)| &self.items[s as usize..e as usize])
+            .filter_map(|k| self.cell(k))
+            .map(|c| &self.items[self.starts[c] as usize..self.starts[c + 1] as usize])
     }
 }
 
@@ -523,6 +583,10 @@ pub fn preview_encounters(
     let Ok((clock, tuning, census, roster, state, meetings, rng, q)) = params.get(world) else {
         return 0;
     };
+    let lookup = QueryLookup {
+        roster: &roster,
+        people: &q,
+    };
     let cx = CrowdView {
         now: clock.now,
         step_minutes: tuning.step_minutes,
@@ -531,7 +595,7 @@ pub fn preview_encounters(
         roster: &roster,
         state: &state,
         meetings: &meetings,
-        people: people_view(&census, &roster, &q),
+        lookup: &lookup,
     };
     let mut rng = rng.0.clone();
     plan_encounters(&cx, &mut rng).found.len()
@@ -567,7 +631,10 @@ pub(super) fn start_conversations(
             roster: &roster,
             state: &state,
             meetings: &meetings,
-            people: people_view(&census, &roster, &people),
+            lookup: &QueryLookup {
+                roster: &roster,
+                people: &people,
+            },
         };
         let requested: Vec<(u32, u32)> = forced
             .0
@@ -739,7 +806,7 @@ mod tests {
 
     use super::*;
     use crate::scenario::RelationKind;
-    use crate::sim::residents::{CensusEntry, Relationship};
+    use crate::sim::residents::{CensusEntry, Relationship, Traits};
 
     /// A hand-built crowd: residents standing at places, at positions, since a time.
     struct World0 {
@@ -782,6 +849,7 @@ mod tests {
                 walking: false,
                 kind: None,
                 underway: false,
+                social: 50.0,
             });
             while self.census.at_place.len() <= place as usize {
                 self.census.at_place.push(Vec::new());
@@ -812,31 +880,91 @@ mod tests {
         }
 
         fn run(&self) -> Encounters {
-            let people = (0..self.roster.len())
+            // Staff stand at their workplace, working; everyone has extraversion 50.
+            let mut census = self.census.clone();
+            census.traits = (0..self.roster.len())
                 .map(|i| {
-                    Some(PersonView {
+                    Some(Traits {
                         extraversion: 50.0,
-                        social_need: self.social_need[i],
-                        ties: &self.ties[i],
-                        staff: self.staff[i]
-                            .as_ref()
-                            .map(|(p, r, g)| (*p, *r, g.as_slice())),
-                        workplace: self.staff[i].as_ref().map(|s| s.0),
+                        work: self.staff[i].as_ref().map(|(p, r, _)| (*p, Some(*r))),
                     })
                 })
                 .collect();
+            census.greeters = (0..self.roster.len() as u32)
+                .filter(|&i| self.staff[i as usize].is_some())
+                .collect();
+            for (i, e) in census.entries.iter_mut().enumerate() {
+                e.social = 100.0 - self.social_need[i];
+                if self.staff[i].is_some() {
+                    (e.kind, e.underway) = (Some(ActivityKind::Work), true);
+                }
+            }
             let cx = CrowdView {
                 now: self.now,
                 step_minutes: 1,
                 tuning: &self.tuning,
-                census: &self.census,
+                census: &census,
                 roster: &self.roster,
                 state: &self.state,
                 meetings: &self.meetings,
-                people,
+                lookup: self,
             };
             plan_encounters(&cx, &mut ChaCha8Rng::seed_from_u64(1))
         }
+    }
+
+    impl Lookup for World0 {
+        fn ties(&self, idx: u32) -> Option<&Relationships> {
+            self.ties.get(idx as usize)
+        }
+        fn greets(&self, idx: u32) -> &[ResidentId] {
+            self.staff[idx as usize]
+                .as_ref()
+                .map_or(&[], |s| s.2.as_slice())
+        }
+    }
+
+    #[test]
+    fn the_grid_finds_everyone_within_reach_and_nobody_twice() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        // A dense crowd, a spread-out town, and a few residents on a huge map
+        // (coarser cells), with points on cell borders and negative coordinates.
+        for (count, span) in [(400, 300.0), (2_000, 5_000.0), (50, 1.0e7)] {
+            let people: Vec<(u32, Vec2)> = (0..count)
+                .map(|i| {
+                    let p = Vec2::new(rng.random_range(-span..span), rng.random_range(-span..span));
+                    (
+                        i,
+                        if i % 7 == 0 {
+                            (p / 50.0).round() * 50.0
+                        } else {
+                            p
+                        },
+                    )
+                })
+                .collect();
+            let grid = Grid::new(50.0, &people);
+            assert!(grid.starts.len() as u64 <= GRID_CELLS + 1);
+            for &(a, pa) in &people {
+                let mut found: Vec<u32> = grid
+                    .around(pa)
+                    .flatten()
+                    .filter(|(_, pb)| pa.distance_squared(*pb) <= 2500.0)
+                    .map(|&(b, _)| b)
+                    .collect();
+                let n = found.len();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(n, found.len(), "{a} sees someone twice");
+                let want: Vec<u32> = people
+                    .iter()
+                    .filter(|(_, pb)| pa.distance_squared(*pb) <= 2500.0)
+                    .map(|&(b, _)| b)
+                    .collect();
+                assert_eq!(found, want, "{a} at {pa}");
+            }
+        }
+        assert!(Grid::new(50.0, &[]).around(Vec2::ZERO).next().is_none());
     }
 
     /// Chance meetings always happen, every step (to test the gates, not the odds).

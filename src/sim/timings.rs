@@ -1,0 +1,132 @@
+//! Where a step's time goes: wall time per phase of [`SimStep`], for
+//! `heartvale sim --timings` and for profiling large towns. Off unless
+//! [`enable`]d: marker systems between the phases stamp the clock, so a phase's
+//! time includes the commands applied at its start.
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+
+use super::planning::PlanningSet;
+use super::social::SocialSet;
+use super::{SimSet, SimStep};
+
+/// The phases timed, in the order they run.
+pub const PHASES: [&str; 16] = [
+    "clock",
+    "finish actions",
+    "movement",
+    "needs",
+    "census",
+    "notices",
+    "social: presence",
+    "social: triggers",
+    "social: talk",
+    "social: conclude",
+    "planning: request",
+    "planning: answer",
+    "planning: apply",
+    "begin actions",
+    "memory",
+    "end + log",
+];
+
+/// Time spent in each of [`PHASES`] over the steps run since [`enable`].
+#[derive(Resource, Debug, Default, Clone)]
+pub struct StepTimings {
+    pub spent: [Duration; PHASES.len()],
+    pub steps: u64,
+    last: Option<Instant>,
+}
+
+impl StepTimings {
+    /// Marker `i` runs before phase `i` (and after phase `i - 1`).
+    fn stamp(&mut self, i: usize) {
+        let now = Instant::now();
+        if let (Some(last), Some(prev)) = (self.last, i.checked_sub(1)) {
+            self.spent[prev] += now - last;
+        }
+        self.last = (i < PHASES.len()).then_some(now);
+        if i == PHASES.len() {
+            self.steps += 1;
+        }
+    }
+
+    pub fn total(&self) -> Duration {
+        self.spent.iter().sum()
+    }
+}
+
+fn marker(i: usize) -> impl FnMut(ResMut<StepTimings>) {
+    move |mut t: ResMut<StepTimings>| t.stamp(i)
+}
+
+/// Starts timing the phases of every following step.
+pub fn enable(app: &mut App) {
+    app.init_resource::<StepTimings>().add_systems(
+        SimStep,
+        (
+            marker(0).before(SimSet::Clock),
+            marker(1).after(SimSet::Clock).before(SimSet::Finish),
+            marker(2).after(SimSet::Finish).before(SimSet::Movement),
+            marker(3).after(SimSet::Movement).before(SimSet::Needs),
+            marker(4).after(SimSet::Needs).before(SimSet::Census),
+            marker(5).after(SimSet::Census).before(SimSet::Notices),
+            marker(6).after(SimSet::Notices).before(SocialSet::Presence),
+            marker(7)
+                .after(SocialSet::Presence)
+                .before(SocialSet::Triggers),
+            marker(8).after(SocialSet::Triggers).before(SocialSet::Talk),
+            marker(9).after(SocialSet::Talk).before(SocialSet::Conclude),
+            marker(10)
+                .after(SocialSet::Conclude)
+                .before(PlanningSet::Request),
+            marker(11)
+                .after(PlanningSet::Request)
+                .before(PlanningSet::Answer),
+            marker(12)
+                .after(PlanningSet::Answer)
+                .before(PlanningSet::Apply),
+            marker(13).after(PlanningSet::Apply).before(SimSet::Begin),
+            marker(14).after(SimSet::Begin).before(SimSet::Memory),
+            marker(15).after(SimSet::Memory).before(SimSet::End),
+            marker(16).after(SimSet::Log),
+        ),
+    );
+}
+
+/// Rows of (phase, mean per step, share of the step), in running order.
+pub fn report(t: &StepTimings) -> Vec<(&'static str, Duration, f64)> {
+    let total = t.total().as_secs_f64().max(1e-12);
+    PHASES
+        .iter()
+        .zip(t.spent)
+        .map(|(&name, d)| (name, d / t.steps.max(1) as u32, d.as_secs_f64() / total))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::event_log::EventLog;
+    use crate::testing::{default_scenario, headless_app};
+
+    #[test]
+    fn every_phase_of_every_step_is_timed() {
+        let mut app = headless_app(default_scenario(), 1, 1, EventLog::in_memory());
+        enable(&mut app);
+        for _ in 0..120 {
+            app.update();
+        }
+        let t = app.world().resource::<StepTimings>();
+        assert_eq!(t.steps, 120);
+        // Planning and the census do work every step; their time is never zero.
+        for (name, mean, _) in report(t) {
+            if ["census", "planning: answer", "social: triggers"].contains(&name) {
+                assert!(mean > Duration::ZERO, "{name}");
+            }
+        }
+        let shares: f64 = report(t).iter().map(|r| r.2).sum();
+        assert!((shares - 1.0).abs() < 1e-9, "{shares}");
+    }
+}
