@@ -71,7 +71,17 @@ pub struct Town {
     /// For each place, the nearest reachable places that are neither homes nor
     /// workplaces, nearest first: where residents look for food, company, leisure.
     nearby: Vec<Vec<LocIdx>>,
+    /// For each place, [`Town::nearest_with`] of each service, worked out once:
+    /// a scan of the town per plan grew with the size of the town.
+    nearest: Vec<[Option<LocIdx>; SERVICES.len()]>,
 }
+
+const SERVICES: [Service; 4] = [
+    Service::Food,
+    Service::Sleep,
+    Service::NoticeBoard,
+    Service::Books,
+];
 
 /// How many shared places a resident weighs from where it stands.
 const NEARBY: usize = 16;
@@ -91,9 +101,14 @@ impl Town {
             dist: Vec::new(),
             next: Vec::new(),
             nearby: Vec::new(),
+            nearest: Vec::new(),
         };
         town.compute_routes();
         town.compute_nearby();
+        town.nearest = town
+            .indices()
+            .map(|from| SERVICES.map(|s| town.find_nearest_with(from, s)))
+            .collect();
         town
     }
 
@@ -162,9 +177,14 @@ impl Town {
         Some(out)
     }
 
-    /// The nearest reachable place offering `service`: O(1) when one is among the
-    /// shared places nearby, a scan of the town otherwise.
+    /// The nearest reachable place offering `service`: the nearest shared place
+    /// among those nearby, or else the nearest of any kind.
     pub fn nearest_with(&self, from: LocIdx, service: Service) -> Option<LocIdx> {
+        let s = SERVICES.iter().position(|&x| x == service)?;
+        self.nearest.get(from.i()).and_then(|n| n[s])
+    }
+
+    fn find_nearest_with(&self, from: LocIdx, service: Service) -> Option<LocIdx> {
         if let Some(&l) = self.nearby[from.i()]
             .iter()
             .find(|&&l| self.get(l).has(service))

@@ -299,11 +299,15 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     );
     // The first plan after waking recalls the night's summary of yesterday.
     let woke = cx.previous.is_some_and(|p| p.kind == ActivityKind::Sleep);
-    let yesterday = cx
-        .memories
-        .iter()
-        .rev()
-        .find(|m| m.kind == MemoryKind::Summary)
+    // Looked up only on waking: the memories sit far apart in a large town.
+    let yesterday = woke
+        .then(|| {
+            cx.memories
+                .iter()
+                .rev()
+                .find(|m| m.kind == MemoryKind::Summary)
+        })
+        .flatten()
         .and_then(|m| m.text.split_once('：').map(|(_, rest)| rest))
         .and_then(|rest| rest.split('；').next())
         .map(|first| first.chars().skip(6).take(20).collect::<String>());

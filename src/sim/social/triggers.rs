@@ -184,7 +184,17 @@ pub struct Encounters {
 
 /// Finds this step's encounters. Reads only; `rng` decides the chance meetings.
 pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Encounters {
-    plan_with(cx, &[], rng)
+    plan_with(cx, &[], rng, &mut Scratch::default())
+}
+
+/// The pass's working buffers, kept from step to step: allocated afresh, a
+/// large town's would be new pages from the system every step.
+#[derive(Default)]
+pub struct Scratch {
+    taken: Vec<bool>,
+    settled: Vec<(u32, LocIdx)>,
+    near: Vec<(u32, Vec2)>,
+    grid: Grid,
 }
 
 /// [`plan_encounters`], with requested pairs (roster idx) first.
@@ -192,17 +202,27 @@ fn plan_with(
     cx: &CrowdView,
     requested: &[(u32, u32)],
     rng: &mut rand_chacha::ChaCha8Rng,
+    scratch: &mut Scratch,
 ) -> Encounters {
     let n = cx.roster.len();
-    let mut taken = vec![false; n];
+    let Scratch {
+        taken,
+        settled,
+        near,
+        grid,
+    } = scratch;
+    taken.clear();
+    taken.resize(n, false);
     let mut out = Vec::new();
     let now = cx.now;
     // Who stands settled, awake and free (where), in roster order: one pass over
     // everyone; the approach and chance-meeting passes below visit only these.
-    let settled: Vec<(u32, LocIdx)> = (0..n as u32)
-        .filter_map(|i| Some((i, cx.settled(i)?)))
-        .filter(|&(i, _)| cx.person(i).is_some())
-        .collect();
+    settled.clear();
+    settled.extend(
+        (0..n as u32)
+            .filter_map(|i| Some((i, cx.settled(i)?)))
+            .filter(|&(i, _)| cx.person(i).is_some()),
+    );
 
     for &(a, b) in requested {
         let (Some((pa, _)), Some((pb, _))) = (cx.awake_here(a), cx.awake_here(b)) else {
@@ -213,7 +233,7 @@ fn plan_with(
             continue;
         }
         pair_up(
-            &mut taken,
+            taken,
             &mut out,
             Encounter {
                 a,
@@ -244,7 +264,7 @@ fn plan_with(
             [busy(m.a), busy(m.b)].into_iter().flatten().collect()
         };
         pair_up(
-            &mut taken,
+            taken,
             &mut out,
             Encounter {
                 a: m.a,
@@ -287,7 +307,7 @@ fn plan_with(
             .min();
         if let Some((_, c)) = customer {
             pair_up(
-                &mut taken,
+                taken,
                 &mut out,
                 Encounter {
                     a: s,
@@ -303,7 +323,7 @@ fn plan_with(
     // 3. The lonely seek company where they are: friends first, then acquaintances,
     // then anyone. Their own ties are scanned first, so the crowd is only
     // searched when nobody they know is free.
-    for &(s, place) in &settled {
+    for &(s, place) in settled.iter() {
         let Some(me) = cx.person(s) else { continue };
         if me.social_need <= cx.tuning.approach_need || taken[s as usize] {
             continue;
@@ -340,7 +360,7 @@ fn plan_with(
         });
         if let Some(o) = best {
             pair_up(
-                &mut taken,
+                taken,
                 &mut out,
                 Encounter {
                     a: s,
@@ -356,12 +376,14 @@ fn plan_with(
     // 4. Chance meetings of residents standing near each other.
     let p = &cx.tuning.proximity;
     // In roster order, so the pass (and its random draws) are the same every run.
-    let settled: Vec<(u32, Vec2)> = settled
-        .iter()
-        .filter(|&&(i, _)| !taken[i as usize])
-        .map(|&(i, _)| (i, cx.pos(i)))
-        .collect();
-    let grid = Grid::new(p.distance, &settled);
+    near.clear();
+    near.extend(
+        settled
+            .iter()
+            .filter(|&&(i, _)| !taken[i as usize])
+            .map(|&(i, _)| (i, cx.pos(i))),
+    );
+    grid.fill(p.distance, near);
     let d2 = p.distance * p.distance;
     let clock = RollClock::new(now, cx.step_minutes, p.reroll_minutes);
     let best_stage = [
@@ -373,7 +395,7 @@ fn plan_with(
     .into_iter()
     .max_by(|x, y| x.pick(&p.modifiers).total_cmp(&y.pick(&p.modifiers)))
     .expect("four stages");
-    for &(a, pa) in &settled {
+    for &(a, pa) in near.iter() {
         if taken[a as usize] || !clock.rolls(a) {
             continue;
         }
@@ -408,7 +430,7 @@ fn plan_with(
                         (a, b)
                     };
                     pair_up(
-                        &mut taken,
+                        taken,
                         &mut out,
                         Encounter {
                             a,
@@ -431,6 +453,7 @@ fn plan_with(
 /// array, and residents are kept grouped by cell in another (a counting sort:
 /// linear, no hashing, and in roster order within each cell), so a cell is a
 /// contiguous slice.
+#[derive(Default)]
 struct Grid {
     size: f32,
     /// Key of the bounding box's first cell, and the box's width and height in cells.
@@ -440,6 +463,9 @@ struct Grid {
     items: Vec<(u32, Vec2)>,
     /// Cell `c` holds `items[starts[c]..starts[c + 1]]`.
     starts: Vec<u32>,
+    /// Each resident's cell, and each cell's next free slot, while filling.
+    cells: Vec<u32>,
+    next: Vec<u32>,
 }
 
 /// At most this many cells (or four per resident, if more): a crowd spread
@@ -448,8 +474,15 @@ struct Grid {
 const GRID_CELLS: u64 = 1 << 16;
 
 impl Grid {
-    /// `residents` in roster order.
+    #[cfg(test)]
     fn new(size: f32, residents: &[(u32, Vec2)]) -> Self {
+        let mut grid = Self::default();
+        grid.fill(size, residents);
+        grid
+    }
+
+    /// Sorts `residents` (in roster order) into cells, reusing the buffers.
+    fn fill(&mut self, size: f32, residents: &[(u32, Vec2)]) {
         let mut size = size.max(1.0);
         let (lo, hi) = residents.iter().fold(
             (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
@@ -468,31 +501,27 @@ impl Grid {
             }
             size *= 2.0;
         };
-        let mut grid = Self {
-            size,
-            origin,
-            dims,
-            items: Vec::new(),
-            starts: vec![0; (dims.0 * dims.1) as usize + 1],
-        };
+        (self.size, self.origin, self.dims) = (size, origin, dims);
         // Count per cell, then turn counts into starts, then place.
-        let cells: Vec<u32> = residents
-            .iter()
-            .map(|&(_, p)| grid.cell(Self::key(size, p)).expect("inside the box") as u32)
-            .collect();
-        for &c in &cells {
-            grid.starts[c as usize + 1] += 1;
+        self.starts.clear();
+        self.starts.resize((dims.0 * dims.1) as usize + 1, 0);
+        self.cells.clear();
+        for &(_, p) in residents {
+            let c = self.cell(Self::key(size, p)).expect("inside the box");
+            self.cells.push(c as u32);
+            self.starts[c + 1] += 1;
         }
-        for c in 1..grid.starts.len() {
-            grid.starts[c] += grid.starts[c - 1];
+        for c in 1..self.starts.len() {
+            self.starts[c] += self.starts[c - 1];
         }
-        let mut next = grid.starts.clone();
-        grid.items = vec![(0, Vec2::ZERO); residents.len()];
-        for (&c, &item) in cells.iter().zip(residents) {
-            grid.items[next[c as usize] as usize] = item;
-            next[c as usize] += 1;
+        self.next.clear();
+        self.next.extend_from_slice(&self.starts);
+        self.items.clear();
+        self.items.resize(residents.len(), (0, Vec2::ZERO));
+        for (&c, &item) in self.cells.iter().zip(residents) {
+            self.items[self.next[c as usize] as usize] = item;
+            self.next[c as usize] += 1;
         }
-        grid
     }
 
     fn key(size: f32, v: Vec2) -> (i32, i32) {
@@ -615,6 +644,7 @@ pub(super) fn start_conversations(
     mut meetings: ResMut<Meetings>,
     mut rng: ResMut<SocialRng>,
     mut forced: ResMut<ForcedEncounters>,
+    mut scratch: Local<Scratch>,
     people: PeopleQuery,
     agendas: Query<&Agenda>,
     mut conversations: Query<&mut Conversation>,
@@ -641,7 +671,7 @@ pub(super) fn start_conversations(
             .drain(..)
             .filter_map(|(a, b)| Some((roster.idx(&a)?, roster.idx(&b)?)))
             .collect();
-        plan_with(&cx, &requested, &mut rng)
+        plan_with(&cx, &requested, &mut rng, &mut scratch)
     };
     for enc in encounters.found {
         for id in &enc.interrupts {
