@@ -685,3 +685,30 @@ fn window_reports_a_broken_scenario_before_opening() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("town.yaml:") && err.contains("days"), "{err}");
 }
+
+#[test]
+fn sim_timings_show_where_the_step_went() {
+    let out = succeeds(&["sim", "--generate", "200", "--days", "1", "-q", "--timings"]);
+    for phase in [
+        "census",
+        "social: triggers",
+        "planning: answer",
+        "end + log",
+        "step (",
+    ] {
+        assert!(out.contains(phase), "{phase} missing:\n{out}");
+    }
+    // The phases' shares add up to the step.
+    let shares: f64 = out
+        .lines()
+        .filter(|l| !l.contains("step ("))
+        .filter_map(|l| l.split('┆').nth(2))
+        .filter_map(|c| {
+            c.trim()
+                .trim_end_matches(['%', '│', ' '])
+                .parse::<f64>()
+                .ok()
+        })
+        .sum();
+    assert!((shares - 100.0).abs() < 1.0, "{shares}\n{out}");
+}

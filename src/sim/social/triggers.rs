@@ -18,7 +18,7 @@ use crate::scenario::{LocIdx, LocationKind, ResidentId, Service, SocialTuning, T
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{
-    ActivityKind, Agenda, Census, Needs, Persona, Relationships, Resident, Roster,
+    ActivityKind, Agenda, Census, Persona, Relationships, Resident, Roster,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 use crate::time::GameTime;
@@ -93,16 +93,8 @@ pub struct CrowdView<'a> {
     pub lookup: &'a dyn Lookup,
 }
 
-type PeopleQuery<'w, 's> = Query<
-    'w,
-    's,
-    (
-        &'static Resident,
-        &'static Persona,
-        &'static Needs,
-        &'static Relationships,
-    ),
->;
+type PeopleQuery<'w, 's> =
+    Query<'w, 's, (&'static Resident, &'static Persona, &'static Relationships)>;
 
 /// [`Lookup`] through the residents' components.
 struct QueryLookup<'a, 'w, 's> {
@@ -113,13 +105,13 @@ struct QueryLookup<'a, 'w, 's> {
 impl Lookup for QueryLookup<'_, '_, '_> {
     fn ties(&self, idx: u32) -> Option<&Relationships> {
         let e = *self.roster.entities.get(idx as usize)?;
-        self.people.get(e).ok().map(|(_, _, _, r)| r)
+        self.people.get(e).ok().map(|(_, _, r)| r)
     }
 
     fn greets(&self, idx: u32) -> &[ResidentId] {
         let e = self.roster.entities.get(idx as usize);
         e.and_then(|&e| self.people.get(e).ok())
-            .and_then(|(_, p, _, _)| p.work.as_ref())
+            .and_then(|(_, p, _)| p.work.as_ref())
             .map_or(&[], |w| w.greets.as_slice())
     }
 }
@@ -190,7 +182,7 @@ pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Enc
 /// The pass's working buffers, kept from step to step: allocated afresh, a
 /// large town's would be new pages from the system every step.
 #[derive(Default)]
-pub struct Scratch {
+pub(super) struct Scratch {
     taken: Vec<bool>,
     settled: Vec<(u32, LocIdx)>,
     near: Vec<(u32, Vec2)>,
@@ -747,8 +739,8 @@ pub(super) fn start_conversations(
         let proposal = (enc.trigger != Trigger::Appointment
             && planned >= 3
             && invite.is_none()
-            && close_enough(pa.3, enc.b)
-            && close_enough(pb.3, enc.a)
+            && close_enough(pa.2, enc.b)
+            && close_enough(pb.2, enc.a)
             && !meetings.pending_for(enc.a)
             && !meetings.pending_for(enc.b)
             && rng.random::<f32>() < t.appointments.probability)
