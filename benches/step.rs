@@ -61,14 +61,10 @@ fn step(c: &mut Criterion) {
             app.world_mut().resource_mut::<EventLog>().clear_memory();
         }
         let t = app.world().resource::<StepTimings>();
-        eprintln!("sim_step/{residents}, 08:00–20:00, µs per step by phase:");
-        for (name, mean, share) in timings::report(t) {
-            eprintln!(
-                "  {name:<18} {:>8.1}  {:>5.1}%",
-                mean.as_secs_f64() * 1e6,
-                share * 100.0
-            );
-        }
+        eprintln!(
+            "sim_step/{residents}, 08:00–20:00, by phase:\n{}",
+            timings::table(t)
+        );
     }
 }
 

@@ -423,7 +423,7 @@ fn sim(args: SimArgs) -> i32 {
         return 1;
     }
     if let Some(t) = world.get_resource::<crate::sim::timings::StepTimings>() {
-        println!("{}", timings_table(t));
+        println!("{}", crate::sim::timings::table(t));
     }
     if args.quiet {
         return 0;
@@ -490,28 +490,6 @@ fn sim(args: SimArgs) -> i32 {
         println!("event log: {}", path.display());
     }
     0
-}
-
-/// `--timings`: the mean time of each phase per step and its share.
-fn timings_table(t: &crate::sim::timings::StepTimings) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_header(vec!["phase", "µs per step", "share"]);
-    for (name, mean, share) in crate::sim::timings::report(t) {
-        table.add_row(vec![
-            name.to_string(),
-            format!("{:.1}", mean.as_secs_f64() * 1e6),
-            format!("{:.1}%", share * 100.0),
-        ]);
-    }
-    let mean = t.total() / t.steps.max(1) as u32;
-    table.add_row(vec![
-        format!("step ({} steps)", t.steps),
-        format!("{:.1}", mean.as_secs_f64() * 1e6),
-        "100%".to_string(),
-    ]);
-    table.to_string()
 }
 
 /// The first failed LLM call, as a warning for the user (once per run; the run

@@ -741,12 +741,7 @@ fn converse(cx: &mut Ctx, file: &Path, p: &str, c: &spec::ConverseSpec) -> Optio
             ok = false;
             continue;
         };
-        let declared: Vec<&str> = goal
-            .declare
-            .iter()
-            .flatten()
-            .map(|d| d.var.value.as_str())
-            .collect();
+        let declared: Vec<&str> = goal.declared().collect();
         let mut input = Vec::new();
         for (var, template) in &s.input {
             if !declared.contains(&var.as_str()) {
@@ -759,7 +754,7 @@ fn converse(cx: &mut Ctx, file: &Path, p: &str, c: &spec::ConverseSpec) -> Optio
                 );
                 ok = false;
             }
-            for name in braces(&template.value) {
+            for name in crate::script::check::referenced_vars(&template.value) {
                 if !CONVERSE_FIELDS.iter().any(|(f, _)| *f == name) {
                     cx.err(
                         file,
@@ -792,19 +787,4 @@ fn converse(cx: &mut Ctx, file: &Path, p: &str, c: &spec::ConverseSpec) -> Optio
         with: c.with.clone(),
         skills,
     })
-}
-
-/// The `{NAME}` references of a template.
-fn braces(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find('{') {
-        let after = &rest[i + 1..];
-        let Some(j) = after.find('}') else {
-            break;
-        };
-        out.push(&after[..j]);
-        rest = &after[j + 1..];
-    }
-    out
 }

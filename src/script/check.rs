@@ -106,12 +106,7 @@ fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
 
 /// Names a goal declares or produces (outputs, options, lists and their fields).
 fn own_variables(g: &Goal) -> BTreeSet<String> {
-    let mut own: BTreeSet<String> = g
-        .declare
-        .iter()
-        .flatten()
-        .map(|v| v.var.value.clone())
-        .collect();
+    let mut own: BTreeSet<String> = g.declared().map(str::to_string).collect();
     for a in &g.actions {
         own.extend(
             a.user_option
@@ -622,12 +617,7 @@ fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<S
         }
     }
     // Inputs set the skill's declared variables.
-    let declared: BTreeSet<&str> = skill
-        .declare
-        .iter()
-        .flatten()
-        .map(|v| v.var.value.as_str())
-        .collect();
+    let declared: BTreeSet<&str> = skill.declared().collect();
     for o in a.input.iter().flatten() {
         binding_target(place, o, &declared, &name.value, out);
     }

@@ -61,6 +61,13 @@ pub struct Goal {
     pub actions: Vec<Action>,
 }
 
+impl Goal {
+    /// The names in its `declare:`.
+    pub fn declared(&self) -> impl Iterator<Item = &str> {
+        self.declare.iter().flatten().map(|v| v.var.value.as_str())
+    }
+}
+
 /// `- var: NAME  define: PROMPT  value: DEFAULT  auto: true|false`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -6,6 +6,8 @@
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
+use comfy_table::Table;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
 
 use super::planning::PlanningSet;
 use super::social::SocialSet;
@@ -103,6 +105,29 @@ pub fn report(t: &StepTimings) -> Vec<(&'static str, Duration, f64)> {
         .zip(t.spent)
         .map(|(&name, d)| (name, d / t.steps.max(1) as u32, d.as_secs_f64() / total))
         .collect()
+}
+
+/// The [`report`] as a table, with the whole step's mean at the bottom
+/// (`heartvale sim --timings`, the step benchmark).
+pub fn table(t: &StepTimings) -> String {
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_header(vec!["phase", "µs per step", "share"]);
+    for (name, mean, share) in report(t) {
+        table.add_row(vec![
+            name.to_string(),
+            format!("{:.1}", mean.as_secs_f64() * 1e6),
+            format!("{:.1}%", share * 100.0),
+        ]);
+    }
+    let mean = t.total() / t.steps.max(1) as u32;
+    table.add_row(vec![
+        format!("step ({} steps)", t.steps),
+        format!("{:.1}", mean.as_secs_f64() * 1e6),
+        "100%".to_string(),
+    ]);
+    table.to_string()
 }
 
 #[cfg(test)]

@@ -213,7 +213,12 @@ fn plan_with(
     settled.extend(
         (0..n as u32)
             .filter_map(|i| Some((i, cx.settled(i)?)))
-            .filter(|&(i, _)| cx.person(i).is_some()),
+            .filter(|&(i, _)| {
+                cx.census
+                    .traits
+                    .get(i as usize)
+                    .is_some_and(Option::is_some)
+            }),
     );
 
     for &(a, b) in requested {
