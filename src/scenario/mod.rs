@@ -4,6 +4,7 @@
 //! `file:line:col`, the field and, where one helps, a hint.
 
 mod diagnostic;
+mod fast_yaml;
 pub mod generate;
 mod resolve;
 mod social_tuning;
@@ -329,13 +330,17 @@ fn read_yaml<T: DeserializeOwned>(
 
 /// Parses YAML text into `T`, reporting line, column and the dotted field path.
 pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
-    // The fast path: most files are fine, and tracking the field path costs.
-    // Our files are the designer's own: the event and node budget (15 % of a
+    // Most files are fine and plainly written: read them straight from the
+    // parser's events where that is sure to give serde-saphyr's result.
+    if let Some(v) = fast_yaml::from_str(text) {
+        return Ok(v);
+    }
+    // Then serde-saphyr without tracking the field path, which costs. Our
+    // files are the designer's own: the event and node budget (15 % of a
     // parse) is left off; the parser's nesting limits and the alias limits
-    // stay. Comments and error snippets are not needed on this path.
+    // stay. Error snippets are not needed on this path.
     let mut fast = serde_saphyr::Options::default();
     fast.budget = None;
-    fast.emit_comments = false;
     fast.with_snippet = false;
     if let Ok(v) = serde_saphyr::from_str_with_options::<T>(text, fast) {
         return Ok(v);
