@@ -505,8 +505,17 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         self.deserialize_any(visitor)
     }
 
+    // Bytes are base64 (`!!binary`) or sequences in serde-saphyr: its own.
+    fn deserialize_bytes<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Decline)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Decline)
+    }
+
     serde::forward_to_deserialize_any! {
-        i128 u128 char bytes byte_buf tuple tuple_struct
+        i128 u128 char tuple tuple_struct
     }
 }
 
@@ -551,7 +560,7 @@ impl<'de> MapAccess<'de> for Map<'_, 'de> {
         }
         // Plain keys that are not plain text (`1:`, `~:`, `yes:`) and merge
         // keys are left to serde-saphyr.
-        if n.plain && (!matches!(classify(&n.text), Plain::Text) || n.text == "<<") {
+        if n.text == "<<" || (n.plain && !matches!(classify(&n.text), Plain::Text)) {
             return Err(Decline);
         }
         let h = key_hash(&n.text);
@@ -881,6 +890,7 @@ mod tests {
             "a: !!str 1",
             "a: !custom x",
             "<<: {a: 1}",
+            "'<<': {a: 1}",
             "? [a]\n: b",
             "? a\n: b",
             "a: 1\r\nb: two\r\n",

@@ -96,8 +96,10 @@ fn all_declarations(src: &ScriptSources) -> impl Iterator<Item = &VarDecl> {
 }
 
 /// Every name the set declares or produces somewhere (any scope).
-fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
-    let mut known: BTreeSet<String> = all_declarations(src).map(|v| v.var.value.clone()).collect();
+fn known_variables(src: &ScriptSources) -> BTreeSet<&str> {
+    let mut known: BTreeSet<&str> = all_declarations(src)
+        .map(|v| v.var.value.as_str())
+        .collect();
     for g in all_goals(src) {
         known.extend(own_variables(g));
     }
@@ -105,20 +107,32 @@ fn known_variables(src: &ScriptSources) -> BTreeSet<String> {
 }
 
 /// Names a goal declares or produces (outputs, options, lists and their fields).
-fn own_variables(g: &Goal) -> BTreeSet<String> {
-    let mut own: BTreeSet<String> = g.declared().map(str::to_string).collect();
+fn own_variables(g: &Goal) -> BTreeSet<&str> {
+    let mut own: BTreeSet<&str> = g.declared().collect();
     for a in &g.actions {
         own.extend(
             a.user_option
                 .iter()
                 .chain(&a.tolist)
-                .map(|v| v.value.clone()),
+                .map(|v| v.value.as_str()),
         );
         for o in a.output.iter().flatten() {
-            own.extend(o.get.iter().chain(&o.set).map(|v| v.value.clone()));
+            own.extend(o.get.iter().chain(&o.set).map(|v| v.value.as_str()));
         }
     }
     own
+}
+
+/// The variables a goal can read: its own and its outer scopes', in layers
+/// (no set is copied per goal).
+struct Visible<'a> {
+    layers: &'a [&'a BTreeSet<&'a str>],
+}
+
+impl Visible<'_> {
+    fn contains(&self, name: &str) -> bool {
+        self.layers.iter().any(|l| l.contains(name))
+    }
 }
 
 /// Checks a loaded set; returns every problem found.
@@ -132,38 +146,38 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     let known = known_variables(src);
 
     // Skills and roles are global to the set.
-    let mut skills: BTreeMap<String, (&LoadedDoc, &Goal)> = BTreeMap::new();
-    let mut roles: BTreeMap<String, RoleType> = BTreeMap::new();
-    let mut globals: BTreeSet<String> = BTreeSet::new();
-    let mut sessions: BTreeSet<String> = BTreeSet::new();
-    let mut forms: BTreeSet<String> = BTreeSet::new();
+    let mut skills: BTreeMap<&str, (&LoadedDoc, &Goal)> = BTreeMap::new();
+    let mut roles: BTreeMap<&str, RoleType> = BTreeMap::new();
+    let mut globals: BTreeSet<&str> = BTreeSet::new();
+    let mut sessions: BTreeSet<&str> = BTreeSet::new();
+    let mut forms: BTreeSet<&str> = BTreeSet::new();
     for d in &src.docs {
         let place = Place {
             file: &d.file,
             offset: d.line_offset,
         };
         for g in d.doc.skills.iter().flatten() {
-            if skills.insert(g.goal.value.clone(), (d, g)).is_some() {
+            if skills.insert(&g.goal.value, (d, g)).is_some() {
                 out.push(dup(&place, &g.goal, "skill"));
             }
         }
         for r in d.doc.roles.iter().flatten() {
-            if roles.insert(r.role.value.clone(), r.kind).is_some() {
+            if roles.insert(&r.role.value, r.kind).is_some() {
                 out.push(dup(&place, &r.role, "role"));
             }
         }
         for v in d.doc.global.iter().flatten() {
-            if !globals.insert(v.var.value.clone()) {
+            if !globals.insert(&v.var.value) {
                 out.push(dup(&place, &v.var, "global variable"));
             }
         }
         for s in d.doc.sessions.iter().flatten() {
-            if !sessions.insert(s.session.value.clone()) {
+            if !sessions.insert(&s.session.value) {
                 out.push(dup(&place, &s.session, "session"));
             }
         }
         for f in d.doc.forms.iter().flatten() {
-            if !forms.insert(f.form.value.clone()) {
+            if !forms.insert(&f.form.value) {
                 out.push(dup(&place, &f.form, "form"));
             }
             check_form(&place, f, &known, &mut out);
@@ -172,13 +186,13 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     let lists = list_variables(src);
     let options = option_keys(src);
     // Scopes: what lives outside goals, and which goal each goal-local name is in.
-    let global: BTreeSet<String> = src
+    let global: BTreeSet<&str> = src
         .docs
         .iter()
         .flat_map(|d| d.doc.global.iter().flatten())
-        .map(|v| v.var.value.clone())
+        .map(|v| v.var.value.as_str())
         .collect();
-    let session_stage: BTreeSet<String> = src
+    let session_stage: BTreeSet<&str> = src
         .docs
         .iter()
         .flat_map(|d| d.doc.sessions.iter().flatten())
@@ -187,16 +201,21 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
                 .iter()
                 .chain(s.stages.iter().flat_map(|st| &st.declare))
         })
-        .map(|v| v.var.value.clone())
+        .map(|v| v.var.value.as_str())
         .collect();
-    let mut goal_local: BTreeMap<String, String> = BTreeMap::new();
+    let mut goal_local: BTreeMap<&str, &str> = BTreeMap::new();
     for g in all_goals(src) {
         for v in own_variables(g) {
-            if !global.contains(&v) && !session_stage.contains(&v) {
-                goal_local.entry(v).or_insert_with(|| g.goal.value.clone());
+            if !global.contains(v) && !session_stage.contains(v) {
+                goal_local.entry(v).or_insert(&g.goal.value);
             }
         }
     }
+    // A skill runs in whichever stage calls it: any outer name may be there,
+    // and the fields of a list it is called from.
+    let mut skill_outer: BTreeSet<&str> = global.union(&session_stage).copied().collect();
+    skill_outer.extend(lists.iter().copied());
+    skill_outer.extend(list_fields(src));
     let cx = Cx {
         goal_local: &goal_local,
         options: &options,
@@ -216,14 +235,11 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             let stage_names: Vec<&str> =
                 s.stages.iter().map(|st| st.stage.value.as_str()).collect();
             let mut seen_stages = BTreeSet::new();
-            let session_vars = global
-                .iter()
-                .cloned()
-                .chain(s.declare.iter().map(|v| v.var.value.clone()));
-            let session_vars: BTreeSet<String> = session_vars.collect();
+            let session_vars: BTreeSet<&str> =
+                s.declare.iter().map(|v| v.var.value.as_str()).collect();
             for st in &s.stages {
-                let mut stage_vars = session_vars.clone();
-                stage_vars.extend(st.declare.iter().map(|v| v.var.value.clone()));
+                let stage_vars: BTreeSet<&str> =
+                    st.declare.iter().map(|v| v.var.value.as_str()).collect();
                 if !seen_stages.insert(st.stage.value.as_str()) {
                     out.push(dup(&place, &st.stage, "stage"));
                 }
@@ -234,12 +250,13 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
                     if !seen_goals.insert(g.goal.value.as_str()) {
                         out.push(dup(&place, &g.goal, "goal"));
                     }
-                    let mut visible = stage_vars.clone();
-                    visible.extend(own_variables(g));
+                    let own = own_variables(g);
                     let scope = Scope {
                         goals: Some(&goal_names),
                         stages: Some(&stage_names),
-                        visible: &visible,
+                        visible: Visible {
+                            layers: &[&global, &session_vars, &stage_vars, &own],
+                        },
                     };
                     for a in &g.actions {
                         check_action(&cx, &place, a, &scope, &mut out);
@@ -248,16 +265,13 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             }
         }
         for g in d.doc.skills.iter().flatten() {
-            // A skill runs in whichever stage calls it: any outer name may be
-            // there, and the fields of a list it is called from.
-            let mut visible: BTreeSet<String> = global.union(&session_stage).cloned().collect();
-            visible.extend(own_variables(g));
-            visible.extend(lists.iter().cloned());
-            visible.extend(list_fields(src));
+            let own = own_variables(g);
             let scope = Scope {
                 goals: None,
                 stages: None,
-                visible: &visible,
+                visible: Visible {
+                    layers: &[&skill_outer, &own],
+                },
             };
             for a in &g.actions {
                 check_action(&cx, &place, a, &scope, &mut out);
@@ -271,13 +285,13 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
 
 struct Cx<'a> {
     /// Variables that live in one goal only → that goal's name.
-    goal_local: &'a BTreeMap<String, String>,
+    goal_local: &'a BTreeMap<&'a str, &'a str>,
     /// `user_option` variables and their choice keys.
-    options: &'a BTreeMap<String, BTreeSet<String>>,
-    skills: &'a BTreeMap<String, (&'a LoadedDoc, &'a Goal)>,
-    roles: &'a BTreeMap<String, RoleType>,
-    known: &'a BTreeSet<String>,
-    lists: &'a BTreeSet<String>,
+    options: &'a BTreeMap<&'a str, BTreeSet<&'a str>>,
+    skills: &'a BTreeMap<&'a str, (&'a LoadedDoc, &'a Goal)>,
+    roles: &'a BTreeMap<&'a str, RoleType>,
+    known: &'a BTreeSet<&'a str>,
+    lists: &'a BTreeSet<&'a str>,
     texts: &'a HashMap<&'a Path, &'a str>,
 }
 
@@ -286,18 +300,18 @@ struct Scope<'a> {
     goals: Option<&'a [&'a str]>,
     stages: Option<&'a [&'a str]>,
     /// Variables the goal can read: the outer scopes' and its own.
-    visible: &'a BTreeSet<String>,
+    visible: Visible<'a>,
 }
 
 /// A form's fields are unique, and each is filled from a variable that exists.
-fn check_form(place: &Place, f: &Form, known: &BTreeSet<String>, out: &mut Vec<ScriptDiagnostic>) {
+fn check_form(place: &Place, f: &Form, known: &BTreeSet<&str>, out: &mut Vec<ScriptDiagnostic>) {
     let mut fields = BTreeSet::new();
     for field in &f.fields {
         if !fields.insert(field.field.value.as_str()) {
             out.push(dup(place, &field.field, "field"));
         }
         let var = field.var.as_ref().unwrap_or(&field.field);
-        if !known.contains(&var.value) {
+        if !known.contains(var.value.as_str()) {
             let mut d = ScriptDiagnostic::warning(
                 place.file,
                 place.at(var),
@@ -307,7 +321,7 @@ fn check_form(place: &Place, f: &Form, known: &BTreeSet<String>, out: &mut Vec<S
                     f.form.value, field.field.value, var.value
                 ),
             );
-            d = match closest(&var.value, known.iter().map(String::as_str)) {
+            d = match closest(&var.value, known.iter().copied()) {
                 Some(c) => d.help(format!("did you mean `{c}`?")),
                 None => d.help("name the variable with `var:`"),
             };
@@ -333,13 +347,13 @@ fn dup(place: &Place, s: &Spanned<String>, what: &str) -> ScriptDiagnostic {
 }
 
 /// Every `user_option` variable with the keys of all its choices.
-fn option_keys(src: &ScriptSources) -> BTreeMap<String, BTreeSet<String>> {
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+fn option_keys(src: &ScriptSources) -> BTreeMap<&str, BTreeSet<&str>> {
+    let mut out: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for a in all_goals(src).flat_map(|g| g.actions.iter()) {
         if let Some(v) = &a.user_option {
-            let keys = out.entry(v.value.clone()).or_default();
+            let keys = out.entry(&v.value).or_default();
             for m in a.choices.iter().flatten() {
-                keys.extend(m.keys().cloned());
+                keys.extend(m.keys().map(String::as_str));
             }
         }
     }
@@ -347,23 +361,23 @@ fn option_keys(src: &ScriptSources) -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// Variables that are lists: `tolist:` targets and declarations with a list value.
-fn list_variables(src: &ScriptSources) -> BTreeSet<String> {
+fn list_variables(src: &ScriptSources) -> BTreeSet<&str> {
     let declared = all_declarations(src)
         .filter(|v| matches!(v.value, Some(serde_json::Value::Array(_))))
-        .map(|v| v.var.value.clone());
+        .map(|v| v.var.value.as_str());
     let tolists = all_goals(src)
         .flat_map(|g| g.actions.iter())
-        .filter_map(|a| a.tolist.as_ref().map(|l| l.value.clone()));
+        .filter_map(|a| a.tolist.as_ref().map(|l| l.value.as_str()));
     declared.chain(tolists).collect()
 }
 
 /// The fields of every list (`get`s of a `tolist` action): a `fromlist` goal reads them.
-fn list_fields(src: &ScriptSources) -> impl Iterator<Item = String> + '_ {
+fn list_fields(src: &ScriptSources) -> impl Iterator<Item = &str> {
     all_goals(src)
         .flat_map(|g| &g.actions)
         .filter(|a| a.tolist.is_some())
         .flat_map(|a| a.output.iter().flatten())
-        .filter_map(|o| o.get.as_ref().map(|g| g.value.clone()))
+        .filter_map(|o| o.get.as_ref().map(|g| g.value.as_str()))
 }
 
 fn check_action(
@@ -454,7 +468,7 @@ fn check_action(
         }
     }
     for (text, at) in texts {
-        unknown_vars(cx, place, text, at, Some(scope.visible), out);
+        unknown_vars(cx, place, text, at, Some(&scope.visible), out);
     }
     for (text, at) in skill_side {
         unknown_vars(cx, place, text, at, None, out);
@@ -485,7 +499,7 @@ fn check_action(
         }
         ActionKind::Scene => {
             if let Some(ai) = &a.ai {
-                match cx.roles.get(&ai.value) {
+                match cx.roles.get(ai.value.as_str()) {
                     Some(RoleType::Ai) => {}
                     Some(RoleType::Human) => out.push(ScriptDiagnostic::error(
                         place.file,
@@ -500,7 +514,7 @@ fn check_action(
                             "E221",
                             format!("unknown role `{}`", ai.value),
                         );
-                        if let Some(c) = closest(&ai.value, cx.roles.keys().map(String::as_str)) {
+                        if let Some(c) = closest(&ai.value, cx.roles.keys().copied()) {
                             d = d.help(format!("did you mean `{c}`?"));
                         }
                         out.push(d);
@@ -532,7 +546,7 @@ fn unknown_vars(
     place: &Place,
     text: &str,
     at: (u64, u64),
-    visible: Option<&BTreeSet<String>>,
+    visible: Option<&Visible>,
     out: &mut Vec<ScriptDiagnostic>,
 ) {
     for v in referenced_vars(text) {
@@ -559,7 +573,7 @@ fn unknown_vars(
                 "E300",
                 format!("`{{{v}}}` is declared or produced nowhere"),
             );
-            d = match closest(v, cx.known.iter().map(String::as_str)) {
+            d = match closest(v, cx.known.iter().copied()) {
                 Some(c) => d.help(format!("did you mean `{{{c}}}`?")),
                 None => d.help(
                     "declare it (`declare:` or global.yaml) or produce it with an output `get:`",
@@ -572,14 +586,14 @@ fn unknown_vars(
 
 fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<ScriptDiagnostic>) {
     let name = a.call.as_ref().expect("a call");
-    let Some((_, skill)) = cx.skills.get(&name.value) else {
+    let Some((_, skill)) = cx.skills.get(name.value.as_str()) else {
         let mut d = ScriptDiagnostic::error(
             place.file,
             place.at(name),
             "E220",
             format!("unknown skill `{}`", name.value),
         );
-        d = match closest(&name.value, cx.skills.keys().map(String::as_str)) {
+        d = match closest(&name.value, cx.skills.keys().copied()) {
             Some(c) => d.help(format!("did you mean `{c}`?")),
             None => d.help("skills are the goals under `skills:` in skills.yaml"),
         };
@@ -622,7 +636,7 @@ fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<S
         binding_target(place, o, &declared, &name.value, out);
     }
     if let Some(list) = &a.fromlist
-        && !cx.lists.contains(&list.value)
+        && !cx.lists.contains(list.value.as_str())
     {
         out.push(
             ScriptDiagnostic::error(
@@ -692,13 +706,13 @@ fn check_condition(
         Ok(cond) => {
             for v in cond.variables() {
                 let text = format!("{{{v}}}");
-                unknown_vars(cx, place, &text, (line, col), Some(scope.visible), out);
+                unknown_vars(cx, place, &text, (line, col), Some(&scope.visible), out);
             }
             for (var, key) in cond.compared_literals() {
                 if let Some(keys) = cx.options.get(var)
-                    && !keys.contains(&key)
+                    && !keys.contains(key.as_str())
                 {
-                    let list: Vec<&str> = keys.iter().map(String::as_str).collect();
+                    let list: Vec<&str> = keys.iter().copied().collect();
                     out.push(
                         ScriptDiagnostic::error(
                             place.file,
@@ -715,35 +729,34 @@ fn check_condition(
 }
 
 /// Cycles among skills that call each other (any timing would repeat forever).
-fn call_cycles(skills: &BTreeMap<String, (&LoadedDoc, &Goal)>) -> Vec<ScriptDiagnostic> {
-    let calls = |g: &Goal| -> Vec<String> {
+fn call_cycles(skills: &BTreeMap<&str, (&LoadedDoc, &Goal)>) -> Vec<ScriptDiagnostic> {
+    fn calls(g: &Goal) -> impl Iterator<Item = &str> {
         g.actions
             .iter()
-            .filter_map(|a| a.call.as_ref().map(|c| c.value.clone()))
-            .collect()
-    };
+            .filter_map(|a| a.call.as_ref().map(|c| c.value.as_str()))
+    }
     let mut out = Vec::new();
-    let mut reported: BTreeSet<String> = BTreeSet::new();
-    for start in skills.keys() {
+    let mut reported: BTreeSet<&str> = BTreeSet::new();
+    for &start in skills.keys() {
         // Depth-first from `start`, looking for a way back to it.
-        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut stack = vec![(start, vec![start])];
         let mut seen = BTreeSet::new();
         while let Some((at, path)) = stack.pop() {
-            let Some((_, g)) = skills.get(&at) else {
+            let Some((_, g)) = skills.get(at) else {
                 continue;
             };
             for next in calls(g) {
-                if &next == start {
+                if next == start {
                     // One report per cycle, at the first of its skills.
                     if path.iter().all(|p| !reported.contains(p)) {
-                        reported.extend(path.iter().cloned());
+                        reported.extend(path.iter().copied());
                         let (d, g) = skills[start];
                         let place = Place {
                             file: &d.file,
                             offset: d.line_offset,
                         };
                         let mut cycle = path.clone();
-                        cycle.push(next.clone());
+                        cycle.push(next);
                         out.push(
                             ScriptDiagnostic::error(
                                 place.file,
@@ -754,9 +767,9 @@ fn call_cycles(skills: &BTreeMap<String, (&LoadedDoc, &Goal)>) -> Vec<ScriptDiag
                             .help("a skill may not lead back to itself; break the chain"),
                         );
                     }
-                } else if seen.insert(next.clone()) {
+                } else if seen.insert(next) {
                     let mut p = path.clone();
-                    p.push(next.clone());
+                    p.push(next);
                     stack.push((next, p));
                 }
             }
