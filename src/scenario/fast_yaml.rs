@@ -199,12 +199,27 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn enter(&mut self) -> Result<()> {
+    /// A sequence or a mapping: `open`, what `visit` reads, then `close`.
+    fn collection<T>(
+        &mut self,
+        open: Kind,
+        close: Kind,
+        visit: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        if self.next()?.kind != open {
+            return Err(Decline);
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Decline);
         }
-        Ok(())
+        let value = visit(self)?;
+        // A visitor may stop early (a tuple): what follows must be the end.
+        if self.next()?.kind != close {
+            return Err(Decline);
+        }
+        self.depth -= 1;
+        Ok(value)
     }
 }
 
@@ -295,11 +310,17 @@ fn visit_text<'de, V: Visitor<'de>>(text: Cow<'de, str>, visitor: V) -> Result<V
     }
 }
 
-fn float<T: std::str::FromStr>(n: &Node<'_>) -> Result<T> {
+/// A finite float written plainly in decimal (`1e999` declines).
+fn float<T: std::str::FromStr + Into<f64> + Copy>(n: &Node<'_>) -> Result<T> {
     if !(n.plain && is_decimal_float(&n.text)) {
         return Err(Decline);
     }
-    n.text.parse().map_err(|_| Decline)
+    let v: T = n.text.parse().map_err(|_| Decline)?;
+    if v.into().is_finite() {
+        Ok(v)
+    } else {
+        Err(Decline)
+    }
 }
 
 impl<'de> Deserializer<'de> for &mut Reader<'de> {
@@ -336,56 +357,12 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let n = self.scalar()?;
-        if !n.plain {
-            return Err(Decline);
-        }
-        match classify(&n.text) {
-            Plain::Unsigned(u) => visitor.visit_u64(u),
-            Plain::Signed(i) => visitor.visit_i64(i),
-            _ => Err(Decline),
-        }
-    }
-
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_i64(visitor)
-    }
-
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let n = self.scalar()?;
-        let v: f32 = float(&n)?;
-        if !v.is_finite() {
-            return Err(Decline);
-        }
-        visitor.visit_f32(v)
+        visitor.visit_f32(float(&self.scalar()?)?)
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let n = self.scalar()?;
-        let v: f64 = float(&n)?;
-        if !v.is_finite() {
-            return Err(Decline);
-        }
-        visitor.visit_f64(v)
+        visitor.visit_f64(float(&self.scalar()?)?)
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -444,33 +421,18 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.next()?.kind != Kind::SeqStart {
-            return Err(Decline);
-        }
-        self.enter()?;
-        let value = visitor.visit_seq(Seq { reader: self })?;
-        // `visit_seq` may stop early (a tuple): the rest must be the end.
-        if self.next()?.kind != Kind::SeqEnd {
-            return Err(Decline);
-        }
-        self.depth -= 1;
-        Ok(value)
+        self.collection(Kind::SeqStart, Kind::SeqEnd, |reader| {
+            visitor.visit_seq(Seq { reader })
+        })
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.next()?.kind != Kind::MapStart {
-            return Err(Decline);
-        }
-        self.enter()?;
-        let value = visitor.visit_map(Map {
-            reader: self,
-            seen: Vec::new(),
-        })?;
-        if self.next()?.kind != Kind::MapEnd {
-            return Err(Decline);
-        }
-        self.depth -= 1;
-        Ok(value)
+        self.collection(Kind::MapStart, Kind::MapEnd, |reader| {
+            visitor.visit_map(Map {
+                reader,
+                seen: Vec::new(),
+            })
+        })
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -514,8 +476,10 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         Err(Decline)
     }
 
+    // Integers: `deserialize_any` visits plain decimal integers as such and
+    // anything else as what it is, which an integer refuses.
     serde::forward_to_deserialize_any! {
-        i128 u128 char tuple tuple_struct
+        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char tuple tuple_struct
     }
 }
 
@@ -632,95 +596,96 @@ impl<'de> MapAccess<'de> for SpannedFields<'_, 'de> {
         match self.state {
             1 => seed.deserialize(true.into_deserializer()),
             2 => seed.deserialize(&mut *self.reader),
-            3 | 4 => seed.deserialize(Fields(LocationFields {
-                at: self.at,
-                state: 0,
-            })),
+            3 | 4 => seed.deserialize(MadeFields::location(self.at)),
             _ => Err(Decline),
         }
     }
 }
 
-/// A struct-shaped deserializer over fixed fields.
-struct Fields<M>(M);
+/// A value of a struct the fast path makes up for serde-saphyr's types.
+#[derive(Clone, Copy)]
+enum Made {
+    U32(u32),
+    U64(u64),
+    /// A `Span` of this node.
+    Span(At),
+    /// `(byte_offset, byte_len)`.
+    Pair(u64, u64),
+}
 
-impl<'de, M: MapAccess<'de, Error = Decline>> Deserializer<'de> for Fields<M> {
+/// A made-up struct: its fields in order, as a map.
+struct MadeFields {
+    fields: [(&'static str, Made); 4],
+    len: usize,
+    next: usize,
+}
+
+impl MadeFields {
+    /// `Location {line, column, span, source_id}`.
+    fn location(at: At) -> Self {
+        MadeFields {
+            fields: [
+                ("line", Made::U32(at.line)),
+                ("column", Made::U32(at.column)),
+                ("span", Made::Span(at)),
+                ("source_id", Made::U32(0)),
+            ],
+            len: 4,
+            next: 0,
+        }
+    }
+
+    /// `Span {offset, len, byte_info}` (characters, then bytes).
+    fn span(at: At) -> Self {
+        MadeFields {
+            fields: [
+                ("offset", Made::U64(at.offset)),
+                ("len", Made::U64(at.len)),
+                ("byte_info", Made::Pair(at.bytes.0, at.bytes.1)),
+                ("", Made::U32(0)),
+            ],
+            len: 3,
+            next: 0,
+        }
+    }
+}
+
+impl<'de> MapAccess<'de> for MadeFields {
+    type Error = Decline;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.next == self.len {
+            return Ok(None);
+        }
+        self.next += 1;
+        let key = self.fields[self.next - 1].0;
+        seed.deserialize(key.into_deserializer()).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let (_, value) = *self.fields.get(self.next.wrapping_sub(1)).ok_or(Decline)?;
+        match value {
+            Made::U32(v) => seed.deserialize(v.into_deserializer()),
+            Made::U64(v) => seed.deserialize(v.into_deserializer()),
+            Made::Span(at) => seed.deserialize(MadeFields::span(at)),
+            Made::Pair(a, b) => {
+                seed.deserialize(de::value::SeqDeserializer::new([a, b].into_iter()))
+            }
+        }
+    }
+}
+
+impl<'de> Deserializer<'de> for MadeFields {
     type Error = Decline;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_map(self.0)
+        visitor.visit_map(self)
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-/// `Location {line, column, span: {offset, len, byte_info}, source_id}`.
-struct LocationFields {
-    at: At,
-    state: u8,
-}
-
-impl<'de> MapAccess<'de> for LocationFields {
-    type Error = Decline;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let key = match self.state {
-            0 => "line",
-            1 => "column",
-            2 => "span",
-            3 => "source_id",
-            _ => return Ok(None),
-        };
-        self.state += 1;
-        seed.deserialize(key.into_deserializer()).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        match self.state {
-            1 => seed.deserialize(self.at.line.into_deserializer()),
-            2 => seed.deserialize(self.at.column.into_deserializer()),
-            3 => seed.deserialize(Fields(SpanFields {
-                at: self.at,
-                state: 0,
-            })),
-            4 => seed.deserialize(0u32.into_deserializer()),
-            _ => Err(Decline),
-        }
-    }
-}
-
-struct SpanFields {
-    at: At,
-    state: u8,
-}
-
-impl<'de> MapAccess<'de> for SpanFields {
-    type Error = Decline;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let key = match self.state {
-            0 => "offset",
-            1 => "len",
-            2 => "byte_info",
-            _ => return Ok(None),
-        };
-        self.state += 1;
-        seed.deserialize(key.into_deserializer()).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        match self.state {
-            1 => seed.deserialize(self.at.offset.into_deserializer()),
-            2 => seed.deserialize(self.at.len.into_deserializer()),
-            3 => seed.deserialize(de::value::SeqDeserializer::new(
-                [self.at.bytes.0, self.at.bytes.1].into_iter(),
-            )),
-            _ => Err(Decline),
-        }
     }
 }
 
