@@ -768,6 +768,62 @@ mod tests {
         assert!(declined.is_empty(), "declined: {declined:?}");
     }
 
+    /// Seeded random edits of the shipped files (a character replaced by
+    /// YAML punctuation or a look-alike, deleted, or a line repeated): each
+    /// broken or odd variant must be read the same way, or declined.
+    #[test]
+    fn mutated_files_read_the_same_or_are_declined() {
+        use rand::{RngExt, SeedableRng};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut files = Vec::new();
+        yaml_files(&root, &mut files);
+        files.sort();
+        const PIECES: [&str; 22] = [
+            " ", ":", ": ", "- ", "\"", "'", "#", "&a ", "*a", "!", "|", ">", "0", "1.5", "yes",
+            "~", "\n", "\t", "{", "[", "<<: ", "：",
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let (mut read, mut tried) = (0, 0);
+        for path in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            let in_scripts = path.components().any(|c| c.as_os_str() == "scripts");
+            let docs: Vec<String> = if in_scripts {
+                split_documents(&text).into_iter().map(|(_, d)| d).collect()
+            } else {
+                vec![text]
+            };
+            for doc in docs {
+                let chars: Vec<char> = doc.chars().collect();
+                for _ in 0..60 {
+                    let at = rng.random_range(0..chars.len());
+                    let mut m: String = chars[..at].iter().collect();
+                    match rng.random_range(0..3) {
+                        0 => m.push_str(PIECES[rng.random_range(0..PIECES.len())]),
+                        1 => {}
+                        _ => {
+                            let line_start = m.rfind('\n').map_or(0, |i| i + 1);
+                            let line = m[line_start..].to_string();
+                            m.push_str(&line);
+                        }
+                    }
+                    m.extend(&chars[at + 1..]);
+                    tried += 1;
+                    let name = path.file_name().unwrap().to_str().unwrap();
+                    let used = match name {
+                        _ if in_scripts => agrees::<Document>(&m),
+                        "town.yaml" => agrees::<spec::TownFile>(&m),
+                        "locations.yaml" => agrees::<spec::LocationsFile>(&m),
+                        "residents.yaml" => agrees::<spec::ResidentsFile>(&m),
+                        _ => agrees::<spec::Tuning>(&m),
+                    };
+                    read += usize::from(used);
+                }
+            }
+        }
+        // Most single edits leave a file the fast path still reads.
+        assert!(tried > 400 && read * 4 > tried, "read {read} of {tried}");
+    }
+
     /// `a` of the type under test; `b` may come too, anything else may not.
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
