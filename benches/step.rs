@@ -15,6 +15,15 @@ use heartvale::sim::event_log::EventLog;
 use heartvale::sim::timings::{self, StepTimings};
 use heartvale::testing::headless_app;
 
+/// Steps `app` until 20:00, calling `step` to run each one; the in-memory log
+/// is emptied after each (untimed), as the window's bounded event stream is.
+fn until_evening(app: &mut App, mut step: impl FnMut(&mut App)) {
+    while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
+        step(app);
+        app.world_mut().resource_mut::<EventLog>().clear_memory();
+    }
+}
+
 /// A town run up to 08:00 on its first day, logging to memory.
 fn morning(scenario: &Arc<Scenario>) -> App {
     let mut app = headless_app(scenario.clone(), 1, 3, EventLog::in_memory());
@@ -36,15 +45,12 @@ fn step(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     let mut app = morning(&scenario);
                     let (mut spent, mut steps) = (Duration::ZERO, 0u32);
-                    while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
+                    until_evening(&mut app, |app| {
                         let t = Instant::now();
                         app.update();
                         spent += t.elapsed();
                         steps += 1;
-                        // Keep the in-memory log from growing without bound (untimed),
-                        // as the window's bounded event stream will.
-                        app.world_mut().resource_mut::<EventLog>().clear_memory();
-                    }
+                    });
                     spent / steps * iters as u32
                 })
             },
@@ -56,10 +62,7 @@ fn step(c: &mut Criterion) {
         let scenario = Arc::new(generated_town(residents, 1));
         let mut app = morning(&scenario);
         timings::enable(&mut app);
-        while app.world().resource::<Clock>().now.minute_of_day() < 20 * 60 {
-            app.update();
-            app.world_mut().resource_mut::<EventLog>().clear_memory();
-        }
+        until_evening(&mut app, App::update);
         let t = app.world().resource::<StepTimings>();
         eprintln!(
             "sim_step/{residents}, 08:00–20:00, by phase:\n{}",

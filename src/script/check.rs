@@ -95,16 +95,20 @@ fn all_declarations(src: &ScriptSources) -> impl Iterator<Item = &VarDecl> {
     scoped.chain(all_goals(src).flat_map(|g| g.declare.iter().flatten()))
 }
 
-/// Every name the set declares or produces somewhere (any scope).
-fn known_variables(src: &ScriptSources) -> BTreeSet<&str> {
+/// Every name the set declares or produces somewhere (any scope), given each
+/// goal's own.
+fn known_variables<'a>(src: &'a ScriptSources, owns: &Owns<'a>) -> BTreeSet<&'a str> {
     let mut known: BTreeSet<&str> = all_declarations(src)
         .map(|v| v.var.value.as_str())
         .collect();
-    for g in all_goals(src) {
-        known.extend(own_variables(g));
+    for own in owns.values() {
+        known.extend(own);
     }
     known
 }
+
+/// Each goal's [`own_variables`], worked out once, by the goal's address.
+type Owns<'a> = HashMap<*const Goal, BTreeSet<&'a str>>;
 
 /// Names a goal declares or produces (outputs, options, lists and their fields).
 fn own_variables(g: &Goal) -> BTreeSet<&str> {
@@ -143,7 +147,11 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
         .iter()
         .map(|(p, t)| (p.as_path(), t.as_str()))
         .collect();
-    let known = known_variables(src);
+    let owns: Owns = all_goals(src)
+        .map(|g| (std::ptr::from_ref(g), own_variables(g)))
+        .collect();
+    let own = |g: &Goal| &owns[&std::ptr::from_ref(g)];
+    let known = known_variables(src, &owns);
 
     // Skills and roles are global to the set.
     let mut skills: BTreeMap<&str, (&LoadedDoc, &Goal)> = BTreeMap::new();
@@ -185,13 +193,8 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     }
     let lists = list_variables(src);
     let options = option_keys(src);
-    // Scopes: what lives outside goals, and which goal each goal-local name is in.
-    let global: BTreeSet<&str> = src
-        .docs
-        .iter()
-        .flat_map(|d| d.doc.global.iter().flatten())
-        .map(|v| v.var.value.as_str())
-        .collect();
+    // Scopes: what lives outside goals (the globals, gathered above), and which
+    // goal each goal-local name is in.
     let session_stage: BTreeSet<&str> = src
         .docs
         .iter()
@@ -205,15 +208,15 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
         .collect();
     let mut goal_local: BTreeMap<&str, &str> = BTreeMap::new();
     for g in all_goals(src) {
-        for v in own_variables(g) {
-            if !global.contains(v) && !session_stage.contains(v) {
+        for &v in own(g) {
+            if !globals.contains(v) && !session_stage.contains(v) {
                 goal_local.entry(v).or_insert(&g.goal.value);
             }
         }
     }
     // A skill runs in whichever stage calls it: any outer name may be there,
     // and the fields of a list it is called from.
-    let mut skill_outer: BTreeSet<&str> = global.union(&session_stage).copied().collect();
+    let mut skill_outer: BTreeSet<&str> = globals.union(&session_stage).copied().collect();
     skill_outer.extend(lists.iter().copied());
     skill_outer.extend(list_fields(src));
     let cx = Cx {
@@ -250,12 +253,11 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
                     if !seen_goals.insert(g.goal.value.as_str()) {
                         out.push(dup(&place, &g.goal, "goal"));
                     }
-                    let own = own_variables(g);
                     let scope = Scope {
                         goals: Some(&goal_names),
                         stages: Some(&stage_names),
                         visible: Visible {
-                            layers: &[&global, &session_vars, &stage_vars, &own],
+                            layers: &[&globals, &session_vars, &stage_vars, own(g)],
                         },
                     };
                     for a in &g.actions {
@@ -265,12 +267,11 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             }
         }
         for g in d.doc.skills.iter().flatten() {
-            let own = own_variables(g);
             let scope = Scope {
                 goals: None,
                 stages: None,
                 visible: Visible {
-                    layers: &[&skill_outer, &own],
+                    layers: &[&skill_outer, own(g)],
                 },
             };
             for a in &g.actions {

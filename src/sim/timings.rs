@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use bevy::ecs::schedule::InternedSystemSet;
 use bevy::prelude::*;
 use comfy_table::Table;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
@@ -63,38 +64,44 @@ fn marker(i: usize) -> impl FnMut(ResMut<StepTimings>) {
     move |mut t: ResMut<StepTimings>| t.stamp(i)
 }
 
-/// Starts timing the phases of every following step.
+/// The system sets each of [`PHASES`] spans: (first, last).
+fn phase_sets() -> [(InternedSystemSet, InternedSystemSet); PHASES.len()] {
+    let one = |s: InternedSystemSet| (s, s);
+    [
+        one(SimSet::Clock.intern()),
+        one(SimSet::Finish.intern()),
+        one(SimSet::Movement.intern()),
+        one(SimSet::Needs.intern()),
+        one(SimSet::Census.intern()),
+        one(SimSet::Notices.intern()),
+        one(SocialSet::Presence.intern()),
+        one(SocialSet::Triggers.intern()),
+        one(SocialSet::Talk.intern()),
+        one(SocialSet::Conclude.intern()),
+        one(PlanningSet::Request.intern()),
+        one(PlanningSet::Answer.intern()),
+        one(PlanningSet::Apply.intern()),
+        one(SimSet::Begin.intern()),
+        one(SimSet::Memory.intern()),
+        (SimSet::End.intern(), SimSet::Log.intern()),
+    ]
+}
+
+/// Starts timing the phases of every following step: marker `i` runs after
+/// phase `i - 1` and before phase `i`.
 pub fn enable(app: &mut App) {
-    app.init_resource::<StepTimings>().add_systems(
-        SimStep,
-        (
-            marker(0).before(SimSet::Clock),
-            marker(1).after(SimSet::Clock).before(SimSet::Finish),
-            marker(2).after(SimSet::Finish).before(SimSet::Movement),
-            marker(3).after(SimSet::Movement).before(SimSet::Needs),
-            marker(4).after(SimSet::Needs).before(SimSet::Census),
-            marker(5).after(SimSet::Census).before(SimSet::Notices),
-            marker(6).after(SimSet::Notices).before(SocialSet::Presence),
-            marker(7)
-                .after(SocialSet::Presence)
-                .before(SocialSet::Triggers),
-            marker(8).after(SocialSet::Triggers).before(SocialSet::Talk),
-            marker(9).after(SocialSet::Talk).before(SocialSet::Conclude),
-            marker(10)
-                .after(SocialSet::Conclude)
-                .before(PlanningSet::Request),
-            marker(11)
-                .after(PlanningSet::Request)
-                .before(PlanningSet::Answer),
-            marker(12)
-                .after(PlanningSet::Answer)
-                .before(PlanningSet::Apply),
-            marker(13).after(PlanningSet::Apply).before(SimSet::Begin),
-            marker(14).after(SimSet::Begin).before(SimSet::Memory),
-            marker(15).after(SimSet::Memory).before(SimSet::End),
-            marker(16).after(SimSet::Log),
-        ),
-    );
+    app.init_resource::<StepTimings>();
+    let sets = phase_sets();
+    for i in 0..=PHASES.len() {
+        let mut m = marker(i).into_configs();
+        if let Some(&(_, last)) = i.checked_sub(1).and_then(|p| sets.get(p)) {
+            m = m.after(last);
+        }
+        if let Some(&(first, _)) = sets.get(i) {
+            m = m.before(first);
+        }
+        app.add_systems(SimStep, m);
+    }
 }
 
 /// Rows of (phase, mean per step, share of the step), in running order.
