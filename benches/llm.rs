@@ -19,7 +19,7 @@ use heartvale::llm::{LlmBrain, LlmSettings};
 use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::{SimSpeed, StepMode};
 use heartvale::sim::event_log::EventLog;
-use heartvale::testing::headless_app_with_llm;
+use heartvale::headless::headless_app_with_llm;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -141,7 +141,7 @@ fn frame_with_calls_in_flight(c: &mut Criterion) {
 /// per game day and prompt tokens per call (printed), and the wall time of one day.
 fn economy(c: &mut Criterion) {
     let server = FakeServer::start(fake::town_handler());
-    let scenario = heartvale::testing::default_scenario();
+    let scenario = heartvale::headless::default_scenario();
     let run = || {
         let settings = LlmSettings::for_endpoint(&server.url, "fake");
         let mut app = headless_app_with_llm(
@@ -152,7 +152,7 @@ fn economy(c: &mut Criterion) {
             Some(settings),
         )
         .unwrap();
-        heartvale::testing::run_to_end(&mut app, 3000);
+        heartvale::headless::run_to_end(&mut app, 3000);
         app
     };
     let app = run();

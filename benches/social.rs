@@ -12,7 +12,7 @@ use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::social::triggers::{TriggerParams, preview_encounters};
-use heartvale::testing::headless_app;
+use heartvale::headless::headless_app;
 
 fn triggers(c: &mut Criterion) {
     let mut group = c.benchmark_group("social_triggers");

@@ -13,7 +13,7 @@ use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::timings::{self, StepTimings};
-use heartvale::testing::headless_app;
+use heartvale::headless::headless_app;
 
 /// Steps `app` until 20:00, calling `step` to run each one; the in-memory log
 /// is emptied after each (untimed), as the window's bounded event stream is.

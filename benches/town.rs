@@ -3,7 +3,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use heartvale::scenario::Scenario;
 use heartvale::sim::event_log::EventLog;
-use heartvale::testing::{headless_app, run_to_end};
+use heartvale::headless::{headless_app, run_to_end};
 
 fn town(c: &mut Criterion) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");

@@ -16,7 +16,7 @@ use crate::sim::clock::Clock;
 use crate::sim::end::{SimFailure, SimOutcome, StopSim};
 use crate::sim::event_log::EventLog;
 use crate::sim::residents::{Needs, Resident, Tally};
-use crate::testing::{headless_app_with_llm, run_to_end};
+use crate::headless::{headless_app_with_llm, run_to_end};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -636,10 +636,10 @@ fn persona_text(
     let town = crate::scenario::Scenario::load(scenario).map_err(|e| e.to_string())?;
     let found = town.residents.iter().find(|p| &*p.id.0 == id.as_str());
     match found {
-        Some(p) => Ok(crate::script::runner::resident_persona(p)),
+        Some(p) => Ok(p.persona_text()),
         None => {
             let ids: Vec<&str> = town.residents.iter().map(|p| &*p.id.0).collect();
-            let hint = crate::scenario::closest(&id, ids.iter().copied())
+            let hint = crate::base::closest(&id, ids.iter().copied())
                 .map_or(String::new(), |c| format!(" (did you mean `{c}`?)"));
             Err(format!(
                 "{}: no resident `{id}`{hint}; residents: {}",
@@ -701,9 +701,8 @@ fn load_script(dir: &Path) -> Option<crate::script::engine::Script> {
 
 /// `heartvale script run|play`.
 fn script_command(cmd: ScriptCommand) -> i32 {
-    use crate::script::runner::{
-        self, Human, LlmPersona, Mind, Offline, Persona, Remote, Scripted,
-    };
+    use crate::llm::script::{LlmPersona, Remote};
+    use crate::script::runner::{self, Human, Mind, Offline, Persona, Scripted};
     let (args, human_from) = match cmd {
         ScriptCommand::Schema => {
             print!("{}", crate::script::schema::json_schema_text());

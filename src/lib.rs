@@ -9,12 +9,12 @@
 //! - [`window`]: the animated 2D town with egui panels, hot reload and tuning.
 //! - [`cli`]: `heartvale sim | check | replay | script | window`.
 
+pub mod base;
 pub mod brain;
 pub mod cli;
 pub mod llm;
 pub mod scenario;
 pub mod script;
 pub mod sim;
-pub mod testing;
-pub mod time;
+pub mod headless;
 pub mod window;

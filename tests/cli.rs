@@ -61,7 +61,7 @@ fn broken(file: &str, edit: impl Fn(String) -> String) -> (tempfile::TempDir, Pa
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
     let dir = tempfile::tempdir().unwrap();
     let to = dir.path().join("town");
-    heartvale::testing::copy_dir(&src, &to).unwrap();
+    heartvale::headless::copy_dir(&src, &to).unwrap();
     let text = std::fs::read_to_string(to.join(file)).unwrap();
     let changed = edit(text.clone());
     assert_ne!(text, changed, "the edit must change {file}");

@@ -16,7 +16,7 @@ use heartvale::scenario::Town;
 use heartvale::sim::clock::{Clock, SimSpeed, StepMode};
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::residents::{Resident, Thinking};
-use heartvale::testing::{default_scenario, headless_app_with_llm, run_to_end};
+use heartvale::headless::{default_scenario, headless_app_with_llm, run_to_end};
 
 const PLAN: &str = r#"{"action":"Serve breakfast at the tavern","target_location":"tavern","dialogue":"早上好，今天的粥熬得正好！","emoji":"🍲","duration":90}"#;
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use heartvale::llm::LlmSettings;
 use heartvale::sim::event_log::EventLog;
-use heartvale::testing::{default_scenario, headless_app_with_llm, run_to_end};
+use heartvale::headless::{default_scenario, headless_app_with_llm, run_to_end};
 
 #[test]
 #[ignore = "needs scripts/local-llm.sh running (6–17 minutes on 2 cores)"]

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use bevy::prelude::*;
-use heartvale::brain::{Brain, BuiltinBrain, LineContext, Plan, PlanContext, SummaryContext};
+use heartvale::brain::BuiltinBrain;
+use heartvale::sim::brain::{Brain, LineContext, Plan, PlanContext, SummaryContext};
 use heartvale::scenario::ResidentId;
 use heartvale::sim::ActiveBrain;
 use heartvale::sim::clock::Clock;
@@ -17,8 +18,8 @@ use heartvale::sim::residents::{
 };
 use heartvale::sim::social::meetings::{Meeting, MeetingStatus, Meetings};
 use heartvale::sim::social::{ForcedEncounters, SocialState, Talking};
-use heartvale::testing::{default_scenario, headless_app};
-use heartvale::time::GameTime;
+use heartvale::headless::{default_scenario, headless_app};
+use heartvale::base::time::GameTime;
 use serde_json::Value;
 
 /// The built-in brain, except for conversation lines.
@@ -366,7 +367,7 @@ fn three_days_of_social_life() {
     // A seed with quarrels as well as friendships (whether a tie ever falls
     // in three days depends on the draws).
     let mut app = headless_app(default_scenario(), 4, 3, EventLog::in_memory());
-    heartvale::testing::run_to_end(&mut app, 5000);
+    heartvale::headless::run_to_end(&mut app, 5000);
     let ev = events(&app);
     let starts = of(&ev, "conversation_start");
     let ends = of(&ev, "conversation_end");
@@ -534,7 +535,7 @@ fn the_state_machine_walks_init_greeting_active_closing_ended() {
 #[test]
 fn a_resident_runs_its_script_skills_in_its_conversations() {
     let mut app = headless_app(default_scenario(), 4, 3, EventLog::in_memory());
-    heartvale::testing::run_to_end(&mut app, 5000);
+    heartvale::headless::run_to_end(&mut app, 5000);
     let ev = events(&app);
     let starts = of(&ev, "skill_start");
     let ends = of(&ev, "skill_end");

@@ -8,8 +8,8 @@ use heartvale::scenario::{Scenario, Service, Town};
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::residents::{Persona, Resident, Walking, Whereabouts};
-use heartvale::testing::{default_scenario, headless_app};
-use heartvale::time::GameTime;
+use heartvale::headless::{default_scenario, headless_app};
+use heartvale::base::time::GameTime;
 use serde_json::Value;
 
 /// What the test samples from the world at every step.

@@ -1,138 +1,54 @@
-//! The one interface every mind implements: plans, conversation lines and nightly
-//! summaries. The built-in brain is a rule/utility planner with Chinese templates;
-//! the LLM brain (src/llm/) renders the same contexts into prompts.
+//! The built-in brain: no network, deterministic given the seed.
+//! Plans come from utility scores (needs, time, work, home, persona, goals,
+//! notices, friends' whereabouts); words come from Chinese templates.
 
-mod builtin;
+mod planner;
+mod speech;
 
-pub use builtin::BuiltinBrain;
-pub(crate) use builtin::period;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use bevy::prelude::App;
+use rand_chacha::ChaCha8Rng;
 
-use crate::scenario::Town;
-use crate::scenario::{Gathering, LocIdx, Location, Profile, Tuning, WorkRole};
-use crate::sim::memory::Memory;
-use crate::sim::notices::NoticeBoard;
-use crate::sim::residents::{Activity, Agenda, Census, Needs, Relationship, Relationships, Roster};
-use crate::time::GameTime;
+use crate::sim::brain::{ActiveBrain, Brain, LineContext, Plan, PlanContext, SummaryContext};
 
-/// A plan, exactly as a brain returns it (and as an LLM must write it as JSON).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Plan {
-    /// English verb phrase, e.g. "Serve breakfast at the tavern".
-    pub action: String,
-    /// A place id from the scenario.
-    pub target_location: String,
-    /// What the resident says or thinks, in Chinese.
-    pub dialogue: String,
-    pub emoji: String,
-    /// Minutes, once there.
-    pub duration: i64,
+/// Makes the built-in brain the active one (an LLM brain, attached later,
+/// takes over the residents it drives and falls back to this one).
+pub fn plugin(app: &mut App) {
+    app.insert_resource(ActiveBrain(Arc::new(BuiltinBrain)));
 }
 
-/// Everything a brain may look at to plan one resident's next action.
-pub struct PlanContext<'a> {
-    pub now: GameTime,
-    pub seed: u64,
-    pub town: &'a Town,
-    pub tuning: &'a Tuning,
-    pub me: &'a Profile,
-    pub my_idx: u32,
-    pub needs: &'a Needs,
-    pub at: LocIdx,
-    pub previous: Option<&'a Activity>,
-    pub memories: &'a [Memory],
-    pub agenda: &'a Agenda,
-    pub relationships: &'a Relationships,
-    pub notices: &'a NoticeBoard,
-    pub census: &'a Census,
-    pub roster: &'a Roster,
-    pub gatherings: &'a [Gathering],
-}
+/// The offline brain: utility plans and Chinese templates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltinBrain;
 
-/// Inputs for one line of a conversation.
-pub struct LineContext<'a> {
-    pub now: GameTime,
-    pub speaker: &'a Profile,
-    /// Whom the line answers or addresses.
-    pub listener: &'a Profile,
-    pub relation: Option<&'a Relationship>,
-    pub needs: Option<&'a Needs>,
-    pub place: &'a Location,
-    pub topic: Topic,
-    /// 0-based turn, and how many lines a built-in speaker aims for.
-    pub turn: u32,
-    pub lines: u32,
-    pub previous: &'a str,
-    /// The other members of a group chat (empty for two).
-    pub others: &'a [&'a Profile],
-    /// Whom to @-mention in a group line.
-    pub mention: Option<&'a str>,
-    /// The speaker greets the listener in this work role.
-    pub role: Option<WorkRole>,
-    /// The speaker invites the listener to this gathering in this line.
-    pub inviting: Option<&'a Gathering>,
-    pub inviting_place: Option<&'a str>,
-    /// The speaker proposes to meet at (place, when) in this line…
-    pub proposing: Option<(&'a str, &'a str)>,
-    /// …or accepts such a proposal.
-    pub accepting: Option<(&'a str, &'a str)>,
-    pub seed: u64,
-}
-
-/// Inputs for a night's memory summary.
-pub struct SummaryContext<'a> {
-    pub me: &'a Profile,
-    pub night: chrono::NaiveDate,
-    pub entries: &'a [Memory],
-}
-
-/// What a resident's mind does. Implementations must be deterministic for the
-/// same inputs (randomness comes through the `rng` argument).
-pub trait Brain: Send + Sync + 'static {
-    fn name(&self) -> &str;
-    fn plan(&self, cx: &PlanContext<'_>, rng: &mut rand_chacha::ChaCha8Rng) -> Plan;
-    fn line(&self, cx: &LineContext<'_>) -> String;
-    fn summarise(&self, cx: &SummaryContext<'_>) -> String;
-}
-
-/// What a conversation is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Topic {
-    /// A topic both care about (from their `topics`).
-    Interest,
-    Work,
-    Food,
-    Books,
-    Nature,
-    Town,
-}
-
-impl Topic {
-    /// Picks a topic from shared interests, then the place, then small talk.
-    pub fn choose(a: &Profile, b: &Profile, place: &Location) -> Topic {
-        use crate::scenario::{LocationKind, Service};
-        if a.topics.iter().any(|t| b.topics.contains(t)) {
-            return Topic::Interest;
-        }
-        match place.kind {
-            LocationKind::Work => Topic::Work,
-            LocationKind::Nature | LocationKind::Wild => Topic::Nature,
-            _ if place.has(Service::Food) => Topic::Food,
-            _ if place.has(Service::Books) => Topic::Books,
-            _ => Topic::Town,
-        }
+impl Brain for BuiltinBrain {
+    fn name(&self) -> &str {
+        "builtin"
     }
 
-    pub fn label(self) -> &'static str {
-        match self {
-            Topic::Interest => "共同的爱好",
-            Topic::Work => "工作",
-            Topic::Food => "美食",
-            Topic::Books => "读书",
-            Topic::Nature => "大自然",
-            Topic::Town => "小镇日常",
-        }
+    fn plan(&self, cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
+        planner::plan(cx, rng)
     }
+
+    fn line(&self, cx: &LineContext<'_>) -> String {
+        speech::conversation_line(cx)
+    }
+
+    fn summarise(&self, cx: &SummaryContext<'_>) -> String {
+        speech::summary(cx)
+    }
+}
+
+/// A stable pseudo-random number in [0, 1) from a few integers: the same resident,
+/// day and purpose always give the same roll, whatever else happened.
+pub(crate) fn roll(seed: u64, id: &str, day: i64, salt: u64) -> f32 {
+    let mut h =
+        crate::sim::residents::resident_seed(seed ^ salt.wrapping_mul(0xA24B_AED4_963E_E407), id);
+    h ^= (day as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25);
+    // SplitMix64 finaliser.
+    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^= h >> 31;
+    (h >> 40) as f32 / (1u64 << 24) as f32
 }

@@ -231,7 +231,7 @@ pub fn process_env(key: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::scenario::spec::BrainOverride;
-    use crate::testing::default_scenario;
+    use crate::headless::default_scenario;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {

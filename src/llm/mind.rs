@@ -19,7 +19,7 @@ use super::config::LlmSettings;
 use super::parse::{line_from_text, plan_from_text};
 use super::prompts::{self, LineExtras, OtherResident};
 use super::schema::{PLAN_SCHEMA_NAME, plan_schema};
-use crate::brain::Plan;
+use crate::sim::brain::Plan;
 use crate::scenario::{LocIdx, ResidentId, Town, Tuning};
 use crate::sim::clock::{Clock, DriveSteps, StepGate, StepMode};
 use crate::sim::end::{FailSim, SimOutcome};
@@ -68,7 +68,7 @@ enum Purpose {
     },
     Recap {
         entity: Entity,
-        time: crate::time::GameTime,
+        time: crate::base::time::GameTime,
         fallback: String,
     },
 }
@@ -97,7 +97,7 @@ struct Pending {
 #[derive(Debug, Clone, Default)]
 struct Breaker {
     failures: u32,
-    open_until: Option<crate::time::GameTime>,
+    open_until: Option<crate::base::time::GameTime>,
     probing: bool,
 }
 
@@ -267,7 +267,7 @@ fn collect_replies(
 
 impl LlmBrain {
     /// Whether a call for this resident may go out now.
-    fn gate(&mut self, endpoint: usize, now: crate::time::GameTime, watched: bool) -> Gate {
+    fn gate(&mut self, endpoint: usize, now: crate::base::time::GameTime, watched: bool) -> Gate {
         if let Some(max) = self.settings.max_calls_per_day
             && self.day_calls >= max
         {
@@ -340,7 +340,7 @@ impl LlmBrain {
         out
     }
 
-    fn breaker_result(&mut self, endpoint: usize, ok: bool, now: crate::time::GameTime) {
+    fn breaker_result(&mut self, endpoint: usize, ok: bool, now: crate::base::time::GameTime) {
         let cooldown = self.settings.breaker_cooldown_minutes as i64;
         let threshold = self.settings.breaker_failures.max(1);
         let b = &mut self.breakers[endpoint];
@@ -389,7 +389,7 @@ fn settle<'a>(
     brain: &mut LlmBrain,
     done: &'a Done,
     pending: &Pending,
-    now: crate::time::GameTime,
+    now: crate::base::time::GameTime,
     fail: &mut MessageWriter<FailSim>,
     id: &ResidentId,
 ) -> Result<&'a super::client::ChatReply, String> {
@@ -417,7 +417,7 @@ struct CallRecord<'a> {
     reason: Option<String>,
     done: &'a Done,
     pending: &'a Pending,
-    now: crate::time::GameTime,
+    now: crate::base::time::GameTime,
 }
 
 impl<'a> CallRecord<'a> {
@@ -425,7 +425,7 @@ impl<'a> CallRecord<'a> {
     fn maker(
         resident: &'a ResidentId,
         kind: &'a str,
-        now: crate::time::GameTime,
+        now: crate::base::time::GameTime,
         done: &'a Done,
         pending: &'a Pending,
     ) -> impl Fn(&'static str, &'static str, Option<String>) -> CallRecord<'a> {
@@ -509,7 +509,7 @@ fn log_call(brain: &mut LlmBrain, events: &mut MessageWriter<SimEvent>, rec: Cal
 fn log_skip(
     brain: &mut LlmBrain,
     events: &mut MessageWriter<SimEvent>,
-    now: crate::time::GameTime,
+    now: crate::base::time::GameTime,
     (idx, id): (u32, &ResidentId),
     endpoint: usize,
     kind: &str,
@@ -1148,7 +1148,7 @@ fn builtin_summary(
     persona: &Persona,
     p: &PendingSummary,
 ) -> String {
-    active.0.summarise(&crate::brain::SummaryContext {
+    active.0.summarise(&crate::sim::brain::SummaryContext {
         me: &persona.0,
         night: p.night,
         entries: &p.entries,
@@ -1218,7 +1218,7 @@ fn summaries(
         let gate = route.map(|e| (e, brain.gate(e, now, false)));
         match gate {
             Some((endpoint, Gate::Send)) => {
-                let messages = prompts::summary_messages(&crate::brain::SummaryContext {
+                let messages = prompts::summary_messages(&crate::sim::brain::SummaryContext {
                     me: &persona.0,
                     night: req.pending.night,
                     entries: &req.pending.entries,
@@ -1331,7 +1331,7 @@ fn account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::default_scenario;
+    use crate::headless::default_scenario;
 
     #[test]
     fn copied_or_noisy_lines_are_rejected() {

@@ -13,6 +13,7 @@ pub mod mind;
 pub mod parse;
 pub mod prompts;
 pub mod schema;
+pub mod script;
 
 pub use config::{LlmArgs, LlmSettings};
 pub use mind::{LlmBrain, LlmFocus, attach, plugin, wait_if_gated};

@@ -4,10 +4,10 @@
 
 use std::fmt::Write;
 
-use crate::brain::{LineContext, PlanContext, SummaryContext, period};
+use crate::sim::brain::{LineContext, PlanContext, SummaryContext};
 use crate::scenario::{RelationKind, Service};
 use crate::sim::residents::ActivityKind;
-use crate::time::{GameTime, clock_text};
+use crate::base::time::{GameTime, clock_text};
 
 use super::client::Message;
 
@@ -71,17 +71,6 @@ const WEEKDAYS: [&str; 7] = [
     "星期日",
 ];
 
-pub fn relation_label(kind: RelationKind) -> &'static str {
-    match kind {
-        RelationKind::Stranger => "陌生人",
-        RelationKind::Acquaintance => "熟人",
-        RelationKind::Friend => "朋友",
-        RelationKind::CloseFriend => "好友",
-        RelationKind::Family => "家人",
-        RelationKind::Colleague => "同事",
-    }
-}
-
 /// One line per other resident for the planning prompt: `name（id）在 place：action`.
 #[derive(Debug, Clone)]
 pub struct OtherResident {
@@ -116,7 +105,7 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             format!(
                 "  - {}：{}，亲密度{:.0}，印象：{}",
                 cx.roster.name(&r.with),
-                relation_label(r.kind),
+                r.kind.label(),
                 r.strength,
                 if r.impression.is_empty() {
                     "—"
@@ -246,7 +235,7 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             ("date", cx.now.date().to_string()),
             ("weekday", WEEKDAYS[cx.now.weekday_index()].to_string()),
             ("time", clock_text(cx.now.minute_of_day())),
-            ("period", period(cx.now).to_string()),
+            ("period", cx.now.period().to_string()),
             ("place", format!("{}[{}]", town.name(cx.at), town.id(cx.at))),
             ("energy", format!("{:.0}", n.energy)),
             ("hunger", format!("{:.0}", n.hunger)),
@@ -341,7 +330,7 @@ pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
         ("mood", x.mood.to_string()),
         (
             "relation",
-            rel.map_or("陌生人", |r| relation_label(r.kind)).to_string(),
+            rel.map_or("陌生人", |r| r.kind.label()).to_string(),
         ),
         (
             "impression",
@@ -356,7 +345,7 @@ pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
         ),
         ("place", cx.place.name.clone()),
         ("time", clock_text(cx.now.minute_of_day())),
-        ("period", period(cx.now).to_string()),
+        ("period", cx.now.period().to_string()),
         ("my_action", x.my_action.to_string()),
         ("their_action", x.their_action.to_string()),
         ("topic", cx.topic.label().to_string()),

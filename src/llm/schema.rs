@@ -32,7 +32,7 @@ pub fn plan_schema(town: &Town, tuning: &Tuning) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::default_scenario;
+    use crate::headless::default_scenario;
 
     #[test]
     fn schema_lists_every_place_and_bounds_duration() {

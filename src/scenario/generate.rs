@@ -13,7 +13,7 @@ use super::{
     Gathering, Goal, Hobby, InitialRelationship, LocIdx, Location, LocationId, Profile,
     RelationKind, ResidentId, Scenario, Town, WorkShift,
 };
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 const PER_HOME: usize = 40;
 const PER_WORK: usize = 60;

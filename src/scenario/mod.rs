@@ -3,8 +3,6 @@
 //! Loading never panics: every problem becomes a [`Diagnostic`] that names
 //! `file:line:col`, the field and, where one helps, a hint.
 
-mod diagnostic;
-mod fast_yaml;
 pub mod generate;
 mod resolve;
 mod social_tuning;
@@ -16,13 +14,14 @@ use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
-pub use diagnostic::{Diagnostic, Diagnostics, closest};
+use crate::base::{Diagnostic, Diagnostics, parse_yaml};
+
 pub use spec::{
     BigFive, LocationKind, MapSize, RelationKind, Service, SocialTuning, Tuning, WorkRole,
 };
 pub use town::{LocIdx, Location, LocationId, Town};
 
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 /// The files of a scenario folder, in load order.
 pub const FILES: [&str; 4] = [
@@ -79,6 +78,31 @@ pub struct Profile {
     pub counsel: Option<Counsel>,
     /// Skills this resident runs in its conversations with other residents.
     pub converse: Option<Converse>,
+}
+
+impl Profile {
+    /// A town resident as a playtest persona, in the first person: who they are,
+    /// their own words, what they want and what they remember, one sentence each.
+    pub fn persona_text(&self) -> String {
+            let p = self;
+        let mut lines = vec![format!("我叫{}，{}岁，{}。", p.name, p.age, p.occupation)];
+        if !p.traits.is_empty() {
+            lines.push(format!("我{}。", p.traits.join("、")));
+        }
+        if !p.quote.is_empty() {
+            lines.push(format!(
+                "{}。",
+                p.quote.trim_end_matches(['。', '！', '？'])
+            ));
+        }
+        for g in &p.goals {
+            lines.push(format!("我想{}。", g.text.trim_end_matches('。')));
+        }
+        for m in &p.memories {
+            lines.push(format!("{}。", m.trim_end_matches('。')));
+        }
+        lines.join("\n")
+    }
 }
 
 /// A resident that runs HEART RULE skills in its own conversations.
@@ -328,63 +352,13 @@ fn read_yaml<T: DeserializeOwned>(
     }
 }
 
-/// Parses YAML text into `T`, reporting line, column and the dotted field path.
-pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
-    // Most files are fine and plainly written: read them straight from the
-    // parser's events where that is sure to give serde-saphyr's result.
-    if let Some(v) = fast_yaml::from_str(text) {
-        return Ok(v);
-    }
-    // Then serde-saphyr without tracking the field path, which costs. Our
-    // files are the designer's own: the event and node budget (15 % of a
-    // parse) is left off; the parser's nesting limits and the alias limits
-    // stay. Error snippets are not needed on this path.
-    let mut fast = serde_saphyr::Options::default();
-    fast.budget = None;
-    fast.with_snippet = false;
-    if let Ok(v) = serde_saphyr::from_str_with_options::<T>(text, fast) {
-        return Ok(v);
-    }
-    let mut path = String::new();
-    let result = serde_saphyr::with_deserializer_from_str(text, |de| {
-        serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
-            path = e.path().to_string().replace(".value", "");
-            e.into_inner()
-        })
-    });
-    result.map_err(|e| diagnostic::from_yaml_error(&e, &path))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Without the budget, deep nesting and alias bombs are still refused.
-    #[test]
-    fn hostile_yaml_is_refused_not_a_crash() {
-        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(parse_yaml::<serde_json::Value>(&deep).is_err());
-        let deep_block: String = (0..5_000)
-            .map(|i| format!("{}- \n", " ".repeat(i)))
-            .collect();
-        assert!(parse_yaml::<serde_json::Value>(&deep_block).is_err());
-        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
-        for i in 0..12 {
-            let prev = if i == 0 {
-                "a".to_string()
-            } else {
-                format!("b{}", i - 1)
-            };
-            bomb.push_str(&format!(
-                "b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
-            ));
-        }
-        assert!(parse_yaml::<serde_json::Value>(&bomb).is_err());
-    }
-
     #[test]
     fn the_default_town_loads() {
-        let s = crate::testing::default_scenario();
+        let s = crate::headless::default_scenario();
         assert!(s.residents.len() >= 8);
         assert!(s.town.len() >= 10);
         assert_eq!(s.start.minute_of_day(), 6 * 60, "the run starts at 06:00");

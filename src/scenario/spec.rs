@@ -302,15 +302,37 @@ pub struct RelationshipSpec {
     pub impression: String,
 }
 
+/// How one resident sees another: the stages a tie grows through, and the
+/// fixed kinds a scenario may set (family, colleagues).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RelationKind {
+    /// Never really talked.
     Stranger,
+    /// Knows the other to talk to.
     Acquaintance,
+    /// A friend.
     Friend,
+    /// A close friend.
     CloseFriend,
+    /// Family, whatever the strength.
     Family,
+    /// Works at the same place.
     Colleague,
+}
+
+impl RelationKind {
+    /// The Chinese word players and prompts read: 陌生人, 熟人, 朋友 …
+    pub fn label(self) -> &'static str {
+        match self {
+            RelationKind::Stranger => "陌生人",
+            RelationKind::Acquaintance => "熟人",
+            RelationKind::Friend => "朋友",
+            RelationKind::CloseFriend => "好友",
+            RelationKind::Family => "家人",
+            RelationKind::Colleague => "同事",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

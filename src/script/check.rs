@@ -30,7 +30,7 @@ use super::condition::Condition;
 use super::diag::ScriptDiagnostic;
 use super::format::{Action, ActionKind, Form, Goal, Output, RoleType, Timing, VarDecl};
 use super::load::{LoadedDoc, ScriptSources};
-use crate::scenario::closest;
+use crate::base::closest;
 
 /// Where a spanned value is, in its file.
 struct Place<'a> {

@@ -1672,7 +1672,7 @@ impl Engine<'_> {
     fn llm_reply(&self, st: &mut State, text: &str, fx: &mut Vec<Effect>) {
         let Some(req) = st.pending.take() else { return };
         st.wait = Wait::Start;
-        let object = crate::llm::parse::extract_object(text).ok();
+        let object = crate::base::json::extract_object(text).ok();
         // JSON was asked for and not given: one repair request, then the fallbacks.
         if object.is_none() && req.kind != LlmKind::Say && !req.repair {
             fx.push(Effect::Warning {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::diag::ScriptDiagnostic;
 use super::format::Document;
-use crate::scenario::parse_yaml;
+use crate::base::parse_yaml;
 
 /// One document and where it starts in its file.
 #[derive(Debug, Clone)]

@@ -20,17 +20,18 @@ pub trait Human {
     fn answer(&mut self, state: &State) -> Option<String>;
 }
 
-/// Answers LLM requests; `Err` falls back to the offline answer.
+/// Answers LLM requests; `None` takes the built-in offline answer.
 pub trait Mind {
-    fn reply(&mut self, req: &LlmRequest) -> Result<String, String>;
+    /// The model's answer to `req`, or `None` when there is none to be had.
+    fn reply(&mut self, req: &LlmRequest) -> Option<String>;
 }
 
 /// No model: every request gets the built-in offline answer.
 pub struct Offline;
 
 impl Mind for Offline {
-    fn reply(&mut self, _: &LlmRequest) -> Result<String, String> {
-        Err("offline".into())
+    fn reply(&mut self, _: &LlmRequest) -> Option<String> {
+        None
     }
 }
 
@@ -77,28 +78,6 @@ impl Persona {
         let used = vec![0; sentences.len()];
         Self { sentences, used }
     }
-}
-
-/// A town resident as a playtest persona, in the first person: who they are,
-/// their own words, what they want and what they remember, one sentence each.
-pub fn resident_persona(p: &crate::scenario::Profile) -> String {
-    let mut lines = vec![format!("我叫{}，{}岁，{}。", p.name, p.age, p.occupation)];
-    if !p.traits.is_empty() {
-        lines.push(format!("我{}。", p.traits.join("、")));
-    }
-    if !p.quote.is_empty() {
-        lines.push(format!(
-            "{}。",
-            p.quote.trim_end_matches(['。', '！', '？'])
-        ));
-    }
-    for g in &p.goals {
-        lines.push(format!("我想{}。", g.text.trim_end_matches('。')));
-    }
-    for m in &p.memories {
-        lines.push(format!("{}。", m.trim_end_matches('。')));
-    }
-    lines.join("\n")
 }
 
 /// Two-character words of `a` that `b` also has (Chinese words are mostly
@@ -149,148 +128,6 @@ impl Human for Persona {
         })?;
         self.used[best] += 1;
         Some(self.sentences[best].clone())
-    }
-}
-
-/// A real OpenAI-compatible endpoint, called synchronously (the terminal waits).
-pub struct Remote {
-    pub runtime: tokio::runtime::Runtime,
-    pub client: crate::llm::client::Client,
-    pub endpoint: crate::llm::client::Endpoint,
-    pub timeout: std::time::Duration,
-    pub temperature: f32,
-}
-
-impl Remote {
-    /// One chat completion of `prompt`, constrained to `schema` where the
-    /// server can (the client falls back to plain JSON, then to text).
-    pub fn complete(
-        &mut self,
-        prompt: String,
-        max_tokens: u32,
-        schema: Option<&serde_json::Value>,
-    ) -> Result<String, String> {
-        let chat = step_request(prompt, max_tokens, schema, self.temperature);
-        self.runtime
-            .block_on(self.client.chat(&self.endpoint, &chat, self.timeout))
-            .map(|r| r.content)
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// The chat request for one script step: the prompt as the user message,
-/// constrained to `schema` where the server can (the client falls back to
-/// plain JSON, then to text).
-pub fn step_request(
-    prompt: String,
-    max_tokens: u32,
-    schema: Option<&serde_json::Value>,
-    temperature: f32,
-) -> crate::llm::client::ChatRequest {
-    use crate::llm::client::{ChatRequest, Format, Message};
-    let format = match schema {
-        Some(schema) => Format::Json {
-            name: "heart_rule_step".into(),
-            schema: schema.clone(),
-        },
-        None => Format::Text,
-    };
-    ChatRequest {
-        messages: vec![Message::user(prompt)],
-        temperature,
-        max_tokens,
-        seed: None,
-        format,
-        stream: false,
-    }
-}
-
-impl Mind for Remote {
-    fn reply(&mut self, req: &LlmRequest) -> Result<String, String> {
-        self.complete(req.prompt.clone(), 400, req.schema.as_ref())
-    }
-}
-
-/// A model plays the HUMAN role in character from a persona description;
-/// where it fails or answers nothing usable, the built-in playtester does.
-pub struct LlmPersona {
-    remote: Remote,
-    description: String,
-    fallback: Persona,
-}
-
-impl LlmPersona {
-    pub fn new(remote: Remote, description: &str) -> Self {
-        Self {
-            remote,
-            description: description.trim().to_string(),
-            fallback: Persona::new(description),
-        }
-    }
-
-    fn prompt(&self, state: &State, task: &str) -> String {
-        let mut p = format!(
-            "你在扮演一位来访者，和{}对话。你的人物设定：\n{}\n\n最近的对话：\n",
-            state.ai_role, self.description
-        );
-        let from = state.chat.len().saturating_sub(12);
-        for l in &state.chat[from..] {
-            p.push_str(&format!("{}：{}\n", l.role, l.text));
-        }
-        if state.chat.is_empty() {
-            p.push_str("（还没有）\n");
-        }
-        p.push_str(&format!("\n{task}"));
-        p
-    }
-}
-
-impl Human for LlmPersona {
-    fn choose(&mut self, options: &[(String, String)], state: &State) -> Option<String> {
-        let list: Vec<String> = options.iter().map(|(k, t)| format!("{k}. {t}")).collect();
-        let prompt = self.prompt(
-            state,
-            &format!(
-                "从下面的选项中选一个最符合你的人物设定的：\n{}\n只输出选项前的编号。",
-                list.join("\n")
-            ),
-        );
-        let picked = self
-            .remote
-            .complete(prompt, 20, None)
-            .ok()
-            .and_then(|reply| {
-                let reply = reply.trim().trim_matches(['"', '「', '」', '.', '。']);
-                options
-                    .iter()
-                    .find(|(k, _)| reply == k)
-                    .or_else(|| options.iter().find(|(_, t)| reply.contains(t.as_str())))
-                    .or_else(|| options.iter().find(|(k, _)| reply.starts_with(k.as_str())))
-                    .map(|(k, _)| k.clone())
-            });
-        picked.or_else(|| self.fallback.choose(options, state))
-    }
-
-    fn answer(&mut self, state: &State) -> Option<String> {
-        let prompt = self.prompt(
-            state,
-            "用你的人物的口吻回答对方最后说的话，一两句，只输出你要说的话。",
-        );
-        match self.remote.complete(prompt, 200, None) {
-            Ok(reply) => {
-                let line = reply
-                    .trim()
-                    .trim_matches(['"', '「', '」', '“', '”'])
-                    .trim()
-                    .to_string();
-                if line.is_empty() {
-                    self.fallback.answer(state)
-                } else {
-                    Some(line)
-                }
-            }
-            Err(_) => self.fallback.answer(state),
-        }
     }
 }
 
@@ -419,8 +256,8 @@ pub fn play(
             Wait::Llm { id } => {
                 let req = st.pending.clone().expect("a pending request");
                 let (text, offline) = match mind.reply(&req) {
-                    Ok(t) => (t, false),
-                    Err(_) => (offline_reply(&st, &req), true),
+                    Some(t) => (t, false),
+                    None => (offline_reply(&st, &req), true),
                 };
                 let _ = writeln!(
                     transcript,

@@ -29,7 +29,7 @@ pub struct PassedBy {
 #[derive(Message, Debug, Clone, Copy)]
 pub struct FellAsleep {
     pub entity: Entity,
-    pub until: crate::time::GameTime,
+    pub until: crate::base::time::GameTime,
 }
 
 pub(super) fn plugin(app: &mut App) {

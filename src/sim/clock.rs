@@ -4,7 +4,7 @@ use bevy::prelude::*;
 
 use super::{RunSettings, SimSet, SimStep, end::SimOutcome};
 use crate::scenario::Scenario;
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 #[derive(Resource, Debug, Clone)]
 pub struct Clock {

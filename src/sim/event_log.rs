@@ -11,7 +11,7 @@ use super::residents::{ActivityKind, Heard, Roster};
 use super::social::{Emotion, EndCause, Trigger};
 use super::{LoadedScenario, RunSettings, SimSet, SimStep};
 use crate::scenario::{LocationId, RelationKind, ResidentId};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 /// One line of the event log.
 #[derive(Message, Debug, Clone, Serialize)]

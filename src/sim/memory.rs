@@ -11,9 +11,9 @@ use super::notices::NoticeBoard;
 use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster};
 use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
-use crate::brain::SummaryContext;
+use crate::sim::brain::SummaryContext;
 use crate::scenario::{ResidentId, Town};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

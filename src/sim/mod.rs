@@ -6,6 +6,7 @@
 //! the same event log, byte for byte.
 
 pub mod actions;
+pub mod brain;
 pub mod clock;
 pub mod end;
 pub mod event_log;
@@ -23,7 +24,7 @@ use std::sync::Arc;
 use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
 use bevy::prelude::*;
 
-use crate::brain::{Brain, BuiltinBrain};
+pub use brain::ActiveBrain;
 use crate::scenario::Scenario;
 
 /// One simulation step.
@@ -58,10 +59,6 @@ pub enum SimSet {
     /// Write this step's events to the log.
     Log,
 }
-
-/// Which brain answers plans, lines and summaries.
-#[derive(Resource, Clone)]
-pub struct ActiveBrain(pub Arc<dyn Brain>);
 
 /// The scenario the world was built from.
 #[derive(Resource, Clone)]
@@ -113,9 +110,6 @@ pub fn plugin(app: &mut App) {
 
 /// Inserts the scenario's resources and spawns its residents.
 pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSettings) {
-    if !world.contains_resource::<ActiveBrain>() {
-        world.insert_resource(ActiveBrain(Arc::new(BuiltinBrain)));
-    }
     clock::setup(world, &scenario, &settings);
     town::setup(world, &scenario);
     residents::spawn_all(world, &scenario, &settings);

@@ -13,7 +13,7 @@ use super::residents::{
 use super::town::Gatherings;
 use super::{SimSet, SimStep};
 use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 #[derive(Debug, Clone)]
 pub struct Notice {

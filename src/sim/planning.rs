@@ -15,7 +15,7 @@ use super::residents::{
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
-use crate::brain::{Plan, PlanContext};
+use crate::sim::brain::{Plan, PlanContext};
 use crate::scenario::{LocIdx, Service, Town, Tuning};
 
 /// A resident needs a plan.
@@ -376,7 +376,7 @@ fn apply_plans(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::default_scenario;
+    use crate::headless::default_scenario;
 
     fn plan(target: &str, duration: i64, action: &str) -> Plan {
         Plan {

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use super::memory::Memories;
 use super::{RunSettings, SimSet, SimStep};
 use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId, Scenario, Town, WorkRole};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 /// A resident of the town. `idx` is its dense index in the [`Roster`].
 #[derive(Component, Debug, Clone)]
@@ -670,7 +670,7 @@ mod tests {
 
     #[test]
     fn crowds_spread_out() {
-        let s = crate::testing::default_scenario();
+        let s = crate::headless::default_scenario();
         let sq = s.town.find("square").unwrap();
         let spots: Vec<Vec2> = (0..20).map(|i| spread_position(&s.town, sq, i)).collect();
         for (i, a) in spots.iter().enumerate() {

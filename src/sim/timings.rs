@@ -141,7 +141,7 @@ pub fn table(t: &StepTimings) -> String {
 mod tests {
     use super::*;
     use crate::sim::event_log::EventLog;
-    use crate::testing::{default_scenario, headless_app};
+    use crate::headless::{default_scenario, headless_app};
 
     #[test]
     fn every_phase_of_every_step_is_timed() {

@@ -19,9 +19,9 @@ use crate::llm::client::Endpoint;
 use crate::scenario::{Profile, ResidentId};
 use crate::script::engine::{Script, Var};
 use crate::script::host::{Host, Prompt, Shown};
-use crate::script::runner::step_request;
+use crate::llm::script::step_request;
 use crate::sim::clock::Clock;
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CounselPanel>()
@@ -521,7 +521,7 @@ mod tests {
 
     /// The panel after "talk" on a resident whose counsel scripts are in `dir`.
     fn started(dir: &std::path::Path) -> CounselPanel {
-        let mut profile = (*crate::testing::default_scenario().residents[0]).clone();
+        let mut profile = (*crate::headless::default_scenario().residents[0]).clone();
         profile.counsel = Some(crate::scenario::Counsel {
             dir: dir.to_path_buf(),
             session: None,

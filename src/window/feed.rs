@@ -11,7 +11,7 @@ use crate::scenario::{ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Relationships, Resident, Roster};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<EventFeed>()

@@ -136,7 +136,7 @@ pub fn run(scenario: Arc<Scenario>, settings: RunSettings, options: WindowOption
             }),
     )
     .add_plugins(EguiPlugin::default())
-    .add_plugins((sim::plugin, crate::llm::plugin))
+    .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin))
     .insert_resource(StepMode::Realtime)
     .insert_resource(options.log.unwrap_or_else(EventLog::in_memory))
     .insert_resource(MapFrame {
@@ -237,7 +237,7 @@ pub(crate) mod testing {
     pub fn view_app() -> App {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, bevy::asset::AssetPlugin::default()))
-            .add_plugins((sim::plugin, crate::llm::plugin))
+            .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin))
             .init_asset::<Image>()
             .init_asset::<bevy::text::Font>()
             .init_asset::<TextureAtlasLayout>()
@@ -246,7 +246,7 @@ pub(crate) mod testing {
             .insert_resource(StepMode::Headless)
             .insert_resource(EventLog::in_memory())
             .insert_resource(AssetDir(asset_root()));
-        let scenario = crate::testing::default_scenario();
+        let scenario = crate::headless::default_scenario();
         app.insert_resource(MapFrame {
             size: Vec2::new(scenario.map.width, scenario.map.height),
         });

@@ -150,7 +150,7 @@ fn bar(ui: &mut egui::Ui, label: &str, value: f32) {
     );
 }
 
-fn clock_text(t: crate::time::GameTime) -> String {
+fn clock_text(t: crate::base::time::GameTime) -> String {
     format!(
         "{:02}:{:02}",
         t.minute_of_day() / 60,

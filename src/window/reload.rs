@@ -313,7 +313,7 @@ mod tests {
     /// A copy of the default town, its script sets included.
     fn copy_town(to: &Path) {
         let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
-        crate::testing::copy_dir(&from, to).unwrap();
+        crate::headless::copy_dir(&from, to).unwrap();
     }
 
     /// A headless town with the watcher on a copy of the default scenario.
@@ -328,7 +328,7 @@ mod tests {
                 ..default()
             },
         ))
-        .add_plugins((crate::sim::plugin, crate::llm::plugin))
+        .add_plugins((crate::sim::plugin, crate::brain::plugin, crate::llm::plugin))
         .configure_sets(Update, ViewSet::Input.after(crate::sim::clock::DriveSteps))
         .add_plugins(plugin);
         crate::sim::setup_world(app.world_mut(), scenario, RunSettings { seed: 7, days: 3 });

@@ -253,7 +253,7 @@ pub(crate) fn write_back(dir: &Path, tuning: &Tuning) -> Result<Written, String>
     }
     // Trust the in-place edit only if it reads back as the values set.
     let in_place = text.filter(|t| {
-        crate::scenario::parse_yaml::<Tuning>(t).is_ok_and(|parsed| {
+        crate::base::parse_yaml::<Tuning>(t).is_ok_and(|parsed| {
             SLIDERS
                 .iter()
                 .all(|s| ((s.get)(&parsed) - (s.get)(tuning)).abs() < 1e-3)
@@ -313,7 +313,7 @@ mod tests {
             t.contains("walk_speed: 80            # map units per game minute"),
             "{t}"
         );
-        let parsed: Tuning = crate::scenario::parse_yaml(&t).unwrap();
+        let parsed: Tuning = crate::base::parse_yaml(&t).unwrap();
         assert_eq!(parsed.needs.decay.hunger, 0.2);
         assert_eq!(parsed.social.cooldown_minutes, 45);
         assert_eq!(parsed.social.proximity.base_probability, 0.55);
@@ -334,7 +334,7 @@ mod tests {
     fn sliders_change_the_tuning_and_write_back_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("tuning.yaml"), shipped()).unwrap();
-        let mut tuning: Tuning = crate::scenario::parse_yaml(&shipped()).unwrap();
+        let mut tuning: Tuning = crate::base::parse_yaml(&shipped()).unwrap();
         for (i, s) in SLIDERS.iter().enumerate() {
             let v = s.range.start() + (s.range.end() - s.range.start()) * (0.1 + 0.05 * i as f64);
             (s.set)(&mut tuning, v);
@@ -347,7 +347,7 @@ mod tests {
         ));
         let text = std::fs::read_to_string(dir.path().join("tuning.yaml")).unwrap();
         assert!(text.contains("# Numbers designers turn."), "comments kept");
-        let back: Tuning = crate::scenario::parse_yaml(&text).unwrap();
+        let back: Tuning = crate::base::parse_yaml(&text).unwrap();
         for s in SLIDERS {
             assert!(
                 ((s.get)(&back) - (s.get)(&tuning)).abs() < 1e-3,
@@ -361,7 +361,7 @@ mod tests {
             write_back(dir.path(), &tuning),
             Ok(Written::Rewritten(_))
         ));
-        let back: Tuning = crate::scenario::parse_yaml(
+        let back: Tuning = crate::base::parse_yaml(
             &std::fs::read_to_string(dir.path().join("tuning.yaml")).unwrap(),
         )
         .unwrap();

@@ -13,7 +13,7 @@ use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Agenda, Census, Relationships, Roster};
 use crate::sim::town::ActiveTuning;
-use crate::time::{GameTime, clock_text};
+use crate::base::time::{GameTime, clock_text};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MeetingStatus {
@@ -110,7 +110,7 @@ pub fn when_text(now: GameTime, at: GameTime) -> String {
     };
     format!(
         "{day}{}{}",
-        crate::brain::period(at),
+        at.period(),
         clock_text(at.minute_of_day())
     )
 }

@@ -20,9 +20,9 @@ use super::clock::Clock;
 use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident, Roster};
 use super::town::Gatherings;
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
-use crate::brain::{LineContext, Topic};
+use crate::sim::brain::{LineContext, Topic};
 use crate::scenario::{LocIdx, Town, WorkRole};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 pub use analysis::{Emotion, Stage};
 pub use scripted::ScriptedTalk;

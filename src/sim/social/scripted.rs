@@ -11,11 +11,10 @@ use bevy::prelude::*;
 use rand::RngExt;
 
 use super::{Conversation, LineInputs, SocialRng, SocialState, TalkerView};
-use crate::llm::prompts::relation_label;
 use crate::scenario::RelationKind;
 use crate::script::engine::{EngineError, Script};
 use crate::script::host::{Host, Prompt, Shown};
-use crate::script::runner::{Human, Persona, resident_persona};
+use crate::script::runner::{Human, Persona};
 
 /// Engine calls one line may take before the run counts as stuck.
 const MAX_CALLS: usize = 64;
@@ -41,7 +40,7 @@ pub struct ScriptedTalk {
 
 impl ScriptedTalk {
     /// Starts `skill` with its variables set from `inputs`; `partner` is the
-    /// partner's persona text (see [`crate::script::runner::resident_persona`]).
+    /// partner's persona text (see [`crate::scenario::Profile::persona_text`]).
     pub fn start(
         script: Arc<Script>,
         skill: &str,
@@ -237,7 +236,7 @@ pub(super) fn begin(
         ("对方职业", partner.1.occupation.clone()),
         ("对方年龄", partner.1.age.to_string()),
         ("地点", inputs.town.name(c.place).to_string()),
-        ("关系", relation_label(seen_as).to_string()),
+        ("关系", seen_as.label().to_string()),
         (
             "对方亲友",
             tie.map_or("家里人".to_string(), |r| {
@@ -246,7 +245,7 @@ pub(super) fn begin(
         ),
         (
             "对方亲友关系",
-            relation_label(tie.map_or(RelationKind::Family, |r| r.kind)).to_string(),
+            tie.map_or(RelationKind::Family, |r| r.kind).label().to_string(),
         ),
     ];
     let values: BTreeMap<String, String> = skill
@@ -290,7 +289,7 @@ pub(super) struct Began {
 
 /// A resident as it answers a skill: how it feels and what it is busy with
 /// now, its closest ties in its own words, then its persona
-/// ([`resident_persona`]). First person, one sentence each.
+/// ([`Profile::persona_text`]). First person, one sentence each.
 fn partner_persona(
     partner: &crate::sim::social::TalkerView,
     names: &[String],
@@ -319,7 +318,7 @@ fn partner_persona(
         lines.push(format!(
             "我和{}是{}：{}。",
             names[r.with_idx as usize],
-            relation_label(r.kind),
+            r.kind.label(),
             r.impression.trim_end_matches('。')
         ));
     }
@@ -328,6 +327,6 @@ fn partner_persona(
             lines.push(says.clone());
         }
     }
-    lines.push(resident_persona(p));
+    lines.push(p.persona_text());
     lines.join("\n")
 }

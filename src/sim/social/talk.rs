@@ -15,7 +15,7 @@ use crate::scenario::SocialTuning;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{AsyncMind, Census};
 use crate::sim::town::ActiveTuning;
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 /// Splits a trailing `[END]` (anywhere in the text, as models write it) off a line.
 pub fn split_end(line: &str) -> (String, bool) {

@@ -13,7 +13,7 @@ use super::{
     Conversation, ConversationState, ForcedEncounters, Proposal, SocialRng, SocialState, Talking,
     Trigger,
 };
-use crate::brain::Topic;
+use crate::sim::brain::Topic;
 use crate::scenario::{LocIdx, LocationKind, ResidentId, Service, SocialTuning, Town, WorkRole};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
@@ -21,7 +21,7 @@ use crate::sim::residents::{
     ActivityKind, Agenda, Census, Persona, Relationships, Resident, Roster,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
-use crate::time::GameTime;
+use crate::base::time::GameTime;
 
 /// Notes who has stood where since when.
 pub(super) fn presence(

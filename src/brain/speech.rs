@@ -6,11 +6,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::planner::Candidate;
 use super::roll;
-use crate::brain::{LineContext, PlanContext, SummaryContext, Topic};
+use crate::sim::brain::{LineContext, PlanContext, SummaryContext, Topic};
 use crate::scenario::{Gathering, RelationKind, WorkRole};
 use crate::sim::memory::MemoryKind;
 use crate::sim::residents::ActivityKind;
-use crate::time::{GameTime, clock_text};
+use crate::base::time::clock_text;
 
 const SLEEP: &[&str] = &[
     "{period}了，该回{home}睡觉了。",
@@ -217,19 +217,6 @@ fn fill(template: &str, slots: &[(&str, &str)]) -> String {
     out
 }
 
-/// Time-of-day word: 早上, 中午, 傍晚…
-pub(crate) fn period(t: GameTime) -> &'static str {
-    match t.minute_of_day() / 60 {
-        5..=8 => "早上",
-        9..=11 => "上午",
-        12..=13 => "中午",
-        14..=17 => "下午",
-        18..=19 => "傍晚",
-        20..=23 => "晚上",
-        _ => "深夜",
-    }
-}
-
 fn mood(needs: &crate::sim::residents::Needs) -> &'static str {
     if needs.energy < 30.0 {
         "有点累了，"
@@ -288,7 +275,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     let mut line = fill(
         pick(rng, table),
         &[
-            ("period", period(cx.now)),
+            ("period", cx.now.period()),
             ("home", cx.town.name(me.home)),
             ("place", cx.town.name(c.target)),
             ("mood", mood(cx.needs)),
@@ -392,7 +379,7 @@ fn compose(cx: &LineContext<'_>, closing: bool) -> String {
     let dice = Dice { cx };
     let take = |t: &'static [&'static str]| dice.pick(t, 1);
     let you = cx.listener.name.as_str();
-    let per = period(cx.now);
+    let per = cx.now.period();
     if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
         let when = format!(
             "{}月{}日{}",

@@ -6,7 +6,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::{roll, speech};
-use crate::brain::{Plan, PlanContext};
+use crate::sim::brain::{Plan, PlanContext};
 use crate::scenario::{LocIdx, LocationKind, Service};
 use crate::sim::residents::ActivityKind;
 

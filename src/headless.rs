@@ -18,7 +18,7 @@ use crate::sim::{self, RunSettings};
 pub fn headless_app(scenario: Arc<Scenario>, seed: u64, days: u32, log: EventLog) -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins((sim::plugin, crate::llm::plugin));
+        .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin));
     app.insert_resource(log);
     // One step of a small town is microseconds of work: waking worker threads for
     // every schedule would cost more than the step itself.

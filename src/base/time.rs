@@ -13,6 +13,19 @@ pub const MINUTES_PER_DAY: u32 = 24 * 60;
 pub struct GameTime(pub i64);
 
 impl GameTime {
+    /// The time-of-day word: 早上, 上午, 中午, 下午, 傍晚, 晚上, 深夜.
+    pub fn period(self) -> &'static str {
+        match self.minute_of_day() / 60 {
+            5..=8 => "早上",
+            9..=11 => "上午",
+            12..=13 => "中午",
+            14..=17 => "下午",
+            18..=19 => "傍晚",
+            20..=23 => "晚上",
+            _ => "深夜",
+        }
+    }
+
     pub fn from_datetime(dt: NaiveDateTime) -> Self {
         Self(dt.and_utc().timestamp())
     }
