@@ -287,7 +287,48 @@ impl ActionKind {
     }
 }
 
+/// What an action does, with the text under its kind's key: the first kind
+/// present, as the engine runs it (`ai:` alone is a scene change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// `say`: a fixed line.
+    Say(&'a str),
+    /// `user_say`: a line the human clicks.
+    UserSay(&'a str),
+    /// `user_option`: the variable the choice goes to.
+    UserOption(&'a str),
+    /// `ask`: a fixed question.
+    Ask(&'a str),
+    /// `ai_say`: the task of a generated line.
+    AiSay(&'a str),
+    /// `ai_ask`: the task of a generated conversation.
+    AiAsk(&'a str),
+    /// `think`: the task of an extraction.
+    Think(&'a str),
+    /// `call`: the skill called.
+    Call(&'a str),
+    /// `scene`: the new scene, if one is named (the speaker is in `ai:`).
+    Scene(Option<&'a str>),
+}
+
 impl Action {
+    /// What the engine runs for this action.
+    pub fn step(&self) -> Option<Step<'_>> {
+        let kind = self.kind()?;
+        let text = self.kind_text(kind).map(|t| t.value.as_str());
+        Some(match kind {
+            ActionKind::Say => Step::Say(text?),
+            ActionKind::UserSay => Step::UserSay(text?),
+            ActionKind::UserOption => Step::UserOption(text?),
+            ActionKind::Ask => Step::Ask(text?),
+            ActionKind::AiSay => Step::AiSay(text?),
+            ActionKind::AiAsk => Step::AiAsk(text?),
+            ActionKind::Think => Step::Think(text?),
+            ActionKind::Call => Step::Call(text?),
+            ActionKind::Scene => Step::Scene(text),
+        })
+    }
+
     /// The kind keys present, in the order of [`ActionKind::ALL`]. `ai:` alone
     /// (no `scene:`) counts as a scene change.
     pub fn kinds(&self) -> Vec<ActionKind> {

@@ -1,0 +1,151 @@
+//! `auto: true` variables: at a goal's end, those in scope that the rest of
+//! the run still uses are re-read from the chat since the last update, so a
+//! later question does not ask again what was said, and a correction
+//! replaces what was noted. A variable stops updating after its last use.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value as Json};
+
+use super::protocol::{ChatLine, Effect, LlmKind, LlmRequest, State, Var};
+use super::Engine;
+use crate::script::format::VarDecl;
+
+/// Variables used by what runs after the current goal: in its stage, and anywhere later.
+struct LaterUses {
+    in_stage: BTreeSet<String>,
+    later: BTreeSet<String>,
+}
+
+impl Engine<'_> {
+    /// Asks for the auto variables' new values (or, with nothing to ask, lets
+    /// the goal end).
+    pub(super) fn update_auto(&self, st: &mut State, fx: &mut Vec<Effect>) {
+        let Some(f) = st.frames.last_mut() else {
+            return;
+        };
+        f.updated = true;
+        let stage = f.stage.clone();
+        let (_, human) = self.script.default_roles();
+        let fresh = st.said.saturating_sub(st.auto_from).min(st.chat.len());
+        let lines = &st.chat[st.chat.len() - fresh..];
+        if !lines.iter().any(|l| l.role == human) {
+            return;
+        }
+        let uses = self.uses_after_goal(st, &stage);
+        let wanted = self.auto_wanted(st, &stage, &uses);
+        if wanted.is_empty() {
+            return;
+        }
+        let (known, wants) = self.known_values(st, &wanted);
+        let prompt = self.update_prompt(&known, lines, &human);
+        self.request(st, LlmKind::Update, prompt, wants, false, fx);
+    }
+
+    /// What runs after this goal: the rest of the paused goals, and the queues.
+    fn uses_after_goal(&self, st: &State, stage: &str) -> LaterUses {
+        let mut in_stage = BTreeSet::new();
+        let depth = st.frames.len();
+        for f in &st.frames[..depth - 1] {
+            if let Some(g) = self.script.goal(st, f) {
+                self.script
+                    .actions_uses(g.actions.get(f.action..).unwrap_or_default(), &mut in_stage);
+            }
+        }
+        for f in &st.frames {
+            for g in &f.before {
+                self.script
+                    .goal_uses(&st.session, &f.stage, g, &mut in_stage);
+            }
+        }
+        let mut later = in_stage.clone();
+        for run in &st.stages {
+            let into = if run.stage == stage {
+                &mut in_stage
+            } else {
+                &mut later
+            };
+            for g in &run.queue {
+                self.script.goal_uses(&st.session, &run.stage, g, into);
+            }
+        }
+        later.extend(in_stage.iter().cloned());
+        LaterUses { in_stage, later }
+    }
+
+    /// The auto variables worth updating: global and session ones used later,
+    /// the stage's own used later in the stage.
+    fn auto_wanted<'s>(&'s self, st: &State, stage: &str, uses: &LaterUses) -> Vec<&'s VarDecl> {
+        let Some(session) = self.script.session(&st.session) else {
+            return Vec::new();
+        };
+        let stage_decls = session
+            .stages
+            .iter()
+            .filter(|x| x.stage.value == stage)
+            .flat_map(|x| &x.declare);
+        self.script
+            .global
+            .iter()
+            .chain(&session.declare)
+            .filter(|d| uses.later.contains(&d.var.value))
+            .chain(stage_decls.filter(|d| uses.in_stage.contains(&d.var.value)))
+            .filter(|d| d.is_auto())
+            .collect()
+    }
+
+    /// The variables with their values now, as prompt lines, and (name, definition).
+    fn known_values(&self, st: &State, wanted: &[&VarDecl]) -> (String, Vec<(String, String)>) {
+        let mut known = String::new();
+        let wants = wanted
+            .iter()
+            .map(|d| {
+                let name = d.var.value.clone();
+                let value = self.lookup(st, &name).map_or(String::new(), |v| v.text());
+                known.push_str(&format!(
+                    "- {name}（{}）：{}\n",
+                    d.define.as_deref().unwrap_or(""),
+                    if value.is_empty() {
+                        "（还没有）"
+                    } else {
+                        &value
+                    }
+                ));
+                (name, d.define.clone().unwrap_or_default())
+            })
+            .collect();
+        (known, wants)
+    }
+
+    fn update_prompt(&self, known: &str, lines: &[ChatLine], human: &str) -> String {
+        let mut chat = String::new();
+        for l in lines {
+            chat.push_str(&format!("{}：{}\n", l.role, l.text));
+        }
+        format!(
+            "你在整理一段对话的记录。现在是{}。\n\n变量和它们现在的值：\n{known}\n新的对话：\n{chat}\n任务：如果新的对话里{human}提到了某个变量的信息，或者更正了之前说的，写出更新后的完整值；没有新信息的变量不要写。\n只输出一个 JSON 对象：{{\"vars\": {{变量名: 新的值}}}}",
+            self.now
+        )
+    }
+
+    /// The new values, set where they changed (the loop then leaves the goal:
+    /// `updated` is set).
+    pub(super) fn update_answered(
+        &self,
+        st: &mut State,
+        req: &LlmRequest,
+        vars: &Map<String, Json>,
+        fx: &mut Vec<Effect>,
+    ) {
+        st.auto_from = st.said;
+        for (name, _) in &req.wants {
+            let Some(v) = vars.get(name).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let v = Var::from_json(v);
+            if v != Var::Text(String::new()) && self.lookup(st, name).as_ref() != Some(&v) {
+                self.set(st, name, v, fx);
+            }
+        }
+    }
+}

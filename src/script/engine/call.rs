@@ -1,0 +1,163 @@
+//! `call`: one goal of the skill per list item (or one), inputs bound in the
+//! caller's scope, placed by `timing`.
+
+use super::protocol::{Effect, GoalRef, SkillCall, State, Var, json_text};
+use super::Engine;
+use crate::script::format::{Action, Output, Timing};
+
+impl Engine<'_> {
+    /// Runs the `call` of `skill` in action `a`.
+    pub(super) fn call(&self, st: &mut State, a: &Action, skill: &str, fx: &mut Vec<Effect>) {
+        let timing = a.timing.as_ref().map_or(Timing::Now, |t| t.value);
+        let outputs: Vec<(String, String)> = a
+            .output
+            .iter()
+            .flatten()
+            .filter_map(|o: &Output| {
+                Some((o.set.as_ref()?.value.clone(), json_text(o.value.as_ref()?)))
+            })
+            .collect();
+        let goals: Vec<GoalRef> = self
+            .call_items(st, a, fx)
+            .into_iter()
+            .map(|item| GoalRef {
+                goal: skill.to_string(),
+                skill: Some(SkillCall {
+                    inputs: self.call_inputs(st, a, item.as_ref(), fx),
+                    outputs: outputs.clone(),
+                    item,
+                }),
+            })
+            .collect();
+        self.advance(st);
+        let to = a.timing_to.as_ref().map(|t| t.value.clone());
+        self.place_calls(st, timing, to, goals, fx);
+    }
+
+    /// One entry per goal to insert: the list and the item's index with
+    /// `fromlist`, else one with none.
+    fn call_items(
+        &self,
+        st: &State,
+        a: &Action,
+        fx: &mut Vec<Effect>,
+    ) -> Vec<Option<(String, usize)>> {
+        let Some(list) = &a.fromlist else {
+            return vec![None];
+        };
+        match self.lookup(st, &list.value) {
+            Some(Var::List(v)) => (0..v.len())
+                .map(|i| Some((list.value.clone(), i)))
+                .collect(),
+            _ => {
+                fx.push(Effect::Warning {
+                    message: format!("`fromlist: {}` is not a list now; no goals", list.value),
+                });
+                Vec::new()
+            }
+        }
+    }
+
+    /// The skill's inputs for one goal: the item's fields first, then the
+    /// caller's scopes.
+    fn call_inputs(
+        &self,
+        st: &State,
+        a: &Action,
+        item: Option<&(String, usize)>,
+        fx: &mut Vec<Effect>,
+    ) -> std::collections::BTreeMap<String, String> {
+        let record = item.and_then(|(l, i)| match self.lookup(st, l) {
+            Some(Var::List(v)) => v.get(*i).cloned(),
+            _ => None,
+        });
+        a.input
+            .iter()
+            .flatten()
+            .filter_map(|o| {
+                let set = o.set.as_ref()?.value.clone();
+                let template = json_text(o.value.as_ref()?);
+                let value = match &record {
+                    Some(r) => {
+                        let mut t = template.clone();
+                        for (k, v) in r {
+                            t = t.replace(&format!("{{{k}}}"), v);
+                        }
+                        self.interpolate(st, &t, fx)
+                    }
+                    None => self.interpolate(st, &template, fx),
+                };
+                Some((set, value))
+            })
+            .collect()
+    }
+
+    /// Puts the called goals where `timing` (and `timing_to`) says.
+    fn place_calls(
+        &self,
+        st: &mut State,
+        timing: Timing,
+        to: Option<String>,
+        goals: Vec<GoalRef>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let current_stage = st
+            .frames
+            .last()
+            .map(|f| f.stage.clone())
+            .unwrap_or_default();
+        let stage_i = st
+            .stages
+            .iter()
+            .position(|s| s.stage == current_stage)
+            .unwrap_or(0);
+        match (timing, to) {
+            (Timing::Now, _) => {
+                // The current goal ends; the skill goals run next, in order.
+                self.leave_goal(st, fx);
+                match st.frames.last_mut() {
+                    Some(parent) => {
+                        parent.before.splice(0..0, goals);
+                    }
+                    None => {
+                        for g in goals.into_iter().rev() {
+                            st.stages[stage_i].queue.insert(0, g);
+                        }
+                    }
+                }
+            }
+            (Timing::BeforeGoal, None) => {
+                // Pause the current goal: the new ones run first, then it resumes.
+                if let Some(f) = st.frames.last_mut() {
+                    f.before.extend(goals);
+                }
+            }
+            (Timing::BeforeGoal, Some(to)) | (Timing::AfterGoal, Some(to)) => {
+                let q = &mut st.stages[stage_i].queue;
+                let at = q.iter().position(|g| g.goal == to && g.skill.is_none());
+                let at = match (timing, at) {
+                    (Timing::BeforeGoal, Some(i)) => i,
+                    (_, Some(i)) => i + 1,
+                    // The named goal is running or done: right after the current one.
+                    (_, None) => 0,
+                };
+                for (k, g) in goals.into_iter().enumerate() {
+                    q.insert(at + k, g);
+                }
+            }
+            (Timing::AfterGoal, None) => {
+                let q = &mut st.stages[stage_i].queue;
+                for (k, g) in goals.into_iter().enumerate() {
+                    q.insert(k, g);
+                }
+            }
+            (Timing::AfterStage, to) => {
+                let i = to
+                    .and_then(|t| st.stages.iter().position(|s| s.stage == t))
+                    .filter(|&i| i >= stage_i)
+                    .unwrap_or(stage_i);
+                st.stages[i].queue.extend(goals);
+            }
+        }
+    }
+}

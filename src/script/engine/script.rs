@@ -1,0 +1,258 @@
+//! A loaded script set, compiled once: sessions, skills, roles, forms, the
+//! conditions parsed, and which variables each skill reads.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::script::condition::Condition;
+use crate::script::format::{Action, ActionKind, Form, Goal, Role, RoleType, Session, VarDecl};
+use crate::script::load::ScriptSources;
+
+use super::protocol::{Frame, GoalRef, State};
+
+/// A loaded script set, ready to run.
+#[derive(Debug, Clone)]
+pub struct Script {
+    /// The sessions, in file order.
+    pub sessions: Vec<Session>,
+    /// The skills by name (the first of a duplicated name).
+    pub skills: BTreeMap<String, Goal>,
+    /// Global variables.
+    pub global: Vec<VarDecl>,
+    /// The roles.
+    pub roles: Vec<Role>,
+    /// FNV-1a of every file's text: a saved state knows its script by it.
+    pub hash: u64,
+    /// Every condition, compiled once at load (by its source text).
+    pub conditions: std::collections::HashMap<String, Result<Condition, String>>,
+    /// Variables each skill reads or extracts, its calls included.
+    skill_uses: BTreeMap<String, BTreeSet<String>>,
+    /// Some global, session or stage variable is `auto: true`.
+    pub(super) has_auto: bool,
+    /// The forms, in file order.
+    pub forms: Vec<Form>,
+    /// Variable → the (form, field) pairs it fills.
+    pub(super) form_fields: BTreeMap<String, Vec<(String, String)>>,
+}
+
+impl Script {
+    /// Loads and checks the set in `dir`: the compiled set, or its error
+    /// lines (`file:line:col: error[…]`; warnings do not stop it).
+    pub fn load_clean(dir: &std::path::Path) -> Result<Script, Vec<String>> {
+        let (src, diags) = crate::script::check::check_dir(dir);
+        let errors: Vec<String> = diags
+            .iter()
+            .filter(|d| d.severity == crate::script::diag::Severity::Error)
+            .map(|d| d.to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(Script::from_sources(&src))
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Compiles a checked set: conditions parsed once, skill uses worked out.
+    pub fn from_sources(src: &ScriptSources) -> Script {
+        let mut s = Script {
+            sessions: Vec::new(),
+            skills: BTreeMap::new(),
+            global: Vec::new(),
+            roles: Vec::new(),
+            hash: 0xcbf2_9ce4_8422_2325,
+            conditions: std::collections::HashMap::new(),
+            skill_uses: BTreeMap::new(),
+            has_auto: false,
+            forms: Vec::new(),
+            form_fields: BTreeMap::new(),
+        };
+        for d in &src.docs {
+            s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
+            for g in d.doc.skills.iter().flatten() {
+                s.skills
+                    .entry(g.goal.value.clone())
+                    .or_insert_with(|| g.clone());
+            }
+            s.global.extend(d.doc.global.iter().flatten().cloned());
+            s.roles.extend(d.doc.roles.iter().flatten().cloned());
+            s.forms.extend(d.doc.forms.iter().flatten().cloned());
+        }
+        for f in &s.forms {
+            for field in &f.fields {
+                let var = field.var.as_ref().unwrap_or(&field.field).value.clone();
+                s.form_fields
+                    .entry(var)
+                    .or_default()
+                    .push((f.form.value.clone(), field.field.value.clone()));
+            }
+        }
+        let mut conditions = std::collections::HashMap::new();
+        for g in crate::script::check::all_goals(src) {
+            for c in g.actions.iter().filter_map(|a| a.condition.as_ref()) {
+                conditions
+                    .entry(c.value.clone())
+                    .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
+            }
+        }
+        s.conditions = conditions;
+        s.skill_uses = skill_uses(&s.skills);
+        s.has_auto = s.global.iter().any(VarDecl::is_auto)
+            || s.sessions.iter().any(|x| {
+                x.declare.iter().any(VarDecl::is_auto)
+                    || x.stages
+                        .iter()
+                        .flat_map(|st| &st.declare)
+                        .any(VarDecl::is_auto)
+            });
+        for (_, text) in &src.texts {
+            for b in text.bytes() {
+                s.hash ^= b as u64;
+                s.hash = s.hash.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        s
+    }
+
+    pub(super) fn session(&self, name: &str) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.session.value == name)
+    }
+
+    pub(super) fn stage_goal(&self, session: &str, stage: &str, goal: &str) -> Option<&Goal> {
+        self.session(session)?
+            .stages
+            .iter()
+            .find(|s| s.stage.value == stage)?
+            .steps
+            .iter()
+            .find(|g| g.goal.value == goal)
+    }
+
+    pub(super) fn goal(&self, state: &State, f: &Frame) -> Option<&Goal> {
+        match &f.goal.skill {
+            Some(_) => self.skills.get(&f.goal.goal),
+            None => self.stage_goal(&state.session, &f.stage, &f.goal.goal),
+        }
+    }
+
+    /// The first AI role (the default speaker) and the HUMAN role's name.
+    pub(super) fn default_roles(&self) -> (String, String) {
+        let ai = self
+            .roles
+            .iter()
+            .find(|r| r.kind == RoleType::Ai)
+            .map_or("AI".to_string(), |r| r.role.value.clone());
+        let human = self
+            .roles
+            .iter()
+            .find(|r| r.kind == RoleType::Human)
+            .map_or("用户".to_string(), |r| r.role.value.clone());
+        (ai, human)
+    }
+
+    /// Uses of some actions, the skills they call included.
+    pub(super) fn actions_uses(&self, actions: &[Action], out: &mut BTreeSet<String>) {
+        for a in actions {
+            action_uses(a, out);
+            if let Some(u) = a.call.as_ref().and_then(|c| self.skill_uses.get(&c.value)) {
+                out.extend(u.iter().cloned());
+            }
+        }
+    }
+
+    /// Uses of a goal still to run.
+    pub(super) fn goal_uses(&self, session: &str, stage: &str, g: &GoalRef, out: &mut BTreeSet<String>) {
+        match &g.skill {
+            Some(_) => out.extend(self.skill_uses.get(&g.goal).into_iter().flatten().cloned()),
+            None => {
+                if let Some(goal) = self.stage_goal(session, stage, &g.goal) {
+                    self.actions_uses(&goal.actions, out);
+                }
+            }
+        }
+    }
+
+    pub(super) fn role_tone(&self, role: &str) -> Option<&str> {
+        self.roles
+            .iter()
+            .find(|r| r.role.value == role)
+            .and_then(|r| r.tone.as_deref())
+    }
+
+    pub(super) fn role_define(&self, role: &str) -> Option<&str> {
+        self.roles
+            .iter()
+            .find(|r| r.role.value == role)
+            .and_then(|r| r.define.as_deref())
+    }
+}
+
+/// An action's stable id: its kind and text.
+pub(super) fn action_id(a: &Action) -> String {
+    let kind = a.kind();
+    let text = kind
+        .and_then(|k| a.kind_text(k))
+        .or(a.ai.as_deref())
+        .map_or("", |t| t.value.as_str());
+    format!("{}:{text}", kind.map_or("", ActionKind::key))
+}
+
+/// Variables an action reads (`{NAME}` anywhere in it, `fromlist`) or
+/// extracts (`get`): what keeps an auto variable worth updating.
+fn action_uses(a: &Action, out: &mut BTreeSet<String>) {
+    let mut texts: Vec<&str> = ActionKind::ALL
+        .iter()
+        .filter_map(|k| a.kind_text(*k).map(|t| t.value.as_str()))
+        .collect();
+    texts.extend(a.condition.as_ref().map(|c| c.value.as_str()));
+    texts.extend(a.tone.as_deref());
+    texts.extend(a.exit.as_deref());
+    for c in a.choices.iter().flatten() {
+        texts.extend(c.values().map(String::as_str));
+    }
+    for o in a.output.iter().chain(&a.input).flatten() {
+        texts.extend(o.define.as_deref());
+        if let Some(serde_json::Value::String(v)) = &o.value {
+            texts.push(v);
+        }
+        out.extend(o.get.as_ref().map(|g| g.value.clone()));
+    }
+    out.extend(a.fromlist.as_ref().map(|l| l.value.clone()));
+    for t in texts {
+        out.extend(
+            crate::script::check::referenced_vars(t)
+                .into_iter()
+                .map(str::to_string),
+        );
+    }
+}
+
+/// Each skill's uses with those of the skills it calls, to a fixed point.
+fn skill_uses(skills: &BTreeMap<String, Goal>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut uses: BTreeMap<String, BTreeSet<String>> = skills
+        .iter()
+        .map(|(name, g)| {
+            let mut u = BTreeSet::new();
+            g.actions.iter().for_each(|a| action_uses(a, &mut u));
+            (name.clone(), u)
+        })
+        .collect();
+    loop {
+        let mut grew = false;
+        for (name, g) in skills {
+            let called: BTreeSet<String> = g
+                .actions
+                .iter()
+                .filter_map(|a| a.call.as_ref())
+                .filter_map(|c| uses.get(&c.value))
+                .flatten()
+                .cloned()
+                .collect();
+            let mine = uses.get_mut(name).expect("every skill");
+            let before = mine.len();
+            mine.extend(called);
+            grew |= mine.len() > before;
+        }
+        if !grew {
+            return uses;
+        }
+    }
+}

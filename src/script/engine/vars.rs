@@ -1,0 +1,211 @@
+//! Variables by scope (goal > stage > session > global), `{NAME}`
+//! interpolation, forms filled as variables are set, and conditions.
+
+use std::collections::BTreeMap;
+
+use super::protocol::{Effect, FormFields, Frame, State, Var};
+use super::Engine;
+use crate::script::condition::{Condition, Value};
+use crate::script::format::{Action, VarDecl};
+
+/// A variable in the scopes outside every goal: stage, then session, then global.
+pub(super) fn outer<'s>(st: &'s State, name: &str) -> Option<&'s Var> {
+    st.stage_vars
+        .get(name)
+        .or_else(|| st.session_vars.get(name))
+        .or_else(|| st.global.get(name))
+}
+
+/// Declared variables with their default values.
+pub(super) fn decl_vars(d: &[VarDecl]) -> BTreeMap<String, Var> {
+    d.iter()
+        .map(|v| {
+            (
+                v.var.value.clone(),
+                v.value.as_ref().map_or(Var::Null, Var::from_json),
+            )
+        })
+        .collect()
+}
+
+impl Engine<'_> {
+    /// A variable by scope: goal (innermost frame) > stage > session > global.
+    pub fn lookup(&self, st: &State, name: &str) -> Option<Var> {
+        if let Some(f) = st.frames.last() {
+            if let Some(v) = f.vars.get(name) {
+                return Some(v.clone());
+            }
+            // A fromlist item's fields read as variables in its goal.
+            if let Some(item) = self.item_of(st, f)
+                && let Some(v) = item.get(name)
+            {
+                return Some(Var::Text(v.clone()));
+            }
+        }
+        outer(st, name).cloned()
+    }
+
+    fn item_of(&self, st: &State, f: &Frame) -> Option<BTreeMap<String, String>> {
+        let (list, i) = f.goal.skill.as_ref()?.item.as_ref()?;
+        match self.lookup_outside(st, list)? {
+            Var::List(items) => items.get(*i).cloned(),
+            _ => None,
+        }
+    }
+
+    /// Lookup skipping the innermost frame (the caller's view from a skill).
+    fn lookup_outside(&self, st: &State, name: &str) -> Option<Var> {
+        for f in st.frames.iter().rev().skip(1) {
+            if let Some(v) = f.vars.get(name) {
+                return Some(v.clone());
+            }
+        }
+        outer(st, name).cloned()
+    }
+
+    /// Sets a variable where it is declared (innermost first); an undeclared one
+    /// is declared in the current goal.
+    pub(super) fn set(&self, st: &mut State, name: &str, value: Var, fx: &mut Vec<Effect>) {
+        let scope = if let Some(f) = st.frames.last_mut()
+            && f.vars.contains_key(name)
+        {
+            f.vars.insert(name.to_string(), value.clone());
+            "goal"
+        } else if st.stage_vars.contains_key(name) {
+            st.stage_vars.insert(name.to_string(), value.clone());
+            "stage"
+        } else if st.session_vars.contains_key(name) {
+            st.session_vars.insert(name.to_string(), value.clone());
+            "session"
+        } else if st.global.contains_key(name) {
+            st.global.insert(name.to_string(), value.clone());
+            "global"
+        } else if let Some(f) = st.frames.last_mut() {
+            f.vars.insert(name.to_string(), value.clone());
+            "goal"
+        } else {
+            st.session_vars.insert(name.to_string(), value.clone());
+            "session"
+        };
+        for (form, field) in self.script.form_fields.get(name).into_iter().flatten() {
+            let text = value.text();
+            st.forms
+                .entry(form.clone())
+                .or_default()
+                .insert(field.clone(), text.clone());
+            fx.push(Effect::FormFilled {
+                form: form.clone(),
+                field: field.clone(),
+                value: text,
+            });
+        }
+        fx.push(Effect::VarSet {
+            name: name.to_string(),
+            scope: scope.to_string(),
+            value,
+        });
+    }
+
+    /// Every form with its fields in order, and the value each holds (None: not filled yet).
+    pub fn filled_forms(&self, st: &State) -> Vec<(String, FormFields)> {
+        self.script
+            .forms
+            .iter()
+            .map(|f| {
+                let values = st.forms.get(&f.form.value);
+                let fields = f
+                    .fields
+                    .iter()
+                    .map(|x| {
+                        let v = values.and_then(|m| m.get(&x.field.value)).cloned();
+                        (x.field.value.clone(), v)
+                    })
+                    .collect();
+                (f.form.value.clone(), fields)
+            })
+            .collect()
+    }
+
+    /// `{NAME}` → its value; a declared variable with no value yet shows as
+    /// `⟨NAME?⟩` (and a warning), an undeclared one as `⟨NAME!⟩`.
+    pub fn interpolate(&self, st: &State, text: &str, fx: &mut Vec<Effect>) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            match after.find('}') {
+                Some(close) if !after[..close].contains('{') => {
+                    let name = after[..close].trim();
+                    self.interpolate_name(st, name, &mut out, fx);
+                    rest = &after[close + 1..];
+                }
+                _ => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Writes the value of `{name}` to `out`.
+    fn interpolate_name(&self, st: &State, name: &str, out: &mut String, fx: &mut Vec<Effect>) {
+        // Most names are plain variables: read them in place (not inside a
+        // fromlist goal, whose item fields come between).
+        let top = st.frames.last();
+        let in_item = top.is_some_and(|f| f.goal.skill.as_ref().is_some_and(|c| c.item.is_some()));
+        let direct = match top.and_then(|f| f.vars.get(name)) {
+            Some(v) => Some(v),
+            None if in_item => None,
+            None => outer(st, name),
+        };
+        if let Some(Var::Text(t)) = direct {
+            out.push_str(t);
+            return;
+        }
+        match self.lookup(st, name) {
+            Some(Var::Null) => {
+                out.push_str(&format!("⟨{name}?⟩"));
+                fx.push(Effect::Warning {
+                    message: format!("`{{{name}}}` has no value yet"),
+                });
+            }
+            Some(v) => out.push_str(&v.text()),
+            None => {
+                out.push_str(&format!("⟨{name}!⟩"));
+                fx.push(Effect::Warning {
+                    message: format!("`{{{name}}}` is not declared"),
+                });
+            }
+        }
+    }
+
+    /// Whether the action's `condition` holds (no condition: it does).
+    pub(super) fn condition_holds(&self, st: &State, a: &Action, fx: &mut Vec<Effect>) -> bool {
+        let Some(c) = &a.condition else {
+            return true;
+        };
+        let parsed;
+        let compiled = match self.script.conditions.get(&c.value) {
+            Some(c) => c.as_ref(),
+            None => {
+                parsed = Condition::parse(&c.value).map_err(|e| e.to_string());
+                parsed.as_ref()
+            }
+        };
+        match compiled {
+            Ok(cond) => cond.eval(&|name| {
+                self.lookup(st, name)
+                    .map_or(Value::Undefined, |v| v.condition_value())
+            }),
+            Err(e) => {
+                fx.push(Effect::Warning {
+                    message: format!("condition `{}` skipped: {e}", c.value),
+                });
+                false
+            }
+        }
+    }
+}
