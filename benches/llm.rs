@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use heartvale::headless::headless_app_with_llm;
 use heartvale::llm::bridge::{Bridge, BridgeSettings, Job};
 use heartvale::llm::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
 use heartvale::llm::fake::{self, FakeReply, FakeServer};
@@ -19,7 +20,6 @@ use heartvale::llm::{LlmBrain, LlmSettings};
 use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::{SimSpeed, StepMode};
 use heartvale::sim::event_log::EventLog;
-use heartvale::headless::headless_app_with_llm;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use bevy::ecs::system::SystemState;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use heartvale::headless::headless_app;
 use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::social::triggers::{TriggerParams, preview_encounters};
-use heartvale::headless::headless_app;
 
 fn triggers(c: &mut Criterion) {
     let mut group = c.benchmark_group("social_triggers");

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::App;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use heartvale::headless::headless_app;
 use heartvale::scenario::Scenario;
 use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::timings::{self, StepTimings};
-use heartvale::headless::headless_app;
 
 /// Steps `app` until 20:00, calling `step` to run each one; the in-memory log
 /// is emptied after each (untimed), as the window's bounded event stream is.

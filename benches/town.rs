@@ -1,9 +1,9 @@
 //! The whole default town, 3 days headless, from loading the scenario to the end.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use heartvale::headless::{headless_app, run_to_end};
 use heartvale::scenario::Scenario;
 use heartvale::sim::event_log::EventLog;
-use heartvale::headless::{headless_app, run_to_end};
 
 fn town(c: &mut Criterion) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");

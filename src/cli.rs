@@ -10,13 +10,13 @@ use clap::{Args, Parser, Subcommand};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::headless::{headless_app_with_llm, run_to_end};
 use crate::llm::{LlmArgs, LlmBrain, LlmSettings};
 use crate::scenario::{Scenario, generate::generated_town};
 use crate::sim::clock::Clock;
 use crate::sim::end::{SimFailure, SimOutcome, StopSim};
 use crate::sim::event_log::EventLog;
 use crate::sim::residents::{Needs, Resident, Tally};
-use crate::headless::{headless_app_with_llm, run_to_end};
 
 #[derive(Parser, Debug)]
 #[command(

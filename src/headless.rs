@@ -17,8 +17,11 @@ use crate::sim::{self, RunSettings};
 /// A headless app with the whole simulation, one step per `update()`.
 pub fn headless_app(scenario: Arc<Scenario>, seed: u64, days: u32, log: EventLog) -> App {
     let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin));
+    app.add_plugins(MinimalPlugins).add_plugins((
+        sim::plugin,
+        crate::brain::plugin,
+        crate::llm::plugin,
+    ));
     app.insert_resource(log);
     // One step of a small town is microseconds of work: waking worker threads for
     // every schedule would cost more than the step itself.

@@ -12,9 +12,9 @@
 pub mod base;
 pub mod brain;
 pub mod cli;
+pub mod headless;
 pub mod llm;
 pub mod scenario;
 pub mod script;
 pub mod sim;
-pub mod headless;
 pub mod window;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use serde_json::{Value, json};
 
+use heartvale::headless::{default_scenario, headless_app_with_llm, run_to_end};
 use heartvale::llm::LlmSettings;
 use heartvale::llm::cassette::CassetteMode;
 use heartvale::llm::fake::{self, FakeReply, FakeRequest, FakeServer};
@@ -16,7 +17,6 @@ use heartvale::scenario::Town;
 use heartvale::sim::clock::{Clock, SimSpeed, StepMode};
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::residents::{Resident, Thinking};
-use heartvale::headless::{default_scenario, headless_app_with_llm, run_to_end};
 
 const PLAN: &str = r#"{"action":"Serve breakfast at the tavern","target_location":"tavern","dialogue":"早上好，今天的粥熬得正好！","emoji":"🍲","duration":90}"#;
 

@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use heartvale::headless::{default_scenario, headless_app_with_llm, run_to_end};
 use heartvale::llm::LlmSettings;
 use heartvale::sim::event_log::EventLog;
-use heartvale::headless::{default_scenario, headless_app_with_llm, run_to_end};
 
 #[test]
 #[ignore = "needs scripts/local-llm.sh running (6–17 minutes on 2 cores)"]

@@ -6,10 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use bevy::prelude::*;
+use heartvale::base::time::GameTime;
 use heartvale::brain::BuiltinBrain;
-use heartvale::sim::brain::{Brain, LineContext, Plan, PlanContext, SummaryContext};
+use heartvale::headless::{default_scenario, headless_app};
 use heartvale::scenario::ResidentId;
 use heartvale::sim::ActiveBrain;
+use heartvale::sim::brain::{Brain, LineContext, Plan, PlanContext, SummaryContext};
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::memory::{Memories, MemoryKind};
@@ -18,8 +20,6 @@ use heartvale::sim::residents::{
 };
 use heartvale::sim::social::meetings::{Meeting, MeetingStatus, Meetings};
 use heartvale::sim::social::{ForcedEncounters, SocialState, Talking};
-use heartvale::headless::{default_scenario, headless_app};
-use heartvale::base::time::GameTime;
 use serde_json::Value;
 
 /// The built-in brain, except for conversation lines.

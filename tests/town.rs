@@ -4,12 +4,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use heartvale::base::time::GameTime;
+use heartvale::headless::{default_scenario, headless_app};
 use heartvale::scenario::{Scenario, Service, Town};
 use heartvale::sim::clock::Clock;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::residents::{Persona, Resident, Walking, Whereabouts};
-use heartvale::headless::{default_scenario, headless_app};
-use heartvale::base::time::GameTime;
 use serde_json::Value;
 
 /// What the test samples from the world at every step.

@@ -6,8 +6,8 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::{roll, speech};
-use crate::sim::brain::{Plan, PlanContext};
 use crate::scenario::{LocIdx, LocationKind, Service};
+use crate::sim::brain::{Plan, PlanContext};
 use crate::sim::residents::ActivityKind;
 
 /// An action phrase, written out only for the option that wins.

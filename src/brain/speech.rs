@@ -6,11 +6,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::planner::Candidate;
 use super::roll;
-use crate::sim::brain::{LineContext, PlanContext, SummaryContext, Topic};
+use crate::base::time::clock_text;
 use crate::scenario::{Gathering, RelationKind, WorkRole};
+use crate::sim::brain::{LineContext, PlanContext, SummaryContext, Topic};
 use crate::sim::memory::MemoryKind;
 use crate::sim::residents::ActivityKind;
-use crate::base::time::clock_text;
 
 const SLEEP: &[&str] = &[
     "{period}了，该回{home}睡觉了。",

@@ -230,8 +230,8 @@ pub fn process_env(key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::spec::BrainOverride;
     use crate::headless::default_scenario;
+    use crate::scenario::spec::BrainOverride;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {

@@ -4,10 +4,10 @@
 
 use std::fmt::Write;
 
-use crate::sim::brain::{LineContext, PlanContext, SummaryContext};
-use crate::scenario::{RelationKind, Service};
-use crate::sim::residents::ActivityKind;
 use crate::base::time::{GameTime, clock_text};
+use crate::scenario::{RelationKind, Service};
+use crate::sim::brain::{LineContext, PlanContext, SummaryContext};
+use crate::sim::residents::ActivityKind;
 
 use super::client::Message;
 

@@ -84,7 +84,7 @@ impl Profile {
     /// A town resident as a playtest persona, in the first person: who they are,
     /// their own words, what they want and what they remember, one sentence each.
     pub fn persona_text(&self) -> String {
-            let p = self;
+        let p = self;
         let mut lines = vec![format!("我叫{}，{}岁，{}。", p.name, p.age, p.occupation)];
         if !p.traits.is_empty() {
             lines.push(format!("我{}。", p.traits.join("、")));

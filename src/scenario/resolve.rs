@@ -7,13 +7,13 @@ use std::sync::Arc;
 use bevy::math::Vec2;
 use serde_saphyr::Spanned;
 
-use crate::base::closest;
 use super::spec::{self, Service, Weekday};
 use super::{
     CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Diagnostic, Diagnostics, Gathering, Goal,
     Hobby, InitialRelationship, LocIdx, Location, LocationId, Profile, ResidentId, Scenario, Town,
     WorkShift,
 };
+use crate::base::closest;
 use crate::base::time::{GameTime, parse_clock};
 
 pub(super) struct Files<'a> {

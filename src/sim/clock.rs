@@ -3,8 +3,8 @@
 use bevy::prelude::*;
 
 use super::{RunSettings, SimSet, SimStep, end::SimOutcome};
-use crate::scenario::Scenario;
 use crate::base::time::GameTime;
+use crate::scenario::Scenario;
 
 #[derive(Resource, Debug, Clone)]
 pub struct Clock {

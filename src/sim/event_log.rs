@@ -10,8 +10,8 @@ use super::clock::Clock;
 use super::residents::{ActivityKind, Heard, Roster};
 use super::social::{Emotion, EndCause, Trigger};
 use super::{LoadedScenario, RunSettings, SimSet, SimStep};
-use crate::scenario::{LocationId, RelationKind, ResidentId};
 use crate::base::time::GameTime;
+use crate::scenario::{LocationId, RelationKind, ResidentId};
 
 /// One line of the event log.
 #[derive(Message, Debug, Clone, Serialize)]

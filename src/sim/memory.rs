@@ -11,9 +11,9 @@ use super::notices::NoticeBoard;
 use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster};
 use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
-use crate::sim::brain::SummaryContext;
-use crate::scenario::{ResidentId, Town};
 use crate::base::time::GameTime;
+use crate::scenario::{ResidentId, Town};
+use crate::sim::brain::SummaryContext;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -24,8 +24,8 @@ use std::sync::Arc;
 use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
 use bevy::prelude::*;
 
-pub use brain::ActiveBrain;
 use crate::scenario::Scenario;
+pub use brain::ActiveBrain;
 
 /// One simulation step.
 #[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]

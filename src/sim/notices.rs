@@ -12,8 +12,8 @@ use super::residents::{
 };
 use super::town::Gatherings;
 use super::{SimSet, SimStep};
-use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
 use crate::base::time::GameTime;
+use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
 
 #[derive(Debug, Clone)]
 pub struct Notice {

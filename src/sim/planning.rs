@@ -15,8 +15,8 @@ use super::residents::{
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
-use crate::sim::brain::{Plan, PlanContext};
 use crate::scenario::{LocIdx, Service, Town, Tuning};
+use crate::sim::brain::{Plan, PlanContext};
 
 /// A resident needs a plan.
 #[derive(Message, Debug, Clone, Copy)]

@@ -9,8 +9,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::memory::Memories;
 use super::{RunSettings, SimSet, SimStep};
-use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId, Scenario, Town, WorkRole};
 use crate::base::time::GameTime;
+use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId, Scenario, Town, WorkRole};
 
 /// A resident of the town. `idx` is its dense index in the [`Roster`].
 #[derive(Component, Debug, Clone)]

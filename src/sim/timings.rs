@@ -140,8 +140,8 @@ pub fn table(t: &StepTimings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::event_log::EventLog;
     use crate::headless::{default_scenario, headless_app};
+    use crate::sim::event_log::EventLog;
 
     #[test]
     fn every_phase_of_every_step_is_timed() {

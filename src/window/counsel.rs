@@ -14,14 +14,14 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::ViewSet;
+use crate::base::time::GameTime;
 use crate::llm::bridge::{Bridge, BridgeSettings, Job};
 use crate::llm::client::Endpoint;
+use crate::llm::script::step_request;
 use crate::scenario::{Profile, ResidentId};
 use crate::script::engine::{Script, Var};
 use crate::script::host::{Host, Prompt, Shown};
-use crate::llm::script::step_request;
 use crate::sim::clock::Clock;
-use crate::base::time::GameTime;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CounselPanel>()

@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 use bevy::prelude::*;
 
 use super::ViewSet;
+use crate::base::time::GameTime;
 use crate::scenario::{ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Relationships, Resident, Roster};
-use crate::base::time::GameTime;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<EventFeed>()

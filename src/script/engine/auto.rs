@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value as Json};
 
-use super::protocol::{ChatLine, Effect, LlmKind, LlmRequest, State, Var};
 use super::Engine;
+use super::protocol::{ChatLine, Effect, LlmKind, LlmRequest, State, Var};
 use crate::script::format::VarDecl;
 
 /// Variables used by what runs after the current goal: in its stage, and anywhere later.

@@ -1,8 +1,8 @@
 //! `call`: one goal of the skill per list item (or one), inputs bound in the
 //! caller's scope, placed by `timing`.
 
-use super::protocol::{Effect, GoalRef, SkillCall, State, Var, json_text};
 use super::Engine;
+use super::protocol::{Effect, GoalRef, SkillCall, State, Var, json_text};
 use crate::script::format::{Action, Output, Timing};
 
 impl Engine<'_> {

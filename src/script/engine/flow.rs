@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use super::Engine;
 use super::protocol::{CHAT_KEEP, ChatLine, Effect, EngineError, Frame, GoalRef, Input, LlmKind};
 use super::protocol::{State, Var, Wait};
 use super::vars::decl_vars;
-use super::Engine;
 use crate::script::format::{Action, ActionKind};
 
 impl Engine<'_> {

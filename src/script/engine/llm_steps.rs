@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value as Json};
 
+use super::Engine;
 use super::offline::offline_say;
 use super::protocol::{Effect, LlmKind, LlmRequest, State, Var, Wait, answer_schema, json_text};
-use super::Engine;
 use crate::base::json::extract_object;
 use crate::script::format::{Action, ActionKind, Step};
 
@@ -94,7 +94,13 @@ impl Engine<'_> {
     }
 
     /// `ai_say`: one generated line.
-    pub(super) fn request_line(&self, st: &mut State, a: &Action, task: &str, fx: &mut Vec<Effect>) {
+    pub(super) fn request_line(
+        &self,
+        st: &mut State,
+        a: &Action,
+        task: &str,
+        fx: &mut Vec<Effect>,
+    ) {
         let task = self.interpolate(st, task, fx);
         let prompt = self.prompt(st, a, &task, "说一句话（只输出这句话）。");
         self.request(st, LlmKind::Say, prompt, Vec::new(), false, fx);

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 
 pub use offline::{offline_question, offline_reply, offline_say};
 pub use protocol::{
-    CHAT_KEEP, ChatLine, EngineError, Effect, FormFields, Frame, GoalRef, Input, LlmKind,
+    CHAT_KEEP, ChatLine, Effect, EngineError, FormFields, Frame, GoalRef, Input, LlmKind,
     LlmRequest, STATE_VERSION, STEP_BUDGET, SkillCall, StageRun, State, Var, Wait,
 };
 pub use script::Script;

@@ -159,7 +159,13 @@ impl Script {
     }
 
     /// Uses of a goal still to run.
-    pub(super) fn goal_uses(&self, session: &str, stage: &str, g: &GoalRef, out: &mut BTreeSet<String>) {
+    pub(super) fn goal_uses(
+        &self,
+        session: &str,
+        stage: &str,
+        g: &GoalRef,
+        out: &mut BTreeSet<String>,
+    ) {
         match &g.skill {
             Some(_) => out.extend(self.skill_uses.get(&g.goal).into_iter().flatten().cloned()),
             None => {

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::protocol::{Effect, FormFields, Frame, State, Var};
 use super::Engine;
+use super::protocol::{Effect, FormFields, Frame, State, Var};
 use crate::script::condition::{Condition, Value};
 use crate::script::format::{Action, VarDecl};
 

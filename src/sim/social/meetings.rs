@@ -8,12 +8,12 @@ use bevy::prelude::*;
 
 use super::Proposal;
 use super::analysis;
+use crate::base::time::{GameTime, clock_text};
 use crate::scenario::{LocIdx, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Agenda, Census, Relationships, Roster};
 use crate::sim::town::ActiveTuning;
-use crate::base::time::{GameTime, clock_text};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MeetingStatus {
@@ -108,11 +108,7 @@ pub fn when_text(now: GameTime, at: GameTime) -> String {
             chrono::Datelike::day(&at.date())
         ),
     };
-    format!(
-        "{day}{}{}",
-        at.period(),
-        clock_text(at.minute_of_day())
-    )
+    format!("{day}{}{}", at.period(), clock_text(at.minute_of_day()))
 }
 
 /// Who has turned up at each appointment due now.

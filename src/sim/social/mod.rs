@@ -20,9 +20,9 @@ use super::clock::Clock;
 use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident, Roster};
 use super::town::Gatherings;
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
-use crate::sim::brain::{LineContext, Topic};
-use crate::scenario::{LocIdx, Town, WorkRole};
 use crate::base::time::GameTime;
+use crate::scenario::{LocIdx, Town, WorkRole};
+use crate::sim::brain::{LineContext, Topic};
 
 pub use analysis::{Emotion, Stage};
 pub use scripted::ScriptedTalk;

@@ -245,7 +245,9 @@ pub(super) fn begin(
         ),
         (
             "对方亲友关系",
-            tie.map_or(RelationKind::Family, |r| r.kind).label().to_string(),
+            tie.map_or(RelationKind::Family, |r| r.kind)
+                .label()
+                .to_string(),
         ),
     ];
     let values: BTreeMap<String, String> = skill

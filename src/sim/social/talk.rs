@@ -11,11 +11,11 @@ use super::{
     ChatMessage, Conversation, ConversationState, Delivered, EndCause, LineInputs, LineRequest,
     SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line, scripted,
 };
+use crate::base::time::GameTime;
 use crate::scenario::SocialTuning;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{AsyncMind, Census};
 use crate::sim::town::ActiveTuning;
-use crate::base::time::GameTime;
 
 /// Splits a trailing `[END]` (anywhere in the text, as models write it) off a line.
 pub fn split_end(line: &str) -> (String, bool) {

@@ -13,15 +13,15 @@ use super::{
     Conversation, ConversationState, ForcedEncounters, Proposal, SocialRng, SocialState, Talking,
     Trigger,
 };
-use crate::sim::brain::Topic;
+use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, LocationKind, ResidentId, Service, SocialTuning, Town, WorkRole};
+use crate::sim::brain::Topic;
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{
     ActivityKind, Agenda, Census, Persona, Relationships, Resident, Roster,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
-use crate::base::time::GameTime;
 
 /// Notes who has stood where since when.
 pub(super) fn presence(
