@@ -157,9 +157,14 @@ fn economy(c: &mut Criterion) {
     };
     let app = run();
     let brain = app.world().resource::<LlmBrain>();
-    let calls: u32 = brain.stats.residents.iter().map(|r| r.total_calls()).sum();
+    let calls: u32 = brain
+        .stats()
+        .residents
+        .iter()
+        .map(|r| r.total_calls())
+        .sum();
     let mut kinds = [0u32; 5];
-    for r in &brain.stats.residents {
+    for r in &brain.stats().residents {
         for (k, n) in kinds.iter_mut().zip(r.calls) {
             *k += n;
         }
@@ -172,7 +177,7 @@ fn economy(c: &mut Criterion) {
         kinds[2],
         kinds[3],
         kinds[4],
-        brain.stats.median_prompt_tokens()
+        brain.stats().median_prompt_tokens()
     );
     let mut g = c.benchmark_group("llm");
     g.sample_size(10);

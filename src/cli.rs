@@ -350,16 +350,16 @@ fn sim(args: SimArgs) -> i32 {
     if let Some(brain) = app.world().get_resource::<LlmBrain>()
         && !args.quiet
     {
-        let ep = brain.endpoints.first();
+        let ep = brain.endpoints().first();
         eprintln!(
             "LLM: {} of {} residents on {} ({}), timeout {:?}, {} in flight at most{}",
             brain.routed(),
             scenario.residents.len(),
             ep.map_or("-", |e| e.base_url.as_str()),
             ep.map_or("-", |e| e.model.as_str()),
-            brain.settings.timeout,
-            brain.settings.concurrency,
-            match &brain.settings.cassette {
+            brain.settings().timeout,
+            brain.settings().concurrency,
+            match &brain.settings().cassette {
                 Some(crate::llm::cassette::CassetteMode::Record(d)) =>
                     format!(", recording to {}", d.display()),
                 Some(crate::llm::cassette::CassetteMode::Replay(d)) =>
@@ -496,10 +496,10 @@ fn sim(args: SimArgs) -> i32 {
 /// goes on with the built-in brain).
 fn first_llm_failure(world: &mut bevy::prelude::World, warned: &mut bool) -> Option<String> {
     let mut brain = world.get_resource_mut::<LlmBrain>()?;
-    if brain.failures.is_empty() {
+    let failures = brain.take_failures();
+    if failures.is_empty() {
         return None;
     }
-    let failures = std::mem::take(&mut brain.failures);
     if *warned {
         return None;
     }
@@ -513,7 +513,7 @@ fn first_llm_failure(world: &mut bevy::prelude::World, warned: &mut bool) -> Opt
 /// The end-of-run LLM accounting: per resident, then totals and latency percentiles.
 fn llm_table(world: &bevy::prelude::World, brain: &LlmBrain) -> String {
     let roster = world.resource::<crate::sim::residents::Roster>();
-    let stats = &brain.stats;
+    let stats = brain.stats();
     let days = stats.days.max(1);
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED).set_header(vec![

@@ -520,7 +520,12 @@ fn the_default_town_on_an_llm_stays_within_budget_per_resident_and_prompt() {
     let app = one_day(7, settings);
     let brain = app.world().resource::<heartvale::llm::LlmBrain>();
     let residents = default_scenario().residents.len() as f64;
-    let calls: u32 = brain.stats.residents.iter().map(|r| r.total_calls()).sum();
+    let calls: u32 = brain
+        .stats()
+        .residents
+        .iter()
+        .map(|r| r.total_calls())
+        .sum();
     let per_resident_day = calls as f64 / residents;
     assert!(
         per_resident_day <= 30.0,
@@ -530,7 +535,7 @@ fn the_default_town_on_an_llm_stays_within_budget_per_resident_and_prompt() {
         per_resident_day >= 5.0,
         "the LLM did the thinking: {per_resident_day}"
     );
-    let median = brain.stats.median_prompt_tokens();
+    let median = brain.stats().median_prompt_tokens();
     eprintln!(
         "economy: {per_resident_day:.1} calls per resident per day, median prompt {median} tokens"
     );

@@ -3,14 +3,11 @@
 use std::collections::BTreeMap;
 
 use crate::scenario::ResidentId;
-use crate::sim::event_log::EventBody;
-
-/// The kinds of call, in table order.
-pub const KINDS: [&str; 5] = ["plan", "repair", "line", "summary", "recap"];
+use crate::sim::event_log::{CallKind, EventBody};
 
 #[derive(Debug, Clone, Default)]
 pub struct ResidentUsage {
-    /// Calls sent, by [`KINDS`] index.
+    /// Calls sent, by [`CallKind`] (in [`CallKind::ALL`] order).
     pub calls: [u32; 5],
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -54,10 +51,6 @@ pub struct LlmStats {
     day: Day,
 }
 
-pub fn kind_index(kind: &str) -> usize {
-    KINDS.iter().position(|k| *k == kind).unwrap_or(0)
-}
-
 impl LlmStats {
     pub fn new(residents: usize) -> Self {
         Self {
@@ -66,18 +59,17 @@ impl LlmStats {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub fn call(
         &mut self,
         idx: u32,
         id: &ResidentId,
-        kind: &str,
+        kind: CallKind,
         prompt: u32,
         completion: u32,
         latency_ms: u64,
     ) {
         let r = &mut self.residents[idx as usize];
-        r.calls[kind_index(kind)] += 1;
+        r.calls[kind as usize] += 1;
         r.prompt_tokens += prompt as u64;
         r.completion_tokens += completion as u64;
         self.latencies.push(latency_ms);
@@ -87,7 +79,7 @@ impl LlmStats {
         d.prompt_tokens += prompt as u64;
         d.completion_tokens += completion as u64;
         d.latencies.push(latency_ms);
-        *d.by_kind.entry(kind.to_string()).or_default() += 1;
+        *d.by_kind.entry(kind.as_str().to_string()).or_default() += 1;
         *d.by_resident.entry(id.clone()).or_default() += 1;
     }
 

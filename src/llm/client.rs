@@ -90,14 +90,8 @@ pub enum Format {
     },
 }
 
-/// How a server was actually asked, after any fallback.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FormatLevel {
-    JsonSchema,
-    JsonObject,
-    Plain,
-}
+/// How a server was actually asked, after any fallback (the log's vocabulary).
+pub use crate::sim::event_log::FormatLevel;
 
 impl FormatLevel {
     fn next(self) -> Option<Self> {

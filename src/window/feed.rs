@@ -321,8 +321,9 @@ pub(crate) fn describe(event: &SimEvent, roster: &Roster, town: &Town) -> Option
             "llm",
             vec![resident.clone()],
             format!(
-                "{} 的 {call} 调用：{outcome}，用了 {used}（{latency_ms} ms）",
-                name(resident)
+                "{} 的 {} 调用：{outcome:?}，用了 {used:?}（{latency_ms} ms）",
+                name(resident),
+                call.as_str()
             ),
         ),
         EventBody::Start { .. } | EventBody::LlmUsage { .. } | EventBody::End { .. } => {

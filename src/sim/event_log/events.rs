@@ -1,17 +1,14 @@
-//! Everything that happens, as [`SimEvent`] messages, written to an append-only
-//! JSON Lines log: one object per line, `time` and `kind` first.
-
-use std::io::Write;
+//! The event log's vocabulary: one [`SimEvent`] per line, its kind and
+//! fields. Field names are the log's schema; every type reads back
+//! (`heartvale replay`) as it was written.
 
 use bevy::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::clock::Clock;
-use super::residents::{ActivityKind, Heard, Roster};
-use super::social::{Emotion, EndCause, Trigger};
-use super::{LoadedScenario, RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, RelationKind, ResidentId};
+use crate::sim::residents::{ActivityKind, Heard};
+use crate::sim::social::{Emotion, EndCause, Trigger};
 
 /// One line of the event log.
 #[derive(Message, Debug, Clone, Serialize)]
@@ -192,14 +189,14 @@ pub enum EventBody {
     /// One call to an LLM and what came of it.
     LlmCall {
         resident: ResidentId,
-        /// `plan`, `repair`, `line` or `summary`.
-        call: String,
+        /// What the call was for.
+        call: CallKind,
+        /// The model asked.
         model: String,
-        /// `ok`; `invalid` (unusable answer); `error` (no answer); `skipped` (not sent:
-        /// budget, circuit breaker or queue too long).
-        outcome: String,
-        /// Whose answer the resident used: `llm` or `builtin`.
-        used: String,
+        /// What came of it.
+        outcome: CallOutcome,
+        /// Whose answer the resident used.
+        used: AnswerUsed,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         latency_ms: u64,
@@ -208,8 +205,9 @@ pub enum EventBody {
         /// Token counts were estimated (the server sent no `usage`).
         estimated: bool,
         attempts: u32,
+        /// How the server was asked for structure, after any fallback.
         #[serde(skip_serializing_if = "Option::is_none")]
-        format: Option<String>,
+        format: Option<FormatLevel>,
     },
     /// LLM accounting for one game day (and the part day at the end).
     LlmUsage {
@@ -262,136 +260,84 @@ pub enum EndReason {
     Failed,
 }
 
-/// What the `start` line names as the brain (the built-in one unless an async mind says otherwise).
-#[derive(Resource, Debug, Clone)]
-pub struct BrainLabel(pub String);
-
-/// Where log lines go.
-#[derive(Default)]
-pub enum LogSink {
-    /// Nowhere (benchmarks).
-    #[default]
-    Discard,
-    /// Kept in memory (tests, the window's event stream).
-    Memory(Vec<u8>),
-    /// A file, buffered.
-    File(std::io::BufWriter<std::fs::File>),
+/// What a call to a model was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallKind {
+    /// A resident's next plan.
+    Plan,
+    /// A second try at a plan that was unusable.
+    Repair,
+    /// A line of a conversation.
+    Line,
+    /// A night's memory summary.
+    Summary,
+    /// A conversation remembered in the resident's own words.
+    Recap,
 }
 
-/// The event log sink plus counts of what was written.
-#[derive(Resource, Default)]
-pub struct EventLog {
-    pub sink: LogSink,
-    pub lines: u64,
-    /// First write error, reported once; the run goes on.
-    pub error: Option<String>,
-    /// Reused for each line, so logging allocates nothing per event.
-    scratch: Vec<u8>,
-}
+impl CallKind {
+    /// Every kind, in table order.
+    pub const ALL: [CallKind; 5] = [
+        CallKind::Plan,
+        CallKind::Repair,
+        CallKind::Line,
+        CallKind::Summary,
+        CallKind::Recap,
+    ];
 
-impl EventLog {
-    pub fn to_file(path: &std::path::Path) -> std::io::Result<Self> {
-        let file = std::fs::File::create(path)?;
-        Ok(Self {
-            sink: LogSink::File(std::io::BufWriter::new(file)),
-            ..default()
-        })
-    }
-
-    pub fn in_memory() -> Self {
-        Self {
-            sink: LogSink::Memory(Vec::new()),
-            ..default()
-        }
-    }
-
-    /// The in-memory log as text.
-    pub fn text(&self) -> &str {
-        match &self.sink {
-            LogSink::Memory(buf) => std::str::from_utf8(buf).unwrap_or(""),
-            _ => "",
-        }
-    }
-
-    /// Empties an in-memory log, keeping its buffer for reuse.
-    pub fn clear_memory(&mut self) {
-        if let LogSink::Memory(buf) = &mut self.sink {
-            buf.clear();
-        }
-    }
-
-    fn write(&mut self, event: &SimEvent) {
-        let mut line = std::mem::take(&mut self.scratch);
-        line.clear();
-        if let Err(e) = serde_json::to_writer(&mut line, event) {
-            self.error
-                .get_or_insert(format!("cannot serialise event: {e}"));
-            self.scratch = line;
-            return;
-        }
-        line.push(b'\n');
-        self.lines += 1;
-        let result = match &mut self.sink {
-            LogSink::Discard => Ok(()),
-            LogSink::Memory(buf) => {
-                buf.extend_from_slice(&line);
-                Ok(())
-            }
-            LogSink::File(f) => f.write_all(&line),
-        };
-        if let Err(e) = result {
-            self.error
-                .get_or_insert(format!("cannot write the event log: {e}"));
-        }
-        self.scratch = line;
-    }
-
-    pub fn flush(&mut self) {
-        if let LogSink::File(f) = &mut self.sink
-            && let Err(e) = f.flush()
-        {
-            self.error
-                .get_or_insert(format!("cannot write the event log: {e}"));
+    /// The name in the log: `plan`, `repair`, `line`, `summary`, `recap`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Plan => "plan",
+            CallKind::Repair => "repair",
+            CallKind::Line => "line",
+            CallKind::Summary => "summary",
+            CallKind::Recap => "recap",
         }
     }
 }
 
-pub(super) fn plugin(app: &mut App) {
-    app.add_message::<SimEvent>()
-        .init_resource::<EventLog>()
-        .add_systems(SimStep, write_log.in_set(SimSet::Log))
-        .add_systems(SimStep, log_start.before(SimSet::Clock));
+/// What came of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// An answer came back (used or not).
+    Ok,
+    /// The answer was unusable.
+    Invalid,
+    /// No answer: the server failed or timed out.
+    Error,
+    /// Not sent: over the day's budget, the circuit breaker open, or the queue too long.
+    Skipped,
+    /// Still out when the run ended.
+    Abandoned,
 }
 
-/// Writes the `start` line before the first step.
-pub(super) fn log_start(world: &mut World) {
-    if world.resource::<Clock>().steps > 0 {
-        return;
-    }
-    let brain = match world.get_resource::<BrainLabel>() {
-        Some(label) => label.0.clone(),
-        None => world.resource::<super::ActiveBrain>().0.name().to_string(),
-    };
-    let scenario = world.resource::<LoadedScenario>().0.name.clone();
-    let settings = world.resource::<RunSettings>().clone();
-    let residents = world.resource::<Roster>().ids.clone();
-    let names = world.resource::<Roster>().names.clone();
-    let time = world.resource::<Clock>().now;
-    world.write_message(SimEvent {
-        time,
-        body: EventBody::Start {
-            scenario,
-            seed: settings.seed,
-            days: settings.days,
-            residents,
-            names,
-            brain,
-        },
-    });
+/// Whose answer the resident used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerUsed {
+    /// The model's.
+    Llm,
+    /// None yet: a repair call went out.
+    Repair,
+    /// The built-in brain's.
+    Builtin,
+    /// None: the answer came too late (superseded, or the resident is gone).
+    Dropped,
+    /// None: the run ended first.
+    None,
 }
 
-fn write_log(mut reader: MessageReader<SimEvent>, mut log: ResMut<EventLog>) {
-    for e in reader.read() {
-        log.write(e);
-    }
+/// How a server was asked for structured output, after any fallback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FormatLevel {
+    /// `response_format: json_schema`.
+    JsonSchema,
+    /// `response_format: json_object`.
+    JsonObject,
+    /// No response format; JSON asked for in the prompt.
+    Plain,
 }

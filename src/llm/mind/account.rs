@@ -1,0 +1,77 @@
+//! LLM accounting per game day: an `llm_usage` event when a day closes, and
+//! at the end, with the calls still out booked as abandoned.
+
+use bevy::prelude::*;
+
+use super::LlmBrain;
+use crate::sim::clock::Clock;
+use crate::sim::end::SimOutcome;
+use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};
+use crate::sim::residents::Roster;
+
+/// Closes game days for accounting (`llm_usage` events), and the last one at the end.
+pub(super) fn account(
+    mut brain: ResMut<LlmBrain>,
+    clock: Res<Clock>,
+    roster: Res<Roster>,
+    outcome: Res<SimOutcome>,
+    mut events: MessageWriter<SimEvent>,
+) {
+    let day = clock.day();
+    if day != brain.day {
+        let closing = brain.day;
+        let usage = brain.stats.close_day(closing);
+        events.write(SimEvent {
+            time: clock.now,
+            body: usage,
+        });
+        brain.day = day;
+        brain.day_calls = 0;
+    }
+    if outcome.ended() && !brain.final_usage_logged {
+        brain.final_usage_logged = true;
+        // Calls still out when the run ends are accounted too.
+        let mut left: Vec<(u64, u32, usize, CallKind, u32)> = brain
+            .pending
+            .iter()
+            .map(|(id, p)| {
+                (
+                    *id,
+                    p.resident,
+                    p.endpoint,
+                    p.purpose.kind(),
+                    p.prompt_estimate,
+                )
+            })
+            .collect();
+        left.sort_unstable();
+        for (_, idx, endpoint, kind, prompt) in left {
+            let id = roster.ids[idx as usize].clone();
+            brain.stats.call(idx, &id, kind, prompt, 0, 0);
+            events.write(SimEvent {
+                time: clock.now,
+                body: EventBody::LlmCall {
+                    resident: id,
+                    call: kind,
+                    model: brain.endpoints[endpoint].model.clone(),
+                    outcome: CallOutcome::Abandoned,
+                    used: AnswerUsed::None,
+                    reason: Some("the run ended first".into()),
+                    latency_ms: 0,
+                    prompt_tokens: prompt,
+                    completion_tokens: 0,
+                    estimated: true,
+                    attempts: 0,
+                    format: None,
+                },
+            });
+        }
+        brain.pending.clear();
+        brain.arrived.clear();
+        let usage = brain.stats.close_day(day);
+        events.write(SimEvent {
+            time: clock.now,
+            body: usage,
+        });
+    }
+}

@@ -1,0 +1,249 @@
+//! Conversation lines: answers go into their conversations before they talk
+//! (the built-in line where an answer is unusable), and requests go out for
+//! the conversations that wait on a model's speaker.
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+
+use super::dispatch::settle;
+use super::record::{Finished, log_skip};
+use super::validate::line_problem;
+use super::{Gate, LlmBrain, LlmFocus, Purpose};
+use crate::llm::client::{ChatRequest, Format};
+use crate::llm::parse::line_from_text;
+use crate::llm::prompts::{self, LineExtras};
+use crate::sim::end::FailSim;
+use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
+use crate::sim::memory::Memories;
+use crate::sim::residents::Needs;
+use crate::sim::social::{
+    self, Conversation, Delivered, LineInputs, LineRequest, SocialState, TalkerView, deliver,
+    with_line_context,
+};
+
+/// What the line systems read and write.
+#[derive(SystemParam)]
+pub(super) struct LineCalls<'w, 's> {
+    brain: ResMut<'w, LlmBrain>,
+    inputs: LineInputs<'w>,
+    social: Res<'w, SocialState>,
+    conversations: Query<'w, 's, &'static mut Conversation>,
+    events: MessageWriter<'w, SimEvent>,
+    q: Query<'w, 's, TalkerView<'static>>,
+}
+
+/// Lines that came back go into their conversations before they talk.
+pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSim>) {
+    let now = calls.inputs.clock.now;
+    for (done, pending) in calls
+        .brain
+        .take_arrived(|p| matches!(p, Purpose::Line { .. }))
+    {
+        let Purpose::Line {
+            conversation,
+            ref speaker,
+            ref prompt,
+        } = pending.purpose
+        else {
+            continue;
+        };
+        let id = calls.inputs.roster.ids[pending.resident as usize].clone();
+        let call = Finished {
+            resident: &id,
+            kind: CallKind::Line,
+            done: &done,
+            pending: &pending,
+            now,
+        };
+        let parsed = match settle(&mut calls.brain, &done, &pending, now, &mut fail, &id) {
+            Err(e) => Err((CallOutcome::Error, e)),
+            Ok(reply) => {
+                let (line, ends, emotion) = line_from_text(&reply.content, speaker);
+                let said = Delivered {
+                    line,
+                    ends,
+                    emotion,
+                };
+                match line_problem(&said.line, prompt) {
+                    Some(problem) if !(said.line.is_empty() && ends) => {
+                        Err((CallOutcome::Invalid, problem))
+                    }
+                    _ => Ok(said),
+                }
+            }
+        };
+        let (brain, events) = (&mut *calls.brain, &mut calls.events);
+        match parsed {
+            Ok(said) => {
+                call.log(CallOutcome::Ok, AnswerUsed::Llm, None, brain, events);
+                brain.stats.residents[pending.resident as usize].llm_lines += 1;
+                deliver(&calls.social, &mut calls.conversations, conversation, said);
+            }
+            Err((outcome, why)) => {
+                call.log(outcome, AnswerUsed::Builtin, Some(why), brain, events);
+                brain.stats.fallback(pending.resident);
+                calls.builtin_line(conversation);
+            }
+        }
+    }
+}
+
+/// Line requests from conversations waiting on an async speaker.
+pub(super) fn request_lines(
+    mut calls: LineCalls,
+    focus: Res<LlmFocus>,
+    mut requests: MessageReader<LineRequest>,
+    extra: Query<(&Needs, &Memories)>,
+) {
+    for req in requests.read() {
+        calls.ask(req, &focus, &extra);
+    }
+}
+
+impl LineCalls<'_, '_> {
+    /// The built-in brain's line for a conversation (a speaker who is gone
+    /// says nothing, which ends it).
+    fn builtin_line(&mut self, conversation: u64) {
+        let Some(c) = self
+            .social
+            .open
+            .get(&conversation)
+            .and_then(|&e| self.conversations.get(e).ok())
+        else {
+            return;
+        };
+        let said = social::builtin_line(c, &self.inputs, &self.q).unwrap_or(Delivered {
+            line: String::new(),
+            ends: false,
+            emotion: None,
+        });
+        deliver(&self.social, &mut self.conversations, conversation, said);
+    }
+
+    /// One line request: sent to the speaker's endpoint, or answered by the
+    /// built-in brain.
+    fn ask(&mut self, req: &LineRequest, focus: &LlmFocus, extra: &Query<(&Needs, &Memories)>) {
+        let now = self.inputs.clock.now;
+        let Ok(speaker) = self.q.get(req.speaker) else {
+            return;
+        };
+        let (idx, id) = (speaker.0.idx, speaker.0.id.clone());
+        let Some(endpoint) = self.brain.route.get(idx as usize).copied().flatten() else {
+            return self.builtin_line(req.conversation);
+        };
+        let (priority, watched) = self.brain.priority(focus, &id);
+        if let Gate::Skip(why) = self.brain.gate(endpoint, now, watched) {
+            let who = (idx, &id);
+            log_skip(
+                &mut self.brain,
+                &mut self.events,
+                now,
+                who,
+                endpoint,
+                CallKind::Line,
+                why,
+            );
+            return self.builtin_line(req.conversation);
+        }
+        let Some(messages) = self.line_prompt(req, extra) else {
+            return;
+        };
+        let prompt = messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let brain = &mut *self.brain;
+        let request = ChatRequest {
+            messages,
+            temperature: brain.settings.temperature,
+            max_tokens: 96,
+            seed: brain.seed(self.inputs.settings.seed, brain.next_job + 1),
+            format: Format::Text,
+            stream: brain.settings.stream_lines,
+        };
+        let purpose = Purpose::Line {
+            conversation: req.conversation,
+            speaker: speaker.1.name.clone(),
+            prompt,
+        };
+        brain.send(purpose, idx, endpoint, priority, request);
+    }
+
+    /// The line prompt: the conversation so far, what both are doing, the
+    /// speaker's mood and the memories that mention the listener.
+    fn line_prompt(
+        &self,
+        req: &LineRequest,
+        extra: &Query<(&Needs, &Memories)>,
+    ) -> Option<Vec<crate::llm::client::Message>> {
+        let c = self
+            .social
+            .open
+            .get(&req.conversation)
+            .and_then(|&e| self.conversations.get(e).ok())?;
+        let speaker = self.q.get(req.speaker).ok()?;
+        let history: Vec<(String, String)> = c
+            .messages
+            .iter()
+            .map(|m| {
+                (
+                    self.inputs.roster.names[m.speaker as usize].clone(),
+                    m.text.clone(),
+                )
+            })
+            .collect();
+        let listener = self.q.get(req.listener).ok();
+        let their_action = listener
+            .and_then(|l| l.2)
+            .map_or("闲着".to_string(), |a| a.text.action.clone());
+        let my_action = speaker
+            .2
+            .map_or("闲着".to_string(), |a| a.text.action.clone());
+        let (needs, memories) = match extra.get(req.speaker) {
+            Ok((n, m)) => (Some(n), Some(m)),
+            Err(_) => (None, None),
+        };
+        let listener_name = listener.map(|l| l.1.name.as_str()).unwrap_or("");
+        let recalled = memories.map_or_else(Vec::new, |m| recalled(m, listener_name));
+        let extras = LineExtras {
+            my_action: &my_action,
+            their_action: &their_action,
+            history: &history,
+            memories: &recalled,
+            mood: needs.map_or("平静", mood),
+        };
+        with_line_context(c, &self.inputs, &self.q, |cx, _, _| {
+            prompts::line_messages(cx, &extras)
+        })
+    }
+}
+
+/// Memories that mention the listener first, then the newest.
+fn recalled(m: &Memories, listener_name: &str) -> Vec<String> {
+    let mut v: Vec<String> = m
+        .entries
+        .iter()
+        .rev()
+        .filter(|e| !listener_name.is_empty() && e.text.contains(listener_name))
+        .take(3)
+        .map(|e| e.line())
+        .collect();
+    v.extend(m.recent(2).iter().map(|e| e.line()));
+    v
+}
+
+/// A short mood from needs, for line prompts.
+fn mood(n: &Needs) -> &'static str {
+    if n.energy < 25.0 {
+        "疲惫"
+    } else if n.hunger < 25.0 {
+        "饿了，有点烦躁"
+    } else if n.social < 30.0 {
+        "想找人说说话"
+    } else if n.fun > 70.0 {
+        "愉快"
+    } else {
+        "平静"
+    }
+}

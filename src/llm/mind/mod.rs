@@ -1,0 +1,294 @@
+//! The LLM mind inside the simulation: residents with an [`AsyncMind`] get their
+//! plans, lines and nightly summaries from their endpoint through the [`Bridge`].
+//! Replies are collected each frame with `try_recv` and used at fixed points of
+//! the step, in request order, so a headless run (which waits for them at each
+//! step) gives the same log whatever the server's speed. Every call is logged;
+//! anything unusable is repaired once (plans) or replaced by the built-in brain.
+//!
+//! - `dispatch`: the gate (budget, breaker, queue), sending, collecting;
+//! - `record`: every call as an `llm_call` event;
+//! - `validate`: what makes a model's plan or line unusable;
+//! - `plans`, `lines`, `memory`: the systems for each kind of call;
+//! - `account`: `llm_usage` per game day.
+
+mod account;
+mod dispatch;
+mod lines;
+mod memory;
+mod plans;
+mod record;
+mod validate;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bevy::prelude::*;
+
+pub use validate::{line_problem, plan_problem};
+
+use super::accounting::LlmStats;
+use super::bridge::{Bridge, BridgeSettings, Done};
+use super::cassette::{Cassette, CassetteMode};
+use super::client::{Endpoint, Message};
+use super::config::LlmSettings;
+use super::schema::plan_schema;
+use crate::base::time::GameTime;
+use crate::scenario::ResidentId;
+use crate::sim::clock::{DriveSteps, StepGate};
+use crate::sim::event_log::{BrainLabel, CallKind};
+use crate::sim::memory::{Consolidation, PendingSummary};
+use crate::sim::planning::PlanningSet;
+use crate::sim::residents::{AsyncMind, Roster};
+use crate::sim::social::SocialSet;
+use crate::sim::{LoadedScenario, SimSet, SimStep};
+
+/// Residents the player is watching (selected, followed, on screen): their calls
+/// go first and are never shed by the level of detail. The window writes it.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct LlmFocus {
+    /// Their ids.
+    pub watched: Vec<ResidentId>,
+}
+
+/// Queue priority of a watched resident's calls.
+const PRIORITY_WATCHED: u8 = 200;
+/// Queue priority of everyone else's plans and lines.
+const PRIORITY_NORMAL: u8 = 100;
+/// Queue priority of summaries and recaps (nobody waits for them).
+const PRIORITY_SUMMARY: u8 = 50;
+
+/// What a call was for.
+#[derive(Debug, Clone)]
+enum Purpose {
+    Plan {
+        entity: Entity,
+        request: u64,
+        messages: Vec<Message>,
+        repair: bool,
+    },
+    Line {
+        conversation: u64,
+        speaker: String,
+        prompt: String,
+    },
+    Summary {
+        entity: Entity,
+        entries: PendingSummary,
+    },
+    Recap {
+        entity: Entity,
+        time: GameTime,
+        fallback: String,
+    },
+}
+
+impl Purpose {
+    fn kind(&self) -> CallKind {
+        match self {
+            Purpose::Plan { repair: false, .. } => CallKind::Plan,
+            Purpose::Plan { repair: true, .. } => CallKind::Repair,
+            Purpose::Line { .. } => CallKind::Line,
+            Purpose::Summary { .. } => CallKind::Summary,
+            Purpose::Recap { .. } => CallKind::Recap,
+        }
+    }
+}
+
+/// A call sent and not yet used.
+#[derive(Debug)]
+struct Pending {
+    purpose: Purpose,
+    resident: u32,
+    endpoint: usize,
+    prompt_estimate: u32,
+}
+
+/// A circuit breaker per endpoint, timed in game minutes so record and replay agree.
+#[derive(Debug, Clone, Default)]
+struct Breaker {
+    failures: u32,
+    open_until: Option<GameTime>,
+    probing: bool,
+}
+
+/// Whether a call may go out now.
+enum Gate {
+    Send,
+    /// Not sent, and why: `budget`, `circuit_open`, `queue`.
+    Skip(&'static str),
+}
+
+/// The LLM brain's state: the bridge, each resident's endpoint, what is in flight.
+#[derive(Resource)]
+pub struct LlmBrain {
+    bridge: Bridge,
+    settings: LlmSettings,
+    endpoints: Vec<Arc<Endpoint>>,
+    /// Endpoint index per roster index (`None`: built-in brain).
+    route: Vec<Option<usize>>,
+    /// Resident ids by roster index.
+    ids: Vec<ResidentId>,
+    breakers: Vec<Breaker>,
+    schema: serde_json::Value,
+    pending: HashMap<u64, Pending>,
+    arrived: Vec<Done>,
+    next_job: u64,
+    day: u32,
+    day_calls: u32,
+    final_usage_logged: bool,
+    /// Call failures not yet reported to the user (the CLI prints them once).
+    failures: Vec<String>,
+    stats: LlmStats,
+}
+
+impl LlmBrain {
+    /// Calls sent and not yet used by the simulation.
+    pub fn outstanding(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// How many residents an LLM drives.
+    pub fn routed(&self) -> usize {
+        self.route.iter().flatten().count()
+    }
+
+    /// The settings it runs with.
+    pub fn settings(&self) -> &LlmSettings {
+        &self.settings
+    }
+
+    /// The endpoints in use, first come first.
+    pub fn endpoints(&self) -> &[Arc<Endpoint>] {
+        &self.endpoints
+    }
+
+    /// What was counted so far.
+    pub fn stats(&self) -> &LlmStats {
+        &self.stats
+    }
+
+    /// Failures since the last call, oldest first (`endpoint (model): error`).
+    pub fn take_failures(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.failures)
+    }
+}
+
+/// Adds the LLM systems; they do nothing until [`attach`] inserts an [`LlmBrain`].
+pub fn plugin(app: &mut App) {
+    let active = resource_exists::<LlmBrain>;
+    app.init_resource::<LlmFocus>()
+        .add_systems(
+            Update,
+            dispatch::collect_replies.before(DriveSteps).run_if(active),
+        )
+        .add_systems(
+            SimStep,
+            (
+                plans::plans.in_set(PlanningSet::Answer),
+                lines::deliver_lines
+                    .after(SocialSet::Triggers)
+                    .before(SocialSet::Talk),
+                lines::request_lines
+                    .after(SocialSet::Talk)
+                    .before(SocialSet::Conclude),
+                memory::summaries
+                    .in_set(SimSet::Memory)
+                    .after(Consolidation),
+                memory::recaps.in_set(SimSet::Memory).after(Consolidation),
+                account::account.after(SimSet::End).before(SimSet::Log),
+            )
+                .run_if(active),
+        );
+}
+
+/// Starts the bridge and gives every routed resident an [`AsyncMind`]. Call
+/// after `sim::setup_world`, before the first update.
+pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
+    let scenario = world.resource::<LoadedScenario>().0.clone();
+    let bridge = start_bridge(&settings)?;
+    let roster_entities = world.resource::<Roster>().entities.clone();
+    let mut endpoints: Vec<Arc<Endpoint>> = Vec::new();
+    let mut route = Vec::with_capacity(scenario.residents.len());
+    for (i, profile) in scenario.residents.iter().enumerate() {
+        let r = settings.endpoint_for(profile).map(|ep| {
+            match endpoints.iter().position(|e| **e == ep) {
+                Some(i) => i,
+                None => {
+                    endpoints.push(Arc::new(ep));
+                    endpoints.len() - 1
+                }
+            }
+        });
+        if r.is_some()
+            && let Some(&e) = roster_entities.get(i)
+        {
+            world.entity_mut(e).insert(AsyncMind);
+        }
+        route.push(r);
+    }
+    world.insert_resource(BrainLabel(brain_label(&endpoints, &route)));
+    let schema = plan_schema(&scenario.town, &scenario.tuning);
+    world.insert_resource(LlmBrain {
+        bridge,
+        breakers: vec![Breaker::default(); endpoints.len()],
+        endpoints,
+        route,
+        ids: scenario.residents.iter().map(|p| p.id.clone()).collect(),
+        schema,
+        pending: HashMap::new(),
+        arrived: Vec::new(),
+        next_job: 0,
+        day: 1,
+        day_calls: 0,
+        final_usage_logged: false,
+        failures: Vec::new(),
+        stats: LlmStats::new(scenario.residents.len()),
+        settings,
+    });
+    Ok(())
+}
+
+/// The bridge to the runtime, recording or replaying when asked.
+fn start_bridge(settings: &LlmSettings) -> Result<Bridge, String> {
+    let cassette = match &settings.cassette {
+        Some(CassetteMode::Record(dir)) => Some(Arc::new(
+            Cassette::record(dir, settings.default.as_ref())
+                .map_err(|e| format!("cannot record into {}: {e}", dir.display()))?,
+        )),
+        Some(CassetteMode::Replay(dir)) => Some(Arc::new(Cassette::replay(dir)?)),
+        None => None,
+    };
+    Bridge::start(
+        BridgeSettings {
+            concurrency: settings.concurrency,
+            timeout: settings.timeout,
+            ..BridgeSettings::default()
+        },
+        cassette,
+    )
+    .map_err(|e| format!("cannot start the LLM runtime: {e}"))
+}
+
+/// What the `start` line names as the brain: `builtin`, `llm:MODEL`, or
+/// `llm:MODEL+builtin` when only some residents think with a model.
+fn brain_label(endpoints: &[Arc<Endpoint>], route: &[Option<usize>]) -> String {
+    let routed = route.iter().flatten().count();
+    let mut models: Vec<&str> = endpoints.iter().map(|e| e.model.as_str()).collect();
+    models.dedup();
+    match (routed, route.len()) {
+        (0, _) => "builtin".to_string(),
+        (r, n) if r == n => format!("llm:{}", models.join("+")),
+        _ => format!("llm:{}+builtin", models.join("+")),
+    }
+}
+
+/// Between frames of a headless run: sleeps until a reply comes if the step is
+/// waiting for one (never called from a system).
+pub fn wait_if_gated(world: &World, timeout: Duration) {
+    if world.get_resource::<StepGate>().is_some_and(|g| g.waiting)
+        && let Some(brain) = world.get_resource::<LlmBrain>()
+    {
+        brain.bridge.wait(timeout);
+    }
+}

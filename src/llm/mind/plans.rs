@@ -1,0 +1,330 @@
+//! Plans: finished calls are used (repaired once, or replaced by the built-in
+//! brain's plan), then new requests go out.
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+
+use super::dispatch::settle;
+use super::record::{Finished, log_skip};
+use super::validate::plan_problem;
+use super::{Gate, LlmBrain, LlmFocus, Pending, Purpose};
+use crate::llm::bridge::Done;
+use crate::llm::client::Message;
+use crate::llm::parse::plan_from_text;
+use crate::llm::prompts::{self, OtherResident};
+use crate::scenario::{LocIdx, ResidentId, Town};
+use crate::sim::brain::Plan;
+use crate::sim::end::FailSim;
+use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
+use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest};
+use crate::sim::residents::{Activity, Census, Roster, Thinking, Walking, Whereabouts};
+
+/// What a plan call's answer is good for.
+enum Verdict {
+    /// A plan that passes validation.
+    Usable(Plan),
+    /// An answer, but no usable plan: what is wrong with it.
+    Unusable(String),
+    /// No answer: the error.
+    Failed(String),
+}
+
+/// What residents are doing, for the "others" of a planning prompt.
+type Doing<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Option<&'static Activity>,
+        Has<Walking>,
+        &'static Whereabouts,
+    ),
+>;
+
+/// What the plan system reads and writes.
+#[derive(SystemParam)]
+pub(super) struct PlanCalls<'w, 's> {
+    brain: ResMut<'w, LlmBrain>,
+    inputs: PlanInputs<'w, 's>,
+    focus: Res<'w, LlmFocus>,
+    ready: MessageWriter<'w, PlanReady>,
+    events: MessageWriter<'w, SimEvent>,
+    fail: MessageWriter<'w, FailSim>,
+    thinking: Query<'w, 's, &'static Thinking>,
+    doing: Doing<'w, 's>,
+}
+
+/// Plans: use finished calls (repairing or falling back), then send new requests.
+pub(super) fn plans(mut requests: MessageReader<PlanRequest>, mut calls: PlanCalls) {
+    for (done, pending) in calls
+        .brain
+        .take_arrived(|p| matches!(p, Purpose::Plan { .. }))
+    {
+        calls.answered(&done, &pending);
+    }
+    for req in requests.read() {
+        calls.ask(req);
+    }
+}
+
+impl PlanCalls<'_, '_> {
+    /// One finished plan (or repair) call.
+    fn answered(&mut self, done: &Done, pending: &Pending) {
+        let Purpose::Plan {
+            entity,
+            request,
+            ref messages,
+            repair,
+        } = pending.purpose
+        else {
+            return;
+        };
+        let now = self.inputs.clock.now;
+        let id = self.inputs.roster.ids[pending.resident as usize].clone();
+        // Superseded, or the resident is gone: the answer is dropped.
+        let current = self
+            .thinking
+            .get(entity)
+            .is_ok_and(|t| t.request == request);
+        let at = self.doing.get(entity).map(|d| d.2.0).ok();
+        let verdict = self.judge(done, pending, at, &id);
+        let call = Finished {
+            resident: &id,
+            kind: pending.purpose.kind(),
+            done,
+            pending,
+            now,
+        };
+        let (brain, events) = (&mut *self.brain, &mut self.events);
+        if !current {
+            let why = Some("superseded".into());
+            call.log(CallOutcome::Ok, AnswerUsed::Dropped, why, brain, events);
+            return;
+        }
+        match verdict {
+            Verdict::Usable(plan) => {
+                call.log(CallOutcome::Ok, AnswerUsed::Llm, None, brain, events);
+                brain.stats.residents[pending.resident as usize].llm_plans += 1;
+                self.ready.write(PlanReady {
+                    entity,
+                    request,
+                    plan,
+                });
+            }
+            Verdict::Unusable(problem) if !repair => {
+                self.repair(&call, messages, problem, (entity, request));
+            }
+            Verdict::Unusable(problem) => {
+                call.log(
+                    CallOutcome::Invalid,
+                    AnswerUsed::Builtin,
+                    Some(problem),
+                    brain,
+                    events,
+                );
+                self.fall_back(pending.resident, entity, request);
+            }
+            Verdict::Failed(text) => {
+                call.log(
+                    CallOutcome::Error,
+                    AnswerUsed::Builtin,
+                    Some(text),
+                    brain,
+                    events,
+                );
+                self.fall_back(pending.resident, entity, request);
+            }
+        }
+    }
+
+    /// Books the call with its breaker and reads the plan in the answer.
+    fn judge(
+        &mut self,
+        done: &Done,
+        pending: &Pending,
+        at: Option<LocIdx>,
+        id: &ResidentId,
+    ) -> Verdict {
+        let now = self.inputs.clock.now;
+        let reply = match settle(&mut self.brain, done, pending, now, &mut self.fail, id) {
+            Err(e) => return Verdict::Failed(e),
+            Ok(reply) => reply,
+        };
+        let plan = match plan_from_text(&reply.content) {
+            Err(problem) => return Verdict::Unusable(problem),
+            Ok(plan) => plan,
+        };
+        let problem =
+            at.and_then(|at| plan_problem(&plan, at, &self.inputs.town, &self.inputs.tuning));
+        match problem {
+            Some(problem) => Verdict::Unusable(problem),
+            None => Verdict::Usable(plan),
+        }
+    }
+
+    /// One repair attempt, if a call may go out now; else the built-in plan.
+    fn repair(
+        &mut self,
+        call: &Finished,
+        messages: &[Message],
+        problem: String,
+        (entity, request): (Entity, u64),
+    ) {
+        let (brain, events) = (&mut *self.brain, &mut self.events);
+        let pending = call.pending;
+        let (priority, watched) = brain.priority(&self.focus, call.resident);
+        let answer = call
+            .done
+            .result
+            .as_ref()
+            .map(|r| r.content.clone())
+            .unwrap_or_default();
+        if let Gate::Skip(why) = brain.gate(pending.endpoint, call.now, watched) {
+            let why = format!("{problem}; no repair: {why}");
+            call.log(
+                CallOutcome::Invalid,
+                AnswerUsed::Builtin,
+                Some(why),
+                brain,
+                events,
+            );
+            return self.fall_back(pending.resident, entity, request);
+        }
+        let reason = Some(problem.clone());
+        call.log(
+            CallOutcome::Invalid,
+            AnswerUsed::Repair,
+            reason,
+            brain,
+            events,
+        );
+        let Some(repair_messages) = self.inputs.with_context(entity, |cx, _| {
+            prompts::repair_messages(messages, &answer, &problem, cx)
+        }) else {
+            return;
+        };
+        let seed = self.inputs.settings.seed;
+        let brain = &mut *self.brain;
+        let req = brain.plan_request(repair_messages.clone(), 0.2, seed);
+        let purpose = Purpose::Plan {
+            entity,
+            request,
+            messages: repair_messages,
+            repair: true,
+        };
+        brain.send(purpose, pending.resident, pending.endpoint, priority, req);
+    }
+
+    /// The built-in brain's plan, counted as a fallback.
+    fn fall_back(&mut self, resident: u32, entity: Entity, request: u64) {
+        self.brain.stats.fallback(resident);
+        fallback_plan(&mut self.inputs, &mut self.ready, entity, request);
+    }
+
+    /// A plan request: sent to the resident's endpoint, or answered by the
+    /// built-in brain when the gate says no.
+    fn ask(&mut self, req: &PlanRequest) {
+        let Ok(r) = self.inputs.residents.get(req.entity).map(|v| v.0.clone()) else {
+            return;
+        };
+        let Some(endpoint) = self.brain.route.get(r.idx as usize).copied().flatten() else {
+            return;
+        };
+        let now = self.inputs.clock.now;
+        let (priority, watched) = self.brain.priority(&self.focus, &r.id);
+        if let Gate::Skip(why) = self.brain.gate(endpoint, now, watched) {
+            let who = (r.idx, &r.id);
+            log_skip(
+                &mut self.brain,
+                &mut self.events,
+                now,
+                who,
+                endpoint,
+                CallKind::Plan,
+                why,
+            );
+            fallback_plan(&mut self.inputs, &mut self.ready, req.entity, req.request);
+            return;
+        }
+        let doing = &self.doing;
+        let Some(messages) = self.inputs.with_context(req.entity, |cx, _| {
+            let knows: Vec<u32> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
+            let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
+            prompts::plan_messages(cx, &others)
+        }) else {
+            return;
+        };
+        let (seed, temperature) = (self.inputs.settings.seed, self.brain.settings.temperature);
+        let request = self.brain.plan_request(messages.clone(), temperature, seed);
+        let purpose = Purpose::Plan {
+            entity: req.entity,
+            request: req.request,
+            messages,
+            repair: false,
+        };
+        self.brain.send(purpose, r.idx, endpoint, priority, request);
+    }
+}
+
+/// The built-in brain's plan for a resident whose call failed or was not sent.
+fn fallback_plan(
+    inputs: &mut PlanInputs,
+    ready: &mut MessageWriter<PlanReady>,
+    entity: Entity,
+    request: u64,
+) {
+    if let Some(plan) = inputs.builtin_plan(entity) {
+        ready.write(PlanReady {
+            entity,
+            request,
+            plan,
+        });
+    }
+}
+
+/// Others for a planning prompt: people here first, then people this resident
+/// knows, then anyone, up to [`prompts::MAX_OTHERS`].
+fn others_for(
+    me: u32,
+    at: LocIdx,
+    knows: &[u32],
+    census: &Census,
+    roster: &Roster,
+    town: &Town,
+    doing: &Doing,
+) -> Vec<OtherResident> {
+    let mut picked: Vec<u32> = Vec::with_capacity(prompts::MAX_OTHERS);
+    let here = census
+        .at_place
+        .get(at.i())
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let everyone = 0..roster.len() as u32;
+    for i in here
+        .iter()
+        .copied()
+        .chain(knows.iter().copied())
+        .chain(everyone)
+    {
+        if picked.len() >= prompts::MAX_OTHERS {
+            break;
+        }
+        if i != me && !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    picked
+        .into_iter()
+        .filter_map(|i| {
+            let (activity, walking, where_) = doing.get(roster.entities[i as usize]).ok()?;
+            Some(OtherResident {
+                name: roster.names[i as usize].clone(),
+                place: town.name(where_.0).to_string(),
+                doing: prompts::doing(
+                    activity.map(|a| a.kind),
+                    activity.map(|a| a.text.action.as_str()),
+                    walking,
+                ),
+            })
+        })
+        .collect()
+}

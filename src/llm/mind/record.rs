@@ -1,0 +1,114 @@
+//! Every call becomes an `llm_call` event, counted in the stats; failures are
+//! kept for the user.
+
+use bevy::prelude::*;
+
+use super::{LlmBrain, Pending};
+use crate::base::time::GameTime;
+use crate::llm::bridge::Done;
+use crate::llm::client::estimate_tokens;
+use crate::scenario::ResidentId;
+use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};
+
+/// One finished call of one resident, ready to be logged with what came of it.
+pub(super) struct Finished<'a> {
+    pub(super) resident: &'a ResidentId,
+    pub(super) kind: CallKind,
+    pub(super) done: &'a Done,
+    pub(super) pending: &'a Pending,
+    pub(super) now: GameTime,
+}
+
+impl Finished<'_> {
+    /// Books the call (stats, first failure) and writes its `llm_call` event.
+    pub(super) fn log(
+        &self,
+        outcome: CallOutcome,
+        used: AnswerUsed,
+        reason: Option<String>,
+        brain: &mut LlmBrain,
+        events: &mut MessageWriter<SimEvent>,
+    ) {
+        let (done, pending) = (self.done, self.pending);
+        if let Err(e) = &done.result {
+            let ep = &brain.endpoints[pending.endpoint];
+            brain
+                .failures
+                .push(format!("{} ({}): {e}", ep.base_url, ep.model));
+        }
+        let (prompt, completion, estimated, attempts, format) = match &done.result {
+            Ok(r) => match r.usage {
+                Some(u) => (
+                    u.prompt_tokens,
+                    u.completion_tokens,
+                    false,
+                    r.attempts,
+                    r.format,
+                ),
+                None => (
+                    pending.prompt_estimate,
+                    estimate_tokens(&r.content),
+                    true,
+                    r.attempts,
+                    r.format,
+                ),
+            },
+            Err(_) => (pending.prompt_estimate, 0, true, 1, None),
+        };
+        brain.stats.call(
+            pending.resident,
+            self.resident,
+            self.kind,
+            prompt,
+            completion,
+            done.latency_ms,
+        );
+        events.write(SimEvent {
+            time: self.now,
+            body: EventBody::LlmCall {
+                resident: self.resident.clone(),
+                call: self.kind,
+                model: brain.endpoints[pending.endpoint].model.clone(),
+                outcome,
+                used,
+                reason,
+                latency_ms: done.latency_ms,
+                prompt_tokens: prompt,
+                completion_tokens: completion,
+                estimated,
+                attempts,
+                format,
+            },
+        });
+    }
+}
+
+/// A call that was not sent: the built-in brain answers.
+pub(super) fn log_skip(
+    brain: &mut LlmBrain,
+    events: &mut MessageWriter<SimEvent>,
+    now: GameTime,
+    (idx, id): (u32, &ResidentId),
+    endpoint: usize,
+    kind: CallKind,
+    why: &str,
+) {
+    brain.stats.skip(idx);
+    events.write(SimEvent {
+        time: now,
+        body: EventBody::LlmCall {
+            resident: id.clone(),
+            call: kind,
+            model: brain.endpoints[endpoint].model.clone(),
+            outcome: CallOutcome::Skipped,
+            used: AnswerUsed::Builtin,
+            reason: Some(why.to_string()),
+            latency_ms: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            estimated: false,
+            attempts: 0,
+            format: None,
+        },
+    });
+}

@@ -1,0 +1,151 @@
+//! Everything that happens, as [`SimEvent`] messages, written to an append-only
+//! JSON Lines log: one object per line, `time` and `kind` first.
+
+use std::io::Write;
+
+use bevy::prelude::*;
+
+mod events;
+
+pub use events::{
+    AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
+    RelationshipDelta, SimEvent,
+};
+
+use super::clock::Clock;
+use super::residents::Roster;
+use super::{LoadedScenario, RunSettings, SimSet, SimStep};
+
+/// What the `start` line names as the brain (the built-in one unless an async mind says otherwise).
+#[derive(Resource, Debug, Clone)]
+pub struct BrainLabel(pub String);
+
+/// Where log lines go.
+#[derive(Default)]
+pub enum LogSink {
+    /// Nowhere (benchmarks).
+    #[default]
+    Discard,
+    /// Kept in memory (tests, the window's event stream).
+    Memory(Vec<u8>),
+    /// A file, buffered.
+    File(std::io::BufWriter<std::fs::File>),
+}
+
+/// The event log sink plus counts of what was written.
+#[derive(Resource, Default)]
+pub struct EventLog {
+    pub sink: LogSink,
+    pub lines: u64,
+    /// First write error, reported once; the run goes on.
+    pub error: Option<String>,
+    /// Reused for each line, so logging allocates nothing per event.
+    scratch: Vec<u8>,
+}
+
+impl EventLog {
+    pub fn to_file(path: &std::path::Path) -> std::io::Result<Self> {
+        let file = std::fs::File::create(path)?;
+        Ok(Self {
+            sink: LogSink::File(std::io::BufWriter::new(file)),
+            ..default()
+        })
+    }
+
+    pub fn in_memory() -> Self {
+        Self {
+            sink: LogSink::Memory(Vec::new()),
+            ..default()
+        }
+    }
+
+    /// The in-memory log as text.
+    pub fn text(&self) -> &str {
+        match &self.sink {
+            LogSink::Memory(buf) => std::str::from_utf8(buf).unwrap_or(""),
+            _ => "",
+        }
+    }
+
+    /// Empties an in-memory log, keeping its buffer for reuse.
+    pub fn clear_memory(&mut self) {
+        if let LogSink::Memory(buf) = &mut self.sink {
+            buf.clear();
+        }
+    }
+
+    fn write(&mut self, event: &SimEvent) {
+        let mut line = std::mem::take(&mut self.scratch);
+        line.clear();
+        if let Err(e) = serde_json::to_writer(&mut line, event) {
+            self.error
+                .get_or_insert(format!("cannot serialise event: {e}"));
+            self.scratch = line;
+            return;
+        }
+        line.push(b'\n');
+        self.lines += 1;
+        let result = match &mut self.sink {
+            LogSink::Discard => Ok(()),
+            LogSink::Memory(buf) => {
+                buf.extend_from_slice(&line);
+                Ok(())
+            }
+            LogSink::File(f) => f.write_all(&line),
+        };
+        if let Err(e) = result {
+            self.error
+                .get_or_insert(format!("cannot write the event log: {e}"));
+        }
+        self.scratch = line;
+    }
+
+    pub fn flush(&mut self) {
+        if let LogSink::File(f) = &mut self.sink
+            && let Err(e) = f.flush()
+        {
+            self.error
+                .get_or_insert(format!("cannot write the event log: {e}"));
+        }
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<SimEvent>()
+        .init_resource::<EventLog>()
+        .add_systems(SimStep, write_log.in_set(SimSet::Log))
+        .add_systems(SimStep, log_start.before(SimSet::Clock));
+}
+
+/// Writes the `start` line before the first step.
+pub(super) fn log_start(world: &mut World) {
+    if world.resource::<Clock>().steps > 0 {
+        return;
+    }
+    let brain = match world.get_resource::<BrainLabel>() {
+        Some(label) => label.0.clone(),
+        None => world.resource::<super::ActiveBrain>().0.name().to_string(),
+    };
+    let scenario = world.resource::<LoadedScenario>().0.name.clone();
+    let settings = world.resource::<RunSettings>().clone();
+    let residents = world.resource::<Roster>().ids.clone();
+    let names = world.resource::<Roster>().names.clone();
+    let time = world.resource::<Clock>().now;
+    world.write_message(SimEvent {
+        time,
+        body: EventBody::Start {
+            scenario,
+            seed: settings.seed,
+            days: settings.days,
+            residents,
+            names,
+            brain,
+        },
+    });
+}
+
+fn write_log(mut reader: MessageReader<SimEvent>, mut log: ResMut<EventLog>) {
+    for e in reader.read() {
+        log.write(e);
+    }
+}
