@@ -10,7 +10,7 @@ use crate::base::time::clock_text;
 use crate::scenario::{Gathering, RelationKind, WorkRole};
 use crate::sim::brain::{LineContext, PlanContext, SummaryContext, Topic};
 use crate::sim::memory::MemoryKind;
-use crate::sim::residents::ActivityKind;
+use crate::sim::residents::{ActivityKind, Mood, Needs};
 
 const SLEEP: &[&str] = &[
     "{period}了，该回{home}睡觉了。",
@@ -217,19 +217,15 @@ fn fill(template: &str, slots: &[(&str, &str)]) -> String {
     out
 }
 
-fn mood(needs: &crate::sim::residents::Needs) -> &'static str {
-    if needs.energy < 30.0 {
-        "有点累了，"
-    } else if needs.hunger < 30.0 {
-        "肚子咕咕叫，"
-    } else if needs.social < 30.0 {
-        "好想找人说说话，"
-    } else if needs.fun < 30.0 {
-        "有点闷，"
-    } else if needs.energy > 70.0 && needs.hunger > 60.0 {
-        "精神不错，"
-    } else {
-        ""
+/// How a mood colours the start of a line the resident says.
+fn mood(needs: &Needs) -> &'static str {
+    match needs.mood() {
+        Mood::Tired => "有点累了，",
+        Mood::Hungry => "肚子咕咕叫，",
+        Mood::Lonely => "好想找人说说话，",
+        Mood::Bored => "有点闷，",
+        Mood::Lively => "精神不错，",
+        Mood::Calm => "",
     }
 }
 

@@ -35,6 +35,59 @@ pub struct Needs {
     pub last_meal: GameTime,
 }
 
+impl Needs {
+    /// How the resident feels: the most pressing need first.
+    pub fn mood(&self) -> Mood {
+        if self.energy < LOW_NEED {
+            Mood::Tired
+        } else if self.hunger < LOW_NEED {
+            Mood::Hungry
+        } else if self.social < LOW_NEED {
+            Mood::Lonely
+        } else if self.fun < LOW_NEED {
+            Mood::Bored
+        } else if self.energy > 70.0 && self.hunger > 60.0 {
+            Mood::Lively
+        } else {
+            Mood::Calm
+        }
+    }
+}
+
+/// Below this, a need sets the mood.
+const LOW_NEED: f32 = 30.0;
+
+/// A resident's mood, from its needs: what its lines and prompts carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mood {
+    /// Low on energy.
+    Tired,
+    /// Hungry.
+    Hungry,
+    /// Wants company.
+    Lonely,
+    /// Wants something to do.
+    Bored,
+    /// Rested and fed.
+    Lively,
+    /// Nothing pressing.
+    Calm,
+}
+
+impl Mood {
+    /// The mood in a word or two, for prompts: 疲惫, 饿了 …
+    pub fn label(self) -> &'static str {
+        match self {
+            Mood::Tired => "疲惫",
+            Mood::Hungry => "饿了，有点烦躁",
+            Mood::Lonely => "想找人说说话",
+            Mood::Bored => "有点闷",
+            Mood::Lively => "精神不错",
+            Mood::Calm => "平静",
+        }
+    }
+}
+
 impl Default for Needs {
     fn default() -> Self {
         Self {

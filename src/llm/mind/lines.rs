@@ -211,7 +211,7 @@ impl LineCalls<'_, '_> {
             their_action: &their_action,
             history: &history,
             memories: &recalled,
-            mood: needs.map_or("平静", mood),
+            mood: needs.map_or("平静", |n| n.mood().label()),
         };
         with_line_context(c, &self.inputs, &self.q, |cx, _, _| {
             prompts::line_messages(cx, &extras)
@@ -231,19 +231,4 @@ fn recalled(m: &Memories, listener_name: &str) -> Vec<String> {
         .collect();
     v.extend(m.recent(2).iter().map(|e| e.line()));
     v
-}
-
-/// A short mood from needs, for line prompts.
-fn mood(n: &Needs) -> &'static str {
-    if n.energy < 25.0 {
-        "疲惫"
-    } else if n.hunger < 25.0 {
-        "饿了，有点烦躁"
-    } else if n.social < 30.0 {
-        "想找人说说话"
-    } else if n.fun > 70.0 {
-        "愉快"
-    } else {
-        "平静"
-    }
 }
