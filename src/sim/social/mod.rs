@@ -204,6 +204,39 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// A conversation opening now: no messages yet, the first turn due now.
+    pub(crate) fn new(
+        id: u64,
+        participants: Vec<u32>,
+        place: LocIdx,
+        trigger: Trigger,
+        now: GameTime,
+    ) -> Self {
+        Self {
+            id,
+            participants,
+            place,
+            state: ConversationState::Init,
+            trigger,
+            subject: Topic::Town,
+            topic: "casual".to_string(),
+            messages: Vec::new(),
+            started: now,
+            planned: 0,
+            next_turn: now,
+            next: None,
+            awaiting: None,
+            delivered: None,
+            invite: None,
+            proposal: None,
+            role: None,
+            end: None,
+            join_checked: 0,
+            script: None,
+            script_checked: false,
+        }
+    }
+
     pub fn is_group(&self) -> bool {
         self.participants.len() > 2
     }

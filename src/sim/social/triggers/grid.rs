@@ -1,0 +1,193 @@
+//! Where the chance-meeting pass looks: a dense grid of residents by cell,
+//! and the clock that says which residents roll this step.
+
+use bevy::prelude::Vec2;
+
+use crate::base::time::GameTime;
+
+/// A uniform grid of cells `size` wide: everyone within `size` of a point is in
+/// the 3×3 cells around it. The cells cover the residents' bounding box in one
+/// array, and residents are kept grouped by cell in another (a counting sort:
+/// linear, no hashing, and in roster order within each cell), so a cell is a
+/// contiguous slice.
+#[derive(Default)]
+pub(super) struct Grid {
+    size: f32,
+    /// Key of the bounding box's first cell, and the box's width and height in cells.
+    origin: (i32, i32),
+    dims: (i32, i32),
+    /// (roster idx, position), grouped by cell.
+    items: Vec<(u32, Vec2)>,
+    /// Cell `c` holds `items[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
+    /// Each resident's cell, and each cell's next free slot, while filling.
+    cells: Vec<u32>,
+    next: Vec<u32>,
+}
+
+/// At most this many cells (or four per resident, if more): a crowd spread
+/// thinly over a huge map gets coarser cells, which only adds candidates that
+/// the distance check then drops.
+pub(super) const GRID_CELLS: u64 = 1 << 16;
+
+impl Grid {
+    #[cfg(test)]
+    pub(super) fn new(size: f32, residents: &[(u32, Vec2)]) -> Self {
+        let mut grid = Self::default();
+        grid.fill(size, residents);
+        grid
+    }
+
+    /// Sorts `residents` (in roster order) into cells, reusing the buffers.
+    pub(super) fn fill(&mut self, size: f32, residents: &[(u32, Vec2)]) {
+        let mut size = size.max(1.0);
+        let (lo, hi) = residents.iter().fold(
+            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+            |(lo, hi), &(_, p)| (lo.min(p), hi.max(p)),
+        );
+        let budget = GRID_CELLS.max(4 * residents.len() as u64);
+        let (origin, dims) = loop {
+            if residents.is_empty() {
+                break ((0, 0), (0, 0));
+            }
+            let (a, b) = (Self::key(size, lo), Self::key(size, hi));
+            let w = (b.0 as i64 - a.0 as i64 + 1) as u64;
+            let h = (b.1 as i64 - a.1 as i64 + 1) as u64;
+            if w * h <= budget {
+                break (a, (w as i32, h as i32));
+            }
+            size *= 2.0;
+        };
+        (self.size, self.origin, self.dims) = (size, origin, dims);
+        // Count per cell, then turn counts into starts, then place.
+        self.starts.clear();
+        self.starts.resize((dims.0 * dims.1) as usize + 1, 0);
+        self.cells.clear();
+        for &(_, p) in residents {
+            let c = self.cell(Self::key(size, p)).expect("inside the box");
+            self.cells.push(c as u32);
+            self.starts[c + 1] += 1;
+        }
+        for c in 1..self.starts.len() {
+            self.starts[c] += self.starts[c - 1];
+        }
+        self.next.clear();
+        self.next.extend_from_slice(&self.starts);
+        self.items.clear();
+        self.items.resize(residents.len(), (0, Vec2::ZERO));
+        for (&c, &item) in self.cells.iter().zip(residents) {
+            self.items[self.next[c as usize] as usize] = item;
+            self.next[c as usize] += 1;
+        }
+    }
+
+    fn key(size: f32, v: Vec2) -> (i32, i32) {
+        ((v.x / size).floor() as i32, (v.y / size).floor() as i32)
+    }
+
+    /// The index of the cell with key `k`, if it lies in the box.
+    fn cell(&self, k: (i32, i32)) -> Option<usize> {
+        let (x, y) = (k.0 - self.origin.0, k.1 - self.origin.1);
+        ((0..self.dims.0).contains(&x) && (0..self.dims.1).contains(&y))
+            .then(|| (y * self.dims.0 + x) as usize)
+    }
+
+    /// The 3×3 cells around `pos`, as slices.
+    pub(super) fn around(&self, pos: Vec2) -> impl Iterator<Item = &[(u32, Vec2)]> + '_ {
+        let (cx, cy) = Self::key(self.size, pos);
+        (-1..=1)
+            .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))
+            .filter_map(|k| self.cell(k))
+            .map(|c| &self.items[self.starts[c] as usize..self.starts[c + 1] as usize])
+    }
+}
+
+/// When pairs roll for a chance meeting: once in every window of `every` game
+/// minutes, at the minute of the window fixed by the pair's lower roster index.
+/// So each step only residents whose minute it is look around (with partners
+/// above them in the roster), and nothing needs to be remembered per pair.
+#[derive(Debug, Clone, Copy)]
+pub struct RollClock {
+    /// This step's minute within the window.
+    minute: u32,
+    every: u32,
+    step: u32,
+}
+
+impl RollClock {
+    pub fn new(now: GameTime, step: u32, every: u32) -> Self {
+        let every = every.max(1);
+        Self {
+            minute: now.0.div_euclid(60).rem_euclid(every as i64) as u32,
+            every,
+            step: step.max(1),
+        }
+    }
+
+    /// Whether resident `a` rolls with its higher-indexed neighbours at this step.
+    pub fn rolls(&self, a: u32) -> bool {
+        if self.step >= self.every {
+            return true;
+        }
+        let h = (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // A phase in 0..every by multiply-shift.
+        let phase = (((h >> 32) * self.every as u64) >> 32) as u32;
+        let mut at = self.minute + phase;
+        if at >= self.every {
+            at -= self.every;
+        }
+        // The window starts during the `step` minutes that end at this one.
+        at < self.step
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    #[test]
+    fn the_grid_finds_everyone_within_reach_and_nobody_twice() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        // A dense crowd, a spread-out town, and a few residents on a huge map
+        // (coarser cells), with points on cell borders and negative coordinates.
+        for (count, span) in [(400, 300.0), (2_000, 5_000.0), (50, 1.0e7)] {
+            let people: Vec<(u32, Vec2)> = (0..count)
+                .map(|i| {
+                    let p = Vec2::new(rng.random_range(-span..span), rng.random_range(-span..span));
+                    (
+                        i,
+                        if i % 7 == 0 {
+                            (p / 50.0).round() * 50.0
+                        } else {
+                            p
+                        },
+                    )
+                })
+                .collect();
+            let grid = Grid::new(50.0, &people);
+            assert!(grid.starts.len() as u64 <= GRID_CELLS + 1);
+            for &(a, pa) in &people {
+                let mut found: Vec<u32> = grid
+                    .around(pa)
+                    .flatten()
+                    .filter(|(_, pb)| pa.distance_squared(*pb) <= 2500.0)
+                    .map(|&(b, _)| b)
+                    .collect();
+                let n = found.len();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(n, found.len(), "{a} sees someone twice");
+                let want: Vec<u32> = people
+                    .iter()
+                    .filter(|(_, pb)| pa.distance_squared(*pb) <= 2500.0)
+                    .map(|&(b, _)| b)
+                    .collect();
+                assert_eq!(found, want, "{a} at {pa}");
+            }
+        }
+        assert!(Grid::new(50.0, &[]).around(Vec2::ZERO).next().is_none());
+    }
+}

@@ -1,0 +1,262 @@
+//! Each encounter found opens a conversation: conversations it interrupts
+//! are closed, a kept appointment is logged, and the new one gets its length,
+//! its subject, an invitation or a proposal to meet again.
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use rand::RngExt;
+
+use super::{CrowdView, Talking};
+use super::{Encounter, Encounters, PeopleQuery, QueryLookup, Scratch, plan_with};
+use crate::base::time::GameTime;
+use crate::scenario::{LocIdx, LocationKind, Service, SocialTuning, Town};
+use crate::sim::brain::Topic;
+use crate::sim::clock::Clock;
+use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::residents::{Agenda, Census, Persona, Relationships, Resident, Roster};
+use crate::sim::social::meetings::{MeetingStatus, Meetings};
+use crate::sim::social::{
+    Conversation, ConversationState, EndCause, ForcedEncounters, Proposal, SocialRng, SocialState,
+    Trigger,
+};
+use crate::sim::town::{ActiveTuning, Gatherings};
+
+/// What opening conversations reads and writes.
+#[derive(SystemParam)]
+pub(in crate::sim::social) struct Opening<'w, 's> {
+    commands: Commands<'w, 's>,
+    clock: Res<'w, Clock>,
+    tuning: Res<'w, ActiveTuning>,
+    town: Res<'w, Town>,
+    census: Res<'w, Census>,
+    roster: Res<'w, Roster>,
+    gatherings: Res<'w, Gatherings>,
+    state: ResMut<'w, SocialState>,
+    meetings: ResMut<'w, Meetings>,
+    rng: ResMut<'w, SocialRng>,
+    people: PeopleQuery<'w, 's>,
+    agendas: Query<'w, 's, &'static Agenda>,
+    conversations: Query<'w, 's, &'static mut Conversation>,
+    events: MessageWriter<'w, SimEvent>,
+}
+
+/// Finds this step's encounters and opens a conversation for each.
+pub(in crate::sim::social) fn start_conversations(
+    mut opening: Opening,
+    mut forced: ResMut<ForcedEncounters>,
+    mut scratch: Local<Scratch>,
+) {
+    let encounters = opening.find(&mut forced, &mut scratch);
+    for enc in encounters.found {
+        opening.open(enc);
+    }
+}
+
+impl Opening<'_, '_> {
+    /// This step's encounters, the pairs asked for first.
+    fn find(&mut self, forced: &mut ForcedEncounters, scratch: &mut Scratch) -> Encounters {
+        let cx = CrowdView {
+            now: self.clock.now,
+            step_minutes: self.tuning.step_minutes,
+            tuning: &self.tuning.social,
+            census: &self.census,
+            roster: &self.roster,
+            state: &self.state,
+            meetings: &self.meetings,
+            lookup: &QueryLookup {
+                roster: &self.roster,
+                people: &self.people,
+            },
+        };
+        let requested: Vec<(u32, u32)> = forced
+            .0
+            .drain(..)
+            .filter_map(|(a, b)| Some((self.roster.idx(&a)?, self.roster.idx(&b)?)))
+            .collect();
+        plan_with(&cx, &requested, &mut self.rng, scratch)
+    }
+
+    /// Opens the encounter's conversation.
+    fn open(&mut self, enc: Encounter) {
+        let now = self.clock.now;
+        self.interrupt(&enc.interrupts);
+        if let Some(id) = enc.meeting
+            && self.keep_meeting(id, &enc)
+        {
+            return;
+        }
+        let entity = |i: u32| self.roster.entities[i as usize];
+        let (Ok(pa), Ok(pb)) = (
+            self.people.get(entity(enc.a)),
+            self.people.get(entity(enc.b)),
+        ) else {
+            return;
+        };
+        let place = self.census.entries[enc.a as usize].at;
+        if enc.trigger == Trigger::Work {
+            self.state.greeted.insert((enc.b, place), now);
+        }
+        let t = &self.tuning.social;
+        let planned = planned_turns(&enc, (pa.1, pb.1), t, &mut self.rng);
+        let invite = self.invitation(&enc, (pa.0, pb.0));
+        let proposal = (enc.trigger != Trigger::Appointment
+            && planned >= 3
+            && invite.is_none()
+            && close_enough(pa.2, enc.b, t)
+            && close_enough(pb.2, enc.a, t)
+            && !self.meetings.pending_for(enc.a)
+            && !self.meetings.pending_for(enc.b)
+            && self.rng.random::<f32>() < t.appointments.probability)
+            .then(|| propose(&enc, planned, (now, place), &self.town, t, &mut self.rng));
+        self.state.next_id += 1;
+        let id = self.state.next_id;
+        let role = (enc.trigger == Trigger::Work)
+            .then(|| pa.1.work.as_ref().and_then(|w| w.role))
+            .flatten();
+        let mut c = Conversation::new(id, vec![enc.a, enc.b], place, enc.trigger, now);
+        c.subject = Topic::choose(pa.1, pb.1, self.town.get(place));
+        c.planned = planned;
+        c.invite = invite;
+        c.proposal = proposal;
+        c.role = role;
+        let participants = vec![pa.0.id.clone(), pb.0.id.clone()];
+        self.spawn(c, participants);
+    }
+
+    /// Conversations an appointment cuts short close now.
+    fn interrupt(&mut self, ids: &[u64]) {
+        for id in ids {
+            if let Some(&e) = self.state.open.get(id)
+                && let Ok(mut c) = self.conversations.get_mut(e)
+                && c.end.is_none()
+            {
+                c.end = Some(EndCause::Interrupted);
+                c.state = ConversationState::Closing;
+            }
+        }
+    }
+
+    /// Marks the appointment kept; true when the two already talk together
+    /// (the meeting is kept as it is, nothing new opens).
+    fn keep_meeting(&mut self, id: u32, enc: &Encounter) -> bool {
+        let Some(m) = self.meetings.get_mut(id) else {
+            return false;
+        };
+        m.status = MeetingStatus::Kept;
+        self.events.write(SimEvent {
+            time: self.clock.now,
+            body: EventBody::AppointmentKept {
+                appointment: m.id,
+                residents: vec![
+                    self.roster.ids[m.a as usize].clone(),
+                    self.roster.ids[m.b as usize].clone(),
+                ],
+                location: self.town.id(m.place).clone(),
+                made: m.made,
+            },
+        });
+        let both = self.state.talking[enc.a as usize];
+        both.is_some() && both == self.state.talking[enc.b as usize]
+    }
+
+    /// A gathering one of them organises and the other has not heard of.
+    fn invitation(&self, enc: &Encounter, (a, b): (&Resident, &Resident)) -> Option<usize> {
+        let now = self.clock.now;
+        let unaware = |organiser: &Resident, guest: u32| {
+            self.gatherings.iter().position(|g| {
+                g.organiser == organiser.id
+                    && g.starts > now
+                    && self
+                        .agendas
+                        .get(self.roster.entities[guest as usize])
+                        .is_ok_and(|ag| !ag.knows(g.id))
+            })
+        };
+        unaware(a, enc.b).or_else(|| unaware(b, enc.a))
+    }
+
+    /// The conversation's entity, both participants marked as talking, and its start logged.
+    fn spawn(&mut self, c: Conversation, participants: Vec<crate::scenario::ResidentId>) {
+        let (id, place, trigger) = (c.id, c.place, c.trigger);
+        let members = c.participants.clone();
+        let entity = self.commands.spawn(c).id();
+        self.state.open.insert(id, entity);
+        self.state.started_today += 1;
+        for i in members {
+            self.state.talking[i as usize] = Some(id);
+            self.commands
+                .entity(self.roster.entities[i as usize])
+                .insert(Talking { conversation: id });
+        }
+        self.events.write(SimEvent {
+            time: self.clock.now,
+            body: EventBody::ConversationStart {
+                conversation: id,
+                participants,
+                location: self.town.id(place).clone(),
+                trigger,
+            },
+        });
+    }
+}
+
+/// How many messages a built-in speaker aims for: outgoing pairs talk
+/// longer; a greeting at work is brief.
+fn planned_turns(
+    enc: &Encounter,
+    (a, b): (&Persona, &Persona),
+    t: &SocialTuning,
+    rng: &mut SocialRng,
+) -> u32 {
+    let mean_e = (a.personality.extraversion + b.personality.extraversion) / 2.0;
+    let c = &t.conversation;
+    let aim = if enc.trigger == Trigger::Work {
+        2 + rng.random_range(0..=2)
+    } else {
+        (3.0 + mean_e / 25.0).round() as i64 + rng.random_range(-1..=3)
+    };
+    aim.clamp(c.min_turns as i64, c.max_turns as i64) as u32
+}
+
+/// `x` knows `other` at least as an acquaintance.
+fn close_enough(x: &Relationships, other: u32, t: &SocialTuning) -> bool {
+    x.by_idx(other)
+        .is_some_and(|r| r.strength >= t.relationship.acquaintance)
+}
+
+/// A proposal to meet again tomorrow, made two messages before the end.
+fn propose(
+    enc: &Encounter,
+    planned: u32,
+    (now, here): (GameTime, LocIdx),
+    town: &Town,
+    t: &SocialTuning,
+    rng: &mut SocialRng,
+) -> Proposal {
+    let turn = planned - 2;
+    let (proposer, partner) = if turn.is_multiple_of(2) {
+        (enc.a, enc.b)
+    } else {
+        (enc.b, enc.a)
+    };
+    let hours = t.appointments.from_hour..=t.appointments.to_hour;
+    let hour = rng.random_range(hours) as i64;
+    let at = GameTime(now.midnight().0 + 86_400 + hour * 3600);
+    Proposal {
+        proposer,
+        partner,
+        turn,
+        place: meeting_place(town, here),
+        at,
+    }
+}
+
+/// Where to meet again: here if it is a place to sit together, else the nearest eatery.
+fn meeting_place(town: &Town, here: LocIdx) -> LocIdx {
+    let l = town.get(here);
+    if matches!(l.kind, LocationKind::Food | LocationKind::Public) {
+        here
+    } else {
+        town.nearest_with(here, Service::Food).unwrap_or(here)
+    }
+}

@@ -1,0 +1,264 @@
+//! The trigger rules, in priority order: pairs the player asked for,
+//! appointments due, staff greeting customers, the lonely approaching
+//! someone, and chance meetings of residents standing near each other. Each
+//! takes the residents it pairs out of the step's pool.
+
+use bevy::prelude::Vec2;
+use rand::RngExt;
+
+use super::grid::{Grid, RollClock};
+use super::{CrowdView, Encounter};
+use crate::scenario::LocIdx;
+use crate::sim::social::Trigger;
+use crate::sim::social::analysis::{self, Stage};
+use crate::sim::social::meetings::MeetingStatus;
+
+/// One step's pass: who is taken, and the encounters found so far.
+pub(super) struct Pass<'a, 'c> {
+    pub(super) cx: &'a CrowdView<'c>,
+    pub(super) taken: &'a mut Vec<bool>,
+    pub(super) out: Vec<Encounter>,
+}
+
+impl Pass<'_, '_> {
+    /// Takes both out of this step's pool and records the encounter.
+    fn pair_up(&mut self, a: u32, b: u32, trigger: Trigger) -> &mut Encounter {
+        self.taken[a as usize] = true;
+        self.taken[b as usize] = true;
+        self.out.push(Encounter {
+            a,
+            b,
+            trigger,
+            interrupts: Vec::new(),
+            meeting: None,
+        });
+        self.out.last_mut().expect("just pushed")
+    }
+
+    /// Pairs the player asked for (from the inspector), when both stand at
+    /// one place, awake and free.
+    pub(super) fn requested(&mut self, requested: &[(u32, u32)]) {
+        let cx = self.cx;
+        for &(a, b) in requested {
+            let (Some((pa, _)), Some((pb, _))) = (cx.awake_here(a), cx.awake_here(b)) else {
+                continue;
+            };
+            let busy = |i: u32| self.taken[i as usize] || cx.state.talking[i as usize].is_some();
+            if a == b || pa != pb || busy(a) || busy(b) {
+                continue;
+            }
+            self.pair_up(a, b, Trigger::Requested);
+        }
+    }
+
+    /// 1. Appointments: both at the place around the hour; they cut short any other talk.
+    pub(super) fn appointments(&mut self) {
+        let cx = self.cx;
+        let (now, a) = (cx.now, &cx.tuning.appointments);
+        for m in cx.meetings.list.iter().filter(|m| {
+            m.status == MeetingStatus::Pending
+                && now.0 >= m.at.0 - 30 * 60
+                && now.0 <= m.at.0 + a.wait_minutes as i64 * 60
+        }) {
+            let here = |i: u32| cx.awake_here(i).is_some_and(|(at, _)| at == m.place);
+            if !here(m.a) || !here(m.b) || self.taken[m.a as usize] || self.taken[m.b as usize] {
+                continue;
+            }
+            let busy = |i: u32| cx.state.talking[i as usize];
+            let together = busy(m.a).is_some() && busy(m.a) == busy(m.b);
+            let interrupts: Vec<u64> = if together {
+                Vec::new()
+            } else {
+                [busy(m.a), busy(m.b)].into_iter().flatten().collect()
+            };
+            let e = self.pair_up(m.a, m.b, Trigger::Appointment);
+            e.interrupts = interrupts;
+            e.meeting = Some(m.id);
+        }
+    }
+
+    /// 2. Staff on shift greet each customer once per visit (the one there longest first).
+    pub(super) fn greetings(&mut self) {
+        let cx = self.cx;
+        for &s in &cx.census.greeters {
+            let Some((place, _)) = cx.person(s).and_then(|p| p.staff) else {
+                continue;
+            };
+            if self.taken[s as usize] || cx.state.talking[s as usize].is_some() {
+                continue;
+            }
+            if let Some(c) = self.customer(s, place) {
+                self.pair_up(s, c, Trigger::Work);
+            }
+        }
+    }
+
+    /// The customer staff `s` greets next at `place`: free, not working
+    /// there, on its list, and not yet greeted this visit.
+    fn customer(&self, s: u32, place: LocIdx) -> Option<u32> {
+        let cx = self.cx;
+        let greets = cx.lookup.greets(s);
+        let taken = &self.taken;
+        cx.census
+            .at_place
+            .get(place.i())
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&c| c != s && !taken[c as usize] && cx.state.talking[c as usize].is_none())
+            .filter(|&c| cx.person(c).is_some_and(|p| p.workplace != Some(place)))
+            .filter(|&c| greets.is_empty() || greets.contains(&cx.roster.ids[c as usize]))
+            .filter_map(|c| {
+                let (at, since) = cx.awake_here(c)?;
+                let greeted = cx
+                    .state
+                    .greeted
+                    .get(&(c, place))
+                    .is_some_and(|&t| t >= since);
+                (at == place && !greeted).then_some((since, c))
+            })
+            .min()
+            .map(|(_, c)| c)
+    }
+
+    /// 3. The lonely seek company where they are: friends first, then
+    /// acquaintances, then anyone. Their own ties are scanned first, so the
+    /// crowd is only searched when nobody they know is free.
+    pub(super) fn approach(&mut self, settled: &[(u32, LocIdx)]) {
+        let cx = self.cx;
+        for &(s, place) in settled {
+            let Some(me) = cx.person(s) else { continue };
+            if me.social_need <= cx.tuning.approach_need || self.taken[s as usize] {
+                continue;
+            }
+            if let Some(o) = self.company(s, place) {
+                self.pair_up(s, o, Trigger::Approach);
+            }
+        }
+    }
+
+    /// Whom `s` approaches at `place`: the closest tie that is free there,
+    /// else the nearest free resident.
+    fn company(&self, s: u32, place: LocIdx) -> Option<u32> {
+        let cx = self.cx;
+        let (now, n) = (cx.now, cx.roster.len());
+        let available = |o: u32| {
+            o != s
+                && !self.taken[o as usize]
+                && cx.state.free(o, now)
+                && cx.awake_here(o).is_some_and(|(at, _)| at == place)
+                && cx.state.pair_ready(s, o, now)
+        };
+        let dist = |o: u32| cx.pos(s).distance_squared(cx.pos(o));
+        let stage = |strength: f32| Stage::of(strength, &cx.tuning.relationship);
+        let known = cx
+            .lookup
+            .ties(s)
+            .into_iter()
+            .flat_map(|t| t.0.iter())
+            .filter(|r| (r.with_idx as usize) < n && available(r.with_idx))
+            .max_by(|x, y| {
+                stage(x.strength)
+                    .cmp(&stage(y.strength))
+                    .then(x.strength.total_cmp(&y.strength))
+                    .then(dist(y.with_idx).total_cmp(&dist(x.with_idx)))
+                    .then(y.with_idx.cmp(&x.with_idx))
+            })
+            .map(|r| r.with_idx);
+        known.or_else(|| {
+            cx.census.at_place[place.i()]
+                .iter()
+                .copied()
+                .filter(|&o| available(o))
+                .min_by(|&x, &y| dist(x).total_cmp(&dist(y)).then(x.cmp(&y)))
+        })
+    }
+
+    /// 4. Chance meetings of residents standing near each other. In roster
+    /// order, so the pass (and its random draws) are the same every run.
+    pub(super) fn chance_meetings(
+        &mut self,
+        settled: &[(u32, LocIdx)],
+        near: &mut Vec<(u32, Vec2)>,
+        grid: &mut Grid,
+        rng: &mut rand_chacha::ChaCha8Rng,
+    ) {
+        let cx = self.cx;
+        let p = &cx.tuning.proximity;
+        near.clear();
+        near.extend(
+            settled
+                .iter()
+                .filter(|&&(i, _)| !self.taken[i as usize])
+                .map(|&(i, _)| (i, cx.pos(i))),
+        );
+        grid.fill(p.distance, near);
+        let clock = RollClock::new(cx.now, cx.step_minutes, p.reroll_minutes);
+        // The stage most likely to talk: a draw above its chance fails for every pair.
+        let best_stage = [
+            Stage::Stranger,
+            Stage::Acquaintance,
+            Stage::Friend,
+            Stage::CloseFriend,
+        ]
+        .into_iter()
+        .max_by(|x, y| x.pick(&p.modifiers).total_cmp(&y.pick(&p.modifiers)))
+        .expect("four stages");
+        for &(a, pa) in near.iter() {
+            if self.taken[a as usize] || !clock.rolls(a) {
+                continue;
+            }
+            if let Some((a, b)) = self.meets((a, pa), best_stage, grid, rng) {
+                self.pair_up(a, b, Trigger::Proximity);
+            }
+        }
+    }
+
+    /// Whom `a` (at `pa`) meets by chance among its higher-indexed
+    /// neighbours, the more outgoing of the two first.
+    fn meets(
+        &self,
+        (a, pa): (u32, Vec2),
+        best_stage: Stage,
+        grid: &Grid,
+        rng: &mut rand_chacha::ChaCha8Rng,
+    ) -> Option<(u32, u32)> {
+        let cx = self.cx;
+        let p = &cx.tuning.proximity;
+        let d2 = p.distance * p.distance;
+        for cellmates in grid.around(pa) {
+            for &(b, pb) in cellmates {
+                if b <= a || self.taken[b as usize] || pa.distance_squared(pb) > d2 {
+                    continue;
+                }
+                let (x, y) = (
+                    cx.person(a).expect("settled"),
+                    cx.person(b).expect("settled"),
+                );
+                let chance = |stage| {
+                    analysis::proximity_chance(
+                        cx.tuning,
+                        stage,
+                        (x.extraversion, y.extraversion),
+                        (x.social_need, y.social_need),
+                    )
+                };
+                // Most draws fail even for the closest tie: they stop here, before
+                // the ties and cooldowns (scattered in memory) are looked up.
+                let draw = rng.random::<f32>();
+                if draw >= chance(best_stage) || !cx.state.pair_ready(a, b, cx.now) {
+                    continue;
+                }
+                if draw < chance(cx.stage(a, b)) {
+                    // The more outgoing one opens.
+                    return Some(if y.extraversion > x.extraversion {
+                        (b, a)
+                    } else {
+                        (a, b)
+                    });
+                }
+            }
+        }
+        None
+    }
+}
