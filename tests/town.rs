@@ -466,3 +466,20 @@ fn crowds_stay_within_capacity_in_a_big_town() {
     // The shared places are used, not avoided.
     assert!(peak >= 40, "peak {peak}");
 }
+
+/// The planner's weights are the scenario's (`planner:` in tuning.yaml): with
+/// work worth nothing, nobody goes to work; as shipped, every worker does.
+#[test]
+fn planner_weights_come_from_the_tuning() {
+    let work_plans = |r: &Run| {
+        r.events
+            .iter()
+            .filter(|e| e["kind"] == "plan" && e["activity"] == "work")
+            .count()
+    };
+    assert!(work_plans(&run(7)) > 10);
+    let mut lazy = (*default_scenario()).clone();
+    lazy.tuning.planner.work = -2000.0;
+    lazy.tuning.planner.work_conscientiousness = 0.0;
+    assert_eq!(work_plans(&run_scenario(Arc::new(lazy), 7)), 0);
+}

@@ -4,6 +4,7 @@
 //! `file:line:col`, the field and, where one helps, a hint.
 
 pub mod generate;
+mod planner_tuning;
 mod resolve;
 mod social_tuning;
 pub mod spec;
@@ -17,8 +18,10 @@ use serde::de::DeserializeOwned;
 use crate::base::{Diagnostic, Diagnostics, parse_yaml};
 
 pub use spec::{
-    BigFive, LocationKind, MapSize, RelationKind, Service, SocialTuning, Tuning, WorkRole,
+    BigFive, LocationKind, MapSize, PlannerTuning, RelationKind, Service, SocialTuning, Tuning,
+    WorkRole,
 };
+
 pub use town::{LocIdx, Location, LocationId, Town};
 
 use crate::base::time::GameTime;

@@ -388,6 +388,8 @@ pub struct Tuning {
     pub needs: NeedsTuning,
     pub social: SocialTuning,
     pub durations: DurationTuning,
+    /// The built-in planner's utilities.
+    pub planner: PlannerTuning,
 }
 
 impl Default for Tuning {
@@ -398,6 +400,7 @@ impl Default for Tuning {
             needs: NeedsTuning::default(),
             social: SocialTuning::default(),
             durations: DurationTuning::default(),
+            planner: PlannerTuning::default(),
         }
     }
 }
@@ -417,6 +420,19 @@ pub struct NeedsTuning {
     pub company_restore: f32,
     /// Fun per minute of leisure (hobbies, reading, walks, gatherings).
     pub leisure_restore: f32,
+    /// Asleep, hunger and the need for company fall this much as fast.
+    pub asleep_decay: f32,
+    /// Walking, energy falls this much as fast.
+    pub walking_decay: f32,
+    /// Company restores social need for at most this many others present.
+    pub company_cap: f32,
+    /// At a gathering or socialising, fun rises at this share of leisure's rate.
+    pub social_fun: f32,
+    /// Idling (resting, looking around), energy rises at this share of its decay.
+    pub idle_energy: f32,
+    /// Doing anything else with others there, social need rises at this share
+    /// of `company_restore`.
+    pub company_nearby: f32,
 }
 
 impl Default for NeedsTuning {
@@ -428,6 +444,12 @@ impl Default for NeedsTuning {
             talk_restore: 6.0,
             company_restore: 0.25,
             leisure_restore: 0.45,
+            asleep_decay: 0.35,
+            walking_decay: 1.3,
+            company_cap: 4.0,
+            social_fun: 0.8,
+            idle_energy: 0.5,
+            company_nearby: 0.25,
         }
     }
 }
@@ -452,6 +474,7 @@ impl Default for NeedRates {
     }
 }
 
+pub use super::planner_tuning::PlannerTuning;
 pub use super::social_tuning::*;
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]

@@ -40,9 +40,9 @@ fn update_needs(
         let doing = activity.filter(|a| a.underway && !walking);
         let asleep = doing.is_some_and(|a| a.kind == ActivityKind::Sleep);
         // Asleep, the body runs slower: hunger and company matter less.
-        let slow = if asleep { 0.35 } else { 1.0 };
+        let slow = if asleep { t.asleep_decay } else { 1.0 };
         if !asleep {
-            n.energy -= t.decay.energy * minutes * if walking { 1.3 } else { 1.0 };
+            n.energy -= t.decay.energy * minutes * if walking { t.walking_decay } else { 1.0 };
         }
         n.hunger -= t.decay.hunger * minutes * slow;
         n.social -= t.decay.social * minutes * slow;
@@ -57,11 +57,11 @@ fn update_needs(
                     n.last_meal = clock.now;
                 }
                 ActivityKind::Attend | ActivityKind::Socialise => {
-                    n.social += t.company_restore * minutes * company().min(4.0);
-                    n.fun += t.leisure_restore * minutes * 0.8;
+                    n.social += t.company_restore * minutes * company().min(t.company_cap);
+                    n.fun += t.leisure_restore * minutes * t.social_fun;
                 }
                 ActivityKind::Leisure => n.fun += t.leisure_restore * minutes,
-                ActivityKind::Idle => n.energy += t.decay.energy * minutes * 0.5,
+                ActivityKind::Idle => n.energy += t.decay.energy * minutes * t.idle_energy,
                 _ => {}
             }
             if !matches!(
@@ -69,7 +69,7 @@ fn update_needs(
                 ActivityKind::Sleep | ActivityKind::Attend | ActivityKind::Socialise
             ) && company() > 0.0
             {
-                n.social += t.company_restore * minutes * 0.25;
+                n.social += t.company_restore * minutes * t.company_nearby;
             }
         }
         n.clamp();

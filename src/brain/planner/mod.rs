@@ -1,0 +1,304 @@
+//! Utility planner: every sensible next action gets a score from needs, the
+//! clock, duties, persona and what the resident knows; the best one wins.
+//! A little seeded noise (more for open minds) keeps days from repeating.
+//! The weights are `planner:` in `tuning.yaml` ([`PlannerTuning`]).
+//!
+//! - `duties`: what the clock and others call for (sleep, gatherings,
+//!   appointments, notices, work);
+//! - `wants`: what needs call for (meals, company, leisure, rest).
+
+mod duties;
+mod wants;
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use super::{roll, speech};
+use crate::scenario::{LocIdx, PlannerTuning};
+use crate::sim::brain::{Plan, PlanContext};
+use crate::sim::residents::ActivityKind;
+
+/// An action phrase, written out only for the option that wins.
+#[derive(Debug, Clone)]
+pub(super) enum ActionText {
+    Fixed(&'static str),
+    Own(String),
+    EatAtHome(&'static str),
+    EatAt(&'static str, LocIdx),
+    ChatWith(u32),
+    HangOutAt(LocIdx),
+    Meet(u32, LocIdx),
+    DineWith(&'static str, u32, LocIdx),
+}
+
+impl ActionText {
+    fn render(&self, cx: &PlanContext<'_>) -> String {
+        match self {
+            Self::Fixed(t) => t.to_string(),
+            Self::Own(t) => t.clone(),
+            Self::EatAtHome(meal) => format!("Eat {meal} at home"),
+            Self::EatAt(meal, place) => format!("Have {meal} at {}", place_word(cx, *place)),
+            Self::ChatWith(who) => format!("Chat with {}", cx.roster.names[*who as usize]),
+            Self::HangOutAt(place) => format!("Hang out at {}", place_word(cx, *place)),
+            Self::DineWith(meal, who, place) => format!(
+                "Have {meal} with {} at {}",
+                cx.roster.names[*who as usize],
+                place_word(cx, *place)
+            ),
+            Self::Meet(who, place) => format!(
+                "Meet {} at {}",
+                cx.roster.names[*who as usize],
+                place_word(cx, *place)
+            ),
+        }
+    }
+
+    pub(super) fn is_rest(&self) -> bool {
+        matches!(self, Self::Fixed(t) if t.starts_with("Rest"))
+    }
+
+    /// Whether this is the same phrase as `text` (for leisure, which is `Own` or `Fixed`).
+    fn same_as(&self, text: &str) -> bool {
+        match self {
+            Self::Fixed(t) => *t == text,
+            Self::Own(t) => t == text,
+            _ => false,
+        }
+    }
+}
+
+impl From<&'static str> for ActionText {
+    fn from(t: &'static str) -> Self {
+        Self::Fixed(t)
+    }
+}
+
+impl From<String> for ActionText {
+    fn from(t: String) -> Self {
+        Self::Own(t)
+    }
+}
+
+/// One option the planner weighs.
+#[derive(Debug, Clone)]
+pub(super) struct Candidate {
+    pub action: ActionText,
+    pub kind: ActivityKind,
+    pub target: LocIdx,
+    pub duration: u32,
+    pub emoji: String,
+    pub score: f32,
+    /// A line the persona suggests for this option (hobby `says`, notice text).
+    pub line: Option<String>,
+    /// Friend the option is about, by roster idx.
+    pub friend: Option<u32>,
+    /// Gathering the option is about.
+    pub gathering: Option<usize>,
+}
+
+impl Candidate {
+    fn new(
+        action: impl Into<ActionText>,
+        kind: ActivityKind,
+        target: LocIdx,
+        duration: u32,
+        emoji: &str,
+        score: f32,
+    ) -> Self {
+        Self {
+            action: action.into(),
+            kind,
+            target,
+            duration,
+            emoji: emoji.to_string(),
+            score,
+            line: None,
+            friend: None,
+            gathering: None,
+        }
+    }
+}
+
+/// The middle of a Big Five scale: traits above it pull one way, below the other.
+const MID_TRAIT: f32 = 50.0;
+
+/// The moment a plan is made, as the options read it.
+struct Moment<'a, 'c> {
+    cx: &'a PlanContext<'c>,
+    w: &'a PlannerTuning,
+    /// Minute of the day.
+    m: u32,
+    /// Minute of the evening: after midnight counts past 24:00.
+    mm: u32,
+    /// Tonight's bedtime (evening minutes).
+    bedtime: u32,
+}
+
+impl Moment<'_, '_> {
+    /// Game minutes to walk from here to `to`.
+    fn walk(&self, to: LocIdx) -> f32 {
+        self.cx
+            .town
+            .walk_minutes(self.cx.at, to, self.cx.tuning.walk_speed)
+    }
+
+    /// Minutes within the tuning's shortest and longest action.
+    fn clamp(&self, mins: i64) -> u32 {
+        let d = &self.cx.tuning.durations;
+        mins.clamp(d.min as i64, d.max as i64) as u32
+    }
+}
+
+pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
+    let w = &cx.tuning.planner;
+    let mut options = candidates(cx, rng);
+    make_room_for_meetings(cx, &mut options);
+    leave_out_full_places(cx, &mut options);
+    let openness = cx.me.personality.openness;
+    for c in &mut options {
+        c.score += rng.random::<f32>() * (w.noise + openness / 10.0);
+        if c.kind == ActivityKind::Leisure
+            && cx
+                .previous
+                .is_some_and(|p| c.action.same_as(&p.text.action))
+        {
+            c.score -= w.repeat_leisure;
+        }
+    }
+    let best = options
+        .into_iter()
+        .max_by(|a, b| a.score.total_cmp(&b.score))
+        .expect("the planner always offers at least one option");
+    let dialogue = speech::plan_line(cx, &best, rng);
+    Plan {
+        action: best.action.render(cx),
+        target_location: cx.town.id(best.target).to_string(),
+        dialogue,
+        emoji: best.emoji,
+        duration: best.duration as i64,
+    }
+}
+
+/// Every option worth weighing now, in a fixed order (the random draws
+/// follow it). At bedtime, only sleep.
+fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
+    let m = cx.now.minute_of_day();
+    let now = Moment {
+        cx,
+        w: &cx.tuning.planner,
+        m,
+        mm: evening_minute(m),
+        bedtime: bedtime_tonight(cx),
+    };
+    if let Some(night) = duties::night(&now) {
+        return vec![night];
+    }
+    let mut out = Vec::new();
+    duties::gatherings(&now, &mut out);
+    duties::appointments(&now, &mut out);
+    duties::notices(&now, &mut out);
+    let on_shift = duties::work(&now, &mut out);
+    let places = wants::Places::around(&now);
+    wants::meals(&now, on_shift, &places, &mut out);
+    let duty = if on_shift { now.w.on_shift_duty } else { 1.0 };
+    wants::company(&now, duty, &places, rng, &mut out);
+    wants::leisure(&now, duty, rng, &mut out);
+    wants::rest(&now, &mut out);
+    out
+}
+
+/// A place at its capacity (counting those on their way) takes nobody new: those
+/// not there already look elsewhere. One's own home and workplace, a gathering one attends and an
+/// appointment one keeps are always open; staying where one is always remains.
+fn leave_out_full_places(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
+    let me = cx.me;
+    let workplace = me.work.as_ref().map(|w| w.place);
+    options.retain(|c| {
+        c.target == cx.at
+            || c.target == me.home
+            || Some(c.target) == workplace
+            || c.gathering.is_some()
+            || matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..))
+            || cx.census.expected_at(c.target) < cx.town.get(c.target).capacity as usize
+    });
+}
+
+/// Minutes of walking slack before an appointment: one sets off this early.
+const APPOINTMENT_SLACK: i64 = 20;
+
+/// Whoever means to keep an appointment later today cuts other plans short
+/// so as to be free to walk there in time.
+fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut [Candidate]) {
+    let speed = cx.tuning.walk_speed;
+    let Some(leave_by) = cx
+        .agenda
+        .meetings
+        .iter()
+        .filter(|n| n.keep && n.at.day_number() == cx.now.day_number())
+        .map(|n| {
+            n.at.plus_minutes(
+                -(cx.town.walk_minutes(cx.at, n.place, speed) as i64) - APPOINTMENT_SLACK,
+            )
+        })
+        .filter(|&t| t > cx.now)
+        .min()
+    else {
+        return;
+    };
+    for c in options.iter_mut().filter(|c| c.gathering.is_none()) {
+        if matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..)) {
+            continue;
+        }
+        let walk = cx.town.walk_minutes(cx.at, c.target, speed) as i64;
+        let room = cx.now.minutes_until(leave_by) - walk;
+        if room >= cx.tuning.durations.min as i64 && (c.duration as i64) > room {
+            c.duration = room as u32;
+        }
+    }
+}
+
+/// Noon, in minutes: earlier times of day count as after midnight.
+const NOON: u32 = 12 * 60;
+
+/// Minutes of the evening: times after midnight count past 24:00.
+fn evening_minute(m: u32) -> u32 {
+    if m < NOON { m + 1440 } else { m }
+}
+
+/// A late night starts this many minutes after bedtime, plus up to `LATE_SPREAD`.
+const LATE_EXTRA: u32 = 60;
+/// See `LATE_EXTRA`.
+const LATE_SPREAD: f32 = 90.0;
+
+/// Tonight's bedtime, later on the nights this resident stays out.
+pub(super) fn bedtime_tonight(cx: &PlanContext<'_>) -> u32 {
+    let night = cx.now.night_of();
+    let day = chrono::Datelike::num_days_from_ce(&night) as i64;
+    let id = cx.me.id.as_str();
+    let late = roll(cx.seed, id, day, 1) < cx.me.late_night_chance;
+    let extra = if late {
+        LATE_EXTRA + (roll(cx.seed, id, day, 2) * LATE_SPREAD) as u32
+    } else {
+        0
+    };
+    cx.me.bedtime + extra
+}
+
+/// The meal this time of day calls for: breakfast in the two hours after
+/// waking, lunch 11:30–13:30, dinner 17:30–20:00.
+pub(super) fn meal_name(m: u32, wake: u32) -> Option<&'static str> {
+    if m >= wake && m < wake + 120 {
+        Some("breakfast")
+    } else if (11 * 60 + 30..13 * 60 + 30).contains(&m) {
+        Some("lunch")
+    } else if (17 * 60 + 30..20 * 60).contains(&m) {
+        Some("dinner")
+    } else {
+        None
+    }
+}
+
+/// An English-friendly word for a place in action phrases ("the tavern").
+fn place_word(cx: &PlanContext<'_>, place: LocIdx) -> String {
+    format!("the {}", cx.town.id(place).as_str().replace('_', " "))
+}

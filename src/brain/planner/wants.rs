@@ -1,0 +1,292 @@
+//! Options needs call for: meals (at home or out), company, leisure
+//! (hobbies, books, a walk), and rest.
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use super::{ActionText, Candidate, MID_TRAIT, Moment, meal_name};
+use crate::scenario::{LocIdx, Location, LocationKind, Service};
+use crate::sim::residents::ActivityKind;
+
+/// Not eaten for this many minutes: a meal time pulls.
+const ATE_LATELY: i64 = 150;
+/// Eateries weighed: the nearest this many, and any where friends are.
+const EATERIES: usize = 4;
+/// Gathering places weighed: the nearest this many, and any where friends are.
+const HANGOUTS: usize = 6;
+
+/// Where the people this resident knows are now, and the places worth
+/// weighing for a meal and for company.
+pub(super) struct Places {
+    /// (place, strength, roster idx) of every tie awake and standing somewhere.
+    known: Vec<(LocIdx, f32, u32)>,
+    food: Vec<LocIdx>,
+    social: Vec<LocIdx>,
+}
+
+impl Places {
+    /// People weigh the few places near them, not every corner of a big town,
+    /// and any place where someone they know is. Eating out means a tavern or
+    /// canteen, not someone's home or camp.
+    pub(super) fn around(now: &Moment) -> Self {
+        let cx = now.cx;
+        let known = known_whereabouts(now);
+        let gathering_place =
+            |l: &Location| matches!(l.kind, LocationKind::Public | LocationKind::Food);
+        let eatery = |l: &Location| l.has(Service::Food) && gathering_place(l);
+        let mut food = nearest(now, EATERIES, eatery);
+        let mut social = nearest(now, HANGOUTS, gathering_place);
+        for &(at, _, _) in &known {
+            let loc = cx.town.get(at);
+            if eatery(loc) && !food.contains(&at) {
+                food.push(at);
+            }
+            if gathering_place(loc) && !social.contains(&at) {
+                social.push(at);
+            }
+        }
+        Places {
+            known,
+            food,
+            social,
+        }
+    }
+
+    /// Sum of ties' strength at `place`, and the closest friend there.
+    fn friends_at(&self, place: LocIdx, friend_at: f32) -> (f32, Option<u32>) {
+        let mut sum = 0.0;
+        let mut best: Option<(f32, u32)> = None;
+        for &(_, s, i) in self.known.iter().filter(|k| k.0 == place) {
+            sum += s;
+            if s >= friend_at && best.is_none_or(|(b, _)| s > b) {
+                best = Some((s, i));
+            }
+        }
+        (sum, best.map(|b| b.1))
+    }
+}
+
+/// Meals: hunger, plus a pull at meal times if not eaten lately; at home,
+/// and out at the eateries near or where friends are.
+pub(super) fn meals(now: &Moment, on_shift: bool, places: &Places, out: &mut Vec<Candidate>) {
+    let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
+    let meal = meal_name(now.m, cx.me.wake);
+    let ate_lately = cx.needs.last_meal.minutes_until(cx.now) < ATE_LATELY;
+    let mut eat = (100.0 - cx.needs.hunger) * w.hunger;
+    if meal.is_some() && !ate_lately {
+        eat += w.meal_time;
+    }
+    if cx.needs.hunger < w.starving_below {
+        eat += w.starving;
+    } else if on_shift && meal != Some("lunch") {
+        // On duty, a meal waits for the lunch break unless hunger is pressing.
+        eat *= w.meal_on_shift;
+    }
+    let meal_word = meal.unwrap_or("a meal");
+    let d = &cx.tuning.durations;
+    if cx.town.get(cx.me.home).has(Service::Food) {
+        let breakfast = if meal == Some("breakfast") {
+            w.breakfast_at_home
+        } else {
+            0.0
+        };
+        let homely = (w.homely_extraversion - p.extraversion) / 4.0 + breakfast;
+        out.push(Candidate::new(
+            ActionText::EatAtHome(meal_word),
+            ActivityKind::Eat,
+            cx.me.home,
+            d.meal,
+            "🍚",
+            eat + homely - now.walk(cx.me.home) * w.walk_to_meal,
+        ));
+    }
+    for &place in &places.food {
+        let company = places.friends_at(place, w.friend_at).0 * w.friends_at_eatery
+            + (cx.census.count_at(place) as f32).min(w.crowd) * p.extraversion / 100.0;
+        let score = eat + (p.extraversion - MID_TRAIT) / 4.0 + company.min(w.company_at_eatery)
+            - now.walk(place) * w.walk_to_meal;
+        out.push(Candidate::new(
+            ActionText::EatAt(meal_word, place),
+            ActivityKind::Eat,
+            place,
+            d.meal,
+            "🍲",
+            score,
+        ));
+    }
+}
+
+/// Company: go where friends or people are. A lively place draws more than an
+/// empty one, up to a dozen people: a bigger crowd adds nothing (without the
+/// cap, a crowd drew ever more people until a whole town stood in one canteen).
+pub(super) fn company(
+    now: &Moment,
+    duty: f32,
+    places: &Places,
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<Candidate>,
+) {
+    let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
+    let lonely = (100.0 - cx.needs.social) * (w.loneliness + p.extraversion / 100.0);
+    let evening = if (17 * 60..22 * 60).contains(&now.m) {
+        w.evening_company
+    } else {
+        1.0
+    };
+    for &place in &places.social {
+        let (bond, friend) = places.friends_at(place, w.friend_at);
+        let crowd = (cx.census.count_at(place) as f32).min(w.crowd);
+        let score =
+            (lonely * evening + bond * w.friends_there + crowd * p.extraversion / MID_TRAIT) * duty
+                - now.walk(place) * w.walk_to_company;
+        let mut c = match friend {
+            Some(f) => Candidate::new(
+                ActionText::ChatWith(f),
+                ActivityKind::Socialise,
+                place,
+                now.clamp(60 + rng.random_range(0..40)),
+                "💬",
+                score,
+            ),
+            None => Candidate::new(
+                ActionText::HangOutAt(place),
+                ActivityKind::Socialise,
+                place,
+                now.clamp(60 + rng.random_range(0..30)),
+                "🙂",
+                score - w.alone_penalty,
+            ),
+        };
+        c.friend = friend;
+        out.push(c);
+    }
+}
+
+/// Evening hobbies wait until this hour (minutes).
+const EVENING: u32 = 18 * 60;
+/// Night owls feel their hobbies' pull from this many minutes before bedtime.
+const OWL_HOUR: u32 = 60;
+
+/// Leisure: hobbies, books, a walk outdoors.
+pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut Vec<Candidate>) {
+    let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
+    let bored = (100.0 - cx.needs.fun) * w.boredom + p.openness / 8.0;
+    for h in &cx.me.hobbies {
+        if h.evening && now.m < EVENING {
+            continue;
+        }
+        // Night owls find their hobbies most tempting after dark.
+        let owl = if now.mm >= cx.me.bedtime.saturating_sub(OWL_HOUR) {
+            w.owl
+        } else {
+            0.0
+        };
+        let mut c = Candidate::new(
+            h.action.clone(),
+            ActivityKind::from_action(&h.action),
+            h.place,
+            now.clamp(60 + rng.random_range(0..60)),
+            &h.emoji,
+            (bored + w.hobby + owl) * duty - now.walk(h.place) * w.walk_to_leisure,
+        );
+        if c.kind == ActivityKind::Work || c.kind == ActivityKind::Eat {
+            c.kind = ActivityKind::Leisure;
+        }
+        c.line = h.says.clone();
+        out.push(c);
+    }
+    if let Some(lib) = cx.town.nearest_with(cx.at, Service::Books) {
+        let score = (bored * p.openness / 80.0) * duty - now.walk(lib) * w.walk_to_leisure;
+        out.push(Candidate::new(
+            "Read at the library",
+            ActivityKind::Leisure,
+            lib,
+            now.clamp(60 + rng.random_range(0..60)),
+            "📚",
+            score,
+        ));
+    }
+    if let Some(&park) = nearest(now, 1, |l| l.kind == LocationKind::Nature).first() {
+        out.push(Candidate::new(
+            "Take a walk outdoors",
+            ActivityKind::Leisure,
+            park,
+            now.clamp(50 + rng.random_range(0..40)),
+            "🌿",
+            bored * w.outdoors * duty - now.walk(park) * w.walk_to_leisure,
+        ));
+    }
+}
+
+/// Evenings wind down at home from this hour (minutes).
+const WIND_DOWN: u32 = 19 * 60 + 30;
+/// Within this many minutes of bedtime, home pulls harder.
+const NEAR_BEDTIME: u32 = 90;
+
+/// Evenings wind down at home; tiredness asks for a rest; looking around
+/// is always there.
+pub(super) fn rest(now: &Moment, out: &mut Vec<Candidate>) {
+    let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
+    let d = &cx.tuning.durations;
+    if now.m >= WIND_DOWN {
+        let near_bed = if now.bedtime.saturating_sub(now.mm) < NEAR_BEDTIME {
+            w.near_bedtime
+        } else {
+            0.0
+        };
+        out.push(Candidate::new(
+            "Relax at home",
+            ActivityKind::Leisure,
+            cx.me.home,
+            now.clamp(now.bedtime.saturating_sub(now.mm) as i64),
+            "🏠",
+            w.relax_at_home + (100.0 - p.extraversion) / 4.0 + near_bed,
+        ));
+    }
+    if cx.needs.energy < w.tired_below {
+        out.push(Candidate::new(
+            "Rest at home",
+            ActivityKind::Idle,
+            cx.me.home,
+            d.min,
+            "🛋️",
+            (w.tired_below - cx.needs.energy) * w.rest + w.rest_base,
+        ));
+    }
+    out.push(Candidate::new(
+        "Look around",
+        ActivityKind::Idle,
+        cx.at,
+        d.min,
+        "👀",
+        w.look_around,
+    ));
+}
+
+/// Where the people this resident knows are now: (place, strength, roster idx),
+/// awake and standing somewhere. Looked up from the resident's own ties, so the
+/// cost does not grow with the size of the town.
+fn known_whereabouts(now: &Moment) -> Vec<(LocIdx, f32, u32)> {
+    let cx = now.cx;
+    cx.relationships
+        .0
+        .iter()
+        .filter_map(|r| {
+            let i = r.with_idx;
+            let e = cx.census.entries.get(i as usize)?;
+            (!e.walking && !cx.census.asleep(i)).then_some((e.at, r.strength, i))
+        })
+        .collect()
+}
+
+/// The `k` nearest shared places passing `keep`, nearest first.
+fn nearest(now: &Moment, k: usize, keep: impl Fn(&Location) -> bool) -> Vec<LocIdx> {
+    let cx = now.cx;
+    cx.town
+        .nearby(cx.at)
+        .iter()
+        .copied()
+        .filter(|&l| keep(cx.town.get(l)))
+        .take(k)
+        .collect()
+}
