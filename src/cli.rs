@@ -1,6 +1,5 @@
 //! The command line: `heartvale [window|sim|check|replay|script]`.
 
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +14,7 @@ use crate::llm::{LlmArgs, LlmBrain, LlmSettings};
 use crate::scenario::{Scenario, generate::generated_town};
 use crate::sim::clock::Clock;
 use crate::sim::end::{SimFailure, SimOutcome, StopSim};
-use crate::sim::event_log::EventLog;
+use crate::sim::event_log::{EventLog, LogNames, SimEvent, narrate};
 use crate::sim::residents::{Needs, Resident, Tally};
 
 #[derive(Parser, Debug)]
@@ -906,7 +905,7 @@ fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {
             return 1;
         }
     };
-    let mut names: HashMap<String, String> = HashMap::new();
+    let mut names = LogNames::default();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
@@ -920,11 +919,11 @@ fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {
         if line.trim().is_empty() {
             continue;
         }
-        let v: serde_json::Value = match serde_json::from_str(&line) {
+        let event: SimEvent = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(e) => {
                 eprintln!(
-                    "error: {}:{}:{}: not a JSON event: {e}",
+                    "error: {}:{}:{}: not an event of this version's log: {e}",
                     file.display(),
                     n + 1,
                     e.column()
@@ -932,226 +931,19 @@ fn replay(file: &Path, kinds: &[String], resident: Option<&str>) -> i32 {
                 return 1;
             }
         };
-        let kind = v["kind"].as_str().unwrap_or("?");
-        if kind == "start"
-            && let (Some(ids), Some(ns)) = (v["residents"].as_array(), v["names"].as_array())
-        {
-            for (i, nm) in ids.iter().zip(ns) {
-                names.insert(
-                    i.as_str().unwrap_or("").into(),
-                    nm.as_str().unwrap_or("").into(),
-                );
-            }
-        }
-        if !kinds.is_empty() && !kinds.iter().any(|k| k == kind) {
+        names.learn(&event.body);
+        if !kinds.is_empty() && !kinds.iter().any(|k| k == event.body.kind()) {
             continue;
         }
-        if let Some(r) = resident {
-            let involved = v["resident"].as_str() == Some(r)
-                || v["participants"]
-                    .as_array()
-                    .is_some_and(|p| p.iter().any(|x| x.as_str() == Some(r)));
-            if !involved {
-                continue;
-            }
+        let told = narrate(&event.body, &names);
+        if let Some(r) = resident
+            && !told.residents.iter().any(|x| x.as_str() == r)
+        {
+            continue;
         }
-        if writeln!(out, "{}", describe(&v, &names)).is_err() {
+        if writeln!(out, "{}  {}", event.time, told.text).is_err() {
             return 0; // stdout closed (e.g. piped into `head`)
         }
     }
     0
-}
-
-/// One readable line for an event.
-pub fn describe(v: &serde_json::Value, names: &HashMap<String, String>) -> String {
-    let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
-    let who = |k: &str| {
-        let id = s(k);
-        names.get(&id).cloned().unwrap_or(id)
-    };
-    let list = |k: &str| {
-        v[k].as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|x| {
-                        let id = x.as_str().unwrap_or("");
-                        names.get(id).cloned().unwrap_or_else(|| id.to_string())
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" & ")
-            })
-            .unwrap_or_default()
-    };
-    let time = s("time");
-    let kind = s("kind");
-    let body = match kind.as_str() {
-        "start" => format!(
-            "▶ {} begins — seed {}, {} days, brain {}",
-            s("scenario"),
-            v["seed"],
-            v["days"],
-            s("brain")
-        ),
-        "plan" => format!(
-            "{} {} {} → {} ({} min)「{}」",
-            who("resident"),
-            s("emoji"),
-            s("action"),
-            s("target_location"),
-            v["duration"],
-            s("dialogue")
-        ),
-        "plan_fixed" => format!("{} plan fixed: {}", who("resident"), v["problems"]),
-        "move" => format!(
-            "{} walks {} → {} ({} min)",
-            who("resident"),
-            s("from"),
-            s("to"),
-            v["minutes"]
-        ),
-        "arrive" => format!("{} arrives at {}", who("resident"), s("location")),
-        "conversation_start" => format!(
-            "💬 #{} {} meet at {} ({})",
-            v["conversation"],
-            list("participants"),
-            s("location"),
-            s("trigger")
-        ),
-        "message" => format!(
-            "  #{} {} [{}]:「{}」",
-            v["conversation"],
-            who("speaker"),
-            s("emotion"),
-            s("text")
-        ),
-        "skill_start" => format!(
-            "📜 #{} {} runs skill「{}」with {} {}",
-            v["conversation"],
-            who("resident"),
-            s("skill"),
-            who("partner"),
-            v["inputs"]
-        ),
-        "skill_end" => format!(
-            "📜 #{} skill「{}」{}: {}",
-            v["conversation"],
-            s("skill"),
-            if v["finished"] == true {
-                "done"
-            } else {
-                "cut short"
-            },
-            match v.get("error").and_then(|e| e.as_str()) {
-                Some(e) => e.to_string(),
-                None => v["results"].to_string(),
-            }
-        ),
-        "conversation_join" => format!(
-            "➕ #{} {} joins: now {}",
-            v["conversation"],
-            who("resident"),
-            list("participants")
-        ),
-        "conversation_end" => format!(
-            "💬 #{} ends ({}): {} — {} messages about {}",
-            v["conversation"],
-            s("reason"),
-            list("participants"),
-            v["messages"],
-            s("topic")
-        ),
-        "relationship_change" => format!(
-            "❤ {} → {}: {:.1} → {:.1} ({}) {}",
-            who("resident"),
-            who("other"),
-            v["old_strength"].as_f64().unwrap_or(0.0),
-            v["new_strength"].as_f64().unwrap_or(0.0),
-            s("relation"),
-            s("reason")
-        ),
-        "appointment_made" => format!(
-            "📅 {} agree to meet at {} on {}",
-            list("residents"),
-            s("location"),
-            s("at")
-        ),
-        "appointment_kept" => format!(
-            "🤝 {} meet at {} as agreed",
-            list("residents"),
-            s("location")
-        ),
-        "appointment_missed" => format!(
-            "⌛ {} missed their meeting at {} (showed: {})",
-            list("residents"),
-            s("location"),
-            v["showed"]
-        ),
-        "notice" => format!(
-            "📌 {} posts at {}: {}",
-            who("resident"),
-            s("location"),
-            s("text")
-        ),
-        "notice_read" => format!(
-            "{} reads notice #{} by {}",
-            who("resident"),
-            v["notice"],
-            who("author")
-        ),
-        "appointment" => format!(
-            "{} hears of {} ({}) — {}",
-            who("resident"),
-            s("gathering"),
-            s("heard"),
-            if v["will_attend"].as_bool() == Some(true) {
-                "will go"
-            } else {
-                "won't go"
-            }
-        ),
-        "sleep" => format!(
-            "😴 {} sleeps at {} until {}",
-            who("resident"),
-            s("location"),
-            s("until")
-        ),
-        "wake" => format!("☀ {} wakes at {}", who("resident"), s("location")),
-        "consolidate" => format!(
-            "🧠 {} consolidates {} memories: {}",
-            who("resident"),
-            v["entries"],
-            s("summary")
-        ),
-        "llm_call" => format!(
-            "🤖 {} {} call: {} → {} answer ({} ms, {}+{} tokens){}",
-            who("resident"),
-            s("call"),
-            s("outcome"),
-            s("used"),
-            v["latency_ms"],
-            v["prompt_tokens"],
-            v["completion_tokens"],
-            v["reason"]
-                .as_str()
-                .map(|r| format!(" — {r}"))
-                .unwrap_or_default()
-        ),
-        "llm_usage" => format!(
-            "🤖 day {}: {} LLM calls, {} skipped, {} fallbacks, {}+{} tokens, p50 {} ms, p90 {} ms",
-            v["day"],
-            v["calls"],
-            v["skipped"],
-            v["fallbacks"],
-            v["prompt_tokens"],
-            v["completion_tokens"],
-            v["latency_p50_ms"],
-            v["latency_p90_ms"]
-        ),
-        "end" => match v["error"].as_str() {
-            Some(e) => format!("■ end: {} (day {}): {e}", s("reason"), v["day"]),
-            None => format!("■ end: {} (day {})", s("reason"), v["day"]),
-        },
-        other => format!("{other} {v}"),
-    };
-    format!("{time}  {body}")
 }

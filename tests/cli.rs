@@ -289,10 +289,33 @@ fn sim_refuses_a_broken_scenario_and_runs_a_good_one() {
     let replay = heartvale(&["replay", log.path().to_str().unwrap(), "--kind", "notice"]);
     assert_eq!(replay.status.code(), Some(0));
     assert!(
-        stdout(&replay).contains("钟大川 posts at square"),
+        stdout(&replay).contains("钟大川 在 square 贴出公告：【心谷联谊会】"),
         "{}",
         stdout(&replay)
     );
+    // Filtered by resident: only lines about 阿朵, told by name.
+    let replay = heartvale(&["replay", log.path().to_str().unwrap(), "--resident", "adou"]);
+    let told = stdout(&replay);
+    assert!(told.lines().count() > 20, "{told}");
+    assert!(told.lines().all(|l| l.contains("阿朵")), "{told}");
+}
+
+/// Every event of a run reads back as the narrator's typed events, and
+/// writes out again to the same line: the log's schema and the types agree.
+#[test]
+fn every_logged_event_reads_back_as_it_was_written() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let o = heartvale(&["sim", "--days", "3", "-q", "--log", log.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let event: heartvale::sim::event_log::SimEvent =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(serde_json::to_string(&event).unwrap(), line);
+        kinds.insert(event.body.kind());
+    }
+    assert!(kinds.len() >= 18, "{kinds:?}");
 }
 
 #[test]

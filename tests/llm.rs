@@ -483,6 +483,11 @@ fn record_then_replay_gives_the_same_log_byte_for_byte() {
     drop(fake); // replay needs no server
     assert!(calls > 50, "{calls} calls recorded");
     assert!(recorded.contains(r#""used":"llm""#));
+    // Model calls and their accounting read back as they were written, too.
+    for line in recorded.lines() {
+        let event: heartvale::sim::event_log::SimEvent = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&event).unwrap(), line);
+    }
     let mut settings = LlmSettings::for_endpoint("http://127.0.0.1:9/v1", "fake-model");
     settings.cassette = Some(CassetteMode::Replay(cassette.clone()));
     let app = one_day(7, settings);

@@ -114,7 +114,7 @@ impl Needs {
 }
 
 /// What an action is, derived from its English verb phrase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActivityKind {
     Sleep,
@@ -300,7 +300,7 @@ impl Relationships {
 }
 
 /// How the resident learnt of a gathering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Heard {
     Organiser,

@@ -8,9 +8,9 @@ use bevy::prelude::*;
 
 use super::ViewSet;
 use crate::base::time::GameTime;
-use crate::scenario::{ResidentId, Town};
+use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::event_log::{Names, Narration, SimEvent, Strand, narrate};
 use crate::sim::residents::{Relationships, Resident, Roster};
 
 pub(super) fn plugin(app: &mut App) {
@@ -25,17 +25,11 @@ pub(super) fn plugin(app: &mut App) {
 /// Entries kept in the stream.
 const KEEP: usize = 5000;
 
-/// One line of the event stream.
+/// One line of the event stream: an event as the narrator tells it.
 #[derive(Debug, Clone)]
 pub(crate) struct FeedEntry {
     pub time: GameTime,
-    /// The log's `kind` (`plan`, `message` …).
-    pub kind: &'static str,
-    /// Who it is about; the first is where a click takes the camera.
-    pub residents: Vec<ResidentId>,
-    /// The conversation a `message` belongs to.
-    pub conversation: Option<u64>,
-    pub text: String,
+    pub told: Narration,
 }
 
 #[derive(Resource, Debug, Default)]
@@ -68,275 +62,28 @@ impl RelationHistory {
     }
 }
 
-/// The kinds the stream can filter on, in menu order.
-pub(crate) const KINDS: [&str; 12] = [
-    "plan",
-    "move",
-    "arrive",
-    "conversation",
-    "message",
-    "relationship",
-    "appointment",
-    "notice",
-    "sleep",
-    "wake",
-    "consolidate",
-    "llm",
-];
+/// The strands the stream can filter on, in menu order (the run's start and
+/// end are not shown).
+pub(crate) fn strands() -> impl Iterator<Item = Strand> {
+    Strand::ALL.into_iter().filter(|s| *s != Strand::Run)
+}
 
-/// An event as a line for the stream (`None`: not shown, e.g. `start`).
-pub(crate) fn describe(event: &SimEvent, roster: &Roster, town: &Town) -> Option<FeedEntry> {
-    let name = |id: &ResidentId| roster.name(id).to_string();
-    let place = |id: &crate::scenario::LocationId| {
-        town.find(id.as_str())
-            .map_or(id.to_string(), |i| town.name(i).to_string())
-    };
-    let names = |ids: &[ResidentId]| ids.iter().map(name).collect::<Vec<_>>().join("、");
-    let (kind, residents, text) = match &event.body {
-        EventBody::Plan {
-            resident,
-            action,
-            target_location,
-            dialogue,
-            duration,
-            ..
-        } => (
-            "plan",
-            vec![resident.clone()],
-            // No emoji: egui's fonts lack many (the map shows them as icons).
-            format!(
-                "{} {action}，去 {}（{duration} 分钟）{}",
-                name(resident),
-                place(target_location),
-                if dialogue.is_empty() {
-                    String::new()
-                } else {
-                    format!("「{dialogue}」")
-                }
-            ),
-        ),
-        EventBody::PlanFixed { resident, problems } => (
-            "plan",
-            vec![resident.clone()],
-            format!("{} 的计划被修正：{}", name(resident), problems.join("；")),
-        ),
-        EventBody::Move {
-            resident,
-            to,
-            minutes,
-            ..
-        } => (
-            "move",
-            vec![resident.clone()],
-            format!(
-                "{} 出发去 {}（约 {minutes} 分钟）",
-                name(resident),
-                place(to)
-            ),
-        ),
-        EventBody::Arrive { resident, location } => (
-            "arrive",
-            vec![resident.clone()],
-            format!("{} 到了 {}", name(resident), place(location)),
-        ),
-        EventBody::ConversationStart {
-            participants,
-            location,
-            ..
-        } => (
-            "conversation",
-            participants.clone(),
-            format!("{} 在 {} 聊了起来", names(participants), place(location)),
-        ),
-        EventBody::SkillStart {
-            resident,
-            partner,
-            skill,
-            ..
-        } => (
-            "conversation",
-            vec![resident.clone(), partner.clone()],
-            format!("{} 和 {} 谈起「{skill}」", name(resident), name(partner)),
-        ),
-        EventBody::SkillEnd {
-            resident,
-            partner,
-            skill,
-            finished,
-            results,
-            error,
-            ..
-        } => (
-            "conversation",
-            vec![resident.clone(), partner.clone()],
-            match (finished, error) {
-                (true, _) => format!(
-                    "{} 谈完「{skill}」：{}",
-                    name(resident),
-                    results
-                        .iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join("；")
-                ),
-                (false, Some(e)) => format!("{} 的「{skill}」出错：{e}", name(resident)),
-                (false, None) => format!("{} 的「{skill}」没谈完", name(resident)),
-            },
-        ),
-        EventBody::ConversationJoin { resident, .. } => (
-            "conversation",
-            vec![resident.clone()],
-            format!("{} 加入了聊天", name(resident)),
-        ),
-        EventBody::ConversationEnd {
-            participants,
-            topic,
-            messages,
-            ..
-        } => (
-            "conversation",
-            participants.clone(),
-            format!("{} 聊完了（{topic}，{messages} 句）", names(participants)),
-        ),
-        EventBody::Message {
-            speaker,
-            text,
-            conversation,
-            ..
-        } => {
-            return Some(FeedEntry {
-                time: event.time,
-                kind: "message",
-                residents: vec![speaker.clone()],
-                conversation: Some(*conversation),
-                text: format!("{}：{text}", name(speaker)),
-            });
-        }
-        EventBody::RelationshipChange {
-            resident,
-            other,
-            old_strength,
-            new_strength,
-            relation,
-            ..
-        } => (
-            "relationship",
-            vec![resident.clone(), other.clone()],
-            format!(
-                "{} 对 {} 的好感：{old_strength:.0} 变为 {new_strength:.0}（{relation:?}）",
-                name(resident),
-                name(other)
-            ),
-        ),
-        EventBody::AppointmentMade {
-            residents,
-            location,
-            at,
-            ..
-        } => (
-            "appointment",
-            residents.clone(),
-            format!(
-                "{} 约好 {} 在 {} 见面",
-                names(residents),
-                at.stamp(),
-                place(location)
-            ),
-        ),
-        EventBody::AppointmentKept {
-            residents,
-            location,
-            ..
-        } => (
-            "appointment",
-            residents.clone(),
-            format!("{} 在 {} 如约见面", names(residents), place(location)),
-        ),
-        EventBody::AppointmentMissed {
-            residents,
-            location,
-            ..
-        } => (
-            "appointment",
-            residents.clone(),
-            format!("{} 在 {} 的约定落空了", names(residents), place(location)),
-        ),
-        EventBody::Appointment {
-            resident,
-            gathering,
-            will_attend,
-            ..
-        } => (
-            "appointment",
-            vec![resident.clone()],
-            format!(
-                "{} 得知「{gathering}」，{}",
-                name(resident),
-                if *will_attend {
-                    "打算去"
-                } else {
-                    "不打算去"
-                }
-            ),
-        ),
-        EventBody::Notice { resident, text, .. } => (
-            "notice",
-            vec![resident.clone()],
-            format!("{} 贴出公告：{text}", name(resident)),
-        ),
-        EventBody::NoticeRead {
-            resident, author, ..
-        } => (
-            "notice",
-            vec![resident.clone()],
-            format!("{} 读了 {} 的公告", name(resident), name(author)),
-        ),
-        EventBody::Sleep {
-            resident, location, ..
-        } => (
-            "sleep",
-            vec![resident.clone()],
-            format!("{} 在 {} 睡下了", name(resident), place(location)),
-        ),
-        EventBody::Wake { resident, .. } => (
-            "wake",
-            vec![resident.clone()],
-            format!("{} 醒了", name(resident)),
-        ),
-        EventBody::Consolidate {
-            resident, entries, ..
-        } => (
-            "consolidate",
-            vec![resident.clone()],
-            format!("{} 把今天的 {entries} 条记忆整理成摘要", name(resident)),
-        ),
-        EventBody::LlmCall {
-            resident,
-            call,
-            outcome,
-            used,
-            latency_ms,
-            ..
-        } => (
-            "llm",
-            vec![resident.clone()],
-            format!(
-                "{} 的 {} 调用：{outcome:?}，用了 {used:?}（{latency_ms} ms）",
-                name(resident),
-                call.as_str()
-            ),
-        ),
-        EventBody::Start { .. } | EventBody::LlmUsage { .. } | EventBody::End { .. } => {
-            return None;
-        }
-    };
-    Some(FeedEntry {
-        time: event.time,
-        kind,
-        residents,
-        conversation: None,
-        text,
-    })
+/// Names from the running town: residents' and places' own names.
+struct TownNames<'a> {
+    roster: &'a Roster,
+    town: &'a Town,
+}
+
+impl Names for TownNames<'_> {
+    fn resident(&self, id: &ResidentId) -> String {
+        self.roster.name(id).to_string()
+    }
+
+    fn place(&self, id: &LocationId) -> String {
+        self.town
+            .find(id.as_str())
+            .map_or(id.to_string(), |i| self.town.name(i).to_string())
+    }
 }
 
 fn read_events(
@@ -345,9 +92,18 @@ fn read_events(
     town: Res<Town>,
     mut feed: ResMut<EventFeed>,
 ) {
+    let names = TownNames {
+        roster: &roster,
+        town: &town,
+    };
     for event in events.read() {
-        if let Some(entry) = describe(event, &roster, &town) {
-            feed.entries.push_back(entry);
+        let told = narrate(&event.body, &names);
+        // The stream is about residents: a click goes to the first one.
+        if !told.residents.is_empty() {
+            feed.entries.push_back(FeedEntry {
+                time: event.time,
+                told,
+            });
             feed.total += 1;
             if feed.entries.len() > KEEP {
                 feed.entries.pop_front();
@@ -394,23 +150,28 @@ mod tests {
         let feed = app.world().resource::<EventFeed>();
         assert!(feed.entries.len() > 50, "{} entries", feed.entries.len());
         for e in &feed.entries {
-            assert!(KINDS.contains(&e.kind), "{}", e.kind);
-            assert!(!e.residents.is_empty());
-            assert!(!e.text.is_empty());
+            assert!(strands().any(|s| s == e.told.strand), "{:?}", e.told.strand);
+            assert!(!e.told.residents.is_empty());
+            assert!(!e.told.text.is_empty());
         }
         let roster = app.world().resource::<Roster>();
-        let first_plan = feed.entries.iter().find(|e| e.kind == "plan").unwrap();
+        let first_plan = feed
+            .entries
+            .iter()
+            .find(|e| e.told.strand == Strand::Plan)
+            .unwrap();
         assert!(
             first_plan
+                .told
                 .text
-                .starts_with(roster.name(&first_plan.residents[0])),
+                .starts_with(roster.name(&first_plan.told.residents[0])),
             "{}",
-            first_plan.text
+            first_plan.told.text
         );
         let talks = feed
             .entries
             .iter()
-            .filter(|e| e.kind == "conversation" && e.text.contains("聊了起来"))
+            .filter(|e| e.told.strand == Strand::Conversation && e.told.text.contains("聊了起来"))
             .count() as u32;
         assert!(talks > 0, "no conversation by 20:00");
         let state = app.world().resource::<crate::sim::social::SocialState>();

@@ -8,7 +8,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle, egui};
 
 use super::ViewSet;
 use super::counsel::CounselPanel;
-use super::feed::{EventFeed, KINDS, RelationHistory};
+use super::feed::{EventFeed, RelationHistory, strands};
 use super::people::EmojiIndex;
 use super::reload::ScenarioWatch;
 use super::select::{CameraGoal, Selection, UiWantsInput};
@@ -16,6 +16,7 @@ use super::tuning::{SLIDERS, Written, write_back};
 use crate::scenario::Town;
 use crate::sim::LoadedScenario;
 use crate::sim::clock::Clock;
+use crate::sim::event_log::Strand;
 use crate::sim::memory::Memories;
 use crate::sim::notices::NoticeBoard;
 use crate::sim::residents::{
@@ -134,7 +135,7 @@ fn panel_keys(keys: Res<ButtonInput<KeyCode>>, ui: Res<UiWantsInput>, mut panels
 /// The event stream's filters.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct StreamFilter {
-    pub kind: Option<&'static str>,
+    pub kind: Option<Strand>,
     pub resident: Option<crate::scenario::ResidentId>,
 }
 
@@ -306,8 +307,8 @@ fn inspector(
                 egui::CollapsingHeader::new(format!("对话 #{c}"))
                     .default_open(true)
                     .show(ui, |ui| {
-                        for e in feed.entries.iter().filter(|e| e.conversation == Some(c)) {
-                            ui.label(format!("{} {}", clock_text(e.time), e.text));
+                        for e in feed.entries.iter().filter(|e| e.told.conversation == Some(c)) {
+                            ui.label(format!("{} {}", clock_text(e.time), e.told.text));
                         }
                     });
             }
@@ -375,11 +376,11 @@ fn event_stream(
         .show(ctx, |ui| {
             ui.horizontal(|ui| {
                 egui::ComboBox::from_id_salt("kind")
-                    .selected_text(filter.kind.unwrap_or("全部类型"))
+                    .selected_text(filter.kind.map_or("全部类型", |s| s.label()))
                     .show_ui(ui, |ui| {
                         ui.selectable_value(&mut filter.kind, None, "全部类型");
-                        for k in KINDS {
-                            ui.selectable_value(&mut filter.kind, Some(k), k);
+                        for s in strands() {
+                            ui.selectable_value(&mut filter.kind, Some(s), s.label());
                         }
                     });
                 let who = filter
@@ -400,12 +401,12 @@ fn event_stream(
             let entries: Vec<_> = feed
                 .entries
                 .iter()
-                .filter(|e| filter.kind.is_none_or(|k| e.kind == k))
+                .filter(|e| filter.kind.is_none_or(|k| e.told.strand == k))
                 .filter(|e| {
                     filter
                         .resident
                         .as_ref()
-                        .is_none_or(|r| e.residents.contains(r))
+                        .is_none_or(|r| e.told.residents.contains(r))
                 })
                 .collect();
             let start = entries.len().saturating_sub(500);
@@ -414,12 +415,13 @@ fn event_stream(
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
                     for e in &entries[start..] {
-                        let line = format!("{} [{}] {}", clock_text(e.time), e.kind, e.text);
+                        let (strand, text) = (e.told.strand.label(), &e.told.text);
+                        let line = format!("{} [{strand}] {text}", clock_text(e.time));
                         if ui.selectable_label(false, line).clicked()
-                            && let Some(first) = e.residents.first()
+                            && let Some(first) = e.told.residents.first()
                         {
                             selection.select(first.clone());
-                            selection.conversation = e.conversation;
+                            selection.conversation = e.told.conversation;
                             if let Some(t) =
                                 roster.entity(first).and_then(|en| figures.get(en).ok())
                             {

@@ -11,7 +11,7 @@ use crate::sim::residents::{ActivityKind, Heard};
 use crate::sim::social::{Emotion, EndCause, Trigger};
 
 /// One line of the event log.
-#[derive(Message, Debug, Clone, Serialize)]
+#[derive(Message, Debug, Clone, Serialize, Deserialize)]
 pub struct SimEvent {
     pub time: GameTime,
     #[serde(flatten)]
@@ -19,7 +19,7 @@ pub struct SimEvent {
 }
 
 /// The event kinds. Later features add variants; field names are the log schema.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventBody {
     /// The run began.
@@ -103,7 +103,7 @@ pub enum EventBody {
         results: std::collections::BTreeMap<String, String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
     },
     /// A conversation ended, with what it changed.
@@ -233,8 +233,40 @@ pub enum EventBody {
     },
 }
 
+impl EventBody {
+    /// The event's `kind` in the log: `plan`, `message` …
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventBody::Start { .. } => "start",
+            EventBody::Plan { .. } => "plan",
+            EventBody::PlanFixed { .. } => "plan_fixed",
+            EventBody::Move { .. } => "move",
+            EventBody::Arrive { .. } => "arrive",
+            EventBody::ConversationStart { .. } => "conversation_start",
+            EventBody::Message { .. } => "message",
+            EventBody::ConversationJoin { .. } => "conversation_join",
+            EventBody::SkillStart { .. } => "skill_start",
+            EventBody::SkillEnd { .. } => "skill_end",
+            EventBody::ConversationEnd { .. } => "conversation_end",
+            EventBody::RelationshipChange { .. } => "relationship_change",
+            EventBody::AppointmentMade { .. } => "appointment_made",
+            EventBody::AppointmentKept { .. } => "appointment_kept",
+            EventBody::AppointmentMissed { .. } => "appointment_missed",
+            EventBody::Notice { .. } => "notice",
+            EventBody::NoticeRead { .. } => "notice_read",
+            EventBody::Appointment { .. } => "appointment",
+            EventBody::Sleep { .. } => "sleep",
+            EventBody::Wake { .. } => "wake",
+            EventBody::Consolidate { .. } => "consolidate",
+            EventBody::LlmCall { .. } => "llm_call",
+            EventBody::LlmUsage { .. } => "llm_usage",
+            EventBody::End { .. } => "end",
+        }
+    }
+}
+
 /// One tie a conversation changed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RelationshipDelta {
     pub resident: ResidentId,
     pub other: ResidentId,
@@ -243,14 +275,14 @@ pub struct RelationshipDelta {
 }
 
 /// What a participant keeps of a conversation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ConversationMemory {
     pub resident: ResidentId,
     pub text: String,
     pub importance: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     DaysDone,

@@ -6,11 +6,13 @@ use std::io::Write;
 use bevy::prelude::*;
 
 mod events;
+mod narrate;
 
 pub use events::{
     AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
     RelationshipDelta, SimEvent,
 };
+pub use narrate::{LogNames, Names, Narration, Strand, narrate};
 
 use super::clock::Clock;
 use super::residents::Roster;

@@ -4,7 +4,7 @@
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::spec::{KeywordTable, RelationshipTuning, StageValues};
 use crate::scenario::{BigFive, RelationKind, SocialTuning};
@@ -92,7 +92,7 @@ pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32
     (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Emotion {
     Happy,

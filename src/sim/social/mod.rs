@@ -14,7 +14,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
 use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident, Roster};
@@ -94,7 +94,7 @@ pub enum ConversationState {
 }
 
 /// What brought the participants together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
     Proximity,
@@ -112,7 +112,7 @@ pub enum Trigger {
 pub struct ForcedEncounters(pub Vec<(crate::scenario::ResidentId, crate::scenario::ResidentId)>);
 
 /// Why a conversation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndCause {
     /// A speaker said `[END]`.
