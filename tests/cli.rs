@@ -305,7 +305,14 @@ fn sim_refuses_a_broken_scenario_and_runs_a_good_one() {
 #[test]
 fn every_logged_event_reads_back_as_it_was_written() {
     let log = tempfile::NamedTempFile::new().unwrap();
-    let o = heartvale(&["sim", "--days", "3", "-q", "--log", log.path().to_str().unwrap()]);
+    let o = heartvale(&[
+        "sim",
+        "--days",
+        "3",
+        "-q",
+        "--log",
+        log.path().to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let text = std::fs::read_to_string(log.path()).unwrap();
     let mut kinds = std::collections::BTreeSet::new();

@@ -307,7 +307,11 @@ fn inspector(
                 egui::CollapsingHeader::new(format!("对话 #{c}"))
                     .default_open(true)
                     .show(ui, |ui| {
-                        for e in feed.entries.iter().filter(|e| e.told.conversation == Some(c)) {
+                        for e in feed
+                            .entries
+                            .iter()
+                            .filter(|e| e.told.conversation == Some(c))
+                        {
                             ui.label(format!("{} {}", clock_text(e.time), e.told.text));
                         }
                     });

@@ -135,9 +135,7 @@ pub struct Narration {
 /// Tells one event.
 pub fn narrate(body: &EventBody, names: &impl Names) -> Narration {
     match body {
-        EventBody::Start { .. } | EventBody::End { .. } | EventBody::LlmUsage { .. } => {
-            run(body)
-        }
+        EventBody::Start { .. } | EventBody::End { .. } | EventBody::LlmUsage { .. } => run(body),
         EventBody::Plan { .. }
         | EventBody::PlanFixed { .. }
         | EventBody::Move { .. }
@@ -248,9 +246,11 @@ fn day(body: &EventBody, names: &impl Names) -> Narration {
             let text = format!("出发去 {}（约 {minutes} 分钟）", names.place(to));
             (Strand::Move, resident, text)
         }
-        EventBody::Arrive { resident, location } => {
-            (Strand::Arrive, resident, format!("到了 {}", names.place(location)))
-        }
+        EventBody::Arrive { resident, location } => (
+            Strand::Arrive,
+            resident,
+            format!("到了 {}", names.place(location)),
+        ),
         EventBody::Sleep {
             resident,
             location,
@@ -311,9 +311,10 @@ fn social(body: &EventBody, names: &impl Names) -> Narration {
                 text: format!("{}：{text}{feeling}", name(speaker)),
             };
         }
-        EventBody::ConversationJoin { resident, .. } => {
-            (vec![resident.clone()], format!("{} 加入了聊天", name(resident)))
-        }
+        EventBody::ConversationJoin { resident, .. } => (
+            vec![resident.clone()],
+            format!("{} 加入了聊天", name(resident)),
+        ),
         EventBody::SkillStart { .. } | EventBody::SkillEnd { .. } => skill(body, names),
         EventBody::ConversationEnd {
             participants,
@@ -380,7 +381,8 @@ fn skill(body: &EventBody, names: &impl Names) -> (Vec<ResidentId>, String) {
             let name = names.resident(resident);
             let text = match (finished, error) {
                 (true, _) => {
-                    let got: Vec<String> = results.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let got: Vec<String> =
+                        results.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     format!("{name} 谈完「{skill}」：{}", got.join("；"))
                 }
                 (false, Some(e)) => format!("{name} 的「{skill}」出错：{e}"),
@@ -418,7 +420,11 @@ fn plans_together(body: &EventBody, names: &impl Names) -> Narration {
         } => (
             Strand::Appointment,
             residents.clone(),
-            format!("{} 在 {} 如约见面", joined(residents, names), names.place(location)),
+            format!(
+                "{} 在 {} 如约见面",
+                joined(residents, names),
+                names.place(location)
+            ),
         ),
         EventBody::AppointmentMissed {
             residents,
@@ -427,7 +433,11 @@ fn plans_together(body: &EventBody, names: &impl Names) -> Narration {
         } => (
             Strand::Appointment,
             residents.clone(),
-            format!("{} 在 {} 的约定落空了", joined(residents, names), names.place(location)),
+            format!(
+                "{} 在 {} 的约定落空了",
+                joined(residents, names),
+                names.place(location)
+            ),
         ),
         EventBody::Appointment {
             resident,
@@ -435,7 +445,11 @@ fn plans_together(body: &EventBody, names: &impl Names) -> Narration {
             will_attend,
             ..
         } => {
-            let going = if *will_attend { "打算去" } else { "不打算去" };
+            let going = if *will_attend {
+                "打算去"
+            } else {
+                "不打算去"
+            };
             let text = format!("{} 得知「{gathering}」，{going}", name(resident));
             (Strand::Appointment, vec![resident.clone()], text)
         }
@@ -476,7 +490,9 @@ fn llm_call(body: &EventBody, names: &impl Names) -> Narration {
     else {
         unreachable!("narrate sends only model calls here");
     };
-    let why = reason.as_deref().map_or(String::new(), |r| format!("：{r}"));
+    let why = reason
+        .as_deref()
+        .map_or(String::new(), |r| format!("：{r}"));
     let text = format!(
         "{} 的{}调用{}，用了{}的答案（{latency_ms} ms，{prompt_tokens}+{completion_tokens} 个 token）{why}",
         names.resident(resident),

@@ -1,0 +1,158 @@
+//! The HEART RULE sets a resident runs: `counsel:` (with the player) and
+//! `converse:` (skills in its own conversations), loaded and checked with
+//! the scenario.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_saphyr::Spanned;
+
+use super::Ctx;
+use crate::base::closest;
+use crate::scenario::spec;
+use crate::scenario::{CONVERSE_FIELDS, Converse, ConverseSkill};
+use crate::script::check::referenced_vars;
+use crate::script::engine::Script;
+
+/// A script folder named in `residents.yaml`, resolved against the scenario
+/// folder; an error at the entry when it is not there.
+pub(super) fn script_dir(
+    cx: &mut Ctx,
+    file: &Path,
+    scripts: &Spanned<String>,
+    field: String,
+) -> Option<std::path::PathBuf> {
+    let dir = file.parent().unwrap_or(Path::new(".")).join(&scripts.value);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    cx.err(
+        file,
+        scripts,
+        field,
+        format!("script folder `{}` not found", scripts.value),
+        Some("the path is relative to the scenario folder, e.g. `scripts/guardian`".into()),
+    );
+    None
+}
+
+/// A resident's `converse:`: the script set loads without errors, every skill
+/// exists, and each input names a variable of its skill and only known fields.
+pub(super) fn converse(
+    cx: &mut Ctx,
+    file: &Path,
+    p: &str,
+    c: &spec::ConverseSpec,
+) -> Option<Converse> {
+    let field = format!("{p}.converse.scripts");
+    let dir = script_dir(cx, file, &c.scripts, field.clone())?;
+    let script = match Script::load_clean(&dir) {
+        Ok(s) => s,
+        Err(errors) => {
+            // The first few go along, so the window's reload message shows them.
+            let mut hint = errors.iter().take(3).cloned().collect::<Vec<_>>();
+            hint.push(format!("run `heartvale check {}` for all", dir.display()));
+            let msg = format!(
+                "script set `{}` has {} error(s)",
+                c.scripts.value,
+                errors.len()
+            );
+            cx.err(file, &c.scripts, field, msg, Some(hint.join("; ")));
+            return None;
+        }
+    };
+    let mut ok = true;
+    if !(0.0..=1.0).contains(&c.chance) {
+        let msg = format!("chance {} is not between 0 and 1", c.chance);
+        cx.err(file, &c.scripts, format!("{p}.converse.chance"), msg, None);
+        ok = false;
+    }
+    if c.skills.is_empty() {
+        cx.err(
+            file,
+            &c.scripts,
+            format!("{p}.converse.skills"),
+            "no skills listed".into(),
+            Some("list at least one `- skill: NAME` from the set's skills.yaml".into()),
+        );
+        ok = false;
+    }
+    let mut skills = Vec::new();
+    for (k, s) in c.skills.iter().enumerate() {
+        let at = format!("{p}.converse.skills[{k}]");
+        match skill(cx, file, (&script, &c.scripts.value), s, &at) {
+            Some((skill, good)) => {
+                ok &= good;
+                skills.push(skill);
+            }
+            None => ok = false,
+        }
+    }
+    ok.then(|| Converse {
+        dir,
+        script: Arc::new(script),
+        chance: c.chance,
+        with: c.with.clone(),
+        skills,
+    })
+}
+
+/// One skill of `converse:`: it exists in the set (else `None`), and each
+/// input sets a declared variable from known fields (else `false` beside it).
+fn skill(
+    cx: &mut Ctx,
+    file: &Path,
+    (script, set): (&Script, &str),
+    s: &spec::ConverseSkillSpec,
+    at: &str,
+) -> Option<(ConverseSkill, bool)> {
+    let Some(goal) = script.skills.get(&s.skill.value) else {
+        let hint = match closest(&s.skill.value, script.skills.keys().map(String::as_str)) {
+            Some(n) => format!("did you mean `{n}`?"),
+            None => format!(
+                "the set's skills: {}",
+                script.skills.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let msg = format!("no skill `{}` in `{set}`", s.skill.value);
+        cx.err(file, &s.skill, format!("{at}.skill"), msg, Some(hint));
+        return None;
+    };
+    let declared: Vec<&str> = goal.declared().collect();
+    let mut ok = true;
+    let mut input = Vec::new();
+    for (var, template) in &s.input {
+        if !declared.contains(&var.as_str()) {
+            cx.err(
+                file,
+                template,
+                format!("{at}.input.{var}"),
+                format!("skill `{}` declares no variable `{var}`", s.skill.value),
+                Some(format!("its variables: {}", declared.join(", "))),
+            );
+            ok = false;
+        }
+        for name in referenced_vars(&template.value) {
+            if !CONVERSE_FIELDS.iter().any(|(f, _)| *f == name) {
+                let fields: Vec<String> = CONVERSE_FIELDS
+                    .iter()
+                    .map(|(f, _)| format!("{{{f}}}"))
+                    .collect();
+                cx.err(
+                    file,
+                    template,
+                    format!("{at}.input.{var}"),
+                    format!("unknown field `{{{name}}}`"),
+                    Some(format!("the fields: {}", fields.join(" "))),
+                );
+                ok = false;
+            }
+        }
+        input.push((var.clone(), template.value.clone()));
+    }
+    let skill = ConverseSkill {
+        skill: s.skill.value.clone(),
+        input,
+    };
+    Some((skill, ok))
+}
