@@ -15,29 +15,70 @@ use super::{
 };
 use crate::base::time::GameTime;
 
+/// Residents per apartment block.
 const PER_HOME: usize = 40;
+/// Residents per workplace.
 const PER_WORK: usize = 60;
+/// A district's width and height, in map units.
 const DISTRICT: f32 = 600.0;
 
-/// A town for `residents` people, the same for the same `seed`.
-pub fn generated_town(residents: usize, seed: u64) -> Scenario {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let residents = residents.max(1);
-    let homes = residents.div_ceil(PER_HOME);
-    let works = residents.div_ceil(PER_WORK);
-    // Enough districts that each holds a handful of homes and workplaces.
-    let districts = (homes + works).div_ceil(8).max(1);
-    let side = (districts as f32).sqrt().ceil() as usize;
-    let mut locations: Vec<Location> = Vec::new();
+/// How big the town is: its people, homes, workplaces and districts.
+struct Layout {
+    residents: usize,
+    homes: usize,
+    works: usize,
+    districts: usize,
+    /// Districts per row of the grid.
+    side: usize,
+}
+
+impl Layout {
+    fn for_residents(residents: usize) -> Self {
+        let residents = residents.max(1);
+        let homes = residents.div_ceil(PER_HOME);
+        let works = residents.div_ceil(PER_WORK);
+        // Enough districts that each holds a handful of homes and workplaces.
+        let districts = (homes + works).div_ceil(8).max(1);
+        let side = (districts as f32).sqrt().ceil() as usize;
+        Layout {
+            residents,
+            homes,
+            works,
+            districts,
+            side,
+        }
+    }
+
+    fn map_size(&self) -> MapSize {
+        MapSize {
+            width: self.side as f32 * DISTRICT + 600.0,
+            height: self.districts.div_ceil(self.side) as f32 * DISTRICT + 600.0,
+        }
+    }
+}
+
+/// The places of a generated town, by what they are.
+#[derive(Default)]
+struct Places {
+    locations: Vec<Location>,
+    hubs: Vec<LocIdx>,
+    canteens: Vec<LocIdx>,
+    parks: Vec<LocIdx>,
+    library: Option<LocIdx>,
+    homes: Vec<LocIdx>,
+    works: Vec<LocIdx>,
+}
+
+impl Places {
     fn add(
-        locations: &mut Vec<Location>,
+        &mut self,
         id: String,
         name: String,
         kind: LocationKind,
         pos: Vec2,
         services: Vec<Service>,
     ) -> LocIdx {
-        locations.push(Location {
+        self.locations.push(Location {
             id: LocationId(Arc::from(id.as_str())),
             name,
             description: String::new(),
@@ -48,217 +89,162 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
             capacity: 80,
             services,
         });
-        LocIdx(locations.len() as u32 - 1)
+        LocIdx(self.locations.len() as u32 - 1)
     }
-    let mut hubs = Vec::new();
-    let mut canteens = Vec::new();
-    let mut parks = Vec::new();
-    for d in 0..districts {
-        let c = Vec2::new(
-            (d % side) as f32 * DISTRICT + 300.0,
-            (d / side) as f32 * DISTRICT + 300.0,
-        );
-        let services = if d == 0 {
-            vec![Service::NoticeBoard]
-        } else {
-            vec![]
-        };
-        hubs.push(add(
-            &mut locations,
-            format!("plaza_{d}"),
-            format!("{d}区广场"),
+
+    /// Every place: each district's plaza, canteen and park, the library, then
+    /// homes and workplaces spread over the districts.
+    fn build(layout: &Layout) -> Self {
+        let mut p = Places::default();
+        for d in 0..layout.districts {
+            let c = Vec2::new(
+                (d % layout.side) as f32 * DISTRICT + 300.0,
+                (d / layout.side) as f32 * DISTRICT + 300.0,
+            );
+            let board = if d == 0 {
+                vec![Service::NoticeBoard]
+            } else {
+                vec![]
+            };
+            let hub = p.add(
+                format!("plaza_{d}"),
+                format!("{d}区广场"),
+                LocationKind::Public,
+                c,
+                board,
+            );
+            p.hubs.push(hub);
+            let at = c + Vec2::new(120.0, 0.0);
+            let canteen = p.add(
+                format!("canteen_{d}"),
+                format!("{d}区食堂"),
+                LocationKind::Food,
+                at,
+                vec![Service::Food],
+            );
+            p.canteens.push(canteen);
+            let at = c + Vec2::new(-120.0, 0.0);
+            let park = p.add(
+                format!("park_{d}"),
+                format!("{d}区公园"),
+                LocationKind::Nature,
+                at,
+                vec![],
+            );
+            p.parks.push(park);
+        }
+        let at = Vec2::new(300.0, 150.0);
+        p.library = Some(p.add(
+            "library".into(),
+            "图书馆".into(),
             LocationKind::Public,
-            c,
-            services,
+            at,
+            vec![Service::Books],
         ));
-        canteens.push(add(
-            &mut locations,
-            format!("canteen_{d}"),
-            format!("{d}区食堂"),
-            LocationKind::Food,
-            c + Vec2::new(120.0, 0.0),
-            vec![Service::Food],
-        ));
-        parks.push(add(
-            &mut locations,
-            format!("park_{d}"),
-            format!("{d}区公园"),
-            LocationKind::Nature,
-            c + Vec2::new(-120.0, 0.0),
-            vec![],
-        ));
-    }
-    let library = add(
-        &mut locations,
-        "library".into(),
-        "图书馆".into(),
-        LocationKind::Public,
-        Vec2::new(300.0, 150.0),
-        vec![Service::Books],
-    );
-    let home_idx: Vec<LocIdx> = (0..homes)
-        .map(|h| {
-            let d = h % districts;
-            let c = locations[hubs[d].i()].position;
-            let a = (h / districts) as f32 * 0.7;
-            add(
-                &mut locations,
+        for h in 0..layout.homes {
+            let at = p.around_hub(layout, h, 0.0, 220.0);
+            let services = vec![Service::Sleep, Service::Food];
+            let home = p.add(
                 format!("home_{h}"),
                 format!("{h}号公寓"),
                 LocationKind::Home,
-                c + Vec2::new(a.cos(), a.sin()) * 220.0,
-                vec![Service::Sleep, Service::Food],
-            )
-        })
-        .collect();
-    let work_idx: Vec<LocIdx> = (0..works)
-        .map(|w| {
-            let d = w % districts;
-            let c = locations[hubs[d].i()].position;
-            let a = (w / districts) as f32 * 0.7 + 0.35;
-            add(
-                &mut locations,
+                at,
+                services,
+            );
+            p.homes.push(home);
+        }
+        for w in 0..layout.works {
+            let at = p.around_hub(layout, w, 0.35, 160.0);
+            let work = p.add(
                 format!("work_{w}"),
                 format!("{w}号工坊"),
                 LocationKind::Work,
-                c + Vec2::new(a.cos(), a.sin()) * 160.0,
+                at,
                 vec![],
-            )
-        })
-        .collect();
-    let n = locations.len();
-    let mut edges: Vec<(usize, usize)> = Vec::new();
-    for d in 0..districts {
-        let h = hubs[d].i();
-        edges.push((h, canteens[d].i()));
-        edges.push((h, parks[d].i()));
-        if d % side + 1 < side && d + 1 < districts {
-            edges.push((h, hubs[d + 1].i()));
+            );
+            p.works.push(work);
         }
-        if d + side < districts {
-            edges.push((h, hubs[d + side].i()));
-        }
+        p.connect(layout);
+        p
     }
-    edges.push((hubs[0].i(), library.i()));
-    for (i, &l) in home_idx.iter().enumerate() {
-        edges.push((l.i(), hubs[i % districts].i()));
-    }
-    for (i, &l) in work_idx.iter().enumerate() {
-        edges.push((l.i(), hubs[i % districts].i()));
-    }
-    for (a, b) in edges {
-        locations[a].neighbours.push(LocIdx(b as u32));
-        locations[b].neighbours.push(LocIdx(a as u32));
-    }
-    debug_assert_eq!(n, locations.len());
-    let map = MapSize {
-        width: side as f32 * DISTRICT + 600.0,
-        height: districts.div_ceil(side) as f32 * DISTRICT + 600.0,
-    };
-    let town = Town::new(format!("生成小镇（{residents}人）"), map, locations);
 
-    let start = GameTime::parse("2026-04-06 06:00").expect("valid literal");
-    let surnames = ["王", "李", "张", "刘", "陈", "杨", "赵", "黄", "周", "吴"];
-    let given = [
-        "伟", "芳", "娜", "敏", "静", "磊", "洋", "艳", "勇", "杰", "娟", "涛",
-    ];
-    let mut profiles = Vec::with_capacity(residents);
-    let mut gatherings = Vec::new();
-    for i in 0..residents {
-        let big = |rng: &mut ChaCha8Rng| rng.random_range(10.0..90.0f32);
-        let personality = BigFive {
-            openness: big(&mut rng),
-            conscientiousness: big(&mut rng),
-            extraversion: big(&mut rng),
-            agreeableness: big(&mut rng),
-            neuroticism: big(&mut rng),
-        };
-        let home_no = i / PER_HOME;
-        let home = home_idx[home_no];
-        // Work in the home's district when it has a workplace: short commutes,
-        // the same shape of town at every size.
-        let district = home_no % districts;
-        let local: Vec<LocIdx> = (district..works)
-            .step_by(districts)
-            .map(|w| work_idx[w])
+    /// The `k`-th building of its kind: on a ring around its district's plaza.
+    fn around_hub(&self, layout: &Layout, k: usize, turn: f32, radius: f32) -> Vec2 {
+        let d = k % layout.districts;
+        let c = self.locations[self.hubs[d].i()].position;
+        let a = (k / layout.districts) as f32 * 0.7 + turn;
+        c + Vec2::new(a.cos(), a.sin()) * radius
+    }
+
+    /// Paths: each plaza to its canteen, park and the next plazas of the grid;
+    /// homes and workplaces to their plaza; the library to the first plaza.
+    fn connect(&mut self, layout: &Layout) {
+        let (districts, side) = (layout.districts, layout.side);
+        let mut edges: Vec<(usize, usize)> = Vec::new();
+        for d in 0..districts {
+            let h = self.hubs[d].i();
+            edges.push((h, self.canteens[d].i()));
+            edges.push((h, self.parks[d].i()));
+            if d % side + 1 < side && d + 1 < districts {
+                edges.push((h, self.hubs[d + 1].i()));
+            }
+            if d + side < districts {
+                edges.push((h, self.hubs[d + side].i()));
+            }
+        }
+        if let Some(library) = self.library {
+            edges.push((self.hubs[0].i(), library.i()));
+        }
+        for (i, &l) in self.homes.iter().enumerate() {
+            edges.push((l.i(), self.hubs[i % districts].i()));
+        }
+        for (i, &l) in self.works.iter().enumerate() {
+            edges.push((l.i(), self.hubs[i % districts].i()));
+        }
+        for (a, b) in edges {
+            self.locations[a].neighbours.push(LocIdx(b as u32));
+            self.locations[b].neighbours.push(LocIdx(a as u32));
+        }
+    }
+
+    /// A workplace in the home's district when it has one: short commutes,
+    /// the same shape of town at every size.
+    fn workplace(&self, layout: &Layout, i: usize) -> LocIdx {
+        let district = (i / PER_HOME) % layout.districts;
+        let local: Vec<LocIdx> = (district..layout.works)
+            .step_by(layout.districts)
+            .map(|w| self.works[w])
             .collect();
-        let place = if local.is_empty() {
-            work_idx[i % works]
+        if local.is_empty() {
+            self.works[i % layout.works]
         } else {
             local[i % local.len()]
-        };
-        let start_h = rng.random_range(7..10u32);
-        let (wake, bedtime, late) = super::resolve::derived_schedule(&personality);
-        let id = ResidentId(Arc::from(format!("r{i}").as_str()));
-        let mut goals = Vec::new();
-        if i == 0 {
-            gatherings.push(Gathering {
-                id: 0,
-                title: "街坊聚会".into(),
-                organiser: id.clone(),
-                location: hubs[0],
-                starts: start.plus_minutes(24 * 60 + 12 * 60),
-                ends: start.plus_minutes(24 * 60 + 15 * 60),
-            });
-            goals.push(Goal {
-                text: "明天傍晚在广场办街坊聚会".into(),
-                gathering: Some(0),
-                notice: None,
-            });
         }
-        let neighbour = if i % PER_HOME > 0 { Some(i - 1) } else { None };
-        profiles.push(Arc::new(Profile {
-            id,
-            name: format!(
-                "{}{}{}",
-                surnames[i % surnames.len()],
-                given[(i / surnames.len()) % given.len()],
-                i
-            ),
-            age: rng.random_range(18..80),
-            gender: if i % 2 == 0 { "女" } else { "男" }.into(),
-            occupation: "工匠".into(),
-            home,
-            work: Some(WorkShift {
-                place,
-                start: start_h * 60,
-                end: (start_h + 8) * 60,
-                days: [true, true, true, true, true, false, false],
-                action: "Work at the workshop".into(),
-                emoji: "🔨".into(),
-                role: None,
-                greets: Vec::new(),
-            }),
-            personality,
-            traits: vec![],
-            quote: String::new(),
-            goals,
-            memories: vec!["我住在这座新建的小镇里。".into()],
-            relationships: neighbour
-                .map(|n| InitialRelationship {
-                    with: ResidentId(Arc::from(format!("r{n}").as_str())),
-                    kind: RelationKind::Acquaintance,
-                    strength: 30.0,
-                    impression: "邻居".into(),
-                })
-                .into_iter()
-                .collect(),
-            wake,
-            bedtime,
-            late_night_chance: late,
-            hobbies: vec![Hobby {
-                action: "Walk in the park".into(),
-                place: parks[(i / PER_HOME) % districts],
-                emoji: "🌳".into(),
-                says: None,
-                evening: false,
-            }],
-            topics: vec![["美食", "书", "音乐"][i % 3].into()],
-            brain: None,
-            counsel: None,
-            converse: None,
-        }));
     }
+}
+
+/// A town for `residents` people, the same for the same `seed`.
+pub fn generated_town(residents: usize, seed: u64) -> Scenario {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let layout = Layout::for_residents(residents);
+    let places = Places::build(&layout);
+    let map = layout.map_size();
+    let start = GameTime::parse("2026-04-06 06:00").expect("valid literal");
+    let mut profiles = Vec::with_capacity(layout.residents);
+    for i in 0..layout.residents {
+        profiles.push(Arc::new(resident(i, &mut rng, &layout, &places)));
+    }
+    // The first resident hosts a neighbourhood party on the second afternoon.
+    let gatherings = vec![Gathering {
+        id: 0,
+        title: "街坊聚会".into(),
+        organiser: profiles[0].id.clone(),
+        location: places.hubs[0],
+        starts: start.plus_minutes(24 * 60 + 12 * 60),
+        ends: start.plus_minutes(24 * 60 + 15 * 60),
+    }];
+    let name = format!("生成小镇（{}人）", layout.residents);
+    let town = Town::new(name, map, places.locations);
     Scenario {
         dir: std::path::PathBuf::new(),
         name: town.name.clone(),
@@ -273,6 +259,83 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
         gatherings,
         tuning: Tuning::default(),
         llm: None,
+    }
+}
+
+/// Resident `i`: a craftsman of random personality with a weekday shift,
+/// a walk in the park, and the neighbour before it in its block as an acquaintance.
+fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) -> Profile {
+    const SURNAMES: [&str; 10] = ["王", "李", "张", "刘", "陈", "杨", "赵", "黄", "周", "吴"];
+    const GIVEN: [&str; 12] = [
+        "伟", "芳", "娜", "敏", "静", "磊", "洋", "艳", "勇", "杰", "娟", "涛",
+    ];
+    let mut big = || rng.random_range(10.0..90.0f32);
+    let personality = BigFive {
+        openness: big(),
+        conscientiousness: big(),
+        extraversion: big(),
+        agreeableness: big(),
+        neuroticism: big(),
+    };
+    let start_h = rng.random_range(7..10u32);
+    let (wake, bedtime, late) = super::resolve::derived_schedule(&personality);
+    let goals = if i == 0 {
+        vec![Goal {
+            text: "明天傍晚在广场办街坊聚会".into(),
+            gathering: Some(0),
+            notice: None,
+        }]
+    } else {
+        Vec::new()
+    };
+    let neighbour = (i % PER_HOME > 0).then(|| InitialRelationship {
+        with: ResidentId(Arc::from(format!("r{}", i - 1).as_str())),
+        kind: RelationKind::Acquaintance,
+        strength: 30.0,
+        impression: "邻居".into(),
+    });
+    Profile {
+        id: ResidentId(Arc::from(format!("r{i}").as_str())),
+        name: format!(
+            "{}{}{}",
+            SURNAMES[i % SURNAMES.len()],
+            GIVEN[(i / SURNAMES.len()) % GIVEN.len()],
+            i
+        ),
+        age: rng.random_range(18..80),
+        gender: if i % 2 == 0 { "女" } else { "男" }.into(),
+        occupation: "工匠".into(),
+        home: places.homes[i / PER_HOME],
+        work: Some(WorkShift {
+            place: places.workplace(layout, i),
+            start: start_h * 60,
+            end: (start_h + 8) * 60,
+            days: [true, true, true, true, true, false, false],
+            action: "Work at the workshop".into(),
+            emoji: "🔨".into(),
+            role: None,
+            greets: Vec::new(),
+        }),
+        personality,
+        traits: vec![],
+        quote: String::new(),
+        goals,
+        memories: vec!["我住在这座新建的小镇里。".into()],
+        relationships: neighbour.into_iter().collect(),
+        wake,
+        bedtime,
+        late_night_chance: late,
+        hobbies: vec![Hobby {
+            action: "Walk in the park".into(),
+            place: places.parks[(i / PER_HOME) % layout.districts],
+            emoji: "🌳".into(),
+            says: None,
+            evening: false,
+        }],
+        topics: vec![["美食", "书", "音乐"][i % 3].into()],
+        brain: None,
+        counsel: None,
+        converse: None,
     }
 }
 
