@@ -3,6 +3,7 @@
 //! an async mind gets a [`LineRequest`] and the conversation waits (up to the
 //! timeout) for its line. Bystanders may join between turns.
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use rand::RngExt;
 
@@ -30,168 +31,209 @@ pub fn split_end(line: &str) -> (String, bool) {
 /// up to ten rounds), but not without end.
 const SCRIPTED_MAX_TURNS: u32 = 40;
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn talk(
-    mut commands: Commands,
-    inputs: LineInputs,
-    tuning: Res<ActiveTuning>,
-    census: Res<Census>,
-    mut state: ResMut<SocialState>,
-    mut rng: ResMut<SocialRng>,
-    mut conversations: Query<&mut Conversation>,
-    q: Query<TalkerView>,
-    asynchronous: Query<(), With<AsyncMind>>,
-    mut events: MessageWriter<SimEvent>,
-    mut requests: MessageWriter<LineRequest>,
-) {
-    let t = &tuning.social;
-    let now = inputs.clock.now;
-    let step_end = now.plus_minutes(tuning.step_minutes as i64);
-    let open: Vec<Entity> = state.open.values().copied().collect();
+/// What taking turns reads and writes.
+#[derive(SystemParam)]
+pub(super) struct Turns<'w, 's> {
+    commands: Commands<'w, 's>,
+    inputs: LineInputs<'w>,
+    tuning: Res<'w, ActiveTuning>,
+    census: Res<'w, Census>,
+    state: ResMut<'w, SocialState>,
+    rng: ResMut<'w, SocialRng>,
+    q: Query<'w, 's, TalkerView<'static>>,
+    asynchronous: Query<'w, 's, (), With<AsyncMind>>,
+    events: MessageWriter<'w, SimEvent>,
+    requests: MessageWriter<'w, LineRequest>,
+}
+
+/// Whether a conversation takes another turn this step.
+enum Go {
+    On,
+    Stop,
+}
+
+/// Every open conversation takes the turns due in this step.
+pub(super) fn talk(mut turns: Turns, mut conversations: Query<&mut Conversation>) {
+    let open: Vec<Entity> = turns.state.open.values().copied().collect();
     for entity in open {
         let Ok(mut c) = conversations.get_mut(entity) else {
             continue;
         };
-        let c = &mut *c;
+        turns.step(&mut c);
+    }
+}
+
+impl Turns<'_, '_> {
+    /// One conversation's turns in this step.
+    fn step(&mut self, c: &mut Conversation) {
         if c.end.is_some() {
-            continue;
+            return;
         }
+        let t = &self.tuning.social;
         let urgent = c.participants.iter().any(|&p| {
-            q.get(inputs.roster.entities[p as usize])
+            self.q
+                .get(self.inputs.roster.entities[p as usize])
                 .is_ok_and(|v| v.5.energy < t.conversation.urgent_energy)
         });
         if urgent {
-            finish(c, EndCause::UrgentNeed);
-            continue;
+            return finish(c, EndCause::UrgentNeed);
         }
         if !c.script_checked {
             c.script_checked = true;
-            if let Some(began) = scripted::begin(c, &inputs, &state, &mut rng, &q) {
-                let id = |i: u32| inputs.roster.ids[i as usize].clone();
-                events.write(SimEvent {
-                    time: c.next_turn.max(now),
-                    body: EventBody::SkillStart {
-                        conversation: c.id,
-                        resident: id(began.ai),
-                        partner: id(began.human),
-                        skill: began.skill.clone(),
-                        inputs: began.inputs,
-                    },
-                });
-                match began.talk {
-                    Ok(talk) => c.script = Some(Box::new(talk)),
-                    Err(error) => {
-                        // Not retried with this partner; the talk goes on unscripted.
-                        state
-                            .skills_done
-                            .insert((began.ai, began.human, began.skill.clone()));
-                        events.write(SimEvent {
-                            time: c.next_turn.max(now),
-                            body: EventBody::SkillEnd {
-                                conversation: c.id,
-                                resident: id(began.ai),
-                                partner: id(began.human),
-                                skill: began.skill,
-                                finished: false,
-                                results: Default::default(),
-                                error: Some(error),
-                                warnings: Vec::new(),
-                            },
-                        });
-                    }
-                }
-            }
+            self.begin_skill(c);
         }
-        loop {
-            if let Some(asked) = c.awaiting {
-                match c.delivered.take() {
-                    Some(d) => {
-                        c.awaiting = None;
-                        let at = c.next_turn.max(now);
-                        say(c, &inputs, t, d, at, &mut events);
-                        continue;
-                    }
-                    None => {
-                        if now.0 - asked.0 >= t.conversation.timeout_seconds as i64 {
-                            finish(c, EndCause::Timeout);
-                        }
-                        break;
-                    }
+        while let Go::On = self.turn(c) {}
+    }
+
+    /// Before the first line: a resident may start one of its skills.
+    fn begin_skill(&mut self, c: &mut Conversation) {
+        let now = self.inputs.clock.now;
+        let Some(began) = scripted::begin(c, &self.inputs, &self.state, &mut self.rng, &self.q)
+        else {
+            return;
+        };
+        let id = |i: u32| self.inputs.roster.ids[i as usize].clone();
+        self.events.write(SimEvent {
+            time: c.next_turn.max(now),
+            body: EventBody::SkillStart {
+                conversation: c.id,
+                resident: id(began.ai),
+                partner: id(began.human),
+                skill: began.skill.clone(),
+                inputs: began.inputs,
+            },
+        });
+        let error = match began.talk {
+            Ok(talk) => return c.script = Some(Box::new(talk)),
+            Err(error) => error,
+        };
+        // Not retried with this partner; the talk goes on unscripted.
+        self.state
+            .skills_done
+            .insert((began.ai, began.human, began.skill.clone()));
+        self.events.write(SimEvent {
+            time: c.next_turn.max(now),
+            body: EventBody::SkillEnd {
+                conversation: c.id,
+                resident: id(began.ai),
+                partner: id(began.human),
+                skill: began.skill,
+                finished: false,
+                results: Default::default(),
+                error: Some(error),
+                warnings: Vec::new(),
+            },
+        });
+    }
+
+    /// One turn: a line handed in, a skill's line, or the next speaker's.
+    fn turn(&mut self, c: &mut Conversation) -> Go {
+        let now = self.inputs.clock.now;
+        let t = &self.tuning.social;
+        if let Some(asked) = c.awaiting {
+            let Some(d) = c.delivered.take() else {
+                if now.0 - asked.0 >= t.conversation.timeout_seconds as i64 {
+                    finish(c, EndCause::Timeout);
                 }
-            }
-            if c.end.is_some() || c.next_turn >= step_end {
-                break;
-            }
-            let cap = match c.script {
-                Some(_) => SCRIPTED_MAX_TURNS,
-                None => t.conversation.max_turns,
+                return Go::Stop;
             };
-            if c.messages.len() as u32 >= cap {
-                finish(c, EndCause::MaxTurns);
-                break;
-            }
-            // A staff greeting (the conversation's role) comes before the skill.
-            if let Some(s) = c.script.as_mut()
-                && c.messages.len() >= usize::from(c.role.is_some())
-            {
-                let line = s.next_line(&c.next_turn.max(now).seconds_text());
-                let Some((speaker, line)) = line else {
-                    finish(c, EndCause::Said);
-                    break;
-                };
-                let listener = if speaker == s.ai { s.human } else { s.ai };
-                c.next = Some(Turn {
-                    speaker,
-                    listener,
-                    mention: None,
-                });
-                let said = Delivered {
-                    line,
-                    ends: false,
-                    emotion: None,
-                };
-                let at = c.next_turn;
-                say(c, &inputs, t, said, at, &mut events);
-                continue;
-            }
-            // A skill is a talk for two: nobody joins it.
-            if c.script.is_none() && c.messages.len() >= 2 && c.join_checked != inputs.clock.steps {
-                c.join_checked = inputs.clock.steps;
-                try_join(
-                    c,
-                    &mut commands,
-                    &inputs,
-                    t,
-                    &census,
-                    &mut state,
-                    &mut rng,
-                    &q,
-                    &mut events,
-                );
-            }
-            if c.next.is_none() {
-                c.next = Some(choose_turn(c, t, &q, &inputs, &mut rng));
-            }
-            let turn = c.next.expect("just chosen");
-            let speaker = inputs.roster.entities[turn.speaker as usize];
-            if asynchronous.contains(speaker) {
-                let listener = inputs.roster.entities[turn.listener as usize];
-                requests.write(LineRequest {
-                    conversation: c.id,
-                    turn: c.messages.len() as u32,
-                    speaker,
-                    listener,
-                });
-                c.awaiting = Some(c.next_turn.max(now));
-                break;
-            }
-            let Some(said) = builtin_line(c, &inputs, &q) else {
-                finish(c, EndCause::Left);
-                break;
-            };
-            let at = c.next_turn;
-            say(c, &inputs, t, said, at, &mut events);
+            c.awaiting = None;
+            let at = c.next_turn.max(now);
+            say(c, &self.inputs, t, d, at, &mut self.events);
+            return Go::On;
         }
+        let step_end = now.plus_minutes(self.tuning.step_minutes as i64);
+        if c.end.is_some() || c.next_turn >= step_end {
+            return Go::Stop;
+        }
+        let cap = match c.script {
+            Some(_) => SCRIPTED_MAX_TURNS,
+            None => t.conversation.max_turns,
+        };
+        if c.messages.len() as u32 >= cap {
+            finish(c, EndCause::MaxTurns);
+            return Go::Stop;
+        }
+        // A staff greeting (the conversation's role) comes before the skill.
+        if c.script.is_some() && c.messages.len() >= usize::from(c.role.is_some()) {
+            return self.skill_line(c);
+        }
+        // A skill is a talk for two: nobody joins it.
+        if c.script.is_none() && c.messages.len() >= 2 && c.join_checked != self.inputs.clock.steps
+        {
+            c.join_checked = self.inputs.clock.steps;
+            self.try_join(c);
+        }
+        if c.next.is_none() {
+            let t = &self.tuning.social;
+            c.next = Some(choose_turn(c, t, &self.q, &self.inputs, &mut self.rng));
+        }
+        self.speak(c)
+    }
+
+    /// The skill's next line, from whichever side of it speaks.
+    fn skill_line(&mut self, c: &mut Conversation) -> Go {
+        let now = self.inputs.clock.now;
+        let Some(s) = c.script.as_mut() else {
+            return Go::Stop;
+        };
+        let Some((speaker, line)) = s.next_line(&c.next_turn.max(now).seconds_text()) else {
+            finish(c, EndCause::Said);
+            return Go::Stop;
+        };
+        let listener = if speaker == s.ai { s.human } else { s.ai };
+        c.next = Some(Turn {
+            speaker,
+            listener,
+            mention: None,
+        });
+        let said = Delivered {
+            line,
+            ends: false,
+            emotion: None,
+        };
+        let at = c.next_turn;
+        say(
+            c,
+            &self.inputs,
+            &self.tuning.social,
+            said,
+            at,
+            &mut self.events,
+        );
+        Go::On
+    }
+
+    /// The chosen speaker's line: asked of its async mind (the talk waits),
+    /// or said at once by the built-in brain.
+    fn speak(&mut self, c: &mut Conversation) -> Go {
+        let turn = c.next.expect("just chosen");
+        let speaker = self.inputs.roster.entities[turn.speaker as usize];
+        if self.asynchronous.contains(speaker) {
+            let listener = self.inputs.roster.entities[turn.listener as usize];
+            self.requests.write(LineRequest {
+                conversation: c.id,
+                turn: c.messages.len() as u32,
+                speaker,
+                listener,
+            });
+            c.awaiting = Some(c.next_turn.max(self.inputs.clock.now));
+            return Go::Stop;
+        }
+        let Some(said) = builtin_line(c, &self.inputs, &self.q) else {
+            finish(c, EndCause::Left);
+            return Go::Stop;
+        };
+        let at = c.next_turn;
+        say(
+            c,
+            &self.inputs,
+            &self.tuning.social,
+            said,
+            at,
+            &mut self.events,
+        );
+        Go::On
     }
 }
 
@@ -309,78 +351,81 @@ fn choose_turn(
 }
 
 /// A free bystander close to everyone in the conversation may join it.
-#[allow(clippy::too_many_arguments)]
-fn try_join(
-    c: &mut Conversation,
-    commands: &mut Commands,
-    inputs: &LineInputs,
-    t: &SocialTuning,
-    census: &Census,
-    state: &mut SocialState,
-    rng: &mut SocialRng,
-    q: &Query<TalkerView>,
-    events: &mut MessageWriter<SimEvent>,
-) {
-    if c.participants.len() as u32 >= t.group.max_size {
-        return;
-    }
-    let now = inputs.clock.now;
-    let d2 = t.group.distance * t.group.distance;
-    let Some(here) = census.at_place.get(c.place.i()) else {
-        return;
-    };
-    for &b in here {
-        if c.participants.contains(&b) || !state.free(b, now) || census.asleep(b) {
-            continue;
+impl Turns<'_, '_> {
+    fn try_join(&mut self, c: &mut Conversation) {
+        let Turns {
+            commands,
+            inputs,
+            tuning,
+            census,
+            state,
+            rng,
+            q,
+            events,
+            ..
+        } = self;
+        let t = &tuning.social;
+        if c.participants.len() as u32 >= t.group.max_size {
+            return;
         }
-        let settled = state.stood[b as usize]
-            .is_some_and(|(_, since)| since.0 + t.proximity.seconds as i64 <= now.0);
-        let pb = census.entries[b as usize].pos;
-        let near = c
-            .participants
-            .iter()
-            .all(|&p| census.entries[p as usize].pos.distance_squared(pb) <= d2);
-        if !settled || !near {
-            continue;
-        }
-        let Ok(view) = q.get(inputs.roster.entities[b as usize]) else {
-            continue;
+        let now = inputs.clock.now;
+        let d2 = t.group.distance * t.group.distance;
+        let Some(here) = census.at_place.get(c.place.i()) else {
+            return;
         };
-        let stages: Vec<Stage> = c
-            .participants
-            .iter()
-            .map(|&p| {
-                let s = view.3.by_idx(p).map_or(0.0, |r| r.strength);
-                Stage::of(s, &t.relationship)
-            })
-            .collect();
-        let chance = analysis::join_chance(t, view.1.personality.extraversion, &stages);
-        if rng.random::<f32>() >= chance {
-            continue;
+        for &b in here {
+            if c.participants.contains(&b) || !state.free(b, now) || census.asleep(b) {
+                continue;
+            }
+            let settled = state.stood[b as usize]
+                .is_some_and(|(_, since)| since.0 + t.proximity.seconds as i64 <= now.0);
+            let pb = census.entries[b as usize].pos;
+            let near = c
+                .participants
+                .iter()
+                .all(|&p| census.entries[p as usize].pos.distance_squared(pb) <= d2);
+            if !settled || !near {
+                continue;
+            }
+            let Ok(view) = q.get(inputs.roster.entities[b as usize]) else {
+                continue;
+            };
+            let stages: Vec<Stage> = c
+                .participants
+                .iter()
+                .map(|&p| {
+                    let s = view.3.by_idx(p).map_or(0.0, |r| r.strength);
+                    Stage::of(s, &t.relationship)
+                })
+                .collect();
+            let chance = analysis::join_chance(t, view.1.personality.extraversion, &stages);
+            if rng.random::<f32>() >= chance {
+                continue;
+            }
+            c.participants.push(b);
+            // A meeting for two is not proposed in front of a third, unless already made.
+            if c.proposal
+                .is_some_and(|p| p.turn as usize >= c.messages.len())
+            {
+                c.proposal = None;
+            }
+            state.talking[b as usize] = Some(c.id);
+            commands
+                .entity(inputs.roster.entities[b as usize])
+                .insert(Talking { conversation: c.id });
+            events.write(SimEvent {
+                time: c.next_turn.max(now),
+                body: EventBody::ConversationJoin {
+                    conversation: c.id,
+                    resident: view.0.id.clone(),
+                    participants: c
+                        .participants
+                        .iter()
+                        .map(|&i| inputs.roster.ids[i as usize].clone())
+                        .collect(),
+                },
+            });
+            return;
         }
-        c.participants.push(b);
-        // A meeting for two is not proposed in front of a third, unless already made.
-        if c.proposal
-            .is_some_and(|p| p.turn as usize >= c.messages.len())
-        {
-            c.proposal = None;
-        }
-        state.talking[b as usize] = Some(c.id);
-        commands
-            .entity(inputs.roster.entities[b as usize])
-            .insert(Talking { conversation: c.id });
-        events.write(SimEvent {
-            time: c.next_turn.max(now),
-            body: EventBody::ConversationJoin {
-                conversation: c.id,
-                resident: view.0.id.clone(),
-                participants: c
-                    .participants
-                    .iter()
-                    .map(|&i| inputs.roster.ids[i as usize].clone())
-                    .collect(),
-            },
-        });
-        return;
     }
 }
