@@ -12,7 +12,7 @@ use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Res
 use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
 use crate::base::time::GameTime;
-use crate::scenario::{ResidentId, Town};
+use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::brain::SummaryContext;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -78,6 +78,46 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
+/// How much each kind of memory matters (0–100): what a night's summary and
+/// the waking thought pick first.
+mod importance {
+    /// Going to a gathering, posting a notice.
+    pub(super) const PLAN_EVENTFUL: u8 = 45;
+    /// Going to see people.
+    pub(super) const PLAN_SOCIAL: u8 = 25;
+    /// Sleeping, idling.
+    pub(super) const PLAN_ROUTINE: u8 = 5;
+    /// Any other plan.
+    pub(super) const PLAN: u8 = 12;
+    /// What a HEART RULE skill found out.
+    pub(super) const SKILL_LEARNT: u8 = 80;
+    /// An appointment made.
+    pub(super) const APPOINTMENT: u8 = 60;
+    /// Stood up at an appointment.
+    pub(super) const STOOD_UP: u8 = 55;
+    /// A notice one posted.
+    pub(super) const NOTICE_POSTED: u8 = 60;
+    /// A notice one read.
+    pub(super) const NOTICE_READ: u8 = 65;
+    /// A gathering one means to go to …
+    pub(super) const GOING: u8 = 70;
+    /// … or heard of and will miss.
+    pub(super) const NOT_GOING: u8 = 40;
+    /// Who one saw on arriving somewhere.
+    pub(super) const SEEN: u8 = 15;
+}
+
+/// Stores one memory for a resident.
+type Remember<'a> = dyn FnMut(&ResidentId, GameTime, MemoryKind, u8, String) + 'a;
+
+/// What memories are written from.
+struct Sources<'a> {
+    roster: &'a Roster,
+    town: &'a Town,
+    census: &'a Census,
+    board: &'a NoticeBoard,
+}
+
 /// Turns this step's events into memories of the residents involved.
 fn record(
     mut reader: MessageReader<SimEvent>,
@@ -93,7 +133,41 @@ fn record(
                 m.push(time, kind, imp, text);
             }
         };
+    let sources = Sources {
+        roster: &roster,
+        town: &town,
+        census: &census,
+        board: &board,
+    };
     for e in reader.read() {
+        sources.recall(e, &mut remember);
+    }
+}
+
+impl Sources<'_> {
+    /// The memories one event leaves.
+    fn recall(&self, e: &SimEvent, remember: &mut Remember) {
+        match &e.body {
+            EventBody::Plan { .. } | EventBody::Arrive { .. } => self.own_day(e, remember),
+            EventBody::ConversationEnd { .. }
+            | EventBody::SkillEnd { .. }
+            | EventBody::AppointmentMade { .. }
+            | EventBody::AppointmentMissed { .. } => self.with_others(e, remember),
+            EventBody::Notice { .. }
+            | EventBody::NoticeRead { .. }
+            | EventBody::Appointment { .. } => self.heard(e, remember),
+            _ => {}
+        }
+    }
+
+    fn place_name(&self, id: &LocationId) -> &str {
+        self.town
+            .find(id.as_str())
+            .map_or("", |l| self.town.name(l))
+    }
+
+    /// Plans, and whom one saw on arriving.
+    fn own_day(&self, e: &SimEvent, remember: &mut Remember) {
         let t = e.time;
         match &e.body {
             EventBody::Plan {
@@ -104,33 +178,47 @@ fn record(
                 dialogue,
                 ..
             } => {
-                let place = town
-                    .find(target_location.as_str())
-                    .map_or("", |l| town.name(l));
+                let place = self.place_name(target_location);
                 let importance = match activity {
-                    ActivityKind::Attend | ActivityKind::PostNotice => 45,
-                    ActivityKind::Socialise => 25,
-                    ActivityKind::Sleep | ActivityKind::Idle => 5,
-                    _ => 12,
+                    ActivityKind::Attend | ActivityKind::PostNotice => importance::PLAN_EVENTFUL,
+                    ActivityKind::Socialise => importance::PLAN_SOCIAL,
+                    ActivityKind::Sleep | ActivityKind::Idle => importance::PLAN_ROUTINE,
+                    _ => importance::PLAN,
                 };
-                remember(
-                    resident,
-                    t,
-                    MemoryKind::Plan,
-                    importance,
-                    format!("{action} @{place}：{dialogue}"),
-                );
+                let text = format!("{action} @{place}：{dialogue}");
+                remember(resident, t, MemoryKind::Plan, importance, text);
             }
+            EventBody::Arrive { resident, location } => {
+                let (Some(place), Some(me)) =
+                    (self.town.find(location.as_str()), self.roster.idx(resident))
+                else {
+                    return;
+                };
+                let seen: Vec<&str> = self.census.at_place[place.i()]
+                    .iter()
+                    .filter(|&&i| i != me)
+                    .take(3)
+                    .map(|&i| self.roster.names[i as usize].as_str())
+                    .collect();
+                if !seen.is_empty() {
+                    let text = format!("在{}看到了{}", self.town.name(place), seen.join("、"));
+                    remember(resident, t, MemoryKind::Observation, importance::SEEN, text);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Conversations, skills and appointments.
+    fn with_others(&self, e: &SimEvent, remember: &mut Remember) {
+        let t = e.time;
+        match &e.body {
             // Each participant keeps its own one-line view, importance from the social rules.
             EventBody::ConversationEnd { memories, .. } => {
                 for m in memories {
-                    remember(
-                        &m.resident,
-                        t,
-                        MemoryKind::Dialogue,
-                        m.importance.min(100) as u8,
-                        m.text.clone(),
-                    );
+                    let importance = m.importance.min(100) as u8;
+                    let text = m.text.clone();
+                    remember(&m.resident, t, MemoryKind::Dialogue, importance, text);
                 }
             }
             // What a skill found out stays with the one who ran it.
@@ -142,15 +230,22 @@ fn record(
                 results,
                 ..
             } if !results.is_empty() => {
-                let who = roster
+                let who = self
+                    .roster
                     .idx(partner)
-                    .map_or("", |i| roster.names[i as usize].as_str());
+                    .map_or("", |i| self.roster.names[i as usize].as_str());
                 let found: Vec<String> = results.iter().map(|(k, v)| format!("{k}：{v}")).collect();
                 let text: String = format!("和{who}谈了「{skill}」，了解到{}", found.join("；"))
                     .chars()
                     .take(120)
                     .collect();
-                remember(resident, t, MemoryKind::Dialogue, 80, text);
+                remember(
+                    resident,
+                    t,
+                    MemoryKind::Dialogue,
+                    importance::SKILL_LEARNT,
+                    text,
+                );
             }
             EventBody::AppointmentMade {
                 residents,
@@ -158,12 +253,12 @@ fn record(
                 at,
                 ..
             } => {
-                let place = town.find(location.as_str()).map_or("", |l| town.name(l));
+                let place = self.place_name(location);
                 for (k, r) in residents.iter().enumerate() {
-                    let other = roster.name(&residents[1 - k.min(1)]);
+                    let other = self.roster.name(&residents[1 - k.min(1)]);
                     let when = crate::sim::social::meetings::when_text(t, *at);
                     let text = format!("和{other}约好{when}在{place}见面");
-                    remember(r, t, MemoryKind::Plan, 60, text);
+                    remember(r, t, MemoryKind::Plan, importance::APPOINTMENT, text);
                 }
             }
             EventBody::AppointmentMissed {
@@ -171,19 +266,29 @@ fn record(
             } => {
                 for k in 0..residents.len().min(2) {
                     if showed[k] && !showed[1 - k] {
-                        let other = roster.name(&residents[1 - k]);
+                        let other = self.roster.name(&residents[1 - k]);
                         let text = format!("{other}说好要来，却让我白等了一场");
-                        remember(&residents[k], t, MemoryKind::Observation, 55, text);
+                        let kind = MemoryKind::Observation;
+                        remember(&residents[k], t, kind, importance::STOOD_UP, text);
                     }
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Notices posted and read, and gatherings heard of.
+    fn heard(&self, e: &SimEvent, remember: &mut Remember) {
+        let t = e.time;
+        match &e.body {
             EventBody::Notice { resident, text, .. } => {
+                let text = format!("我在公告板上贴了公告：「{text}」");
                 remember(
                     resident,
                     t,
                     MemoryKind::Notice,
-                    60,
-                    format!("我在公告板上贴了公告：「{text}」"),
+                    importance::NOTICE_POSTED,
+                    text,
                 );
             }
             EventBody::NoticeRead {
@@ -191,13 +296,19 @@ fn record(
                 notice,
                 author,
             } => {
-                if let Some(n) = board.notices.iter().find(|n| n.id == *notice) {
+                if let Some(n) = self.board.notices.iter().find(|n| n.id == *notice) {
                     let text = format!(
                         "在公告板上看到{}的公告：「{}」",
-                        roster.name(author),
+                        self.roster.name(author),
                         n.text
                     );
-                    remember(resident, t, MemoryKind::Notice, 65, text);
+                    remember(
+                        resident,
+                        t,
+                        MemoryKind::Notice,
+                        importance::NOTICE_READ,
+                        text,
+                    );
                 }
             }
             EventBody::Appointment {
@@ -206,34 +317,15 @@ fn record(
                 will_attend,
                 ..
             } => {
-                let text = if *will_attend {
-                    format!("打算去参加{gathering}")
+                let (text, importance) = if *will_attend {
+                    (format!("打算去参加{gathering}"), importance::GOING)
                 } else {
-                    format!("听说了{gathering}，不过可能去不了")
+                    (
+                        format!("听说了{gathering}，不过可能去不了"),
+                        importance::NOT_GOING,
+                    )
                 };
-                remember(
-                    resident,
-                    t,
-                    MemoryKind::Plan,
-                    if *will_attend { 70 } else { 40 },
-                    text,
-                );
-            }
-            EventBody::Arrive { resident, location } => {
-                let (Some(place), Some(me)) = (town.find(location.as_str()), roster.idx(resident))
-                else {
-                    continue;
-                };
-                let seen: Vec<&str> = census.at_place[place.i()]
-                    .iter()
-                    .filter(|&&i| i != me)
-                    .take(3)
-                    .map(|&i| roster.names[i as usize].as_str())
-                    .collect();
-                if !seen.is_empty() {
-                    let text = format!("在{}看到了{}", town.name(place), seen.join("、"));
-                    remember(resident, t, MemoryKind::Observation, 15, text);
-                }
+                remember(resident, t, MemoryKind::Plan, importance, text);
             }
             _ => {}
         }
