@@ -1,9 +1,17 @@
+use std::process::ExitCode;
+
 use clap::Parser;
 
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn main() {
+fn main() -> ExitCode {
     let cli = heartvale::cli::Cli::parse();
-    std::process::exit(heartvale::cli::run(cli));
+    match heartvale::cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
 }

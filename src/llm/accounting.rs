@@ -21,8 +21,22 @@ pub struct ResidentUsage {
 }
 
 impl ResidentUsage {
+    /// Calls of every kind.
     pub fn total_calls(&self) -> u32 {
         self.calls.iter().sum()
+    }
+
+    /// Adds another resident's counts (for totals).
+    pub fn add(&mut self, u: &ResidentUsage) {
+        for (t, c) in self.calls.iter_mut().zip(u.calls) {
+            *t += c;
+        }
+        self.prompt_tokens += u.prompt_tokens;
+        self.completion_tokens += u.completion_tokens;
+        self.fallbacks += u.fallbacks;
+        self.skipped += u.skipped;
+        self.llm_plans += u.llm_plans;
+        self.llm_lines += u.llm_lines;
     }
 }
 

@@ -17,6 +17,22 @@ pub struct Remote {
 }
 
 impl Remote {
+    /// A synchronous client of the settings' default endpoint, on its own
+    /// small runtime (the terminal waits); `None` without an endpoint.
+    pub fn for_settings(settings: &super::LlmSettings) -> Option<std::io::Result<Remote>> {
+        let endpoint = settings.default.clone()?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build();
+        Some(runtime.map(|runtime| Remote {
+            runtime,
+            client: super::client::Client::default(),
+            endpoint,
+            timeout: settings.timeout,
+            temperature: settings.temperature,
+        }))
+    }
+
     /// One chat completion of `prompt`, constrained to `schema` where the
     /// server can (the client falls back to plain JSON, then to text).
     pub fn complete(

@@ -25,6 +25,7 @@ mod select;
 mod tuning;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use bevy::prelude::*;
@@ -105,13 +106,18 @@ pub fn has_display() -> bool {
     !cfg!(target_os = "linux") || std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
 }
 
-/// Opens the window on `scenario`; returns the exit code when it is closed.
-pub fn run(scenario: Arc<Scenario>, settings: RunSettings, options: WindowOptions) -> i32 {
+/// Opens the window on `scenario`; returns the exit code when it is closed,
+/// or why it could not open.
+pub fn run(
+    scenario: Arc<Scenario>,
+    settings: RunSettings,
+    options: WindowOptions,
+) -> Result<ExitCode, String> {
     let mut app = App::new();
-    if let Some(plan) = options.capture {
+    if let Some(plan) = options.capture.clone() {
         app.insert_resource(plan);
     }
-    if let Some(plan) = options.frame_stats {
+    if let Some(plan) = options.frame_stats.clone() {
         app.insert_resource(plan);
     }
     // The scenario folder is an asset source of its own, so the file watcher
@@ -119,6 +125,37 @@ pub fn run(scenario: Arc<Scenario>, settings: RunSettings, options: WindowOption
     if let Some(dir) = &options.scenario_dir {
         reload::register_source(&mut app, dir);
     }
+    add_plugins(&mut app, &scenario, options.log);
+    if options.scenario_dir.is_some() {
+        app.add_plugins(reload::plugin);
+    }
+    sim::setup_world(app.world_mut(), scenario, settings);
+    if let Some(speed) = options.speed {
+        app.world_mut()
+            .resource_mut::<crate::sim::clock::SimSpeed>()
+            .multiplier = speed.clamp(0.1, 300.0);
+    }
+    if let Some(names) = options.panels {
+        app.insert_resource(panels::Panels::only(&names)?);
+    }
+    if let Some(id) = options.select {
+        select_at_start(&mut app, &id)?;
+    }
+    if let Some(llm) = options.llm {
+        // Counselling talks get a bridge of their own to the same endpoint.
+        if let Some(mind) = counsel::CounselMind::new(&llm) {
+            app.insert_resource(mind);
+        }
+        crate::llm::attach(app.world_mut(), llm)?;
+    }
+    Ok(match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(code) => ExitCode::from(code.get()),
+    })
+}
+
+/// Bevy's window and assets, egui, the simulation, and the view.
+fn add_plugins(app: &mut App, scenario: &Scenario, log: Option<EventLog>) {
     let root = asset_root();
     app.add_plugins(
         DefaultPlugins
@@ -138,59 +175,25 @@ pub fn run(scenario: Arc<Scenario>, settings: RunSettings, options: WindowOption
     .add_plugins(EguiPlugin::default())
     .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin))
     .insert_resource(StepMode::Realtime)
-    .insert_resource(options.log.unwrap_or_else(EventLog::in_memory))
+    .insert_resource(log.unwrap_or_else(EventLog::in_memory))
     .insert_resource(MapFrame {
         size: Vec2::new(scenario.map.width, scenario.map.height),
     })
     .insert_resource(AssetDir(root))
     .add_plugins(plugin);
-    if options.scenario_dir.is_some() {
-        app.add_plugins(reload::plugin);
+}
+
+/// Selects (and follows) resident `id` from the first frame.
+fn select_at_start(app: &mut App, id: &str) -> Result<(), String> {
+    let id = crate::scenario::ResidentId::new(id);
+    let roster = app.world().resource::<crate::sim::residents::Roster>();
+    if roster.idx(&id).is_none() {
+        return Err(format!("no resident `{id}` in this town"));
     }
-    sim::setup_world(app.world_mut(), scenario, settings);
-    if let Some(speed) = options.speed {
-        app.world_mut()
-            .resource_mut::<crate::sim::clock::SimSpeed>()
-            .multiplier = speed.clamp(0.1, 300.0);
-    }
-    if let Some(names) = options.panels {
-        match panels::Panels::only(&names) {
-            Ok(p) => app.insert_resource(p),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 1;
-            }
-        };
-    }
-    if let Some(id) = options.select {
-        let id = crate::scenario::ResidentId::new(&id);
-        if app
-            .world()
-            .resource::<crate::sim::residents::Roster>()
-            .idx(&id)
-            .is_none()
-        {
-            eprintln!("error: no resident `{id}` in this town");
-            return 1;
-        }
-        let mut selection = app.world_mut().resource_mut::<select::Selection>();
-        selection.select(id);
-        selection.follow = true;
-    }
-    if let Some(llm) = options.llm {
-        // Counselling talks get a bridge of their own to the same endpoint.
-        if let Some(mind) = counsel::CounselMind::new(&llm) {
-            app.insert_resource(mind);
-        }
-        if let Err(e) = crate::llm::attach(app.world_mut(), llm) {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    }
-    match app.run() {
-        AppExit::Success => 0,
-        AppExit::Error(code) => code.get() as i32,
-    }
+    let mut selection = app.world_mut().resource_mut::<select::Selection>();
+    selection.select(id);
+    selection.follow = true;
+    Ok(())
 }
 
 /// The folder `assets/` was found in (for files read outside the asset server).

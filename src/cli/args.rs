@@ -1,0 +1,200 @@
+//! What the command line takes.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::llm::LlmArgs;
+
+/// `heartvale`: the arguments.
+#[derive(Parser, Debug)]
+#[command(
+    name = "heartvale",
+    version,
+    about = "Heartvale — a generative-agent town. Without a subcommand, opens the window on the default town (headless `sim` when there is no display)."
+)]
+pub struct Cli {
+    /// What to do (none: the window, or `sim` without a display).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// LLM flags for the default command.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a town headless, as fast as possible, and print a summary.
+    Sim(SimArgs),
+    /// Validate scenario folders and HEART RULE script folders; prints one
+    /// `file:line:col: …` line per problem (exit 1 if any error).
+    Check {
+        /// Scenario folders (with town.yaml) or script folders (YAML with `sessions:`, `skills:` …).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// HEART RULE conversation scripts: play a session, or play-test it with a persona.
+    Script {
+        #[command(subcommand)]
+        command: ScriptCommand,
+    },
+    /// Open the window on a town: the animated map and the panels (the
+    /// default when a display is available).
+    Window(WindowArgs),
+    /// Print a readable timeline of an event log (JSON Lines).
+    Replay {
+        /// The event log.
+        file: PathBuf,
+        /// Only events of these kinds (comma-separated, e.g. `plan,message`).
+        #[arg(long, value_delimiter = ',')]
+        kind: Vec<String>,
+        /// Only events about this resident id.
+        #[arg(long)]
+        resident: Option<String>,
+    },
+}
+
+/// What a run is of: the town, its seed and length, where its log goes.
+#[derive(Args, Debug, Clone)]
+pub struct TownArgs {
+    /// Scenario folder.
+    #[arg(long, default_value = "scenarios/heartvale")]
+    pub scenario: PathBuf,
+    /// Days to run (default: the scenario's).
+    #[arg(long)]
+    pub days: Option<u32>,
+    /// Random seed (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the event log (JSON Lines) here.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Instead of a scenario, run a generated town of N residents.
+    #[arg(long, value_name = "N")]
+    pub generate: Option<usize>,
+}
+
+impl Default for TownArgs {
+    fn default() -> Self {
+        Self {
+            scenario: PathBuf::from("scenarios/heartvale"),
+            days: None,
+            seed: None,
+            log: None,
+            generate: None,
+        }
+    }
+}
+
+/// `heartvale sim`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct SimArgs {
+    /// The town.
+    #[command(flatten)]
+    pub town: TownArgs,
+    /// No progress bar and no summary table.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Time each phase of the step and print where the time went (also with -q).
+    #[arg(long)]
+    pub timings: bool,
+    /// Who thinks with a model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// `heartvale window`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct WindowArgs {
+    /// The scenario folder is watched: edits apply live (not for `--generate`).
+    #[command(flatten)]
+    pub town: TownArgs,
+    /// Starting speed multiplier (1, 5, 20, 60, 300 are the keys' speeds).
+    #[arg(long)]
+    pub speed: Option<f32>,
+    /// Start with this resident (id) selected, in the inspector, followed.
+    #[arg(long, value_name = "ID")]
+    pub select: Option<String>,
+    /// Start with only these panels open: inspector, events, relations,
+    /// notices, tuning, help (comma-separated; default: inspector,events).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub panels: Option<Vec<String>>,
+    /// Save a screenshot this many real seconds after the start.
+    #[arg(long, value_name = "SECONDS")]
+    pub screenshot_after: Option<f32>,
+    /// Where the screenshot goes.
+    #[arg(long, default_value = "screenshot.png")]
+    pub screenshot: PathBuf,
+    /// Quit once the screenshot is saved.
+    #[arg(long)]
+    pub exit: bool,
+    /// Measure frame times for this many seconds (after 3 s of warm-up),
+    /// print median and 99th percentile, and quit.
+    #[arg(long, value_name = "SECONDS")]
+    pub frame_stats: Option<f32>,
+    /// Who thinks with a model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// `heartvale script …`.
+#[derive(Subcommand, Debug)]
+pub enum ScriptCommand {
+    /// Play a session in the terminal: roles named, options numbered; replies from
+    /// stdin or `--input` (one per line: an option's key or number, or free text;
+    /// `user_say` lines are clicked automatically).
+    Run {
+        /// The session.
+        #[command(flatten)]
+        session: SessionArgs,
+        /// Read the human's replies from this file instead of stdin.
+        #[arg(long)]
+        input: Option<PathBuf>,
+    },
+    /// Let a persona play the HUMAN role (an automatic playtest): the LLM, when
+    /// one is configured, else the built-in playtester answering with the
+    /// persona's own sentences; prints the final variables and forms.
+    #[command(group(clap::ArgGroup::new("who").required(true).args(["persona", "resident"])))]
+    Play {
+        /// The session.
+        #[command(flatten)]
+        session: SessionArgs,
+        /// A text file describing who the human is.
+        #[arg(long)]
+        persona: Option<PathBuf>,
+        /// Or a resident of a town plays the human, as its persona describes it.
+        #[arg(long)]
+        resident: Option<String>,
+        /// The town of `--resident`.
+        #[arg(long, default_value = "scenarios/heartvale")]
+        scenario: PathBuf,
+    },
+    /// Run a transcript's recorded inputs through the engine again and compare
+    /// every effect: exit 0 when the run is the same, 1 with the first difference.
+    Replay {
+        /// The script folder.
+        dir: PathBuf,
+        /// A transcript written by `script run|play --transcript`.
+        transcript: PathBuf,
+    },
+    /// Print the JSON Schema (draft-07) of script files, for editors:
+    /// `heartvale script schema > DIR/yaml_schema.json`.
+    Schema,
+}
+
+/// What `script run` and `script play` share.
+#[derive(Args, Debug, Clone)]
+pub struct SessionArgs {
+    /// The script folder.
+    pub dir: PathBuf,
+    /// Session to play (default: the first).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Write every shown line, input and effect here (JSON Lines).
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
+    /// The model for the AI steps.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}

@@ -1,0 +1,171 @@
+//! The command line: `heartvale [window|sim|check|replay|script]`. Each
+//! command returns its exit code or a [`CliError`]; `main` prints errors, once.
+//!
+//! - `args`: what each command takes;
+//! - `sim`, `report`: the headless run and its summary tables;
+//! - `check`: scenario and script folders;
+//! - `script`: HEART RULE sessions in the terminal;
+//! - `replay`: an event log, told.
+
+mod args;
+mod check;
+mod replay;
+mod report;
+mod script;
+mod sim;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub use args::{Cli, Command, ScriptCommand, SessionArgs, SimArgs, TownArgs, WindowArgs};
+
+use crate::base::Diagnostics;
+use crate::llm::{LlmArgs, LlmSettings};
+use crate::scenario::{Scenario, generate::generated_town};
+use crate::sim::RunSettings;
+use crate::sim::event_log::EventLog;
+
+/// Why a command failed. Its text is what the user reads (`main` prints it).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A scenario with problems: every one, then how many.
+    #[error("{0}error: the scenario has {n} problem(s)", n = .0.len())]
+    Scenario(Diagnostics),
+    /// Problems already printed on stdout (`check`): how many.
+    #[error("{0} problem(s) found")]
+    Problems(usize),
+    /// A script set with errors: each, one per line.
+    #[error("{}", .0.join("\n"))]
+    Script(Vec<String>),
+    /// Anything else, said in a sentence.
+    #[error("error: {0}")]
+    Failed(String),
+}
+
+impl CliError {
+    fn failed(message: impl std::fmt::Display) -> Self {
+        CliError::Failed(message.to_string())
+    }
+}
+
+/// Runs the CLI; returns the process exit code, or the error to print.
+pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        // The window where one can open; headless where none can (a server, CI).
+        None if crate::window::has_display() => window(WindowArgs {
+            screenshot: PathBuf::from("screenshot.png"),
+            llm: cli.llm,
+            ..WindowArgs::default()
+        }),
+        None => {
+            eprintln!(
+                "no display found: running the town headless (`heartvale sim`); `heartvale window` needs one"
+            );
+            sim::sim(SimArgs {
+                llm: cli.llm,
+                ..SimArgs::default()
+            })
+        }
+        Some(Command::Sim(args)) => sim::sim(args),
+        Some(Command::Check { paths }) => check::check(&paths),
+        Some(Command::Script { command }) => script::script(command),
+        Some(Command::Window(args)) => window(args),
+        Some(Command::Replay {
+            file,
+            kind,
+            resident,
+        }) => replay::replay(&file, &kind, resident.as_deref()),
+    }
+}
+
+/// A town ready to run: its scenario, seed and length, where its log goes,
+/// and its LLM settings.
+struct Town {
+    scenario: Scenario,
+    /// The scenario folder (none for a generated town).
+    dir: Option<PathBuf>,
+    settings: RunSettings,
+    log: Option<EventLog>,
+    llm: Option<LlmSettings>,
+}
+
+impl TownArgs {
+    /// Loads the town and checks the LLM settings, then opens the log (so a
+    /// bad option never empties an existing log file).
+    fn open(&self, llm: &LlmArgs) -> Result<Town, CliError> {
+        let (scenario, dir) = match self.generate {
+            Some(n) => (generated_town(n, self.seed.unwrap_or(42)), None),
+            None => {
+                let dir = locate(&self.scenario);
+                let scenario = Scenario::load(&dir).map_err(CliError::Scenario)?;
+                (scenario, Some(dir))
+            }
+        };
+        let llm = LlmSettings::resolve(
+            llm,
+            &crate::llm::config::process_env,
+            scenario.llm.as_ref(),
+            &scenario.residents,
+        )
+        .map_err(CliError::Failed)?;
+        let log = match &self.log {
+            Some(path) => Some(EventLog::to_file(path).map_err(|e| {
+                CliError::failed(format!("cannot create log file {}: {e}", path.display()))
+            })?),
+            None => None,
+        };
+        let settings = RunSettings {
+            seed: self.seed.unwrap_or(scenario.seed),
+            days: self.days.unwrap_or(scenario.days).max(1),
+        };
+        Ok(Town {
+            scenario,
+            dir,
+            settings,
+            log,
+            llm,
+        })
+    }
+}
+
+/// `heartvale window`.
+fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
+    let town = args.town.open(&args.llm)?;
+    let options = crate::window::WindowOptions {
+        scenario_dir: town.dir,
+        capture: args
+            .screenshot_after
+            .map(|after| crate::window::CapturePlan {
+                after,
+                path: args.screenshot.clone(),
+                exit: args.exit,
+            }),
+        frame_stats: args
+            .frame_stats
+            .map(|seconds| crate::window::FrameStatsPlan {
+                warmup: 3.0,
+                seconds,
+                out: None,
+            }),
+        llm: town.llm,
+        log: town.log,
+        speed: args.speed,
+        select: args.select,
+        panels: args.panels,
+    };
+    crate::window::run(Arc::new(town.scenario), town.settings, options).map_err(CliError::Failed)
+}
+
+/// Finds a scenario folder given relative to the working directory or the crate.
+fn locate(path: &Path) -> PathBuf {
+    if path.exists() || path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    if beside.exists() {
+        beside
+    } else {
+        path.to_path_buf()
+    }
+}

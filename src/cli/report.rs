@@ -1,0 +1,172 @@
+//! What `heartvale sim` prints: the LLM setup, the first failed call, the
+//! per-resident summary and the LLM accounting.
+
+use std::time::Duration;
+
+use bevy::prelude::World;
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+
+use crate::llm::LlmBrain;
+use crate::llm::accounting::ResidentUsage;
+use crate::llm::cassette::CassetteMode;
+use crate::sim::clock::Clock;
+use crate::sim::end::SimOutcome;
+use crate::sim::event_log::EventLog;
+use crate::sim::residents::{Needs, Persona, Resident, Roster, Tally};
+
+/// Residents shown in the summary table (a big town's rest is counted).
+const SHOWN: usize = 50;
+
+/// Who thinks with which model, and how (none without an LLM).
+pub(super) fn llm_line(world: &World, residents: usize) -> Option<String> {
+    let brain = world.get_resource::<LlmBrain>()?;
+    let ep = brain.endpoints().first();
+    let settings = brain.settings();
+    let cassette = match &settings.cassette {
+        Some(CassetteMode::Record(d)) => format!(", recording to {}", d.display()),
+        Some(CassetteMode::Replay(d)) => format!(", replaying {}", d.display()),
+        None => String::new(),
+    };
+    Some(format!(
+        "LLM: {} of {residents} residents on {} ({}), timeout {:?}, {} in flight at most{cassette}",
+        brain.routed(),
+        ep.map_or("-", |e| e.base_url.as_str()),
+        ep.map_or("-", |e| e.model.as_str()),
+        settings.timeout,
+        settings.concurrency,
+    ))
+}
+
+/// The first failed LLM call, as a warning for the user (once per run; the run
+/// goes on with the built-in brain).
+pub(super) fn first_llm_failure(world: &mut World, warned: &mut bool) -> Option<String> {
+    let failures = world.get_resource_mut::<LlmBrain>()?.take_failures();
+    if failures.is_empty() || *warned {
+        return None;
+    }
+    *warned = true;
+    Some(format!(
+        "warning: LLM call failed: {}\n         residents fall back to the built-in brain when a call fails; every call is an `llm_call` event in the log",
+        failures[0]
+    ))
+}
+
+/// The end-of-run summary: a row per resident, the run in a line, and the
+/// LLM accounting when residents thought with a model.
+pub(super) fn summary(world: &mut World, name: &str, seed: u64, wall: Duration) -> String {
+    let clock = world.resource::<Clock>().clone();
+    let outcome = world.resource::<SimOutcome>().0;
+    let lines = world.resource::<EventLog>().lines;
+    let mut rows: Vec<(u32, Vec<String>)> = world
+        .query::<(&Resident, &Persona, &Tally, &Needs)>()
+        .iter(world)
+        .map(|(r, p, t, n)| (r.idx, resident_row(r, p, t, n)))
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "id",
+        "name",
+        "plans",
+        "conversations",
+        "notices",
+        "nights",
+        "energy",
+        "hunger",
+        "social",
+        "fun",
+    ]);
+    for (_, row) in rows.iter().take(SHOWN) {
+        table.add_row(row.clone());
+    }
+    let mut out = format!("{table}\n");
+    if rows.len() > SHOWN {
+        out.push_str(&format!("… and {} more residents\n", rows.len() - SHOWN));
+    }
+    out.push_str(&format!(
+        "{name}: {} steps to {} ({:?}), {lines} events, {:.2}s wall, seed {seed}",
+        clock.steps,
+        clock.now,
+        outcome.map(|o| format!("{o:?}")).unwrap_or_default(),
+        wall.as_secs_f64(),
+    ));
+    if let Some(brain) = world.get_resource::<LlmBrain>() {
+        out.push('\n');
+        out.push_str(&llm_table(world, brain));
+    }
+    out
+}
+
+fn resident_row(r: &Resident, p: &Persona, t: &Tally, n: &Needs) -> Vec<String> {
+    vec![
+        r.id.to_string(),
+        p.name.clone(),
+        t.plans.to_string(),
+        t.conversations.to_string(),
+        t.notices.to_string(),
+        t.nights.to_string(),
+        format!("{:.0}", n.energy),
+        format!("{:.0}", n.hunger),
+        format!("{:.0}", n.social),
+        format!("{:.0}", n.fun),
+    ]
+}
+
+/// The end-of-run LLM accounting: per resident, then totals and latency percentiles.
+fn llm_table(world: &World, brain: &LlmBrain) -> String {
+    let roster = world.resource::<Roster>();
+    let stats = brain.stats();
+    let days = stats.days.max(1);
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "LLM",
+        "calls",
+        "plan",
+        "repair",
+        "line",
+        "summary",
+        "recap",
+        "calls/day",
+        "prompt tok",
+        "completion tok",
+        "used plans",
+        "used lines",
+        "fallbacks",
+        "skipped",
+    ]);
+    let mut total = ResidentUsage::default();
+    for (i, u) in stats.residents.iter().enumerate() {
+        if u.total_calls() + u.skipped == 0 {
+            continue;
+        }
+        let mut row = vec![roster.names[i].clone(), u.total_calls().to_string()];
+        row.extend(u.calls.iter().map(u32::to_string));
+        row.extend([
+            format!("{:.1}", u.total_calls() as f64 / days as f64),
+            u.prompt_tokens.to_string(),
+            u.completion_tokens.to_string(),
+            u.llm_plans.to_string(),
+            u.llm_lines.to_string(),
+            u.fallbacks.to_string(),
+            u.skipped.to_string(),
+        ]);
+        table.add_row(row);
+        total.add(u);
+    }
+    let (p50, p90, p99) = stats.latency_percentiles();
+    let routed = brain.routed().max(1) as f64;
+    format!(
+        "{table}\nLLM total: {} calls over {} game day(s) = {:.1} per resident per day; {} prompt + {} completion tokens; median prompt {} tokens; latency p50 {} ms, p90 {} ms, p99 {} ms; {} fallbacks, {} skipped",
+        total.total_calls(),
+        days,
+        total.total_calls() as f64 / days as f64 / routed,
+        total.prompt_tokens,
+        total.completion_tokens,
+        stats.median_prompt_tokens(),
+        p50,
+        p90,
+        p99,
+        total.fallbacks,
+        total.skipped
+    )
+}

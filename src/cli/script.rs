@@ -1,0 +1,240 @@
+//! `heartvale script …`: play a HEART RULE session in the terminal (the
+//! human typing, an input file, or a persona playtesting), replay a
+//! transcript, print the schema.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::{CliError, ScriptCommand, SessionArgs};
+use crate::base::closest;
+use crate::llm::LlmSettings;
+use crate::llm::script::{LlmPersona, Remote};
+use crate::scenario::Scenario;
+use crate::script::check::check_dir;
+use crate::script::diag::Severity;
+use crate::script::engine::{Engine, Script};
+use crate::script::runner::{self, Human, Mind, Offline, Outcome, Persona, Played, Scripted};
+
+/// Who answers as the HUMAN role.
+enum HumanSource {
+    /// Lines typed in the terminal.
+    Terminal,
+    /// Lines read from a file, one per reply.
+    InputFile(PathBuf),
+    /// A persona described in words: an automatic playtest.
+    Persona(String),
+}
+
+/// Runs a `script` subcommand.
+pub(super) fn script(cmd: ScriptCommand) -> Result<ExitCode, CliError> {
+    let (args, human) = match cmd {
+        ScriptCommand::Schema => {
+            print!("{}", crate::script::schema::json_schema_text());
+            return Ok(ExitCode::SUCCESS);
+        }
+        ScriptCommand::Replay { dir, transcript } => return script_replay(&dir, &transcript),
+        ScriptCommand::Run { session, input } => {
+            let source = input.map_or(HumanSource::Terminal, HumanSource::InputFile);
+            (session, source)
+        }
+        ScriptCommand::Play {
+            session,
+            persona,
+            resident,
+            scenario,
+        } => {
+            let text = persona_text(persona, resident, &scenario).map_err(CliError::Failed)?;
+            (session, HumanSource::Persona(text))
+        }
+    };
+    play(args, human)
+}
+
+/// Plays a session to its end with `source` as the human; a playtest prints
+/// every variable's last value and the forms.
+fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
+    let playtest = matches!(source, HumanSource::Persona(_));
+    let script = load_script(&args.dir)?;
+    let Some(session) = args
+        .session
+        .or_else(|| script.sessions.first().map(|s| s.session.value.clone()))
+    else {
+        return Err(CliError::failed(format!(
+            "{}: no session to play",
+            args.dir.display()
+        )));
+    };
+    let settings = LlmSettings::resolve(&args.llm, &crate::llm::config::process_env, None, &[])
+        .map_err(CliError::Failed)?;
+    let mut mind = mind(settings.as_ref())?;
+    let mut human = human(source, settings.as_ref())?;
+    let mut sink = transcript(args.transcript.as_deref())?;
+    let engine = Engine {
+        script: &script,
+        now: wall_clock(),
+    };
+    let stdout = std::io::stdout();
+    let mut show = stdout.lock();
+    let played = runner::play(
+        &engine,
+        &session,
+        human.as_mut(),
+        mind.as_mut(),
+        &mut show,
+        &mut sink,
+    )
+    .map_err(CliError::failed)?;
+    let _ = sink.flush();
+    if playtest {
+        show_playtest(&engine, &played, &mut show);
+    }
+    match played.outcome {
+        Outcome::Done => Ok(ExitCode::SUCCESS),
+        Outcome::OutOfInput => Err(CliError::failed("the input ended before the session did")),
+    }
+}
+
+/// The model for the AI steps, or the offline answers.
+fn mind(settings: Option<&LlmSettings>) -> Result<Box<dyn Mind>, CliError> {
+    match settings.and_then(Remote::for_settings) {
+        Some(Ok(r)) => Ok(Box::new(r)),
+        Some(Err(e)) => Err(CliError::failed(format!(
+            "cannot start the LLM client: {e}"
+        ))),
+        None => {
+            eprintln!("(offline: the built-in brain answers the AI steps)");
+            Ok(Box::new(Offline))
+        }
+    }
+}
+
+/// The human: the terminal, an input file, or a persona (played by the same
+/// model in character when there is one, else by the built-in playtester).
+fn human(source: HumanSource, settings: Option<&LlmSettings>) -> Result<Box<dyn Human>, CliError> {
+    Ok(match source {
+        HumanSource::Terminal => Box::new(Scripted {
+            lines: std::io::stdin().lines().map_while(Result::ok),
+        }),
+        HumanSource::InputFile(f) => {
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| CliError::failed(format!("{}: {e}", f.display())))?;
+            let lines: Vec<String> = text.lines().map(str::to_string).collect();
+            Box::new(Scripted {
+                lines: lines.into_iter(),
+            })
+        }
+        HumanSource::Persona(persona) => match settings.and_then(Remote::for_settings) {
+            Some(Ok(remote)) => Box::new(LlmPersona::new(remote, &persona)),
+            _ => Box::new(Persona::new(&persona)),
+        },
+    })
+}
+
+/// Where the transcript goes (nowhere without `--transcript`).
+fn transcript(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
+    match path {
+        Some(p) => std::fs::File::create(p)
+            .map(|f| Box::new(std::io::BufWriter::new(f)) as Box<dyn Write>)
+            .map_err(|e| CliError::failed(format!("{}: {e}", p.display()))),
+        None => Ok(Box::new(std::io::sink())),
+    }
+}
+
+/// The wall clock (UTC) to the second, for the prompts.
+fn wall_clock() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| chrono::DateTime::from_timestamp(d.as_secs() as i64, 0))
+        .map_or_else(String::new, |t| {
+            t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+        })
+}
+
+/// A playtest's results: every variable's last value, then the forms.
+fn show_playtest(engine: &Engine, played: &Played, show: &mut impl Write) {
+    let _ = writeln!(show, "== variables");
+    let st = &played.state;
+    let outer = [("global", &st.global), ("session", &st.session_vars)];
+    for (place, vars) in outer {
+        for (name, value) in vars {
+            let _ = writeln!(show, "{place} · {name} = {}", value.text());
+        }
+    }
+    // Stage and goal variables are gone from the state: their last values.
+    for (place, name, value) in played
+        .vars
+        .iter()
+        .filter(|(p, ..)| p.starts_with("goal") || p.starts_with("stage"))
+    {
+        let _ = writeln!(show, "{place} · {name} = {}", value.text());
+    }
+    for (form, fields) in engine.filled_forms(&played.state) {
+        let _ = writeln!(show, "== {form}");
+        for (field, value) in fields {
+            let value = value.unwrap_or_else(|| "（未填）".into());
+            let _ = writeln!(show, "{field}：{value}");
+        }
+    }
+}
+
+/// The persona of `script play`: a file's text, or a town resident's.
+fn persona_text(
+    file: Option<PathBuf>,
+    resident: Option<String>,
+    scenario: &Path,
+) -> Result<String, String> {
+    if let Some(f) = file {
+        return std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()));
+    }
+    let id = resident.unwrap_or_default();
+    let town = Scenario::load(scenario).map_err(|e| e.to_string())?;
+    if let Some(p) = town.residents.iter().find(|p| p.id.as_str() == id) {
+        return Ok(p.persona_text());
+    }
+    let ids: Vec<&str> = town.residents.iter().map(|p| p.id.as_str()).collect();
+    let hint = closest(&id, ids.iter().copied())
+        .map_or(String::new(), |c| format!(" (did you mean `{c}`?)"));
+    Err(format!(
+        "{}: no resident `{id}`{hint}; residents: {}",
+        scenario.display(),
+        ids.join(", ")
+    ))
+}
+
+/// `heartvale script replay`.
+fn script_replay(dir: &Path, transcript: &Path) -> Result<ExitCode, CliError> {
+    let script = load_script(dir)?;
+    let failed =
+        |e: &dyn std::fmt::Display| CliError::failed(format!("{}: {e}", transcript.display()));
+    let text = std::fs::read_to_string(transcript).map_err(|e| failed(&e))?;
+    let r = runner::replay(&script, &text).map_err(|e| failed(&e))?;
+    println!(
+        "{}: replayed {} inputs; all {} effects are the same{}",
+        transcript.display(),
+        r.inputs,
+        r.effects,
+        if r.script_changed {
+            " (the script changed since the recording)"
+        } else {
+            ""
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads a script folder for running; its errors (each a line) if it has any.
+fn load_script(dir: &Path) -> Result<Script, CliError> {
+    let (src, diags) = check_dir(dir);
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if errors.is_empty() {
+        Ok(Script::from_sources(&src))
+    } else {
+        Err(CliError::Script(errors))
+    }
+}

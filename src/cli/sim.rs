@@ -1,0 +1,101 @@
+//! `heartvale sim`: a town headless, as fast as it goes, with a progress bar;
+//! then the summary.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use bevy::prelude::App;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::report::{first_llm_failure, llm_line, summary};
+use super::{CliError, SimArgs};
+use crate::headless::{headless_app_with_llm, run_to_end};
+use crate::sim::clock::Clock;
+use crate::sim::end::{SimFailure, SimOutcome, StopSim};
+use crate::sim::event_log::EventLog;
+
+/// Runs the town to its end; prints the summary (and the step timings when asked).
+pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
+    let town = args.town.open(&args.llm)?;
+    let (seed, days) = (town.settings.seed, town.settings.days);
+    let scenario = Arc::new(town.scenario);
+    let log = town.log.unwrap_or_default();
+    let mut app = headless_app_with_llm(scenario.clone(), seed, days, log, town.llm)
+        .map_err(CliError::Failed)?;
+    if !args.quiet
+        && let Some(line) = llm_line(app.world(), scenario.residents.len())
+    {
+        eprintln!("{line}");
+    }
+    if args.timings {
+        crate::sim::timings::enable(&mut app);
+    }
+    let steps = days as u64 * 1440 / scenario.tuning.step_minutes.max(1) as u64;
+    let started = Instant::now();
+    drive(&mut app, steps, args.quiet);
+    let wall = started.elapsed();
+    let world = app.world_mut();
+    if let Some(e) = &world.resource::<EventLog>().error {
+        return Err(CliError::failed(e));
+    }
+    if let Some(e) = &world.resource::<SimFailure>().0 {
+        return Err(CliError::failed(e));
+    }
+    if let Some(t) = world.get_resource::<crate::sim::timings::StepTimings>() {
+        println!("{}", crate::sim::timings::table(t));
+    }
+    if !args.quiet {
+        println!("{}", summary(world, &scenario.name, seed, wall));
+        if let Some(path) = &args.town.log {
+            println!("event log: {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Steps the town until it ends (or `steps` and a few more, as a guard),
+/// the progress bar on stderr; Ctrl-C is a manual stop: the step in progress
+/// finishes and `end` is logged.
+fn drive(app: &mut App, steps: u64, quiet: bool) {
+    let bar = progress_bar(steps, quiet);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let mut frames = 0u64;
+    let mut warned = false;
+    while !app.world().resource::<SimOutcome>().ended()
+        && app.world().resource::<Clock>().steps < steps + 10
+    {
+        if stop.load(Ordering::SeqCst) {
+            app.world_mut().write_message(StopSim);
+        }
+        app.update();
+        if let Some(msg) = first_llm_failure(app.world_mut(), &mut warned) {
+            bar.suspend(|| eprintln!("{msg}"));
+        }
+        // While the step waits for LLM replies, sleep until one comes.
+        crate::llm::wait_if_gated(app.world(), Duration::from_millis(50));
+        frames += 1;
+        if frames.is_multiple_of(60) {
+            let clock = app.world().resource::<Clock>();
+            bar.set_position(clock.steps.min(steps));
+            bar.set_message(clock.now.to_string());
+        }
+    }
+    run_to_end(app, 0);
+    bar.finish_and_clear();
+}
+
+/// A bar over the run's steps (hidden with `-q`, and when stderr is no terminal).
+fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    ProgressBar::new(steps).with_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} steps ({elapsed})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    )
+}
