@@ -189,7 +189,8 @@ fn persona_text(
         return std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()));
     }
     let id = resident.unwrap_or_default();
-    let town = Scenario::load(scenario).map_err(|e| e.to_string())?;
+    let town = Scenario::load(super::locate(scenario))
+        .map_err(|e| e.to_string().trim_end().to_string())?;
     if let Some(p) = town.residents.iter().find(|p| p.id.as_str() == id) {
         return Ok(p.persona_text());
     }
