@@ -2,12 +2,14 @@
 //! conversations recapped (the built-in text already stored is revised).
 //! Neither is waited for, so both go at the lowest priority.
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::dispatch::settle;
 use super::record::{Finished, log_skip};
 use super::validate::has_cjk;
-use super::{Gate, LlmBrain, PRIORITY_SUMMARY, Purpose};
+use super::{Gate, LlmBrain, PRIORITY_SUMMARY, Pending, Purpose};
+use crate::llm::bridge::Done;
 use crate::llm::client::{ChatRequest, Format};
 use crate::llm::prompts;
 use crate::sim::ActiveBrain;
@@ -25,35 +27,53 @@ const RECAP_CHARS: usize = 30;
 /// Longest summary kept, in characters.
 const SUMMARY_CHARS: usize = 300;
 
+/// What recaps read and write.
+#[derive(SystemParam)]
+pub(super) struct Recaps<'w, 's> {
+    brain: ResMut<'w, LlmBrain>,
+    clock: Res<'w, Clock>,
+    settings: Res<'w, RunSettings>,
+    events: MessageWriter<'w, SimEvent>,
+    fail: MessageWriter<'w, FailSim>,
+    q: Query<'w, 's, (&'static Resident, &'static mut Memories)>,
+}
+
 /// Conversation memories in a resident's own words: finished calls revise the
 /// built-in line already stored; new requests go out (at summary priority).
-pub(super) fn recaps(
-    mut brain: ResMut<LlmBrain>,
-    (clock, settings): (Res<Clock>, Res<RunSettings>),
-    mut requests: MessageReader<RecapRequest>,
-    (mut events, mut fail): (MessageWriter<SimEvent>, MessageWriter<FailSim>),
-    mut q: Query<(&Resident, &mut Memories)>,
-) {
-    let brain = &mut *brain;
-    let now = clock.now;
-    for (done, pending) in brain.take_arrived(|p| matches!(p, Purpose::Recap { .. })) {
+pub(super) fn recaps(mut recaps: Recaps, mut requests: MessageReader<RecapRequest>) {
+    for (done, pending) in recaps
+        .brain
+        .take_arrived(|p| matches!(p, Purpose::Recap { .. }))
+    {
+        recaps.answered(&done, &pending);
+    }
+    for req in requests.read() {
+        recaps.ask(req);
+    }
+}
+
+impl Recaps<'_, '_> {
+    /// A recap that came back replaces the built-in memory, if it is still there.
+    fn answered(&mut self, done: &Done, pending: &Pending) {
         let Purpose::Recap {
             entity,
             time,
             ref fallback,
         } = pending.purpose
         else {
-            continue;
+            return;
         };
+        let now = self.clock.now;
+        let brain = &mut *self.brain;
         let id = brain.ids[pending.resident as usize].clone();
         let call = Finished {
             resident: &id,
             kind: CallKind::Recap,
-            done: &done,
-            pending: &pending,
+            done,
+            pending,
             now,
         };
-        let text = match settle(brain, &done, &pending, now, &mut fail, &id) {
+        let text = match settle(brain, done, pending, now, &mut self.fail, &id) {
             Err(e) => Err((CallOutcome::Error, e)),
             Ok(reply) => {
                 let t = reply
@@ -69,7 +89,7 @@ pub(super) fn recaps(
             }
         };
         let (used, why) = match text {
-            Ok(t) => match q.get_mut(entity) {
+            Ok(t) => match self.q.get_mut(entity) {
                 Ok((_, mut memories)) => {
                     if memory::revise(&mut memories, time, MemoryKind::Dialogue, fallback, t) {
                         (AnswerUsed::Llm, None)
@@ -82,37 +102,38 @@ pub(super) fn recaps(
             },
             Err((outcome, why)) => {
                 brain.stats.fallback(pending.resident);
-                call.log(outcome, AnswerUsed::Builtin, Some(why), brain, &mut events);
-                continue;
+                return call.log(
+                    outcome,
+                    AnswerUsed::Builtin,
+                    Some(why),
+                    brain,
+                    &mut self.events,
+                );
             }
         };
-        call.log(CallOutcome::Ok, used, why, brain, &mut events);
+        call.log(CallOutcome::Ok, used, why, brain, &mut self.events);
     }
-    for req in requests.read() {
-        let Ok((r, _)) = q.get(req.entity) else {
-            continue;
+
+    /// A recap request: sent, unless the gate says no (the built-in memory stays).
+    fn ask(&mut self, req: &RecapRequest) {
+        let Ok((r, _)) = self.q.get(req.entity) else {
+            return;
         };
         let (idx, id) = (r.idx, r.id.clone());
+        let now = self.clock.now;
+        let brain = &mut *self.brain;
         let Some(endpoint) = brain.route.get(idx as usize).copied().flatten() else {
-            continue;
+            return;
         };
         if let Gate::Skip(why) = brain.gate(endpoint, now, false) {
-            log_skip(
-                brain,
-                &mut events,
-                now,
-                (idx, &id),
-                endpoint,
-                CallKind::Recap,
-                why,
-            );
-            continue;
+            let (who, kind) = ((idx, &id), CallKind::Recap);
+            return log_skip(brain, &mut self.events, now, who, endpoint, kind, why);
         }
         let request = ChatRequest {
             messages: prompts::recap_messages(req),
             temperature: brain.settings.temperature,
             max_tokens: 60,
-            seed: brain.seed(settings.seed, brain.next_job + 1),
+            seed: brain.seed(self.settings.seed, brain.next_job + 1),
             format: Format::Text,
             stream: false,
         };
@@ -134,55 +155,79 @@ fn builtin_summary(active: &ActiveBrain, persona: &Persona, p: &PendingSummary) 
     })
 }
 
+/// What summaries read and write.
+#[derive(SystemParam)]
+pub(super) struct Summaries<'w, 's> {
+    brain: ResMut<'w, LlmBrain>,
+    clock: Res<'w, Clock>,
+    settings: Res<'w, RunSettings>,
+    active: Res<'w, ActiveBrain>,
+    events: MessageWriter<'w, SimEvent>,
+    fail: MessageWriter<'w, FailSim>,
+    q: Query<'w, 's, (&'static Resident, &'static Persona, &'static mut Memories)>,
+}
+
 /// Nightly summaries: finished calls are stored; new requests go out.
-pub(super) fn summaries(
-    mut brain: ResMut<LlmBrain>,
-    (clock, settings, active): (Res<Clock>, Res<RunSettings>, Res<ActiveBrain>),
-    mut requests: MessageReader<SummaryRequest>,
-    (mut events, mut fail): (MessageWriter<SimEvent>, MessageWriter<FailSim>),
-    mut q: Query<(&Resident, &Persona, &mut Memories)>,
-) {
-    let brain = &mut *brain;
-    let now = clock.now;
-    for (done, pending) in brain.take_arrived(|p| matches!(p, Purpose::Summary { .. })) {
+pub(super) fn summaries(mut summaries: Summaries, mut requests: MessageReader<SummaryRequest>) {
+    for (done, pending) in summaries
+        .brain
+        .take_arrived(|p| matches!(p, Purpose::Summary { .. }))
+    {
+        summaries.answered(&done, &pending);
+    }
+    for req in requests.read() {
+        summaries.ask(req);
+    }
+}
+
+impl Summaries<'_, '_> {
+    /// A summary that came back is stored (the built-in one if it is unusable).
+    fn answered(&mut self, done: &Done, pending: &Pending) {
         let Purpose::Summary {
             entity,
             ref entries,
         } = pending.purpose
         else {
-            continue;
+            return;
         };
-        let gone_id = brain.ids[pending.resident as usize].clone();
-        let Ok((r, persona, mut memories)) = q.get_mut(entity) else {
+        let now = self.clock.now;
+        let brain = &mut *self.brain;
+        let Ok((r, persona, mut memories)) = self.q.get_mut(entity) else {
+            let id = brain.ids[pending.resident as usize].clone();
             let call = Finished {
-                resident: &gone_id,
+                resident: &id,
                 kind: CallKind::Summary,
-                done: &done,
-                pending: &pending,
+                done,
+                pending,
                 now,
             };
             let why = Some("the resident is gone".into());
-            call.log(
+            return call.log(
                 CallOutcome::Ok,
                 AnswerUsed::Dropped,
                 why,
                 brain,
-                &mut events,
+                &mut self.events,
             );
-            continue;
         };
         let id = r.id.clone();
         let call = Finished {
             resident: &id,
             kind: CallKind::Summary,
-            done: &done,
-            pending: &pending,
+            done,
+            pending,
             now,
         };
-        let summary = match settle(brain, &done, &pending, now, &mut fail, &id) {
+        let summary = match settle(brain, done, pending, now, &mut self.fail, &id) {
             Ok(reply) if has_cjk(reply.content.trim()) => {
                 let t = reply.content.trim().chars().take(SUMMARY_CHARS).collect();
-                call.log(CallOutcome::Ok, AnswerUsed::Llm, None, brain, &mut events);
+                call.log(
+                    CallOutcome::Ok,
+                    AnswerUsed::Llm,
+                    None,
+                    brain,
+                    &mut self.events,
+                );
                 t
             }
             failed => {
@@ -190,48 +235,71 @@ pub(super) fn summaries(
                     Err(e) => (CallOutcome::Error, e),
                     Ok(_) => (CallOutcome::Invalid, "not a Chinese summary".to_string()),
                 };
-                call.log(outcome, AnswerUsed::Builtin, Some(why), brain, &mut events);
+                call.log(
+                    outcome,
+                    AnswerUsed::Builtin,
+                    Some(why),
+                    brain,
+                    &mut self.events,
+                );
                 brain.stats.fallback(pending.resident);
-                builtin_summary(&active, persona, entries)
+                builtin_summary(&self.active, persona, entries)
             }
         };
-        store_summary(&mut memories, r, entries, summary, now, &mut events);
+        store_summary(&mut memories, r, entries, summary, now, &mut self.events);
     }
-    for req in requests.read() {
-        let Ok((r, persona, mut memories)) = q.get_mut(req.entity) else {
-            continue;
+
+    /// A summary request: sent to the resident's endpoint, else summarised
+    /// by the built-in brain at once.
+    fn ask(&mut self, req: &SummaryRequest) {
+        let now = self.clock.now;
+        let brain = &mut *self.brain;
+        let Ok((r, persona, mut memories)) = self.q.get_mut(req.entity) else {
+            return;
         };
         let (idx, id) = (r.idx, r.id.clone());
         let route = brain.route.get(idx as usize).copied().flatten();
-        match route.map(|e| (e, brain.gate(e, now, false))) {
-            Some((endpoint, Gate::Send)) => {
-                let messages = prompts::summary_messages(&SummaryContext {
-                    me: &persona.0,
-                    night: req.pending.night,
-                    entries: &req.pending.entries,
-                });
-                let request = ChatRequest {
-                    messages,
-                    temperature: brain.settings.temperature,
-                    max_tokens: 320,
-                    seed: brain.seed(settings.seed, brain.next_job + 1),
-                    format: Format::Text,
-                    stream: false,
-                };
-                let purpose = Purpose::Summary {
-                    entity: req.entity,
-                    entries: req.pending.clone(),
-                };
-                brain.send(purpose, idx, endpoint, PRIORITY_SUMMARY, request);
-            }
-            other => {
-                if let Some((endpoint, Gate::Skip(why))) = other {
-                    let kind = CallKind::Summary;
-                    log_skip(brain, &mut events, now, (idx, &id), endpoint, kind, why);
-                }
-                let summary = builtin_summary(&active, persona, &req.pending);
-                store_summary(&mut memories, r, &req.pending, summary, now, &mut events);
-            }
+        let gate = route.map(|e| (e, brain.gate(e, now, false)));
+        if let Some((endpoint, Gate::Send)) = gate {
+            let messages = prompts::summary_messages(&SummaryContext {
+                me: &persona.0,
+                night: req.pending.night,
+                entries: &req.pending.entries,
+            });
+            let request = ChatRequest {
+                messages,
+                temperature: brain.settings.temperature,
+                max_tokens: 320,
+                seed: brain.seed(self.settings.seed, brain.next_job + 1),
+                format: Format::Text,
+                stream: false,
+            };
+            let purpose = Purpose::Summary {
+                entity: req.entity,
+                entries: req.pending.clone(),
+            };
+            return brain.send(purpose, idx, endpoint, PRIORITY_SUMMARY, request);
         }
+        if let Some((endpoint, Gate::Skip(why))) = gate {
+            let kind = CallKind::Summary;
+            log_skip(
+                brain,
+                &mut self.events,
+                now,
+                (idx, &id),
+                endpoint,
+                kind,
+                why,
+            );
+        }
+        let summary = builtin_summary(&self.active, persona, &req.pending);
+        store_summary(
+            &mut memories,
+            r,
+            &req.pending,
+            summary,
+            now,
+            &mut self.events,
+        );
     }
 }
