@@ -100,37 +100,7 @@ impl LlmSettings {
             return Ok(None);
         }
         let env_nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-        let replay_meta = args.replay.as_deref().and_then(Cassette::meta);
-        let base_url = args
-            .llm
-            .clone()
-            .or_else(|| env_nonempty("HEARTVALE_LLM_BASE_URL"))
-            .or_else(|| env_nonempty("OPENAI_BASE_URL"))
-            .or_else(|| spec.and_then(|s| s.base_url.clone()))
-            .or_else(|| replay_meta.as_ref().map(|m| m.base_url.clone()));
-        let model = args
-            .model
-            .clone()
-            .or_else(|| env_nonempty("HEARTVALE_LLM_MODEL"))
-            .or_else(|| spec.and_then(|s| s.model.clone()))
-            .or_else(|| replay_meta.as_ref().map(|m| m.model.clone()));
-        let key_env = spec.and_then(|s| s.api_key_env.clone());
-        let api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
-            .or_else(|| key_env.as_deref().and_then(env_nonempty))
-            .or_else(|| env_nonempty("OPENAI_API_KEY"))
-            .and_then(ApiKey::new);
-        if let Some(url) = &base_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
-            return Err(format!(
-                "LLM base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)"
-            ));
-        }
-        let default = base_url.map(|base_url| Endpoint {
-            base_url,
-            model: model.clone().unwrap_or_else(|| "default".into()),
-            api_key: api_key.clone(),
-        });
+        let default = default_endpoint(args, &env_nonempty, spec)?;
         let mut env_keys = Vec::new();
         for p in residents {
             if let Some(name) = p.brain.as_ref().and_then(|b| b.api_key_env.clone())
@@ -153,6 +123,16 @@ impl LlmSettings {
             }
             return Ok(None);
         }
+        let mut s = Self::for_endpoint("", "");
+        s.default = default;
+        s.env_keys = env_keys;
+        s.tune(args, spec)?;
+        Ok(Some(s))
+    }
+
+    /// Timeout, concurrency, budget, sampling and cassette: flags first, then
+    /// the scenario's `llm:`, then the defaults.
+    fn tune(&mut self, args: &LlmArgs, spec: Option<&LlmSpec>) -> Result<(), String> {
         let timeout = args
             .llm_timeout
             .or_else(|| spec.and_then(|s| s.timeout_secs))
@@ -160,29 +140,27 @@ impl LlmSettings {
         if !(timeout > 0.0 && timeout.is_finite()) {
             return Err(format!("--llm-timeout must be positive, not {timeout}"));
         }
-        let cassette = match (&args.record, &args.replay) {
-            (Some(d), _) => Some(CassetteMode::Record(d.clone())),
-            (_, Some(d)) => Some(CassetteMode::Replay(d.clone())),
-            _ => None,
-        };
-        let mut s = Self::for_endpoint("", "");
-        s.default = default;
-        s.timeout = Duration::from_secs_f64(timeout);
-        s.concurrency = args
+        self.timeout = Duration::from_secs_f64(timeout);
+        self.concurrency = args
             .llm_concurrency
             .or_else(|| spec.and_then(|s| s.concurrency))
             .unwrap_or(4)
             .max(1);
-        s.max_calls_per_day = args
+        self.max_calls_per_day = args
             .max_llm_calls_per_day
             .or_else(|| spec.and_then(|s| s.max_calls_per_day));
-        s.temperature = spec.and_then(|s| s.temperature).unwrap_or(0.7);
-        s.stream_lines = spec.and_then(|s| s.stream).unwrap_or(false);
-        s.only = spec.and_then(|s| s.residents.clone());
-        s.lod_queue = spec.and_then(|s| s.lod_queue).unwrap_or(16 * s.concurrency);
-        s.cassette = cassette;
-        s.env_keys = env_keys;
-        Ok(Some(s))
+        self.temperature = spec.and_then(|s| s.temperature).unwrap_or(0.7);
+        self.stream_lines = spec.and_then(|s| s.stream).unwrap_or(false);
+        self.only = spec.and_then(|s| s.residents.clone());
+        self.lod_queue = spec
+            .and_then(|s| s.lod_queue)
+            .unwrap_or(16 * self.concurrency);
+        self.cassette = match (&args.record, &args.replay) {
+            (Some(d), _) => Some(CassetteMode::Record(d.clone())),
+            (_, Some(d)) => Some(CassetteMode::Replay(d.clone())),
+            _ => None,
+        };
+        Ok(())
     }
 
     /// This resident's endpoint, or `None` for the built-in brain.
@@ -225,6 +203,47 @@ impl LlmSettings {
 /// Reads the process environment (the CLI's source).
 pub fn process_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
+}
+
+/// The endpoint residents use unless their own `brain:` says otherwise: the
+/// URL from the flags, the environment, the scenario, or a replayed
+/// cassette's record of it; the key from the environment.
+fn default_endpoint(
+    args: &LlmArgs,
+    env_nonempty: &dyn Fn(&str) -> Option<String>,
+    spec: Option<&LlmSpec>,
+) -> Result<Option<Endpoint>, String> {
+    let replay_meta = args.replay.as_deref().and_then(Cassette::meta);
+    let base_url = args
+        .llm
+        .clone()
+        .or_else(|| env_nonempty("HEARTVALE_LLM_BASE_URL"))
+        .or_else(|| env_nonempty("OPENAI_BASE_URL"))
+        .or_else(|| spec.and_then(|s| s.base_url.clone()))
+        .or_else(|| replay_meta.as_ref().map(|m| m.base_url.clone()));
+    let model = args
+        .model
+        .clone()
+        .or_else(|| env_nonempty("HEARTVALE_LLM_MODEL"))
+        .or_else(|| spec.and_then(|s| s.model.clone()))
+        .or_else(|| replay_meta.as_ref().map(|m| m.model.clone()));
+    let key_env = spec.and_then(|s| s.api_key_env.clone());
+    let api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
+        .or_else(|| key_env.as_deref().and_then(env_nonempty))
+        .or_else(|| env_nonempty("OPENAI_API_KEY"))
+        .and_then(ApiKey::new);
+    if let Some(url) = &base_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(format!(
+            "LLM base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)"
+        ));
+    }
+    Ok(base_url.map(|base_url| Endpoint {
+        base_url,
+        model: model.unwrap_or_else(|| "default".into()),
+        api_key,
+    }))
 }
 
 #[cfg(test)]

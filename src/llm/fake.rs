@@ -171,6 +171,8 @@ impl Drop for FakeServer {
     }
 }
 
+/// Serves one connection: requests in turn (keep-alive) until the client
+/// closes it, a stream ends it, or the handler hangs.
 async fn serve(
     mut sock: TcpStream,
     handler: Handler,
@@ -178,53 +180,7 @@ async fn serve(
     count: Arc<AtomicUsize>,
 ) -> std::io::Result<()> {
     let mut buf: Vec<u8> = Vec::new();
-    loop {
-        // Headers.
-        let header_end = loop {
-            if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break p;
-            }
-            let mut chunk = [0u8; 8192];
-            let n = sock.read(&mut chunk).await?;
-            if n == 0 {
-                return Ok(());
-            }
-            buf.extend_from_slice(&chunk[..n]);
-        };
-        let head = String::from_utf8_lossy(&buf[..header_end]).to_string();
-        let mut lines = head.split("\r\n");
-        let mut first = lines.next().unwrap_or("").split_whitespace();
-        let method = first.next().unwrap_or("").to_string();
-        let path = first.next().unwrap_or("").to_string();
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-            .collect();
-        let len: usize = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        let body_start = header_end + 4;
-        while buf.len() < body_start + len {
-            let mut chunk = [0u8; 8192];
-            let n = sock.read(&mut chunk).await?;
-            if n == 0 {
-                return Ok(());
-            }
-            buf.extend_from_slice(&chunk[..n]);
-        }
-        let raw = String::from_utf8_lossy(&buf[body_start..body_start + len]).to_string();
-        buf.drain(..body_start + len);
-        let n = count.fetch_add(1, Ordering::SeqCst);
-        let req = FakeRequest {
-            n,
-            method,
-            path,
-            headers,
-            body: serde_json::from_str(&raw).unwrap_or(Value::Null),
-            raw,
-        };
+    while let Some(req) = read_request(&mut sock, &mut buf, &count).await? {
         seen.lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(req.clone());
@@ -233,45 +189,108 @@ async fn serve(
             tokio::time::sleep(d).await;
             reply = *inner;
         }
-        match reply {
-            FakeReply::Hang => {
-                tokio::time::sleep(Duration::from_secs(3600)).await;
-                return Ok(());
-            }
-            FakeReply::Json {
-                status,
-                headers,
-                body,
-            } => {
-                let body = body.to_string();
-                let mut head = format!(
-                    "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
-                    reason(status),
-                    body.len()
-                );
-                for (k, v) in headers {
-                    head.push_str(&format!("{k}: {v}\r\n"));
-                }
-                head.push_str("\r\n");
-                // One write: a split head and body would meet Nagle and delayed ACKs (40 ms).
-                head.push_str(&body);
-                sock.write_all(head.as_bytes()).await?;
-            }
-            FakeReply::Stream(chunks) => {
-                sock.write_all(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
-                )
-                .await?;
-                for c in chunks {
-                    sock.write_all(format!("data: {c}\n\n").as_bytes()).await?;
-                    sock.flush().await?;
-                }
-                sock.write_all(b"data: [DONE]\n\n").await?;
-                sock.shutdown().await?;
-                return Ok(());
-            }
-            FakeReply::Delay(..) => unreachable!("delays were unwrapped"),
+        if !write_reply(&mut sock, reply).await? {
+            return Ok(());
         }
+    }
+    Ok(())
+}
+
+/// The next request on the connection (`None` once the client closed it).
+async fn read_request(
+    sock: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    count: &AtomicUsize,
+) -> std::io::Result<Option<FakeRequest>> {
+    let header_end = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        if !read_more(sock, buf).await? {
+            return Ok(None);
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..header_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next().unwrap_or("").split_whitespace();
+    let method = first.next().unwrap_or("").to_string();
+    let path = first.next().unwrap_or("").to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let body_start = header_end + 4;
+    while buf.len() < body_start + len {
+        if !read_more(sock, buf).await? {
+            return Ok(None);
+        }
+    }
+    let raw = String::from_utf8_lossy(&buf[body_start..body_start + len]).to_string();
+    buf.drain(..body_start + len);
+    Ok(Some(FakeRequest {
+        n: count.fetch_add(1, Ordering::SeqCst),
+        method,
+        path,
+        headers,
+        body: serde_json::from_str(&raw).unwrap_or(Value::Null),
+        raw,
+    }))
+}
+
+/// Reads what the client sent next; false when it closed the connection.
+async fn read_more(sock: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    let mut chunk = [0u8; 8192];
+    let n = sock.read(&mut chunk).await?;
+    buf.extend_from_slice(&chunk[..n]);
+    Ok(n > 0)
+}
+
+/// Writes one reply; false when the connection is done with (a stream, a hang).
+async fn write_reply(sock: &mut TcpStream, reply: FakeReply) -> std::io::Result<bool> {
+    match reply {
+        FakeReply::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok(false)
+        }
+        FakeReply::Json {
+            status,
+            headers,
+            body,
+        } => {
+            let body = body.to_string();
+            let mut head = format!(
+                "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+                reason(status),
+                body.len()
+            );
+            for (k, v) in headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            head.push_str("\r\n");
+            // One write: a split head and body would meet Nagle and delayed ACKs (40 ms).
+            head.push_str(&body);
+            sock.write_all(head.as_bytes()).await?;
+            Ok(true)
+        }
+        FakeReply::Stream(chunks) => {
+            sock.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+            )
+            .await?;
+            for c in chunks {
+                sock.write_all(format!("data: {c}\n\n").as_bytes()).await?;
+                sock.flush().await?;
+            }
+            sock.write_all(b"data: [DONE]\n\n").await?;
+            sock.shutdown().await?;
+            Ok(false)
+        }
+        FakeReply::Delay(..) => unreachable!("delays were unwrapped"),
     }
 }
 

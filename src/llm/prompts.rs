@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::base::time::{GameTime, clock_text};
-use crate::scenario::{RelationKind, Service};
+use crate::scenario::{RelationKind, Service, Town};
 use crate::sim::brain::{LineContext, PlanContext, SummaryContext};
 use crate::sim::residents::ActivityKind;
 
@@ -84,8 +84,15 @@ pub struct OtherResident {
 /// vLLM) reuse it across residents; then the persona. The user message holds what
 /// changes: the moment, needs, other residents, memories, agenda and board.
 pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Message> {
-    let me = cx.me;
-    let town = cx.town;
+    vec![
+        Message::system(plan_system(cx)),
+        Message::user(plan_user(cx, others)),
+    ]
+}
+
+/// Who the resident is, and the town's places.
+fn plan_system(cx: &PlanContext<'_>) -> String {
+    let (me, town) = (cx.me, cx.town);
     let p = &me.personality;
     let work = me.work.as_ref().map_or(String::new(), |w| {
         format!(
@@ -100,7 +107,39 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
         me.goals.iter().map(|g| format!("  - {}", g.text)),
         "  - （暂无）",
     );
-    let relationships = lines_or(
+    let d = &cx.tuning.durations;
+    fill(
+        PLAN_SYSTEM,
+        &[
+            ("name", me.name.clone()),
+            ("town", town.name.clone()),
+            ("age", me.age.to_string()),
+            ("gender", me.gender.clone()),
+            ("occupation", me.occupation.clone()),
+            ("work", work),
+            (
+                "home",
+                format!("{}[{}]", town.name(me.home), town.id(me.home)),
+            ),
+            ("openness", format!("{:.0}", p.openness)),
+            ("conscientiousness", format!("{:.0}", p.conscientiousness)),
+            ("extraversion", format!("{:.0}", p.extraversion)),
+            ("agreeableness", format!("{:.0}", p.agreeableness)),
+            ("neuroticism", format!("{:.0}", p.neuroticism)),
+            ("traits", me.traits.join("、")),
+            ("quote", me.quote.clone()),
+            ("goals", goals),
+            ("relationships", relationships_text(cx)),
+            ("min_duration", d.min.to_string()),
+            ("max_duration", d.max.to_string()),
+            ("places", places_text(town)),
+        ],
+    )
+}
+
+/// The resident's ten first ties: whom, what, how close, the impression.
+fn relationships_text(cx: &PlanContext<'_>) -> String {
+    lines_or(
         cx.relationships.0.iter().take(10).map(|r| {
             format!(
                 "  - {}：{}，亲密度{:.0}，印象：{}",
@@ -115,7 +154,11 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             )
         }),
         "  - （还没有熟人）",
-    );
+    )
+}
+
+/// Every place: id, name, services, description, neighbours.
+fn places_text(town: &Town) -> String {
     let mut places = String::new();
     for l in town.indices() {
         let loc = town.get(l);
@@ -148,43 +191,22 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             links.join(", ")
         );
     }
+    places.trim_end().to_string()
+}
+
+/// The moment: time, place, needs, what the resident just did, who is
+/// around, memories, agenda and the notice board where there is one.
+fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident]) -> String {
+    let town = cx.town;
+    let previous = cx.previous.map_or("（刚醒来）".to_string(), |a| {
+        format!("{}「{}」", a.text.action, a.text.dialogue)
+    });
     let others_text = lines_or(
         others
             .iter()
             .map(|o| format!("- {}在{}：{}", o.name, o.place, o.doing)),
         "- （附近没有人）",
     );
-    let d = &cx.tuning.durations;
-    let system = fill(
-        PLAN_SYSTEM,
-        &[
-            ("name", me.name.clone()),
-            ("town", town.name.clone()),
-            ("age", me.age.to_string()),
-            ("gender", me.gender.clone()),
-            ("occupation", me.occupation.clone()),
-            ("work", work),
-            (
-                "home",
-                format!("{}[{}]", town.name(me.home), town.id(me.home)),
-            ),
-            ("openness", format!("{:.0}", p.openness)),
-            ("conscientiousness", format!("{:.0}", p.conscientiousness)),
-            ("extraversion", format!("{:.0}", p.extraversion)),
-            ("agreeableness", format!("{:.0}", p.agreeableness)),
-            ("neuroticism", format!("{:.0}", p.neuroticism)),
-            ("traits", me.traits.join("、")),
-            ("quote", me.quote.clone()),
-            ("goals", goals),
-            ("relationships", relationships),
-            ("min_duration", d.min.to_string()),
-            ("max_duration", d.max.to_string()),
-            ("places", places.trim_end().to_string()),
-        ],
-    );
-    let previous = cx.previous.map_or("（刚醒来）".to_string(), |a| {
-        format!("{}「{}」", a.text.action, a.text.dialogue)
-    });
     let memories = lines_or(
         cx.memories
             .iter()
@@ -194,7 +216,32 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             .map(|m| format!("- {}", m.line())),
         "- （没有）",
     );
-    let agenda = lines_or(
+    let n = cx.needs;
+    fill(
+        PLAN_USER,
+        &[
+            ("date", cx.now.date().to_string()),
+            ("weekday", WEEKDAYS[cx.now.weekday_index()].to_string()),
+            ("time", clock_text(cx.now.minute_of_day())),
+            ("period", cx.now.period().to_string()),
+            ("place", format!("{}[{}]", town.name(cx.at), town.id(cx.at))),
+            ("energy", format!("{:.0}", n.energy)),
+            ("hunger", format!("{:.0}", n.hunger)),
+            ("social", format!("{:.0}", n.social)),
+            ("fun", format!("{:.0}", n.fun)),
+            ("previous", previous),
+            ("others", others_text),
+            ("memories", memories),
+            ("agenda", agenda_text(cx)),
+            ("notices", board_text(cx)),
+        ],
+    )
+}
+
+/// Gatherings the resident knows of, and whether it means to go.
+fn agenda_text(cx: &PlanContext<'_>) -> String {
+    let town = cx.town;
+    lines_or(
         cx.agenda.appointments.iter().filter_map(|a| {
             let g = cx.gatherings.get(a.gathering)?;
             Some(format!(
@@ -211,44 +258,26 @@ pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Mess
             ))
         }),
         "- （没有约定）",
+    )
+}
+
+/// The newest notices, where the resident stands at a board.
+fn board_text(cx: &PlanContext<'_>) -> String {
+    if !cx.town.get(cx.at).has(Service::NoticeBoard) {
+        return String::new();
+    }
+    let board = lines_or(
+        cx.notices.notices.iter().rev().take(5).map(|n| {
+            format!(
+                "- {}（{}）：{}",
+                cx.roster.name(&n.author),
+                n.posted.stamp(),
+                n.text
+            )
+        }),
+        "- （空的）",
     );
-    let notices = if town.get(cx.at).has(Service::NoticeBoard) {
-        let board = lines_or(
-            cx.notices.notices.iter().rev().take(5).map(|n| {
-                format!(
-                    "- {}（{}）：{}",
-                    cx.roster.name(&n.author),
-                    n.posted.stamp(),
-                    n.text
-                )
-            }),
-            "- （空的）",
-        );
-        format!("\n## 公告板\n{board}\n")
-    } else {
-        String::new()
-    };
-    let n = cx.needs;
-    let user = fill(
-        PLAN_USER,
-        &[
-            ("date", cx.now.date().to_string()),
-            ("weekday", WEEKDAYS[cx.now.weekday_index()].to_string()),
-            ("time", clock_text(cx.now.minute_of_day())),
-            ("period", cx.now.period().to_string()),
-            ("place", format!("{}[{}]", town.name(cx.at), town.id(cx.at))),
-            ("energy", format!("{:.0}", n.energy)),
-            ("hunger", format!("{:.0}", n.hunger)),
-            ("social", format!("{:.0}", n.social)),
-            ("fun", format!("{:.0}", n.fun)),
-            ("previous", previous),
-            ("others", others_text),
-            ("memories", memories),
-            ("agenda", agenda),
-            ("notices", notices),
-        ],
-    );
-    vec![Message::system(system), Message::user(user)]
+    format!("\n## 公告板\n{board}\n")
 }
 
 /// What else a line prompt needs beyond [`LineContext`].
