@@ -282,17 +282,20 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
     )
 }
 
-#[allow(clippy::too_many_arguments)]
-fn apply_plans(
-    mut commands: Commands,
-    clock: Res<Clock>,
-    town: Res<Town>,
-    tuning: Res<ActiveTuning>,
-    mut ready: MessageReader<PlanReady>,
-    mut events: MessageWriter<SimEvent>,
-    mut began: MessageWriter<ActionBegan>,
-    mut q: Query<PlanTarget>,
-) {
+/// What starting plans reads and writes.
+#[derive(SystemParam)]
+struct Starting<'w, 's> {
+    commands: Commands<'w, 's>,
+    clock: Res<'w, Clock>,
+    town: Res<'w, Town>,
+    tuning: Res<'w, ActiveTuning>,
+    events: MessageWriter<'w, SimEvent>,
+    began: MessageWriter<'w, ActionBegan>,
+}
+
+/// Validated plans start: logged, the activity set, the walk begun (or the
+/// action, when it is here).
+fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Query<PlanTarget>) {
     for msg in ready.read() {
         let Ok((r, at, thinking, activity, mut tally)) = q.get_mut(msg.entity) else {
             continue;
@@ -301,14 +304,14 @@ fn apply_plans(
         if thinking.is_none_or(|t| t.request != msg.request) {
             continue;
         }
-        commands.entity(msg.entity).remove::<Thinking>();
-        let (plan, problems) = validate(&msg.plan, at.0, &town, &tuning);
-        let now = clock.now;
+        s.commands.entity(msg.entity).remove::<Thinking>();
+        let (plan, problems) = validate(&msg.plan, at.0, &s.town, &s.tuning);
+        let now = s.clock.now;
         tally.plans += 1;
         tally.meals += u32::from(plan.kind == ActivityKind::Eat);
         if !problems.is_empty() {
             tally.fixed_plans += 1;
-            events.write(SimEvent {
+            s.events.write(SimEvent {
                 time: now,
                 body: EventBody::PlanFixed {
                     resident: r.id.clone(),
@@ -316,23 +319,8 @@ fn apply_plans(
                 },
             });
         }
-        let route = town.route(at.0, plan.target).unwrap_or_default();
-        let walk = town
-            .walk_minutes(at.0, plan.target, tuning.walk_speed)
-            .ceil() as i64;
-        events.write(SimEvent {
-            time: now,
-            body: EventBody::Plan {
-                resident: r.id.clone(),
-                action: plan.action.clone(),
-                activity: plan.kind,
-                target_location: town.id(plan.target).clone(),
-                dialogue: plan.dialogue.clone(),
-                emoji: plan.emoji.clone(),
-                duration: plan.duration,
-                from: town.id(at.0).clone(),
-            },
-        });
+        let target = plan.target;
+        let walk = s.log_plan(r, at.0, &plan);
         let new = Activity {
             text: Box::new(ActivityText {
                 action: plan.action,
@@ -340,7 +328,7 @@ fn apply_plans(
                 emoji: plan.emoji,
             }),
             kind: plan.kind,
-            target: plan.target,
+            target,
             duration: plan.duration,
             planned_at: now,
             busy_until: now.plus_minutes(walk + plan.duration as i64),
@@ -349,27 +337,56 @@ fn apply_plans(
         match activity {
             Some(mut a) => *a = new,
             None => {
-                commands.entity(msg.entity).insert(new);
+                s.commands.entity(msg.entity).insert(new);
             }
         }
+        s.set_off(r, (at.0, target), walk, msg.entity);
+    }
+}
+
+impl Starting<'_, '_> {
+    /// Logs the plan; the minutes of walking to its place.
+    fn log_plan(&mut self, r: &Resident, at: LocIdx, plan: &ValidPlan) -> i64 {
+        let town = &self.town;
+        self.events.write(SimEvent {
+            time: self.clock.now,
+            body: EventBody::Plan {
+                resident: r.id.clone(),
+                action: plan.action.clone(),
+                activity: plan.kind,
+                target_location: town.id(plan.target).clone(),
+                dialogue: plan.dialogue.clone(),
+                emoji: plan.emoji.clone(),
+                duration: plan.duration,
+                from: town.id(at).clone(),
+            },
+        });
+        town.walk_minutes(at, plan.target, self.tuning.walk_speed)
+            .ceil() as i64
+    }
+
+    /// Walks off along the route, or begins at once when already there.
+    fn set_off(&mut self, r: &Resident, (at, target): (LocIdx, LocIdx), walk: i64, entity: Entity) {
+        let town = &self.town;
+        let route = town.route(at, target).unwrap_or_default();
         if route.is_empty() {
-            began.write(ActionBegan(msg.entity));
-        } else {
-            events.write(SimEvent {
-                time: now,
-                body: EventBody::Move {
-                    resident: r.id.clone(),
-                    from: town.id(at.0).clone(),
-                    to: town.id(plan.target).clone(),
-                    route: route.iter().map(|&l| town.id(l).clone()).collect(),
-                    minutes: walk as u32,
-                },
-            });
-            commands.entity(msg.entity).insert(Walking {
-                route,
-                progress: 0.0,
-            });
+            self.began.write(ActionBegan(entity));
+            return;
         }
+        self.events.write(SimEvent {
+            time: self.clock.now,
+            body: EventBody::Move {
+                resident: r.id.clone(),
+                from: town.id(at).clone(),
+                to: town.id(target).clone(),
+                route: route.iter().map(|&l| town.id(l).clone()).collect(),
+                minutes: walk as u32,
+            },
+        });
+        self.commands.entity(entity).insert(Walking {
+            route,
+            progress: 0.0,
+        });
     }
 }
 

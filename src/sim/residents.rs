@@ -533,88 +533,95 @@ fn spawn_resident(
     seed: u64,
     now: GameTime,
 ) {
-    let start = now;
     let p = &scenario.residents[i];
-    {
-        let home = p.home;
-        let pos = spread_position(&scenario.town, home, i as u32);
-        let mut memories = Memories::default();
-        for m in &p.memories {
-            memories.push_initial(start, m.clone());
-        }
-        for g in &p.goals {
-            memories.push_initial(start, format!("目标：{}", g.text));
-        }
-        let relationships = Relationships::new(
-            p.relationships
-                .iter()
-                .filter_map(|r| {
-                    Some(Relationship {
-                        with_idx: *index.get(&r.with)?,
-                        with: r.with.clone(),
-                        kind: r.kind,
-                        strength: r.strength,
-                        impression: r.impression.clone(),
-                        interactions: 0,
-                        last_interaction: None,
-                        met: None,
-                    })
-                })
-                .collect(),
-        );
-        let agenda = Agenda {
-            appointments: p
-                .goals
-                .iter()
-                .filter_map(|g| g.gathering)
-                .map(|g| Appointment {
-                    gathering: g,
-                    heard: Heard::Organiser,
-                    will_attend: true,
-                })
-                .collect(),
-            meetings: Vec::new(),
-            notices_read: Vec::new(),
-        };
-        // The run opens at dawn: whoever wakes later is still asleep at home.
-        let start_minute = start.minute_of_day();
-        let asleep = (start_minute < p.wake).then(|| Activity {
-            text: Box::new(ActivityText {
-                action: "Sleep".into(),
-                dialogue: String::new(),
-                emoji: "😴".into(),
-            }),
-            kind: ActivityKind::Sleep,
-            target: home,
-            duration: p.wake - start_minute,
-            planned_at: start,
-            busy_until: start.at_minute(p.wake),
-            underway: true,
-        });
-        let mut entity = world.spawn((
-            Resident {
-                id: p.id.clone(),
-                idx: i as u32,
-            },
-            Persona(p.clone()),
-            Whereabouts(home),
-            MapPosition(pos),
-            memories,
-            relationships,
-            agenda,
-            ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
-                seed,
-                p.id.as_str(),
-            ))),
-        ));
-        if let Some(a) = asleep {
-            entity.insert(a);
-        }
-        let entity = entity.id();
-        world
-            .resource_mut::<Roster>()
-            .push(p.id.clone(), p.name.clone(), entity);
+    let mut memories = Memories::default();
+    for m in &p.memories {
+        memories.push_initial(now, m.clone());
     }
+    for g in &p.goals {
+        memories.push_initial(now, format!("目标：{}", g.text));
+    }
+    let pos = spread_position(&scenario.town, p.home, i as u32);
+    let mut entity = world.spawn((
+        Resident {
+            id: p.id.clone(),
+            idx: i as u32,
+        },
+        Persona(p.clone()),
+        Whereabouts(p.home),
+        MapPosition(pos),
+        memories,
+        initial_ties(p, index),
+        initial_agenda(p),
+        ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
+            seed,
+            p.id.as_str(),
+        ))),
+    ));
+    if let Some(a) = asleep_at_start(p, now) {
+        entity.insert(a);
+    }
+    let entity = entity.id();
+    world
+        .resource_mut::<Roster>()
+        .push(p.id.clone(), p.name.clone(), entity);
+}
+
+/// The ties the scenario gives a resident, to residents that exist.
+fn initial_ties(p: &Profile, index: &HashMap<&ResidentId, u32>) -> Relationships {
+    Relationships::new(
+        p.relationships
+            .iter()
+            .filter_map(|r| {
+                Some(Relationship {
+                    with_idx: *index.get(&r.with)?,
+                    with: r.with.clone(),
+                    kind: r.kind,
+                    strength: r.strength,
+                    impression: r.impression.clone(),
+                    interactions: 0,
+                    last_interaction: None,
+                    met: None,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The gatherings a resident organises, which it means to attend.
+fn initial_agenda(p: &Profile) -> Agenda {
+    Agenda {
+        appointments: p
+            .goals
+            .iter()
+            .filter_map(|g| g.gathering)
+            .map(|g| Appointment {
+                gathering: g,
+                heard: Heard::Organiser,
+                will_attend: true,
+            })
+            .collect(),
+        meetings: Vec::new(),
+        notices_read: Vec::new(),
+    }
+}
+
+/// The run opens at dawn: whoever wakes later is still asleep at home.
+fn asleep_at_start(p: &Profile, start: GameTime) -> Option<Activity> {
+    let start_minute = start.minute_of_day();
+    (start_minute < p.wake).then(|| Activity {
+        text: Box::new(ActivityText {
+            action: "Sleep".into(),
+            dialogue: String::new(),
+            emoji: "😴".into(),
+        }),
+        kind: ActivityKind::Sleep,
+        target: p.home,
+        duration: p.wake - start_minute,
+        planned_at: start,
+        busy_until: start.at_minute(p.wake),
+        underway: true,
+    })
 }
 
 /// A stable spot inside a place's area for resident `idx`, so a crowd spreads out.

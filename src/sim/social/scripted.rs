@@ -192,8 +192,7 @@ pub(super) fn begin(
     let view = |i: u32| q.get(inputs.roster.entities[i as usize]).ok();
     let [a, b] = [c.participants[0], c.participants[1]];
     // Staff greet first and do not run skills while greeting.
-    let greeting = c.role.is_some();
-    let order = if greeting {
+    let order = if c.role.is_some() {
         vec![(b, a)]
     } else {
         vec![(a, b), (b, a)]
@@ -216,40 +215,12 @@ pub(super) fn begin(
     }
     let (me, partner) = (view(ai)?, view(human)?);
     let names = &inputs.roster.names;
-    let seen_as =
-        me.3.by_idx(human)
-            .map_or(RelationKind::Stranger, |r| r.kind);
-    // The partner's strongest tie other than the runner.
-    let tie = partner
-        .3
-        .0
-        .iter()
-        .filter(|r| r.with_idx != ai)
-        .max_by(|x, y| {
-            x.strength
-                .total_cmp(&y.strength)
-                .then(y.with_idx.cmp(&x.with_idx))
-        });
-    let fields = [
-        ("我", names[ai as usize].clone()),
-        ("对方", names[human as usize].clone()),
-        ("对方职业", partner.1.occupation.clone()),
-        ("对方年龄", partner.1.age.to_string()),
-        ("地点", inputs.town.name(c.place).to_string()),
-        ("关系", seen_as.label().to_string()),
-        (
-            "对方亲友",
-            tie.map_or("家里人".to_string(), |r| {
-                names[r.with_idx as usize].clone()
-            }),
-        ),
-        (
-            "对方亲友关系",
-            tie.map_or(RelationKind::Family, |r| r.kind)
-                .label()
-                .to_string(),
-        ),
-    ];
+    let fields = converse_fields(
+        (ai, human),
+        (&me, &partner),
+        names,
+        inputs.town.name(c.place),
+    );
     let values: BTreeMap<String, String> = skill
         .input
         .iter()
@@ -278,6 +249,50 @@ pub(super) fn begin(
         inputs: values,
         talk,
     })
+}
+
+/// The values of [`crate::scenario::CONVERSE_FIELDS`] for the runner `ai`
+/// and its partner `human`, talking at `place`.
+fn converse_fields(
+    (ai, human): (u32, u32),
+    (me, partner): (&TalkerView, &TalkerView),
+    names: &[String],
+    place: &str,
+) -> [(&'static str, String); 8] {
+    let seen_as =
+        me.3.by_idx(human)
+            .map_or(RelationKind::Stranger, |r| r.kind);
+    // The partner's strongest tie other than the runner.
+    let tie = partner
+        .3
+        .0
+        .iter()
+        .filter(|r| r.with_idx != ai)
+        .max_by(|x, y| {
+            x.strength
+                .total_cmp(&y.strength)
+                .then(y.with_idx.cmp(&x.with_idx))
+        });
+    [
+        ("我", names[ai as usize].clone()),
+        ("对方", names[human as usize].clone()),
+        ("对方职业", partner.1.occupation.clone()),
+        ("对方年龄", partner.1.age.to_string()),
+        ("地点", place.to_string()),
+        ("关系", seen_as.label().to_string()),
+        (
+            "对方亲友",
+            tie.map_or("家里人".to_string(), |r| {
+                names[r.with_idx as usize].clone()
+            }),
+        ),
+        (
+            "对方亲友关系",
+            tie.map_or(RelationKind::Family, |r| r.kind)
+                .label()
+                .to_string(),
+        ),
+    ]
 }
 
 /// A skill chosen for a conversation, and its start (or why it failed).
