@@ -371,11 +371,30 @@ impl Dice<'_> {
     }
 }
 
+/// The line for this turn: a storyline line (an invitation, a proposal, its
+/// acceptance), an opening, a reply to the greeting, or the middle of a talk.
 fn compose(cx: &LineContext<'_>, closing: bool) -> String {
     let dice = Dice { cx };
+    if let Some(line) = storyline(cx, &dice) {
+        return line;
+    }
+    match cx.turn {
+        0 => opening(cx, &dice),
+        1 => fill(
+            dice.pick(REPLY_GREET, 1),
+            &[
+                ("period", cx.now.period()),
+                ("you", cx.listener.name.as_str()),
+            ],
+        ),
+        _ => middle(cx, &dice, closing),
+    }
+}
+
+/// An invitation to a gathering, a proposal to meet, or its acceptance.
+fn storyline(cx: &LineContext<'_>, dice: &Dice) -> Option<String> {
     let take = |t: &'static [&'static str]| dice.pick(t, 1);
     let you = cx.listener.name.as_str();
-    let per = cx.now.period();
     if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
         let when = format!(
             "{}月{}日{}",
@@ -383,52 +402,59 @@ fn compose(cx: &LineContext<'_>, closing: bool) -> String {
             chrono::Datelike::day(&g.starts.date()),
             clock_text(g.starts.minute_of_day())
         );
-        return fill(
-            take(INVITE),
-            &[("when", &when), ("place", place), ("title", &g.title)],
-        );
+        let values = [
+            ("when", when.as_str()),
+            ("place", place),
+            ("title", &g.title),
+        ];
+        return Some(fill(take(INVITE), &values));
     }
     if let Some((place, when)) = cx.proposing {
-        return fill(
-            take(PROPOSE),
-            &[("place", place), ("when", when), ("you", you)],
-        );
+        let values = [("place", place), ("when", when), ("you", you)];
+        return Some(fill(take(PROPOSE), &values));
     }
-    if let Some((place, when)) = cx.accepting {
-        return fill(take(ACCEPT), &[("place", place), ("when", when)]);
-    }
+    let (place, when) = cx.accepting?;
+    Some(fill(take(ACCEPT), &[("place", place), ("when", when)]))
+}
+
+/// The first line: staff greet in their role; family, strangers met for
+/// the first time, and everyone else open in their own ways.
+fn opening(cx: &LineContext<'_>, dice: &Dice) -> String {
     let kind = cx
         .relation
         .map(|r| r.kind)
         .unwrap_or(RelationKind::Stranger);
     let first_meeting = cx.relation.is_none_or(|r| r.interactions == 0);
-    if cx.turn == 0 {
-        let table = match (cx.role, kind) {
-            (Some(WorkRole::Waiter), _) => GREET_WAITER,
-            (Some(WorkRole::Teacher), _) => GREET_TEACHER,
-            (Some(WorkRole::Seller), _) => GREET_SELLER,
-            (None, RelationKind::Family) => OPEN_FAMILY,
-            (None, RelationKind::Stranger) if first_meeting => OPEN_STRANGER,
-            _ => OPEN_FRIEND,
-        };
-        return fill(
-            take(table),
-            &[
-                ("me", &cx.speaker.name),
-                ("job", &cx.speaker.occupation),
-                ("period", per),
-                ("you", you),
-                ("place", &cx.place.name),
-            ],
-        );
-    }
-    if cx.turn == 1 {
-        return fill(take(REPLY_GREET), &[("period", per), ("you", you)]);
-    }
-    // A snapped line is answered in kind by the prickly, who then walk off;
-    // the rest smooth it over.
+    let table = match (cx.role, kind) {
+        (Some(WorkRole::Waiter), _) => GREET_WAITER,
+        (Some(WorkRole::Teacher), _) => GREET_TEACHER,
+        (Some(WorkRole::Seller), _) => GREET_SELLER,
+        (None, RelationKind::Family) => OPEN_FAMILY,
+        (None, RelationKind::Stranger) if first_meeting => OPEN_STRANGER,
+        _ => OPEN_FRIEND,
+    };
+    fill(
+        dice.pick(table, 1),
+        &[
+            ("me", &cx.speaker.name),
+            ("job", &cx.speaker.occupation),
+            ("period", cx.now.period()),
+            ("you", cx.listener.name.as_str()),
+            ("place", &cx.place.name),
+        ],
+    )
+}
+
+/// Past the greetings: a snapped line answered in kind by the prickly (who
+/// then walk off) and smoothed over by the rest; the close; else moods
+/// colour the talk: tempers fray with low agreeableness, more so when tired,
+/// hungry or among strangers; the anxious sigh; close friends open up;
+/// acquaintances pass on news.
+fn middle(cx: &LineContext<'_>, dice: &Dice, closing: bool) -> String {
+    let take = |t: &'static [&'static str]| dice.pick(t, 1);
+    let me = &cx.speaker.personality;
     if ANGRY.contains(&cx.previous) {
-        return if cx.speaker.personality.agreeableness < 70.0 {
+        return if me.agreeableness < 70.0 {
             format!("{}[END]", take(SNAP_BACK))
         } else {
             take(SOOTHE).to_string()
@@ -437,10 +463,6 @@ fn compose(cx: &LineContext<'_>, closing: bool) -> String {
     if closing {
         return take(CLOSE).to_string();
     }
-    // Moods colour the middle of a conversation: tempers fray with low
-    // agreeableness, more so when tired, hungry or among strangers; the anxious
-    // sigh; close friends open up; acquaintances pass on news.
-    let me = &cx.speaker.personality;
     let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
     let cool = cx.relation.is_none_or(|r| r.strength < 15.0);
     let temper = (100.0 - me.agreeableness) / 100.0
@@ -466,7 +488,7 @@ fn compose(cx: &LineContext<'_>, closing: bool) -> String {
         x if x < 0.1 && strength >= 60.0 => take(DEEP).to_string(),
         x if x < 0.2 => fill(take(GOSSIP), &[("place", &cx.place.name)]),
         x if x < 0.3 && cx.needs.is_some_and(|n| n.energy < 50.0) => take(HELP).to_string(),
-        x if x < 0.4 => fill(take(PLANS), &[("you", you)]),
+        x if x < 0.4 => fill(take(PLANS), &[("you", cx.listener.name.as_str())]),
         _ => topic_line(cx, dice.roll(5)),
     }
 }
