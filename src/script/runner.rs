@@ -168,105 +168,135 @@ pub fn play(
         json!({ "start": { "session": session, "now": engine.now, "script_hash": format!("{:016x}", engine.script.hash) } })
     );
     let mut input = Input::Start;
-    let mut goals: Vec<String> = Vec::new();
-    let mut stage = String::new();
-    let mut vars: Vec<(String, String, Var)> = Vec::new();
-    let done = |outcome, state, vars| {
-        Ok(Played {
-            outcome,
-            state,
-            vars,
-        })
-    };
+    let mut places = VarPlaces::default();
     loop {
         let _ = writeln!(transcript, "{}", json!({ "input": input }));
         let effects = engine.resume(&mut st, input)?;
         for e in &effects {
             let _ = writeln!(transcript, "{}", json!({ "effect": e }));
-            match e {
-                Effect::Line { role, text, .. } => {
-                    let _ = writeln!(show, "{role}：{text}");
-                }
-                Effect::UserSay { text } => {
-                    let _ = writeln!(show, "  ▶ {text}");
-                }
-                Effect::Choices { options, .. } => {
-                    for (i, (k, t)) in options.iter().enumerate() {
-                        let _ = writeln!(show, "  {}) {k}. {t}", i + 1);
-                    }
-                }
-                Effect::Warning { message } => {
-                    let _ = writeln!(show, "  ⚠ {message}");
-                }
-                Effect::SessionEnded => {
-                    let _ = writeln!(show, "— 会谈结束 —");
-                }
-                Effect::StageEntered { stage: s } => stage = s.clone(),
-                Effect::GoalEntered { path, .. } => goals.push(path.clone()),
-                Effect::GoalLeft { .. } => {
-                    goals.pop();
-                }
-                Effect::VarSet { name, scope, value } => {
-                    let place = match scope.as_str() {
-                        "goal" => format!(
-                            "goal {}",
-                            goals
-                                .last()
-                                .map_or("", |g| g.split_once('/').map_or(g.as_str(), |(_, p)| p))
-                        ),
-                        "stage" => format!("stage {stage}"),
-                        other => other.to_string(),
-                    };
-                    match vars.iter_mut().find(|(p, n, _)| *p == place && n == name) {
-                        Some(v) => v.2 = value.clone(),
-                        None => vars.push((place, name.clone(), value.clone())),
-                    }
-                }
-                _ => {}
-            }
+            show_effect(show, e);
+            places.note(e);
         }
-        input = match st.wait.clone() {
-            Wait::Done => return done(Outcome::Done, st, vars),
-            Wait::Start => Input::Start,
-            Wait::Continue => Input::Continue,
-            Wait::Choice { .. } => {
-                let options: Vec<(String, String)> = effects
-                    .iter()
-                    .rev()
-                    .find_map(|e| match e {
-                        Effect::Choices { options, .. } => Some(options.clone()),
-                        _ => None,
-                    })
-                    .unwrap_or_default();
-                match human.choose(&options, &st) {
-                    Some(key) => {
-                        let _ = writeln!(show, "  > {key}");
-                        Input::Choose { key }
-                    }
-                    None => return done(Outcome::OutOfInput, st, vars),
+        let outcome = match st.wait {
+            Wait::Done => Outcome::Done,
+            _ => match answer(&st, &effects, (human, mind), show, transcript) {
+                Some(next) => {
+                    input = next;
+                    continue;
                 }
-            }
-            Wait::Text => match human.answer(&st) {
-                Some(text) => {
-                    let _ = writeln!(show, "  > {text}");
-                    Input::Text { text }
-                }
-                None => return done(Outcome::OutOfInput, st, vars),
+                None => Outcome::OutOfInput,
             },
-            Wait::Llm { id } => {
-                let req = st.pending.clone().expect("a pending request");
-                let (text, offline) = match mind.reply(&req) {
-                    Some(t) => (t, false),
-                    None => (offline_reply(&st, &req), true),
-                };
-                let _ = writeln!(
-                    transcript,
-                    "{}",
-                    json!({ "llm_reply": { "id": id, "offline": offline, "text": text } })
-                );
-                Input::LlmReply { id, text }
-            }
         };
+        return Ok(Played {
+            outcome,
+            state: st,
+            vars: places.vars,
+        });
+    }
+}
+
+/// A terminal's view of an effect (nothing for the bookkeeping ones).
+fn show_effect(show: &mut dyn Write, e: &Effect) {
+    let _ = match e {
+        Effect::Line { role, text, .. } => writeln!(show, "{role}：{text}"),
+        Effect::UserSay { text } => writeln!(show, "  ▶ {text}"),
+        Effect::Choices { options, .. } => {
+            for (i, (k, t)) in options.iter().enumerate() {
+                let _ = writeln!(show, "  {}) {k}. {t}", i + 1);
+            }
+            Ok(())
+        }
+        Effect::Warning { message } => writeln!(show, "  ⚠ {message}"),
+        Effect::SessionEnded => writeln!(show, "— 会谈结束 —"),
+        _ => Ok(()),
+    };
+}
+
+/// Every variable ever set, by where it lived, with its last value (goal
+/// variables are gone from the state when their goal ends).
+#[derive(Default)]
+struct VarPlaces {
+    goals: Vec<String>,
+    stage: String,
+    vars: Vec<(String, String, Var)>,
+}
+
+impl VarPlaces {
+    fn note(&mut self, e: &Effect) {
+        match e {
+            Effect::StageEntered { stage } => self.stage = stage.clone(),
+            Effect::GoalEntered { path, .. } => self.goals.push(path.clone()),
+            Effect::GoalLeft { .. } => {
+                self.goals.pop();
+            }
+            Effect::VarSet { name, scope, value } => {
+                let place = match scope.as_str() {
+                    "goal" => format!(
+                        "goal {}",
+                        self.goals
+                            .last()
+                            .map_or("", |g| g.split_once('/').map_or(g.as_str(), |(_, p)| p))
+                    ),
+                    "stage" => format!("stage {}", self.stage),
+                    other => other.to_string(),
+                };
+                match self
+                    .vars
+                    .iter_mut()
+                    .find(|(p, n, _)| *p == place && n == name)
+                {
+                    Some(v) => v.2 = value.clone(),
+                    None => self.vars.push((place, name.clone(), value.clone())),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What the engine waits for, answered: by the human (`None` when it has no
+/// more to say), or by the mind (offline when it has no answer).
+fn answer(
+    st: &State,
+    effects: &[Effect],
+    (human, mind): (&mut dyn Human, &mut dyn Mind),
+    show: &mut dyn Write,
+    transcript: &mut dyn Write,
+) -> Option<Input> {
+    match st.wait.clone() {
+        Wait::Start | Wait::Done => Some(Input::Start),
+        Wait::Continue => Some(Input::Continue),
+        Wait::Choice { .. } => {
+            let options: Vec<(String, String)> = effects
+                .iter()
+                .rev()
+                .find_map(|e| match e {
+                    Effect::Choices { options, .. } => Some(options.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let key = human.choose(&options, st)?;
+            let _ = writeln!(show, "  > {key}");
+            Some(Input::Choose { key })
+        }
+        Wait::Text => {
+            let text = human.answer(st)?;
+            let _ = writeln!(show, "  > {text}");
+            Some(Input::Text { text })
+        }
+        Wait::Llm { id } => {
+            let req = st.pending.clone().expect("a pending request");
+            let (text, offline) = match mind.reply(&req) {
+                Some(t) => (t, false),
+                None => (offline_reply(st, &req), true),
+            };
+            let _ = writeln!(
+                transcript,
+                "{}",
+                json!({ "llm_reply": { "id": id, "offline": offline, "text": text } })
+            );
+            Some(Input::LlmReply { id, text })
+        }
     }
 }
 
