@@ -104,14 +104,13 @@ pub(crate) fn weekday_zh(index: usize) -> &'static str {
     ["周一", "周二", "周三", "周四", "周五", "周六", "周日"][index % 7]
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The top bar: date and time, the speed controls, who is awake, and the
+/// panels' switches.
 fn top_bar(
     mut contexts: EguiContexts,
     clock: Res<Clock>,
     mut speed: ResMut<SimSpeed>,
-    census: Res<Census>,
-    social: Res<SocialState>,
-    outcome: Res<SimOutcome>,
+    (census, social, outcome): (Res<Census>, Res<SocialState>, Res<SimOutcome>),
     mut panels: ResMut<Panels>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -128,47 +127,9 @@ fn top_bar(
     );
     egui::Panel::top("top_bar").show(&mut root, |ui| {
         ui.horizontal_wrapped(|ui| {
-            let now = clock.now;
-            ui.strong(format!(
-                "{} {} {:02}:{:02}",
-                now.date(),
-                weekday_zh(now.weekday_index()),
-                now.minute_of_day() / 60,
-                now.minute_of_day() % 60
-            ));
-            ui.label(day_part(now.minute_of_day()));
-            ui.label(format!(
-                "第 {}/{} 天",
-                clock.day().min(clock.days),
-                clock.days
-            ));
+            date_and_time(ui, &clock);
             ui.separator();
-            if ui
-                .selectable_label(
-                    speed.paused,
-                    if speed.paused {
-                        "▶ 继续"
-                    } else {
-                        "⏸ 暂停"
-                    },
-                )
-                .on_hover_text("Space")
-                .clicked()
-            {
-                speed.paused = !speed.paused;
-            }
-            if speed.paused && ui.button("步进").on_hover_text(".").clicked() {
-                speed.pending_single_steps += 1;
-            }
-            for (i, s) in SPEEDS.iter().enumerate() {
-                if ui
-                    .selectable_label(speed.multiplier == *s, format!("{s}×"))
-                    .on_hover_text(format!("{}", i + 1))
-                    .clicked()
-                {
-                    speed.multiplier = *s;
-                }
-            }
+            speed_controls(ui, &mut speed);
             ui.separator();
             ui.label(format!(
                 "醒着 {} · 睡着 {} · 今日对话 {}",
@@ -188,6 +149,52 @@ fn top_bar(
         });
     });
     Ok(())
+}
+
+/// `2026-04-06 周一 06:00`, the part of the day, and the day of the run.
+fn date_and_time(ui: &mut egui::Ui, clock: &Clock) {
+    let now = clock.now;
+    ui.strong(format!(
+        "{} {} {:02}:{:02}",
+        now.date(),
+        weekday_zh(now.weekday_index()),
+        now.minute_of_day() / 60,
+        now.minute_of_day() % 60
+    ));
+    ui.label(day_part(now.minute_of_day()));
+    ui.label(format!(
+        "第 {}/{} 天",
+        clock.day().min(clock.days),
+        clock.days
+    ));
+}
+
+/// Pause, a single step while paused, and the speeds.
+fn speed_controls(ui: &mut egui::Ui, speed: &mut SimSpeed) {
+    let pause = if speed.paused {
+        "▶ 继续"
+    } else {
+        "⏸ 暂停"
+    };
+    if ui
+        .selectable_label(speed.paused, pause)
+        .on_hover_text("Space")
+        .clicked()
+    {
+        speed.paused = !speed.paused;
+    }
+    if speed.paused && ui.button("步进").on_hover_text(".").clicked() {
+        speed.pending_single_steps += 1;
+    }
+    for (i, s) in SPEEDS.iter().enumerate() {
+        if ui
+            .selectable_label(speed.multiplier == *s, format!("{s}×"))
+            .on_hover_text(format!("{}", i + 1))
+            .clicked()
+        {
+            speed.multiplier = *s;
+        }
+    }
 }
 
 /// A broken scenario file: the error, in red, until the file is fixed; a

@@ -134,106 +134,93 @@ fn piece(commands: &mut Commands, colour: Color, size: Vec2, at: Vec2, z: f32) {
     ));
 }
 
+/// A place as its kind looks: a grove (with a tent where one sleeps), a
+/// paved square (with a notice board, or a reading room), or a house.
 fn draw_place(commands: &mut Commands, loc: &Location, at: Vec2, seed: u32) {
-    let size = loc.size;
     match loc.kind {
-        LocationKind::Nature | LocationKind::Wild => {
-            piece(commands, wall(loc.kind), size, at, -4.0);
-            // A grove: trunks and canopies at fixed pseudo-random spots.
-            let trees = ((size.x * size.y) / 2500.0).clamp(3.0, 14.0) as u32;
-            let canopy = if loc.kind == LocationKind::Wild {
-                Color::srgb(0.16, 0.32, 0.18)
-            } else {
-                Color::srgb(0.24, 0.46, 0.22)
-            };
-            for k in 0..trees {
-                let h = (seed + 1)
-                    .wrapping_mul(2_654_435_761)
-                    .wrapping_add(k * 40_503);
-                let fx = ((h >> 8) % 1000) as f32 / 1000.0 - 0.5;
-                let fy = ((h >> 18) % 1000) as f32 / 1000.0 - 0.5;
-                let p = at + Vec2::new(fx * size.x * 0.85, fy * size.y * 0.85);
-                piece(
-                    commands,
-                    Color::srgb(0.40, 0.28, 0.18),
-                    Vec2::new(5.0, 10.0),
-                    p - Vec2::Y * 8.0,
-                    -3.0,
-                );
-                piece(commands, canopy, Vec2::splat(18.0), p, -2.9);
-            }
-            if loc.has(Service::Sleep) {
-                // A tent.
-                piece(
-                    commands,
-                    Color::srgb(0.78, 0.62, 0.30),
-                    Vec2::new(34.0, 22.0),
-                    at,
-                    -2.5,
-                );
-                piece(
-                    commands,
-                    Color::srgb(0.30, 0.22, 0.14),
-                    Vec2::new(8.0, 14.0),
-                    at - Vec2::Y * 4.0,
-                    -2.4,
-                );
-            }
-        }
+        LocationKind::Nature | LocationKind::Wild => grove(commands, loc, at, seed),
         LocationKind::Public => {
             // Paving, with a border.
-            piece(
-                commands,
-                Color::srgb(0.62, 0.60, 0.56),
-                size + Vec2::splat(6.0),
-                at,
-                -4.1,
-            );
-            piece(commands, wall(loc.kind), size, at, -4.0);
+            let border = loc.size + Vec2::splat(6.0);
+            piece(commands, Color::srgb(0.62, 0.60, 0.56), border, at, -4.1);
+            piece(commands, wall(loc.kind), loc.size, at, -4.0);
             if loc.has(Service::NoticeBoard) {
-                let board = at + Vec2::new(size.x * 0.28, size.y * 0.18);
-                piece(
+                notice_board(
                     commands,
-                    Color::srgb(0.45, 0.30, 0.18),
-                    Vec2::new(4.0, 26.0),
-                    board - Vec2::new(12.0, 12.0),
-                    -3.0,
-                );
-                piece(
-                    commands,
-                    Color::srgb(0.45, 0.30, 0.18),
-                    Vec2::new(4.0, 26.0),
-                    board - Vec2::new(-12.0, 12.0),
-                    -3.0,
-                );
-                piece(
-                    commands,
-                    Color::srgb(0.62, 0.44, 0.26),
-                    Vec2::new(40.0, 24.0),
-                    board,
-                    -2.9,
-                );
-                piece(
-                    commands,
-                    Color::srgb(0.96, 0.94, 0.86),
-                    Vec2::new(12.0, 14.0),
-                    board - Vec2::X * 8.0,
-                    -2.8,
-                );
-                piece(
-                    commands,
-                    Color::srgb(0.98, 0.90, 0.70),
-                    Vec2::new(10.0, 12.0),
-                    board + Vec2::X * 9.0,
-                    -2.8,
+                    at + Vec2::new(loc.size.x * 0.28, loc.size.y * 0.18),
                 );
             }
             if loc.has(Service::Books) {
-                house(commands, loc.kind, size * 0.7, at);
+                house(commands, loc.kind, loc.size * 0.7, at);
             }
         }
-        _ => house(commands, loc.kind, size, at),
+        _ => house(commands, loc.kind, loc.size, at),
     }
+}
+
+/// Trees at fixed pseudo-random spots, and a tent where one can sleep.
+fn grove(commands: &mut Commands, loc: &Location, at: Vec2, seed: u32) {
+    let size = loc.size;
+    piece(commands, wall(loc.kind), size, at, -4.0);
+    let trees = ((size.x * size.y) / 2500.0).clamp(3.0, 14.0) as u32;
+    let canopy = if loc.kind == LocationKind::Wild {
+        Color::srgb(0.16, 0.32, 0.18)
+    } else {
+        Color::srgb(0.24, 0.46, 0.22)
+    };
+    let trunk = Color::srgb(0.40, 0.28, 0.18);
+    for k in 0..trees {
+        let h = (seed + 1)
+            .wrapping_mul(2_654_435_761)
+            .wrapping_add(k * 40_503);
+        let fx = ((h >> 8) % 1000) as f32 / 1000.0 - 0.5;
+        let fy = ((h >> 18) % 1000) as f32 / 1000.0 - 0.5;
+        let p = at + Vec2::new(fx * size.x * 0.85, fy * size.y * 0.85);
+        piece(
+            commands,
+            trunk,
+            Vec2::new(5.0, 10.0),
+            p - Vec2::Y * 8.0,
+            -3.0,
+        );
+        piece(commands, canopy, Vec2::splat(18.0), p, -2.9);
+    }
+    if loc.has(Service::Sleep) {
+        let (canvas, opening) = (Color::srgb(0.78, 0.62, 0.30), Color::srgb(0.30, 0.22, 0.14));
+        piece(commands, canvas, Vec2::new(34.0, 22.0), at, -2.5);
+        piece(
+            commands,
+            opening,
+            Vec2::new(8.0, 14.0),
+            at - Vec2::Y * 4.0,
+            -2.4,
+        );
+    }
+}
+
+/// A notice board on two posts, two notices pinned to it.
+fn notice_board(commands: &mut Commands, board: Vec2) {
+    let wood = Color::srgb(0.45, 0.30, 0.18);
+    let post = Vec2::new(4.0, 26.0);
+    piece(commands, wood, post, board - Vec2::new(12.0, 12.0), -3.0);
+    piece(commands, wood, post, board - Vec2::new(-12.0, 12.0), -3.0);
+    let panel = Color::srgb(0.62, 0.44, 0.26);
+    piece(commands, panel, Vec2::new(40.0, 24.0), board, -2.9);
+    let (white, cream) = (Color::srgb(0.96, 0.94, 0.86), Color::srgb(0.98, 0.90, 0.70));
+    piece(
+        commands,
+        white,
+        Vec2::new(12.0, 14.0),
+        board - Vec2::X * 8.0,
+        -2.8,
+    );
+    piece(
+        commands,
+        cream,
+        Vec2::new(10.0, 12.0),
+        board + Vec2::X * 9.0,
+        -2.8,
+    );
 }
 
 /// Walls, a roof along the top, a door at the bottom (windows: `night`).

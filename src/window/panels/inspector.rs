@@ -1,0 +1,282 @@
+//! The resident inspector (I): who the selected resident is, its needs, what
+//! it is doing, the conversation it is in, its memories and its ties.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiTextureHandle, egui};
+
+use super::{Panels, bar, clock_text};
+use crate::scenario::{ResidentId, Town};
+use crate::sim::clock::Clock;
+use crate::sim::memory::Memories;
+use crate::sim::residents::{
+    Activity, Needs, Persona, Relationships, Roster, Thinking, Walking, Whereabouts,
+};
+use crate::sim::social::SocialState;
+use crate::window::counsel::CounselPanel;
+use crate::window::feed::EventFeed;
+use crate::window::people::EmojiIndex;
+use crate::window::select::Selection;
+
+type InspectorView<'a> = (
+    &'a Persona,
+    &'a Needs,
+    Option<&'a Activity>,
+    &'a Whereabouts,
+    Has<Thinking>,
+    Option<&'a Walking>,
+    &'a Memories,
+    &'a Relationships,
+);
+
+/// The inspector's row of a resident, as the query yields it.
+type Shown<'a> = (
+    &'a Persona,
+    &'a Needs,
+    Option<&'a Activity>,
+    &'a Whereabouts,
+    bool,
+    Option<&'a Walking>,
+    &'a Memories,
+    &'a Relationships,
+);
+
+/// What the inspector shows of the town around the resident.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct Around<'w> {
+    roster: Res<'w, Roster>,
+    town: Res<'w, Town>,
+    social: Res<'w, SocialState>,
+    feed: Res<'w, EventFeed>,
+    clock: Res<'w, Clock>,
+}
+
+/// The inspector window of the selected resident; closing it clears the selection.
+pub(super) fn inspector(
+    mut contexts: EguiContexts,
+    (panels, mut selection, mut counsel): (Res<Panels>, ResMut<Selection>, ResMut<CounselPanel>),
+    around: Around,
+    residents: Query<InspectorView>,
+    (icons, assets): (Option<Res<EmojiIndex>>, Res<AssetServer>),
+    mut search: Local<String>,
+) -> Result {
+    let Some(id) = selection.resident.clone() else {
+        return Ok(());
+    };
+    if !panels.inspector {
+        return Ok(());
+    }
+    let Some(view) = around
+        .roster
+        .entity(&id)
+        .and_then(|e| residents.get(e).ok())
+    else {
+        return Ok(());
+    };
+    let (persona, needs, activity, ..) = view;
+    // The plan's emoji as its icon (egui's fonts lack many emoji).
+    let icon = activity
+        .and_then(|a| icons.as_ref()?.path(&a.text.emoji))
+        .map(|path| contexts.add_image(EguiTextureHandle::Strong(assets.load(path))));
+    let ctx = contexts.ctx_mut()?;
+    let right = ctx.viewport_rect().right();
+    let mut open = true;
+    egui::Window::new(format!("{} · {}", persona.name, persona.occupation))
+        .id(egui::Id::new("inspector"))
+        .open(&mut open)
+        .default_pos([right - 380.0, 44.0])
+        .default_width(360.0)
+        .default_height(640.0)
+        .vscroll(true)
+        .show(ctx, |ui| {
+            header(ui, persona, &mut selection, &mut counsel, &around);
+            persona_section(ui, persona);
+            needs_section(ui, needs);
+            now_section(ui, &view, icon, &around.town);
+            conversation_section(ui, &id, &selection, &around);
+            memories_section(ui, view.6, &mut search);
+            ties_section(ui, view.7, &around.roster);
+        });
+    if !open {
+        selection.clear();
+    }
+    Ok(())
+}
+
+/// Age, gender, id, the follow switch, the quote, and a talk button for
+/// residents the player can counsel with.
+fn header(
+    ui: &mut egui::Ui,
+    persona: &Persona,
+    selection: &mut Selection,
+    counsel: &mut CounselPanel,
+    around: &Around,
+) {
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "{} 岁 · {} · {}",
+            persona.age, persona.gender, persona.id
+        ));
+        let follow = if selection.follow {
+            "跟随中 (F)"
+        } else {
+            "跟随 (F)"
+        };
+        if ui.selectable_label(selection.follow, follow).clicked() {
+            selection.follow = !selection.follow;
+        }
+    });
+    ui.label(egui::RichText::new(format!("「{}」", persona.quote)).italics());
+    if persona.counsel.is_none() {
+        return;
+    }
+    let talking = counsel
+        .session
+        .as_ref()
+        .is_some_and(|s| s.resident == persona.id);
+    if ui
+        .add_enabled(!talking, egui::Button::new("💬 交谈"))
+        .on_hover_text("和它进行一次 HEART RULE 会谈")
+        .clicked()
+    {
+        counsel.start(&persona.0, around.clock.now);
+    }
+}
+
+/// The Big Five, traits and goals.
+fn persona_section(ui: &mut egui::Ui, persona: &Persona) {
+    egui::CollapsingHeader::new("性格与目标")
+        .default_open(true)
+        .show(ui, |ui| {
+            let p = &persona.personality;
+            for (label, v) in [
+                ("开放性", p.openness),
+                ("尽责性", p.conscientiousness),
+                ("外向性", p.extraversion),
+                ("宜人性", p.agreeableness),
+                ("神经质", p.neuroticism),
+            ] {
+                bar(ui, label, v);
+            }
+            if !persona.traits.is_empty() {
+                ui.label(format!("特点：{}", persona.traits.join("、")));
+            }
+            for g in &persona.goals {
+                ui.label(format!("🎯 {}", g.text));
+            }
+        });
+}
+
+fn needs_section(ui: &mut egui::Ui, needs: &Needs) {
+    egui::CollapsingHeader::new("需求")
+        .default_open(true)
+        .show(ui, |ui| {
+            bar(ui, "精力", needs.energy);
+            bar(ui, "饱腹", needs.hunger);
+            bar(ui, "社交", needs.social);
+            bar(ui, "娱乐", needs.fun);
+        });
+}
+
+/// What the resident is doing now, where, and until when.
+fn now_section(ui: &mut egui::Ui, view: &Shown, icon: Option<egui::TextureId>, town: &Town) {
+    let (_, _, activity, at, thinking, walking, ..) = *view;
+    egui::CollapsingHeader::new("此刻")
+        .default_open(true)
+        .show(ui, |ui| {
+            let place = town.name(at.0);
+            if thinking {
+                ui.label("💭 正在想下一步…");
+            }
+            let Some(a) = activity else {
+                ui.label(format!("在 {place}，空闲"));
+                return;
+            };
+            ui.horizontal(|ui| {
+                if let Some(icon) = icon {
+                    ui.image((icon, egui::vec2(20.0, 20.0)));
+                }
+                ui.label(&a.text.action);
+            });
+            if !a.text.dialogue.is_empty() {
+                ui.label(format!("「{}」", a.text.dialogue));
+            }
+            let target = town.name(a.target);
+            ui.label(match walking {
+                Some(_) => format!("从 {place} 走向 {target}"),
+                None => format!("在 {place}"),
+            });
+            ui.label(format!("忙到 {}", a.busy_until));
+        });
+}
+
+/// The conversation: the clicked bubble's, else the one underway.
+fn conversation_section(
+    ui: &mut egui::Ui,
+    id: &ResidentId,
+    selection: &Selection,
+    around: &Around,
+) {
+    let conversation = selection.conversation.or_else(|| {
+        around
+            .roster
+            .idx(id)
+            .and_then(|i| around.social.talking.get(i as usize).copied().flatten())
+    });
+    let Some(c) = conversation else {
+        return;
+    };
+    egui::CollapsingHeader::new(format!("对话 #{c}"))
+        .default_open(true)
+        .show(ui, |ui| {
+            for e in around
+                .feed
+                .entries
+                .iter()
+                .filter(|e| e.told.conversation == Some(c))
+            {
+                ui.label(format!("{} {}", clock_text(e.time), e.told.text));
+            }
+        });
+}
+
+/// The memories, newest first, with a search box.
+fn memories_section(ui: &mut egui::Ui, memories: &Memories, search: &mut String) {
+    egui::CollapsingHeader::new(format!("记忆（{}）", memories.entries.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.add(egui::TextEdit::singleline(search).hint_text("搜索记忆…"));
+            let needle = search.trim();
+            let shown = memories
+                .entries
+                .iter()
+                .rev()
+                .filter(|m| needle.is_empty() || m.text.contains(needle))
+                .take(200);
+            for m in shown {
+                ui.label(format!("{} ★{} {}", m.time.stamp(), m.importance, m.text));
+            }
+        });
+}
+
+/// The ties, strongest first.
+fn ties_section(ui: &mut egui::Ui, ties: &Relationships, roster: &Roster) {
+    egui::CollapsingHeader::new(format!("关系（{}）", ties.0.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            let mut ties: Vec<_> = ties.0.iter().collect();
+            ties.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+            egui::Grid::new("ties").striped(true).show(ui, |ui| {
+                for t in ties {
+                    ui.label(roster.name(&t.with));
+                    ui.label(t.kind.label());
+                    ui.add(
+                        egui::ProgressBar::new(t.strength / 100.0)
+                            .desired_width(80.0)
+                            .text(format!("{:.0}", t.strength)),
+                    );
+                    ui.label(&t.impression);
+                    ui.end_row();
+                }
+            });
+        });
+}
