@@ -98,9 +98,9 @@ fn idle_now(app: &App, n: usize) -> Option<Vec<ResidentId>> {
         .map(|here| {
             here.iter()
                 .copied()
-                .filter(|&i| !census.asleep(i) && state.talking[i as usize].is_none())
-                .filter(|&i| w.get::<Walking>(roster.entities[i as usize]).is_none())
-                .map(|i| roster.ids[i as usize].clone())
+                .filter(|&i| !census.asleep(i) && state.talking[i.i()].is_none())
+                .filter(|&i| w.get::<Walking>(roster.entities[i.i()]).is_none())
+                .map(|i| roster.ids[i.i()].clone())
                 .collect::<Vec<_>>()
         })
         .find(|v| v.len() >= n)
@@ -252,7 +252,7 @@ fn an_appointment_interrupts_a_conversation() {
         let w = app.world();
         let r = w.resource::<Roster>();
         let (ia, ib) = (r.idx(a).unwrap(), r.idx(b).unwrap());
-        let at = w.resource::<Census>().entries[ia as usize].at;
+        let at = w.resource::<Census>().entries[ia.i()].at;
         (ia, ib, w.resource::<Clock>().now, at)
     };
     app.world_mut()

@@ -12,7 +12,7 @@ use crate::llm::cassette::CassetteMode;
 use crate::sim::clock::Clock;
 use crate::sim::end::SimOutcome;
 use crate::sim::event_log::EventLog;
-use crate::sim::residents::{Needs, Persona, Resident, Roster, Tally};
+use crate::sim::residents::{Needs, Persona, Resident, Roster, RosterIdx, Tally};
 
 /// Residents shown in the summary table (a big town's rest is counted).
 const SHOWN: usize = 50;
@@ -57,7 +57,7 @@ pub(super) fn summary(world: &mut World, name: &str, seed: u64, wall: Duration) 
     let clock = world.resource::<Clock>().clone();
     let outcome = world.resource::<SimOutcome>().0;
     let lines = world.resource::<EventLog>().lines;
-    let mut rows: Vec<(u32, Vec<String>)> = world
+    let mut rows: Vec<(RosterIdx, Vec<String>)> = world
         .query::<(&Resident, &Persona, &Tally, &Needs)>()
         .iter(world)
         .map(|(r, p, t, n)| (r.idx, resident_row(r, p, t, n)))

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::scenario::ResidentId;
 use crate::sim::event_log::{CallKind, EventBody};
+use crate::sim::residents::RosterIdx;
 
 #[derive(Debug, Clone, Default)]
 pub struct ResidentUsage {
@@ -75,14 +76,14 @@ impl LlmStats {
 
     pub fn call(
         &mut self,
-        idx: u32,
+        idx: RosterIdx,
         id: &ResidentId,
         kind: CallKind,
         prompt: u32,
         completion: u32,
         latency_ms: u64,
     ) {
-        let r = &mut self.residents[idx as usize];
+        let r = &mut self.residents[idx.i()];
         r.calls[kind as usize] += 1;
         r.prompt_tokens += prompt as u64;
         r.completion_tokens += completion as u64;
@@ -97,14 +98,14 @@ impl LlmStats {
         *d.by_resident.entry(id.clone()).or_default() += 1;
     }
 
-    pub fn fallback(&mut self, idx: u32) {
-        self.residents[idx as usize].fallbacks += 1;
+    pub fn fallback(&mut self, idx: RosterIdx) {
+        self.residents[idx.i()].fallbacks += 1;
         self.day.fallbacks += 1;
     }
 
-    pub fn skip(&mut self, idx: u32) {
-        self.residents[idx as usize].skipped += 1;
-        self.residents[idx as usize].fallbacks += 1;
+    pub fn skip(&mut self, idx: RosterIdx) {
+        self.residents[idx.i()].skipped += 1;
+        self.residents[idx.i()].fallbacks += 1;
         self.day.skipped += 1;
         self.day.fallbacks += 1;
     }

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::Memory;
 use super::notices::NoticeBoard;
-use super::residents::{Activity, Agenda, Census, Needs, Relationship, Relationships, Roster};
+use super::residents::{
+    Activity, Agenda, Census, Needs, Relationship, Relationships, Roster, RosterIdx,
+};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Town, Tuning, WorkRole};
 
@@ -40,7 +42,7 @@ pub struct PlanContext<'a> {
     pub town: &'a Town,
     pub tuning: &'a Tuning,
     pub me: &'a Profile,
-    pub my_idx: u32,
+    pub my_idx: RosterIdx,
     pub needs: &'a Needs,
     pub at: LocIdx,
     pub previous: Option<&'a Activity>,

@@ -198,7 +198,7 @@ impl Sources<'_> {
                     .iter()
                     .filter(|&&i| i != me)
                     .take(3)
-                    .map(|&i| self.roster.names[i as usize].as_str())
+                    .map(|&i| self.roster.names[i.i()].as_str())
                     .collect();
                 if !seen.is_empty() {
                     let text = format!("在{}看到了{}", self.town.name(place), seen.join("、"));
@@ -233,7 +233,7 @@ impl Sources<'_> {
                 let who = self
                     .roster
                     .idx(partner)
-                    .map_or("", |i| self.roster.names[i as usize].as_str());
+                    .map_or("", |i| self.roster.names[i.i()].as_str());
                 let found: Vec<String> = results.iter().map(|(k, v)| format!("{k}：{v}")).collect();
                 let text: String = format!("和{who}谈了「{skill}」，了解到{}", found.join("；"))
                     .chars()

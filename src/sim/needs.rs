@@ -28,14 +28,14 @@ fn update_needs(
     // order in memory, which is slow in a large town.
     walking.clear();
     for r in &walkers {
-        let i = r.idx as usize;
+        let i = r.idx.i();
         if walking.len() <= i {
             walking.resize(i + 1, false);
         }
         walking[i] = true;
     }
     for (r, mut needs, activity) in &mut q {
-        let walking = walking.get(r.idx as usize).copied().unwrap_or(false);
+        let walking = walking.get(r.idx.i()).copied().unwrap_or(false);
         let n = &mut *needs;
         let doing = activity.filter(|a| a.underway && !walking);
         let asleep = doing.is_some_and(|a| a.kind == ActivityKind::Sleep);

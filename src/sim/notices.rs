@@ -14,6 +14,7 @@ use super::town::Gatherings;
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
+use crate::sim::residents::RosterIdx;
 
 #[derive(Debug, Clone)]
 pub struct Notice {
@@ -158,7 +159,7 @@ fn read_notices(
     )>,
 ) {
     let passing: Vec<PassedBy> = passers.read().copied().collect();
-    let mut readers: Vec<(u32, LocIdx)> = Vec::new();
+    let mut readers: Vec<(RosterIdx, LocIdx)> = Vec::new();
     for place in board.locations() {
         for &idx in &census.at_place[place.i()] {
             if !census.asleep(idx) {
@@ -181,7 +182,7 @@ fn read_notices(
     readers.dedup_by_key(|x| x.0);
     // Only the readers are touched, in roster order, not the whole town.
     for &(idx, place) in &readers {
-        let Ok((r, persona, rels, mut agenda, mut rng)) = q.get_mut(roster.entities[idx as usize])
+        let Ok((r, persona, rels, mut agenda, mut rng)) = q.get_mut(roster.entities[idx.i()])
         else {
             continue;
         };

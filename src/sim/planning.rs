@@ -17,6 +17,7 @@ use super::town::{ActiveTuning, Gatherings};
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
 use crate::scenario::{LocIdx, Service, Town, Tuning};
 use crate::sim::brain::{Plan, PlanContext};
+use crate::sim::residents::RosterIdx;
 
 /// A resident needs a plan.
 #[derive(Message, Debug, Clone, Copy)]
@@ -102,16 +103,13 @@ fn request_plans(
 ) {
     // Walkers (from the census) and thinkers are left out by roster idx: a sparse
     // filter in the main query would make it visit residents out of order.
-    let thinking: bevy::platform::collections::HashSet<u32> =
+    let thinking: bevy::platform::collections::HashSet<RosterIdx> =
         thinking.iter().map(|r| r.idx).collect();
-    let mut idle: Vec<(u32, Entity)> = q
+    let mut idle: Vec<(RosterIdx, Entity)> = q
         .iter()
         .filter(|(_, r, a)| {
             a.is_none_or(|a| a.busy_until <= clock.now)
-                && !census
-                    .entries
-                    .get(r.idx as usize)
-                    .is_some_and(|e| e.walking)
+                && !census.entries.get(r.idx.i()).is_some_and(|e| e.walking)
                 && !thinking.contains(&r.idx)
         })
         .map(|(e, r, _)| (r.idx, e))

@@ -11,6 +11,7 @@ use crate::base::time::GameTime;
 use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{Names, Narration, SimEvent, Strand, narrate};
+use crate::sim::residents::RosterIdx;
 use crate::sim::residents::{Relationships, Resident, Roster};
 
 pub(super) fn plugin(app: &mut App) {
@@ -40,7 +41,7 @@ pub(crate) struct EventFeed {
 }
 
 /// Every resident's ties at one moment: `[roster idx] = [(other idx, strength)]`.
-pub(crate) type Ties = Vec<Vec<(u32, f32)>>;
+pub(crate) type Ties = Vec<Vec<(RosterIdx, f32)>>;
 
 /// Hourly samples of every tie.
 #[derive(Resource, Debug, Default)]
@@ -51,11 +52,11 @@ pub(crate) struct RelationHistory {
 
 impl RelationHistory {
     /// `a`'s view of `b` over time.
-    pub fn series(&self, a: u32, b: u32) -> Vec<(GameTime, f32)> {
+    pub fn series(&self, a: RosterIdx, b: RosterIdx) -> Vec<(GameTime, f32)> {
         self.samples
             .iter()
             .filter_map(|(t, ties)| {
-                let s = ties.get(a as usize)?.iter().find(|(o, _)| *o == b)?.1;
+                let s = ties.get(a.i())?.iter().find(|(o, _)| *o == b)?.1;
                 Some((*t, s))
             })
             .collect()
@@ -126,7 +127,7 @@ fn sample_relations(
     history.last_hour = Some(hour);
     let mut ties = vec![Vec::new(); roster.len()];
     for (r, rel) in &residents {
-        if let Some(slot) = ties.get_mut(r.idx as usize) {
+        if let Some(slot) = ties.get_mut(r.idx.i()) {
             *slot = rel.0.iter().map(|t| (t.with_idx, t.strength)).collect();
         }
     }
@@ -179,8 +180,9 @@ mod tests {
         let history = app.world().resource::<RelationHistory>();
         // 06:00 … 20:00: one sample an hour.
         assert_eq!(history.samples.len(), 15);
-        let (a, b) = (0..roster.len() as u32)
-            .flat_map(|a| (0..roster.len() as u32).map(move |b| (a, b)))
+        let (a, b) = roster
+            .indices()
+            .flat_map(|a| roster.indices().map(move |b| (a, b)))
             .find(|&(a, b)| !history.series(a, b).is_empty())
             .expect("some tie");
         assert!(history.series(a, b).len() > 1);

@@ -13,6 +13,7 @@ use super::{AssetDir, FONT, ViewSet};
 use crate::sim::clock::{Clock, SimSpeed};
 use crate::sim::end::SimOutcome;
 use crate::sim::residents::Census;
+use crate::sim::residents::RosterIdx;
 use crate::sim::social::SocialState;
 
 /// The speeds of keys 1–5.
@@ -115,7 +116,7 @@ fn top_bar(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let asleep = (0..census.entries.len() as u32)
-        .filter(|&i| census.asleep(i))
+        .filter(|&i| census.asleep(RosterIdx(i)))
         .count();
     // Panels live in a full-window background Ui (egui 0.36).
     let mut root = egui::Ui::new(

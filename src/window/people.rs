@@ -112,7 +112,7 @@ fn add_figures(
     };
     let font: Handle<Font> = assets.load(FONT);
     for (entity, r, pos, persona) in &new {
-        let sheet = images.add(art::sheet_image(r.idx));
+        let sheet = images.add(art::sheet_image(r.idx.0));
         let mut sprite = Sprite::from_atlas_image(
             sheet,
             TextureAtlas {

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{roll, speech};
 use crate::scenario::{LocIdx, PlannerTuning};
 use crate::sim::brain::{Plan, PlanContext};
-use crate::sim::residents::ActivityKind;
+use crate::sim::residents::{ActivityKind, RosterIdx};
 
 /// An action phrase, written out only for the option that wins.
 #[derive(Debug, Clone)]
@@ -25,10 +25,10 @@ pub(super) enum ActionText {
     Own(String),
     EatAtHome(&'static str),
     EatAt(&'static str, LocIdx),
-    ChatWith(u32),
+    ChatWith(RosterIdx),
     HangOutAt(LocIdx),
-    Meet(u32, LocIdx),
-    DineWith(&'static str, u32, LocIdx),
+    Meet(RosterIdx, LocIdx),
+    DineWith(&'static str, RosterIdx, LocIdx),
 }
 
 impl ActionText {
@@ -38,16 +38,16 @@ impl ActionText {
             Self::Own(t) => t.clone(),
             Self::EatAtHome(meal) => format!("Eat {meal} at home"),
             Self::EatAt(meal, place) => format!("Have {meal} at {}", place_word(cx, *place)),
-            Self::ChatWith(who) => format!("Chat with {}", cx.roster.names[*who as usize]),
+            Self::ChatWith(who) => format!("Chat with {}", cx.roster.names[(*who).i()]),
             Self::HangOutAt(place) => format!("Hang out at {}", place_word(cx, *place)),
             Self::DineWith(meal, who, place) => format!(
                 "Have {meal} with {} at {}",
-                cx.roster.names[*who as usize],
+                cx.roster.names[(*who).i()],
                 place_word(cx, *place)
             ),
             Self::Meet(who, place) => format!(
                 "Meet {} at {}",
-                cx.roster.names[*who as usize],
+                cx.roster.names[(*who).i()],
                 place_word(cx, *place)
             ),
         }
@@ -91,7 +91,7 @@ pub(super) struct Candidate {
     /// A line the persona suggests for this option (hobby `says`, notice text).
     pub line: Option<String>,
     /// Friend the option is about, by roster idx.
-    pub friend: Option<u32>,
+    pub friend: Option<RosterIdx>,
     /// Gathering the option is about.
     pub gathering: Option<usize>,
 }

@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{ActionText, Candidate, MID_TRAIT, Moment, meal_name};
 use crate::scenario::{LocIdx, Location, LocationKind, Service};
-use crate::sim::residents::ActivityKind;
+use crate::sim::residents::{ActivityKind, RosterIdx};
 
 /// Not eaten for this many minutes: a meal time pulls.
 const ATE_LATELY: i64 = 150;
@@ -19,7 +19,7 @@ const HANGOUTS: usize = 6;
 /// weighing for a meal and for company.
 pub(super) struct Places {
     /// (place, strength, roster idx) of every tie awake and standing somewhere.
-    known: Vec<(LocIdx, f32, u32)>,
+    known: Vec<(LocIdx, f32, RosterIdx)>,
     food: Vec<LocIdx>,
     social: Vec<LocIdx>,
 }
@@ -53,9 +53,9 @@ impl Places {
     }
 
     /// Sum of ties' strength at `place`, and the closest friend there.
-    fn friends_at(&self, place: LocIdx, friend_at: f32) -> (f32, Option<u32>) {
+    fn friends_at(&self, place: LocIdx, friend_at: f32) -> (f32, Option<RosterIdx>) {
         let mut sum = 0.0;
-        let mut best: Option<(f32, u32)> = None;
+        let mut best: Option<(f32, RosterIdx)> = None;
         for &(_, s, i) in self.known.iter().filter(|k| k.0 == place) {
             sum += s;
             if s >= friend_at && best.is_none_or(|(b, _)| s > b) {
@@ -266,14 +266,14 @@ pub(super) fn rest(now: &Moment, out: &mut Vec<Candidate>) {
 /// Where the people this resident knows are now: (place, strength, roster idx),
 /// awake and standing somewhere. Looked up from the resident's own ties, so the
 /// cost does not grow with the size of the town.
-fn known_whereabouts(now: &Moment) -> Vec<(LocIdx, f32, u32)> {
+fn known_whereabouts(now: &Moment) -> Vec<(LocIdx, f32, RosterIdx)> {
     let cx = now.cx;
     cx.relationships
         .0
         .iter()
         .filter_map(|r| {
             let i = r.with_idx;
-            let e = cx.census.entries.get(i as usize)?;
+            let e = cx.census.entries.get(i.i())?;
             (!e.walking && !cx.census.asleep(i)).then_some((e.at, r.strength, i))
         })
         .collect()

@@ -7,7 +7,7 @@ use super::LlmBrain;
 use crate::sim::clock::Clock;
 use crate::sim::end::SimOutcome;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};
-use crate::sim::residents::Roster;
+use crate::sim::residents::{Roster, RosterIdx};
 
 /// Closes game days for accounting (`llm_usage` events), and the last one at the end.
 pub(super) fn account(
@@ -31,7 +31,7 @@ pub(super) fn account(
     if outcome.ended() && !brain.final_usage_logged {
         brain.final_usage_logged = true;
         // Calls still out when the run ends are accounted too.
-        let mut left: Vec<(u64, u32, usize, CallKind, u32)> = brain
+        let mut left: Vec<(u64, RosterIdx, usize, CallKind, u32)> = brain
             .pending
             .iter()
             .map(|(id, p)| {
@@ -46,7 +46,7 @@ pub(super) fn account(
             .collect();
         left.sort_unstable();
         for (_, idx, endpoint, kind, prompt) in left {
-            let id = roster.ids[idx as usize].clone();
+            let id = roster.ids[idx.i()].clone();
             brain.stats.call(idx, &id, kind, prompt, 0, 0);
             events.write(SimEvent {
                 time: clock.now,

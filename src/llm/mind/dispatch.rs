@@ -13,6 +13,7 @@ use crate::llm::schema::PLAN_SCHEMA_NAME;
 use crate::scenario::ResidentId;
 use crate::sim::clock::{StepGate, StepMode};
 use crate::sim::end::{FailSim, SimOutcome};
+use crate::sim::residents::RosterIdx;
 
 /// Each frame: take every finished call off the channel; a headless run waits
 /// (skips its step this frame) until all calls sent so far are back.
@@ -62,7 +63,7 @@ impl LlmBrain {
     pub(super) fn send(
         &mut self,
         purpose: Purpose,
-        idx: u32,
+        idx: RosterIdx,
         endpoint: usize,
         priority: u8,
         request: ChatRequest,

@@ -47,7 +47,7 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
         else {
             continue;
         };
-        let id = calls.inputs.roster.ids[pending.resident as usize].clone();
+        let id = calls.inputs.roster.ids[pending.resident.i()].clone();
         let call = Finished {
             resident: &id,
             kind: CallKind::Line,
@@ -76,7 +76,7 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
         match parsed {
             Ok(said) => {
                 call.log(CallOutcome::Ok, AnswerUsed::Llm, None, brain, events);
-                brain.stats.residents[pending.resident as usize].llm_lines += 1;
+                brain.stats.residents[pending.resident.i()].llm_lines += 1;
                 deliver(&calls.social, &mut calls.conversations, conversation, said);
             }
             Err((outcome, why)) => {
@@ -128,7 +128,7 @@ impl LineCalls<'_, '_> {
             return;
         };
         let (idx, id) = (speaker.0.idx, speaker.0.id.clone());
-        let Some(endpoint) = self.brain.route.get(idx as usize).copied().flatten() else {
+        let Some(endpoint) = self.brain.route.get(idx.i()).copied().flatten() else {
             return self.builtin_line(req.conversation);
         };
         let (priority, watched) = self.brain.priority(focus, &id);
@@ -188,7 +188,7 @@ impl LineCalls<'_, '_> {
             .iter()
             .map(|m| {
                 (
-                    self.inputs.roster.names[m.speaker as usize].clone(),
+                    self.inputs.roster.names[m.speaker.i()].clone(),
                     m.text.clone(),
                 )
             })

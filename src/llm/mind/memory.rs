@@ -65,7 +65,7 @@ impl Recaps<'_, '_> {
         };
         let now = self.clock.now;
         let brain = &mut *self.brain;
-        let id = brain.ids[pending.resident as usize].clone();
+        let id = brain.ids[pending.resident.i()].clone();
         let call = Finished {
             resident: &id,
             kind: CallKind::Recap,
@@ -122,7 +122,7 @@ impl Recaps<'_, '_> {
         let (idx, id) = (r.idx, r.id.clone());
         let now = self.clock.now;
         let brain = &mut *self.brain;
-        let Some(endpoint) = brain.route.get(idx as usize).copied().flatten() else {
+        let Some(endpoint) = brain.route.get(idx.i()).copied().flatten() else {
             return;
         };
         if let Gate::Skip(why) = brain.gate(endpoint, now, false) {
@@ -193,7 +193,7 @@ impl Summaries<'_, '_> {
         let now = self.clock.now;
         let brain = &mut *self.brain;
         let Ok((r, persona, mut memories)) = self.q.get_mut(entity) else {
-            let id = brain.ids[pending.resident as usize].clone();
+            let id = brain.ids[pending.resident.i()].clone();
             let call = Finished {
                 resident: &id,
                 kind: CallKind::Summary,
@@ -258,7 +258,7 @@ impl Summaries<'_, '_> {
             return;
         };
         let (idx, id) = (r.idx, r.id.clone());
-        let route = brain.route.get(idx as usize).copied().flatten();
+        let route = brain.route.get(idx.i()).copied().flatten();
         let gate = route.map(|e| (e, brain.gate(e, now, false)));
         if let Some((endpoint, Gate::Send)) = gate {
             let messages = prompts::summary_messages(&SummaryContext {

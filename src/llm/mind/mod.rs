@@ -39,7 +39,7 @@ use crate::sim::clock::{DriveSteps, StepGate};
 use crate::sim::event_log::{BrainLabel, CallKind};
 use crate::sim::memory::{Consolidation, PendingSummary};
 use crate::sim::planning::PlanningSet;
-use crate::sim::residents::{AsyncMind, Roster};
+use crate::sim::residents::{AsyncMind, Roster, RosterIdx};
 use crate::sim::social::SocialSet;
 use crate::sim::{LoadedScenario, SimSet, SimStep};
 
@@ -99,7 +99,7 @@ impl Purpose {
 #[derive(Debug)]
 struct Pending {
     purpose: Purpose,
-    resident: u32,
+    resident: RosterIdx,
     endpoint: usize,
     prompt_estimate: u32,
 }

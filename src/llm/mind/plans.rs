@@ -17,7 +17,7 @@ use crate::sim::brain::Plan;
 use crate::sim::end::FailSim;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest};
-use crate::sim::residents::{Activity, Census, Roster, Thinking, Walking, Whereabouts};
+use crate::sim::residents::{Activity, Census, Roster, RosterIdx, Thinking, Walking, Whereabouts};
 
 /// What a plan call's answer is good for.
 enum Verdict {
@@ -79,7 +79,7 @@ impl PlanCalls<'_, '_> {
             return;
         };
         let now = self.inputs.clock.now;
-        let id = self.inputs.roster.ids[pending.resident as usize].clone();
+        let id = self.inputs.roster.ids[pending.resident.i()].clone();
         // Superseded, or the resident is gone: the answer is dropped.
         let current = self
             .thinking
@@ -103,7 +103,7 @@ impl PlanCalls<'_, '_> {
         match verdict {
             Verdict::Usable(plan) => {
                 call.log(CallOutcome::Ok, AnswerUsed::Llm, None, brain, events);
-                brain.stats.residents[pending.resident as usize].llm_plans += 1;
+                brain.stats.residents[pending.resident.i()].llm_plans += 1;
                 self.ready.write(PlanReady {
                     entity,
                     request,
@@ -215,7 +215,7 @@ impl PlanCalls<'_, '_> {
     }
 
     /// The built-in brain's plan, counted as a fallback.
-    fn fall_back(&mut self, resident: u32, entity: Entity, request: u64) {
+    fn fall_back(&mut self, resident: RosterIdx, entity: Entity, request: u64) {
         self.brain.stats.fallback(resident);
         fallback_plan(&mut self.inputs, &mut self.ready, entity, request);
     }
@@ -226,7 +226,7 @@ impl PlanCalls<'_, '_> {
         let Ok(r) = self.inputs.residents.get(req.entity).map(|v| v.0.clone()) else {
             return;
         };
-        let Some(endpoint) = self.brain.route.get(r.idx as usize).copied().flatten() else {
+        let Some(endpoint) = self.brain.route.get(r.idx.i()).copied().flatten() else {
             return;
         };
         let now = self.inputs.clock.now;
@@ -247,7 +247,7 @@ impl PlanCalls<'_, '_> {
         }
         let doing = &self.doing;
         let Some(messages) = self.inputs.with_context(req.entity, |cx, _| {
-            let knows: Vec<u32> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
+            let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
             let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
             prompts::plan_messages(cx, &others)
         }) else {
@@ -284,21 +284,21 @@ fn fallback_plan(
 /// Others for a planning prompt: people here first, then people this resident
 /// knows, then anyone, up to [`prompts::MAX_OTHERS`].
 fn others_for(
-    me: u32,
+    me: RosterIdx,
     at: LocIdx,
-    knows: &[u32],
+    knows: &[RosterIdx],
     census: &Census,
     roster: &Roster,
     town: &Town,
     doing: &Doing,
 ) -> Vec<OtherResident> {
-    let mut picked: Vec<u32> = Vec::with_capacity(prompts::MAX_OTHERS);
+    let mut picked: Vec<RosterIdx> = Vec::with_capacity(prompts::MAX_OTHERS);
     let here = census
         .at_place
         .get(at.i())
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let everyone = 0..roster.len() as u32;
+    let everyone = roster.indices();
     for i in here
         .iter()
         .copied()
@@ -315,9 +315,9 @@ fn others_for(
     picked
         .into_iter()
         .filter_map(|i| {
-            let (activity, walking, where_) = doing.get(roster.entities[i as usize]).ok()?;
+            let (activity, walking, where_) = doing.get(roster.entities[i.i()]).ok()?;
             Some(OtherResident {
-                name: roster.names[i as usize].clone(),
+                name: roster.names[i.i()].clone(),
                 place: town.name(where_.0).to_string(),
                 doing: prompts::doing(
                     activity.map(|a| a.kind),

@@ -9,6 +9,7 @@ use crate::llm::bridge::Done;
 use crate::llm::client::estimate_tokens;
 use crate::scenario::ResidentId;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};
+use crate::sim::residents::RosterIdx;
 
 /// One finished call of one resident, ready to be logged with what came of it.
 pub(super) struct Finished<'a> {
@@ -88,7 +89,7 @@ pub(super) fn log_skip(
     brain: &mut LlmBrain,
     events: &mut MessageWriter<SimEvent>,
     now: GameTime,
-    (idx, id): (u32, &ResidentId),
+    (idx, id): (RosterIdx, &ResidentId),
     endpoint: usize,
     kind: CallKind,
     why: &str,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::scenario::spec::{KeywordTable, RelationshipTuning, StageValues};
 use crate::scenario::{BigFive, RelationKind, SocialTuning};
+use crate::sim::residents::RosterIdx;
 
 /// How close two residents are, from strength alone (family and colleagues too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -261,18 +262,18 @@ pub fn importance(
 /// (not its speaker), else an extraversion-weighted pick among those who did
 /// not speak last. `people` are (roster idx, extraversion).
 pub fn next_speaker(
-    people: &[(u32, f32)],
-    last_speaker: Option<u32>,
-    mentioned: &[u32],
+    people: &[(RosterIdx, f32)],
+    last_speaker: Option<RosterIdx>,
+    mentioned: &[RosterIdx],
     rng: &mut ChaCha8Rng,
-) -> u32 {
+) -> RosterIdx {
     if let Some(&m) = mentioned
         .iter()
         .find(|m| Some(**m) != last_speaker && people.iter().any(|p| p.0 == **m))
     {
         return m;
     }
-    let candidates: Vec<(u32, f32)> = people
+    let candidates: Vec<(RosterIdx, f32)> = people
         .iter()
         .copied()
         .filter(|p| Some(p.0) != last_speaker)
@@ -293,8 +294,8 @@ pub fn next_speaker(
 }
 
 /// Participants @-mentioned in `text` (`@名字`), in order of appearance.
-pub fn mentions(text: &str, people: &[(u32, &str)]) -> Vec<u32> {
-    let mut found: Vec<(usize, u32)> = Vec::new();
+pub fn mentions(text: &str, people: &[(RosterIdx, &str)]) -> Vec<RosterIdx> {
+    let mut found: Vec<(usize, RosterIdx)> = Vec::new();
     for (at, _) in text.match_indices('@').chain(text.match_indices('＠')) {
         let rest = &text[at..];
         let rest = rest.trim_start_matches(['@', '＠']);
@@ -482,39 +483,44 @@ mod tests {
 
     #[test]
     fn next_speaker_prefers_mentions_then_weights_extraversion() {
-        let people = [(0, 90.0), (1, 10.0), (2, 50.0)];
+        let r = RosterIdx;
+        let people = [(r(0), 90.0), (r(1), 10.0), (r(2), 50.0)];
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        assert_eq!(next_speaker(&people, Some(0), &[1], &mut rng), 1);
+        assert_eq!(next_speaker(&people, Some(r(0)), &[r(1)], &mut rng), r(1));
         // A mention of the speaker themselves or an outsider is ignored.
         for _ in 0..50 {
-            assert_ne!(next_speaker(&people, Some(0), &[0, 9], &mut rng), 0);
+            assert_ne!(
+                next_speaker(&people, Some(r(0)), &[r(0), r(9)], &mut rng),
+                r(0)
+            );
         }
         // Weighted: after 0 spoke, 2 (50) should win 5/6 of the time against 1 (10).
         let n = 60_000;
         let twos = (0..n)
-            .filter(|_| next_speaker(&people, Some(0), &[], &mut rng) == 2)
+            .filter(|_| next_speaker(&people, Some(r(0)), &[], &mut rng) == r(2))
             .count();
         let share = twos as f64 / n as f64;
         assert!((share - 50.0 / 60.0).abs() < 0.01, "{share}");
         // Three candidates when nobody has spoken yet: 90/150, 10/150, 50/150.
         let mut counts = [0usize; 3];
         for _ in 0..n {
-            counts[next_speaker(&people, None, &[], &mut rng) as usize] += 1;
+            counts[next_speaker(&people, None, &[], &mut rng).i()] += 1;
         }
         for (i, want) in [0.6, 1.0 / 15.0, 1.0 / 3.0].iter().enumerate() {
             let got = counts[i] as f64 / n as f64;
             assert!((got - want).abs() < 0.01, "speaker {i}: {got} vs {want}");
         }
         // Two people simply alternate.
-        assert_eq!(next_speaker(&people[..2], Some(0), &[], &mut rng), 1);
+        assert_eq!(next_speaker(&people[..2], Some(r(0)), &[], &mut rng), r(1));
     }
 
     #[test]
     fn mentions_are_found_in_order() {
-        let people = [(0, "阿朵"), (1, "小林"), (2, "小林子")];
-        assert_eq!(mentions("@小林子 你呢？@阿朵", &people), [2, 0]);
-        assert_eq!(mentions("＠小林 来！", &people), [1]);
-        assert_eq!(mentions("没有提到谁", &people), Vec::<u32>::new());
-        assert_eq!(mentions("@阿朵 @阿朵", &people), [0]);
+        let r = RosterIdx;
+        let people = [(r(0), "阿朵"), (r(1), "小林"), (r(2), "小林子")];
+        assert_eq!(mentions("@小林子 你呢？@阿朵", &people), [r(2), r(0)]);
+        assert_eq!(mentions("＠小林 来！", &people), [r(1)]);
+        assert_eq!(mentions("没有提到谁", &people), Vec::<RosterIdx>::new());
+        assert_eq!(mentions("@阿朵 @阿朵", &people), [r(0)]);
     }
 }

@@ -76,7 +76,7 @@ impl Closing<'_, '_> {
         let ids: Vec<_> = c
             .participants
             .iter()
-            .map(|&i| self.roster.ids[i as usize].clone())
+            .map(|&i| self.roster.ids[i.i()].clone())
             .collect();
         let mut changes = Vec::new();
         let mut memories = Vec::new();
@@ -98,8 +98,8 @@ impl Closing<'_, '_> {
                 time: self.clock.now,
                 body: EventBody::SkillEnd {
                     conversation: id,
-                    resident: self.roster.ids[s.ai as usize].clone(),
-                    partner: self.roster.ids[s.human as usize].clone(),
+                    resident: self.roster.ids[s.ai.i()].clone(),
+                    partner: self.roster.ids[s.human.i()].clone(),
                     skill: s.skill.clone(),
                     finished: s.finished,
                     results: s.results().into_iter().collect(),
@@ -135,11 +135,11 @@ impl Closing<'_, '_> {
         let t = &self.tuning.social;
         let ready = now.plus_minutes(t.cooldown_minutes as i64);
         for (k, &a) in c.participants.iter().enumerate() {
-            if self.state.talking[a as usize] == Some(id) {
-                self.state.talking[a as usize] = None;
-                self.state.pause_until[a as usize] = now.plus_minutes(t.pause_minutes as i64);
+            if self.state.talking[a.i()] == Some(id) {
+                self.state.talking[a.i()] = None;
+                self.state.pause_until[a.i()] = now.plus_minutes(t.pause_minutes as i64);
                 self.commands
-                    .entity(self.roster.entities[a as usize])
+                    .entity(self.roster.entities[a.i()])
                     .remove::<Talking>();
             }
             for &b in &c.participants[k + 1..] {
@@ -166,10 +166,7 @@ impl Closing<'_, '_> {
                 if a == b {
                     continue;
                 }
-                let entities = [
-                    self.roster.entities[a as usize],
-                    self.roster.entities[b as usize],
-                ];
+                let entities = [self.roster.entities[a.i()], self.roster.entities[b.i()]];
                 let Ok([mut me, other]) = self.people.get_many_mut(entities) else {
                     continue;
                 };
@@ -242,7 +239,7 @@ impl Closing<'_, '_> {
         let place = self.town.name(c.place);
         let mut memories = Vec::new();
         for (k, &a) in c.participants.iter().enumerate() {
-            let entity = self.roster.entities[a as usize];
+            let entity = self.roster.entities[a.i()];
             let Ok(mut me) = self.people.get_mut(entity) else {
                 continue;
             };
@@ -260,7 +257,7 @@ impl Closing<'_, '_> {
                 .participants
                 .iter()
                 .filter(|&&p| p != a)
-                .map(|&p| self.roster.names[p as usize].as_str())
+                .map(|&p| self.roster.names[p.i()].as_str())
                 .collect();
             let made = c
                 .proposal
@@ -278,18 +275,13 @@ impl Closing<'_, '_> {
                     entity,
                     time: now,
                     fallback: text.clone(),
-                    name: self.roster.names[a as usize].clone(),
+                    name: self.roster.names[a.i()].clone(),
                     place: place.to_string(),
                     others: others.join("、"),
                     transcript: c
                         .messages
                         .iter()
-                        .map(|m| {
-                            (
-                                self.roster.names[m.speaker as usize].clone(),
-                                m.text.clone(),
-                            )
-                        })
+                        .map(|m| (self.roster.names[m.speaker.i()].clone(), m.text.clone()))
                         .collect(),
                 });
             }
@@ -310,10 +302,10 @@ impl Closing<'_, '_> {
             return;
         };
         for &p in &c.participants {
-            if self.roster.ids[p as usize] == gathering.organiser {
+            if self.roster.ids[p.i()] == gathering.organiser {
                 continue;
             }
-            if let Ok(mut guest) = self.people.get_mut(self.roster.entities[p as usize]) {
+            if let Ok(mut guest) = self.people.get_mut(self.roster.entities[p.i()]) {
                 learn_gathering(
                     gathering,
                     Heard::Invitation,
@@ -336,7 +328,7 @@ impl Closing<'_, '_> {
         let a = &self.tuning.social.appointments;
         let mut keep = [true; 2];
         for (k, who) in [p.proposer, p.partner].into_iter().enumerate() {
-            if let Ok(mut me) = self.people.get_mut(self.roster.entities[who as usize]) {
+            if let Ok(mut me) = self.people.get_mut(self.roster.entities[who.i()]) {
                 let chance = a.keep_base
                     + a.keep_conscientiousness * me.1.personality.conscientiousness / 100.0;
                 keep[k] = me.5.random::<f32>() < chance;
@@ -350,7 +342,7 @@ impl Closing<'_, '_> {
             .into_iter()
             .enumerate()
         {
-            if let Ok(mut me) = self.people.get_mut(self.roster.entities[who as usize]) {
+            if let Ok(mut me) = self.people.get_mut(self.roster.entities[who.i()]) {
                 me.4.meetings.push(MeetingNote {
                     appointment: m,
                     with: other,

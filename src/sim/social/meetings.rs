@@ -12,7 +12,7 @@ use crate::base::time::{GameTime, clock_text};
 use crate::scenario::{LocIdx, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{Agenda, Census, Relationships, Roster};
+use crate::sim::residents::{Agenda, Census, Relationships, Roster, RosterIdx};
 use crate::sim::town::ActiveTuning;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,8 +26,8 @@ pub enum MeetingStatus {
 pub struct Meeting {
     pub id: u32,
     /// Roster indices: who proposed, who accepted.
-    pub a: u32,
-    pub b: u32,
+    pub a: RosterIdx,
+    pub b: RosterIdx,
     pub place: LocIdx,
     pub at: GameTime,
     pub made: GameTime,
@@ -46,7 +46,7 @@ pub struct Meetings {
 }
 
 impl Meetings {
-    pub fn pending_for(&self, idx: u32) -> bool {
+    pub fn pending_for(&self, idx: RosterIdx) -> bool {
         self.list
             .iter()
             .any(|m| m.status == MeetingStatus::Pending && (m.a == idx || m.b == idx))
@@ -84,8 +84,8 @@ impl Meetings {
             body: EventBody::AppointmentMade {
                 appointment: id,
                 residents: vec![
-                    roster.ids[p.proposer as usize].clone(),
-                    roster.ids[p.partner as usize].clone(),
+                    roster.ids[p.proposer.i()].clone(),
+                    roster.ids[p.partner.i()].clone(),
                 ],
                 location: town.id(p.place).clone(),
                 at: p.at,
@@ -125,7 +125,7 @@ pub(super) fn attendance(
             continue;
         }
         for (k, who) in [m.a, m.b].into_iter().enumerate() {
-            let e = &census.entries[who as usize];
+            let e = &census.entries[who.i()];
             if !e.walking && e.at == m.place {
                 m.showed[k] = true;
             }
@@ -156,10 +156,7 @@ pub(super) fn resolve(
             time: now,
             body: EventBody::AppointmentMissed {
                 appointment: m.id,
-                residents: pair
-                    .iter()
-                    .map(|&i| roster.ids[i as usize].clone())
-                    .collect(),
+                residents: pair.iter().map(|&i| roster.ids[i.i()].clone()).collect(),
                 location: town.id(m.place).clone(),
                 showed: m.showed.to_vec(),
             },
@@ -170,10 +167,10 @@ pub(super) fn resolve(
                 continue;
             }
             let (me, other) = (pair[k], pair[1 - k]);
-            let Ok((mut rels, _)) = people.get_mut(roster.entities[me as usize]) else {
+            let Ok((mut rels, _)) = people.get_mut(roster.entities[me.i()]) else {
                 continue;
             };
-            let rel = rels.entry(&roster.ids[other as usize], other);
+            let rel = rels.entry(&roster.ids[other.i()], other);
             let old = rel.strength;
             rel.strength = analysis::apply_delta(old, t.relationship.missed_appointment);
             let old_kind = rel.kind;
@@ -181,8 +178,8 @@ pub(super) fn resolve(
             events.write(SimEvent {
                 time: now,
                 body: EventBody::RelationshipChange {
-                    resident: roster.ids[me as usize].clone(),
-                    other: roster.ids[other as usize].clone(),
+                    resident: roster.ids[me.i()].clone(),
+                    other: roster.ids[other.i()].clone(),
                     old_strength: old,
                     new_strength: rel.strength,
                     previous_relation: (rel.kind != old_kind).then_some(old_kind),
@@ -191,7 +188,7 @@ pub(super) fn resolve(
                         "约好{}在{}见面，{}却没来（{:+}）",
                         clock_text(m.at.minute_of_day()),
                         town.name(m.place),
-                        roster.names[other as usize],
+                        roster.names[other.i()],
                         t.relationship.missed_appointment
                     ),
                 },
@@ -205,7 +202,7 @@ pub(super) fn resolve(
         .filter(|m| m.status != MeetingStatus::Pending)
     {
         for who in [m.a, m.b] {
-            if let Ok((_, mut agenda)) = people.get_mut(roster.entities[who as usize]) {
+            if let Ok((_, mut agenda)) = people.get_mut(roster.entities[who.i()]) {
                 agenda.meetings.retain(|n| n.appointment != m.id);
             }
         }

@@ -17,7 +17,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
-use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident, Roster};
+use super::residents::{
+    Activity, Agenda, Needs, Persona, Relationships, Resident, Roster, RosterIdx,
+};
 use super::town::Gatherings;
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
@@ -38,15 +40,15 @@ pub struct SocialState {
     /// Where and since when each resident has stood still (None while walking).
     pub stood: Vec<Option<(LocIdx, GameTime)>>,
     /// When each pair (lower idx first) may talk again.
-    pub pair_ready: HashMap<(u32, u32), GameTime>,
+    pub pair_ready: HashMap<(RosterIdx, RosterIdx), GameTime>,
     /// When a customer was last greeted by the staff of a place: one greeting per visit.
-    pub greeted: HashMap<(u32, LocIdx), GameTime>,
+    pub greeted: HashMap<(RosterIdx, LocIdx), GameTime>,
     /// Open conversations by id (ordered, so every pass visits them in the same order).
     pub open: std::collections::BTreeMap<u64, Entity>,
     /// Conversations started on the current day, for the window's top bar.
     pub started_today: u32,
     /// Skills each resident has run with each partner: (runner, partner, skill).
-    pub skills_done: std::collections::HashSet<(u32, u32, String)>,
+    pub skills_done: std::collections::HashSet<(RosterIdx, RosterIdx, String)>,
     today: i64,
     next_id: u64,
 }
@@ -59,13 +61,13 @@ impl SocialState {
     }
 
     /// Free for a new conversation: not in one and not resting after one.
-    pub fn free(&self, idx: u32, now: GameTime) -> bool {
-        let i = idx as usize;
+    pub fn free(&self, idx: RosterIdx, now: GameTime) -> bool {
+        let i = idx.i();
         self.talking.get(i).is_some_and(Option::is_none)
             && self.pause_until.get(i).is_some_and(|&t| t <= now)
     }
 
-    pub fn pair_ready(&self, a: u32, b: u32, now: GameTime) -> bool {
+    pub fn pair_ready(&self, a: RosterIdx, b: RosterIdx, now: GameTime) -> bool {
         self.pair_ready
             .get(&(a.min(b), a.max(b)))
             .is_none_or(|&t| t <= now)
@@ -130,10 +132,10 @@ pub enum EndCause {
 
 #[derive(Debug, Clone)]
 pub struct ChatMessage {
-    pub speaker: u32,
+    pub speaker: RosterIdx,
     pub text: String,
     pub emotion: Emotion,
-    pub mentions: Vec<u32>,
+    pub mentions: Vec<RosterIdx>,
     pub time: GameTime,
 }
 
@@ -149,16 +151,16 @@ pub struct Delivered {
 /// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Turn {
-    pub speaker: u32,
-    pub listener: u32,
-    pub mention: Option<u32>,
+    pub speaker: RosterIdx,
+    pub listener: RosterIdx,
+    pub mention: Option<RosterIdx>,
 }
 
 /// A meeting one participant proposes in this conversation.
 #[derive(Debug, Clone, Copy)]
 pub struct Proposal {
-    pub proposer: u32,
-    pub partner: u32,
+    pub proposer: RosterIdx,
+    pub partner: RosterIdx,
     /// The message index of the proposal; the next one accepts.
     pub turn: u32,
     pub place: LocIdx,
@@ -170,7 +172,7 @@ pub struct Proposal {
 pub struct Conversation {
     pub id: u64,
     /// Roster indices; the first opened it.
-    pub participants: Vec<u32>,
+    pub participants: Vec<RosterIdx>,
     pub place: LocIdx,
     pub state: ConversationState,
     pub trigger: Trigger,
@@ -207,7 +209,7 @@ impl Conversation {
     /// A conversation opening now: no messages yet, the first turn due now.
     pub(crate) fn new(
         id: u64,
-        participants: Vec<u32>,
+        participants: Vec<RosterIdx>,
         place: LocIdx,
         trigger: Trigger,
         now: GameTime,
@@ -354,7 +356,7 @@ pub fn with_line_context<R>(
     f: impl FnOnce(&LineContext<'_>, Entity, Entity) -> R,
 ) -> Option<R> {
     let turn = c.next?;
-    let entity = |i: u32| inputs.roster.entities.get(i as usize).copied();
+    let entity = |i: RosterIdx| inputs.roster.entities.get(i.i()).copied();
     let (es, el) = (entity(turn.speaker)?, entity(turn.listener)?);
     let (speaker, listener) = (q.get(es).ok()?, q.get(el).ok()?);
     let others: Vec<&crate::scenario::Profile> = c
@@ -385,7 +387,7 @@ pub fn with_line_context<R>(
         .map(|p| meeting(&p));
     let mention = turn
         .mention
-        .and_then(|m| inputs.roster.names.get(m as usize))
+        .and_then(|m| inputs.roster.names.get(m.i()))
         .map(String::as_str);
     let cx = LineContext {
         now: c.next_turn.max(inputs.clock.now),

@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use bevy::prelude::*;
+
+use crate::sim::residents::RosterIdx;
 use rand::RngExt;
 
 use super::{Conversation, LineInputs, SocialRng, SocialState, TalkerView};
@@ -26,12 +28,12 @@ pub struct ScriptedTalk {
     host: Host,
     persona: Persona,
     /// Roster index of the resident running the skill (the AI role).
-    pub ai: u32,
+    pub ai: RosterIdx,
     /// Roster index of the partner (the HUMAN role).
-    pub human: u32,
+    pub human: RosterIdx,
     /// `host.shown` entries already turned into lines.
     seen: usize,
-    queue: VecDeque<(u32, String)>,
+    queue: VecDeque<(RosterIdx, String)>,
     /// The skill ran to its end.
     pub finished: bool,
     /// Why it stopped early (an engine error).
@@ -45,7 +47,7 @@ impl ScriptedTalk {
         script: Arc<Script>,
         skill: &str,
         inputs: BTreeMap<String, String>,
-        (ai, human): (u32, u32),
+        (ai, human): (RosterIdx, RosterIdx),
         partner: &str,
         now: &str,
     ) -> Result<Self, EngineError> {
@@ -69,7 +71,7 @@ impl ScriptedTalk {
     /// The next turn, (speaker, text); `None` once the skill has ended or
     /// failed. A speaker's lines in a row make one turn: the engine runs on
     /// (the partner answering when asked) until someone else speaks.
-    pub fn next_line(&mut self, now: &str) -> Option<(u32, String)> {
+    pub fn next_line(&mut self, now: &str) -> Option<(RosterIdx, String)> {
         for _ in 0..MAX_CALLS {
             let turn_over = self
                 .queue
@@ -86,7 +88,7 @@ impl ScriptedTalk {
     }
 
     /// The front speaker's lines up to the next speaker, as one.
-    fn pop_turn(&mut self) -> Option<(u32, String)> {
+    fn pop_turn(&mut self) -> Option<(RosterIdx, String)> {
         let (speaker, mut text) = self.queue.pop_front()?;
         while let Some((_, more)) = self.queue.pop_front_if(|(s, _)| *s == speaker) {
             if !text.ends_with(['。', '！', '？', '…', '.', '!', '?', '~', '～']) {
@@ -189,7 +191,7 @@ pub(super) fn begin(
     if c.participants.len() != 2 || c.invite.is_some() || c.proposal.is_some() {
         return None;
     }
-    let view = |i: u32| q.get(inputs.roster.entities[i as usize]).ok();
+    let view = |i: RosterIdx| q.get(inputs.roster.entity_of(i)).ok();
     let [a, b] = [c.participants[0], c.participants[1]];
     // Staff greet first and do not run skills while greeting.
     let order = if c.role.is_some() {
@@ -254,7 +256,7 @@ pub(super) fn begin(
 /// The values of [`crate::scenario::CONVERSE_FIELDS`] for the runner `ai`
 /// and its partner `human`, talking at `place`.
 fn converse_fields(
-    (ai, human): (u32, u32),
+    (ai, human): (RosterIdx, RosterIdx),
     (me, partner): (&TalkerView, &TalkerView),
     names: &[String],
     place: &str,
@@ -274,17 +276,15 @@ fn converse_fields(
                 .then(y.with_idx.cmp(&x.with_idx))
         });
     [
-        ("我", names[ai as usize].clone()),
-        ("对方", names[human as usize].clone()),
+        ("我", names[ai.i()].clone()),
+        ("对方", names[human.i()].clone()),
         ("对方职业", partner.1.occupation.clone()),
         ("对方年龄", partner.1.age.to_string()),
         ("地点", place.to_string()),
         ("关系", seen_as.label().to_string()),
         (
             "对方亲友",
-            tie.map_or("家里人".to_string(), |r| {
-                names[r.with_idx as usize].clone()
-            }),
+            tie.map_or("家里人".to_string(), |r| names[r.with_idx.i()].clone()),
         ),
         (
             "对方亲友关系",
@@ -297,8 +297,8 @@ fn converse_fields(
 
 /// A skill chosen for a conversation, and its start (or why it failed).
 pub(super) struct Began {
-    pub ai: u32,
-    pub human: u32,
+    pub ai: RosterIdx,
+    pub human: RosterIdx,
     pub skill: String,
     pub inputs: BTreeMap<String, String>,
     pub talk: Result<ScriptedTalk, String>,
@@ -334,7 +334,7 @@ fn partner_persona(
     for r in close.into_iter().take(3) {
         lines.push(format!(
             "我和{}是{}：{}。",
-            names[r.with_idx as usize],
+            names[r.with_idx.i()],
             r.kind.label(),
             r.impression.trim_end_matches('。')
         ));

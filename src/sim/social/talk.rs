@@ -15,7 +15,7 @@ use super::{
 use crate::base::time::GameTime;
 use crate::scenario::SocialTuning;
 use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{AsyncMind, Census};
+use crate::sim::residents::{AsyncMind, Census, RosterIdx};
 use crate::sim::town::ActiveTuning;
 
 /// Splits a trailing `[END]` (anywhere in the text, as models write it) off a line.
@@ -72,7 +72,7 @@ impl Turns<'_, '_> {
         let t = &self.tuning.social;
         let urgent = c.participants.iter().any(|&p| {
             self.q
-                .get(self.inputs.roster.entities[p as usize])
+                .get(self.inputs.roster.entities[p.i()])
                 .is_ok_and(|v| v.5.energy < t.conversation.urgent_energy)
         });
         if urgent {
@@ -92,7 +92,7 @@ impl Turns<'_, '_> {
         else {
             return;
         };
-        let id = |i: u32| self.inputs.roster.ids[i as usize].clone();
+        let id = |i: RosterIdx| self.inputs.roster.ids[i.i()].clone();
         self.events.write(SimEvent {
             time: c.next_turn.max(now),
             body: EventBody::SkillStart {
@@ -208,9 +208,9 @@ impl Turns<'_, '_> {
     /// or said at once by the built-in brain.
     fn speak(&mut self, c: &mut Conversation) -> Go {
         let turn = c.next.expect("just chosen");
-        let speaker = self.inputs.roster.entities[turn.speaker as usize];
+        let speaker = self.inputs.roster.entities[turn.speaker.i()];
         if self.asynchronous.contains(speaker) {
-            let listener = self.inputs.roster.entities[turn.listener as usize];
+            let listener = self.inputs.roster.entities[turn.listener.i()];
             self.requests.write(LineRequest {
                 conversation: c.id,
                 turn: c.messages.len() as u32,
@@ -263,16 +263,16 @@ fn say(
         finish(c, if ends { EndCause::Said } else { EndCause::Left });
         return;
     }
-    let names: Vec<(u32, &str)> = c
+    let names: Vec<(RosterIdx, &str)> = c
         .participants
         .iter()
-        .map(|&p| (p, inputs.roster.names[p as usize].as_str()))
+        .map(|&p| (p, inputs.roster.names[p.i()].as_str()))
         .collect();
     let mentions = analysis::mentions(&text, &names);
     let emotion = emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text));
-    let ids = |v: &[u32]| {
+    let ids = |v: &[RosterIdx]| {
         v.iter()
-            .map(|&i| inputs.roster.ids[i as usize].clone())
+            .map(|&i| inputs.roster.ids[i.i()].clone())
             .collect::<Vec<_>>()
     };
     events.write(SimEvent {
@@ -281,7 +281,7 @@ fn say(
             conversation: c.id,
             participants: ids(&c.participants),
             location: inputs.town.id(c.place).clone(),
-            speaker: inputs.roster.ids[turn.speaker as usize].clone(),
+            speaker: inputs.roster.ids[turn.speaker.i()].clone(),
             text: text.clone(),
             emotion,
             mentions: ids(&mentions),
@@ -315,15 +315,15 @@ fn choose_turn(
     inputs: &LineInputs,
     rng: &mut SocialRng,
 ) -> Turn {
-    let extraversion = |i: u32| {
-        q.get(inputs.roster.entities[i as usize])
+    let extraversion = |i: RosterIdx| {
+        q.get(inputs.roster.entities[i.i()])
             .map_or(50.0, |v| v.1.personality.extraversion)
     };
     let last = c.messages.last();
     let speaker = match last {
         None => c.participants[0],
         Some(m) => {
-            let people: Vec<(u32, f32)> = c
+            let people: Vec<(RosterIdx, f32)> = c
                 .participants
                 .iter()
                 .map(|&p| (p, extraversion(p)))
@@ -331,7 +331,7 @@ fn choose_turn(
             analysis::next_speaker(&people, Some(m.speaker), &m.mentions, rng)
         }
     };
-    let others: Vec<u32> = c
+    let others: Vec<RosterIdx> = c
         .participants
         .iter()
         .copied()
@@ -377,17 +377,17 @@ impl Turns<'_, '_> {
             if c.participants.contains(&b) || !state.free(b, now) || census.asleep(b) {
                 continue;
             }
-            let settled = state.stood[b as usize]
+            let settled = state.stood[b.i()]
                 .is_some_and(|(_, since)| since.0 + t.proximity.seconds as i64 <= now.0);
-            let pb = census.entries[b as usize].pos;
+            let pb = census.entries[b.i()].pos;
             let near = c
                 .participants
                 .iter()
-                .all(|&p| census.entries[p as usize].pos.distance_squared(pb) <= d2);
+                .all(|&p| census.entries[p.i()].pos.distance_squared(pb) <= d2);
             if !settled || !near {
                 continue;
             }
-            let Ok(view) = q.get(inputs.roster.entities[b as usize]) else {
+            let Ok(view) = q.get(inputs.roster.entities[b.i()]) else {
                 continue;
             };
             let stages: Vec<Stage> = c
@@ -409,9 +409,9 @@ impl Turns<'_, '_> {
             {
                 c.proposal = None;
             }
-            state.talking[b as usize] = Some(c.id);
+            state.talking[b.i()] = Some(c.id);
             commands
-                .entity(inputs.roster.entities[b as usize])
+                .entity(inputs.roster.entities[b.i()])
                 .insert(Talking { conversation: c.id });
             events.write(SimEvent {
                 time: c.next_turn.max(now),
@@ -421,7 +421,7 @@ impl Turns<'_, '_> {
                     participants: c
                         .participants
                         .iter()
-                        .map(|&i| inputs.roster.ids[i as usize].clone())
+                        .map(|&i| inputs.roster.ids[i.i()].clone())
                         .collect(),
                 },
             });

@@ -14,6 +14,7 @@ use bevy_egui::{EguiPrimaryContextPass, egui};
 use super::ViewSet;
 use super::select::UiWantsInput;
 use crate::sim::event_log::Strand;
+use crate::sim::residents::RosterIdx;
 use board::{help, notice_board, tuning_panel};
 use inspector::inspector;
 use relations::relations;
@@ -135,7 +136,7 @@ pub(crate) struct StreamFilter {
 
 /// Pairs `(a, b)` (roster indices: `a`'s view of `b`) drawn in the plot.
 #[derive(Resource, Debug, Default)]
-pub(crate) struct PlottedPairs(pub Vec<(u32, u32)>);
+pub(crate) struct PlottedPairs(pub Vec<(RosterIdx, RosterIdx)>);
 
 /// A 0–100 value as a labelled bar.
 fn bar(ui: &mut egui::Ui, label: &str, value: f32) {
@@ -205,7 +206,7 @@ mod tests {
             .unwrap();
         let hunger = |app: &mut App| -> Vec<f32> {
             let mut q = app.world_mut().query::<(&Resident, &Needs)>();
-            let mut v: Vec<(u32, f32)> = q
+            let mut v: Vec<(RosterIdx, f32)> = q
                 .iter(app.world())
                 .map(|(r, n)| (r.idx, n.hunger))
                 .collect();

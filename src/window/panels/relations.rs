@@ -4,6 +4,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use super::{Panels, PlottedPairs};
+use crate::sim::residents::RosterIdx;
 use crate::sim::residents::{Relationships, Resident, Roster};
 use crate::window::feed::RelationHistory;
 use crate::window::select::Selection;
@@ -68,8 +69,8 @@ fn shown_rows(
     roster: &Roster,
     residents: &Query<(&Resident, &Relationships)>,
     selection: &Selection,
-) -> Vec<u32> {
-    let shown: Vec<u32> = (0..roster.len() as u32).take(20).collect();
+) -> Vec<RosterIdx> {
+    let shown: Vec<RosterIdx> = roster.indices().take(20).collect();
     if roster.len() <= 20 {
         return shown;
     }
@@ -90,10 +91,10 @@ fn shown_rows(
 /// Each shown row's view of each shown column: only those, as a big
 /// town's full matrix would not fit.
 fn strengths(
-    shown: &[u32],
+    shown: &[RosterIdx],
     residents: &Query<(&Resident, &Relationships)>,
 ) -> Vec<Vec<Option<f32>>> {
-    let column = |idx: u32| shown.iter().position(|&s| s == idx);
+    let column = |idx: RosterIdx| shown.iter().position(|&s| s == idx);
     let mut strength = vec![vec![None; shown.len()]; shown.len()];
     for (r, rel) in residents {
         let Some(row) = column(r.idx) else {
@@ -111,19 +112,19 @@ fn strengths(
 /// The matrix's cells, coloured by strength; clicking one plots (or unplots) the pair.
 fn matrix(
     ui: &mut egui::Ui,
-    shown: &[u32],
+    shown: &[RosterIdx],
     strength: &[Vec<Option<f32>>],
     roster: &Roster,
     plotted: &mut PlottedPairs,
 ) {
     ui.label("");
     for &b in shown {
-        let name: String = roster.names[b as usize].chars().take(2).collect();
+        let name: String = roster.name_of(b).chars().take(2).collect();
         ui.label(egui::RichText::new(name).small());
     }
     ui.end_row();
     for (row, &a) in shown.iter().enumerate() {
-        ui.label(egui::RichText::new(&roster.names[a as usize]).small());
+        ui.label(egui::RichText::new(roster.name_of(a)).small());
         for (col, &b) in shown.iter().enumerate() {
             let s = strength[row][col];
             let text = s.map_or(String::new(), |s| format!("{s:.0}"));
@@ -160,7 +161,12 @@ fn matrix(
 }
 
 /// Strength over game time of the plotted pairs (hourly samples).
-fn plot(ui: &mut egui::Ui, history: &RelationHistory, pairs: &[(u32, u32)], roster: &Roster) {
+fn plot(
+    ui: &mut egui::Ui,
+    history: &RelationHistory,
+    pairs: &[(RosterIdx, RosterIdx)],
+    roster: &Roster,
+) {
     let (rect, _) = ui.allocate_exact_size(
         egui::vec2(ui.available_width().max(300.0), 160.0),
         egui::Sense::hover(),
@@ -193,8 +199,8 @@ fn plot(ui: &mut egui::Ui, history: &RelationHistory, pairs: &[(u32, u32)], rost
             colour,
             format!(
                 "{} 对 {}：{}",
-                roster.names[a as usize],
-                roster.names[b as usize],
+                roster.name_of(a),
+                roster.name_of(b),
                 series.last().map_or("—".into(), |(_, s)| format!("{s:.0}"))
             ),
         );

@@ -4,6 +4,7 @@
 use bevy::prelude::Vec2;
 
 use crate::base::time::GameTime;
+use crate::sim::residents::RosterIdx;
 
 /// A uniform grid of cells `size` wide: everyone within `size` of a point is in
 /// the 3×3 cells around it. The cells cover the residents' bounding box in one
@@ -17,7 +18,7 @@ pub(super) struct Grid {
     origin: (i32, i32),
     dims: (i32, i32),
     /// (roster idx, position), grouped by cell.
-    items: Vec<(u32, Vec2)>,
+    items: Vec<(RosterIdx, Vec2)>,
     /// Cell `c` holds `items[starts[c]..starts[c + 1]]`.
     starts: Vec<u32>,
     /// Each resident's cell, and each cell's next free slot, while filling.
@@ -32,14 +33,14 @@ pub(super) const GRID_CELLS: u64 = 1 << 16;
 
 impl Grid {
     #[cfg(test)]
-    pub(super) fn new(size: f32, residents: &[(u32, Vec2)]) -> Self {
+    pub(super) fn new(size: f32, residents: &[(RosterIdx, Vec2)]) -> Self {
         let mut grid = Self::default();
         grid.fill(size, residents);
         grid
     }
 
     /// Sorts `residents` (in roster order) into cells, reusing the buffers.
-    pub(super) fn fill(&mut self, size: f32, residents: &[(u32, Vec2)]) {
+    pub(super) fn fill(&mut self, size: f32, residents: &[(RosterIdx, Vec2)]) {
         let mut size = size.max(1.0);
         let (lo, hi) = residents.iter().fold(
             (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
@@ -74,7 +75,8 @@ impl Grid {
         self.next.clear();
         self.next.extend_from_slice(&self.starts);
         self.items.clear();
-        self.items.resize(residents.len(), (0, Vec2::ZERO));
+        self.items
+            .resize(residents.len(), (RosterIdx(0), Vec2::ZERO));
         for (&c, &item) in self.cells.iter().zip(residents) {
             self.items[self.next[c as usize] as usize] = item;
             self.next[c as usize] += 1;
@@ -93,7 +95,7 @@ impl Grid {
     }
 
     /// The 3×3 cells around `pos`, as slices.
-    pub(super) fn around(&self, pos: Vec2) -> impl Iterator<Item = &[(u32, Vec2)]> + '_ {
+    pub(super) fn around(&self, pos: Vec2) -> impl Iterator<Item = &[(RosterIdx, Vec2)]> + '_ {
         let (cx, cy) = Self::key(self.size, pos);
         (-1..=1)
             .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))
@@ -125,11 +127,11 @@ impl RollClock {
     }
 
     /// Whether resident `a` rolls with its higher-indexed neighbours at this step.
-    pub fn rolls(&self, a: u32) -> bool {
+    pub fn rolls(&self, a: RosterIdx) -> bool {
         if self.step >= self.every {
             return true;
         }
-        let h = (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = (a.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // A phase in 0..every by multiply-shift.
         let phase = (((h >> 32) * self.every as u64) >> 32) as u32;
         let mut at = self.minute + phase;
@@ -154,11 +156,11 @@ mod tests {
         // A dense crowd, a spread-out town, and a few residents on a huge map
         // (coarser cells), with points on cell borders and negative coordinates.
         for (count, span) in [(400, 300.0), (2_000, 5_000.0), (50, 1.0e7)] {
-            let people: Vec<(u32, Vec2)> = (0..count)
+            let people: Vec<(RosterIdx, Vec2)> = (0..count)
                 .map(|i| {
                     let p = Vec2::new(rng.random_range(-span..span), rng.random_range(-span..span));
                     (
-                        i,
+                        RosterIdx(i),
                         if i % 7 == 0 {
                             (p / 50.0).round() * 50.0
                         } else {
@@ -170,7 +172,7 @@ mod tests {
             let grid = Grid::new(50.0, &people);
             assert!(grid.starts.len() as u64 <= GRID_CELLS + 1);
             for &(a, pa) in &people {
-                let mut found: Vec<u32> = grid
+                let mut found: Vec<RosterIdx> = grid
                     .around(pa)
                     .flatten()
                     .filter(|(_, pb)| pa.distance_squared(*pb) <= 2500.0)
@@ -180,7 +182,7 @@ mod tests {
                 found.sort_unstable();
                 found.dedup();
                 assert_eq!(n, found.len(), "{a} sees someone twice");
-                let want: Vec<u32> = people
+                let want: Vec<RosterIdx> = people
                     .iter()
                     .filter(|(_, pb)| pa.distance_squared(*pb) <= 2500.0)
                     .map(|&(b, _)| b)

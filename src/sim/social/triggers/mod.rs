@@ -19,7 +19,9 @@ use super::{SocialRng, SocialState, Talking, Trigger};
 use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, ResidentId, SocialTuning, WorkRole};
 use crate::sim::clock::Clock;
-use crate::sim::residents::{ActivityKind, Census, Persona, Relationships, Resident, Roster};
+use crate::sim::residents::{
+    ActivityKind, Census, Persona, Relationships, Resident, Roster, RosterIdx,
+};
 use crate::sim::town::ActiveTuning;
 use grid::Grid;
 use rules::Pass;
@@ -54,8 +56,8 @@ pub(super) fn presence(
 #[derive(Debug, Clone, PartialEq)]
 pub struct Encounter {
     /// `a` opens.
-    pub a: u32,
-    pub b: u32,
+    pub a: RosterIdx,
+    pub b: RosterIdx,
     pub trigger: Trigger,
     /// Conversations this one cuts short.
     pub interrupts: Vec<u64>,
@@ -77,9 +79,9 @@ pub struct PersonView {
 /// What the pass reads of a resident only when a pair gets that far: ties and
 /// greeting lists sit scattered in memory, so nobody's are read every step.
 pub trait Lookup {
-    fn ties(&self, idx: u32) -> Option<&Relationships>;
+    fn ties(&self, idx: RosterIdx) -> Option<&Relationships>;
     /// Whom staff greet (empty: every customer).
-    fn greets(&self, idx: u32) -> &[ResidentId];
+    fn greets(&self, idx: RosterIdx) -> &[ResidentId];
 }
 
 /// Everything the trigger pass reads.
@@ -104,13 +106,13 @@ struct QueryLookup<'a, 'w, 's> {
 }
 
 impl Lookup for QueryLookup<'_, '_, '_> {
-    fn ties(&self, idx: u32) -> Option<&Relationships> {
-        let e = *self.roster.entities.get(idx as usize)?;
+    fn ties(&self, idx: RosterIdx) -> Option<&Relationships> {
+        let e = *self.roster.entities.get(idx.i())?;
         self.people.get(e).ok().map(|(_, _, r)| r)
     }
 
-    fn greets(&self, idx: u32) -> &[ResidentId] {
-        let e = self.roster.entities.get(idx as usize);
+    fn greets(&self, idx: RosterIdx) -> &[ResidentId] {
+        let e = self.roster.entities.get(idx.i());
         e.and_then(|&e| self.people.get(e).ok())
             .and_then(|(_, p, _)| p.work.as_ref())
             .map_or(&[], |w| w.greets.as_slice())
@@ -119,9 +121,9 @@ impl Lookup for QueryLookup<'_, '_, '_> {
 
 impl CrowdView<'_> {
     /// From the census: dense, in roster order.
-    pub(super) fn person(&self, i: u32) -> Option<PersonView> {
-        let t = (*self.census.traits.get(i as usize)?)?;
-        let e = self.census.entries.get(i as usize)?;
+    pub(super) fn person(&self, i: RosterIdx) -> Option<PersonView> {
+        let t = (*self.census.traits.get(i.i())?)?;
+        let e = self.census.entries.get(i.i())?;
         let working_at =
             (e.underway && !e.walking && e.kind == Some(ActivityKind::Work)).then_some(e.at);
         let staff = t.work.and_then(|(place, role)| {
@@ -137,7 +139,7 @@ impl CrowdView<'_> {
     }
 
     /// `a`'s view of `b`.
-    pub(super) fn strength(&self, a: u32, b: u32) -> f32 {
+    pub(super) fn strength(&self, a: RosterIdx, b: RosterIdx) -> f32 {
         self.lookup
             .ties(a)
             .and_then(|t| t.by_idx(b))
@@ -145,27 +147,27 @@ impl CrowdView<'_> {
     }
 
     /// The pair's stage, from the mean of both views.
-    pub(super) fn stage(&self, a: u32, b: u32) -> Stage {
+    pub(super) fn stage(&self, a: RosterIdx, b: RosterIdx) -> Stage {
         let s = (self.strength(a, b) + self.strength(b, a)) / 2.0;
         Stage::of(s, &self.tuning.relationship)
     }
 
-    pub(super) fn awake_here(&self, i: u32) -> Option<(LocIdx, GameTime)> {
+    pub(super) fn awake_here(&self, i: RosterIdx) -> Option<(LocIdx, GameTime)> {
         if self.census.asleep(i) {
             return None;
         }
-        self.state.stood.get(i as usize).copied().flatten()
+        self.state.stood.get(i.i()).copied().flatten()
     }
 
     /// Standing long enough, awake, and free.
-    pub(super) fn settled(&self, i: u32) -> Option<LocIdx> {
+    pub(super) fn settled(&self, i: RosterIdx) -> Option<LocIdx> {
         let (at, since) = self.awake_here(i)?;
         let long = since.0 + self.tuning.proximity.seconds as i64 <= self.now.0;
         (long && self.state.free(i, self.now)).then_some(at)
     }
 
-    pub(super) fn pos(&self, i: u32) -> Vec2 {
-        self.census.entries[i as usize].pos
+    pub(super) fn pos(&self, i: RosterIdx) -> Vec2 {
+        self.census.entries[i.i()].pos
     }
 }
 
@@ -185,15 +187,15 @@ pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Enc
 #[derive(Default)]
 pub(super) struct Scratch {
     taken: Vec<bool>,
-    settled: Vec<(u32, LocIdx)>,
-    near: Vec<(u32, Vec2)>,
+    settled: Vec<(RosterIdx, LocIdx)>,
+    near: Vec<(RosterIdx, Vec2)>,
     grid: Grid,
 }
 
 /// [`plan_encounters`], with requested pairs (roster idx) first.
 fn plan_with(
     cx: &CrowdView,
-    requested: &[(u32, u32)],
+    requested: &[(RosterIdx, RosterIdx)],
     rng: &mut rand_chacha::ChaCha8Rng,
     scratch: &mut Scratch,
 ) -> Encounters {
@@ -210,14 +212,10 @@ fn plan_with(
     // everyone; the approach and chance-meeting passes visit only these.
     settled.clear();
     settled.extend(
-        (0..n as u32)
+        cx.roster
+            .indices()
             .filter_map(|i| Some((i, cx.settled(i)?)))
-            .filter(|&(i, _)| {
-                cx.census
-                    .traits
-                    .get(i as usize)
-                    .is_some_and(Option::is_some)
-            }),
+            .filter(|&(i, _)| cx.census.traits.get(i.i()).is_some_and(Option::is_some)),
     );
     let mut pass = Pass {
         cx,
@@ -310,7 +308,7 @@ mod tests {
         }
 
         /// Adds a resident standing at `place`, `pos`, for `seconds`.
-        fn add(&mut self, place: u32, pos: (f32, f32), seconds: i64) -> u32 {
+        fn add(&mut self, place: u32, pos: (f32, f32), seconds: i64) -> RosterIdx {
             let i = self.roster.push(
                 ResidentId::new(&format!("r{}", self.roster.len())),
                 format!("居民{}", self.roster.len()),
@@ -329,26 +327,25 @@ mod tests {
             }
             self.census.at_place[place as usize].push(i);
             self.state.resize(self.roster.len());
-            self.state.stood[i as usize] = Some((LocIdx(place), GameTime(self.now.0 - seconds)));
+            self.state.stood[i.i()] = Some((LocIdx(place), GameTime(self.now.0 - seconds)));
             self.ties.push(Relationships::default());
             self.social_need.push(50.0);
             self.staff.push(None);
             i
         }
 
-        fn tie(&mut self, a: u32, b: u32, strength: f32) {
+        fn tie(&mut self, a: RosterIdx, b: RosterIdx, strength: f32) {
             for (x, y) in [(a, b), (b, a)] {
-                *self.ties[x as usize].entry(&self.roster.ids[y as usize].clone(), y) =
-                    Relationship {
-                        with: self.roster.ids[y as usize].clone(),
-                        with_idx: y,
-                        kind: RelationKind::Acquaintance,
-                        strength,
-                        impression: String::new(),
-                        interactions: 0,
-                        last_interaction: None,
-                        met: None,
-                    };
+                *self.ties[x.i()].entry(&self.roster.ids[y.i()].clone(), y) = Relationship {
+                    with: self.roster.ids[y.i()].clone(),
+                    with_idx: y,
+                    kind: RelationKind::Acquaintance,
+                    strength,
+                    impression: String::new(),
+                    interactions: 0,
+                    last_interaction: None,
+                    met: None,
+                };
             }
         }
 
@@ -363,8 +360,10 @@ mod tests {
                     })
                 })
                 .collect();
-            census.greeters = (0..self.roster.len() as u32)
-                .filter(|&i| self.staff[i as usize].is_some())
+            census.greeters = self
+                .roster
+                .indices()
+                .filter(|i| self.staff[i.i()].is_some())
                 .collect();
             for (i, e) in census.entries.iter_mut().enumerate() {
                 e.social = 100.0 - self.social_need[i];
@@ -387,13 +386,11 @@ mod tests {
     }
 
     impl Lookup for World0 {
-        fn ties(&self, idx: u32) -> Option<&Relationships> {
-            self.ties.get(idx as usize)
+        fn ties(&self, idx: RosterIdx) -> Option<&Relationships> {
+            self.ties.get(idx.i())
         }
-        fn greets(&self, idx: u32) -> &[ResidentId] {
-            self.staff[idx as usize]
-                .as_ref()
-                .map_or(&[], |s| s.2.as_slice())
+        fn greets(&self, idx: RosterIdx) -> &[ResidentId] {
+            self.staff[idx.i()].as_ref().map_or(&[], |s| s.2.as_slice())
         }
     }
 
@@ -406,7 +403,7 @@ mod tests {
         t
     }
 
-    fn pairs(e: &Encounters) -> Vec<(u32, u32, Trigger)> {
+    fn pairs(e: &Encounters) -> Vec<(RosterIdx, RosterIdx, Trigger)> {
         e.found.iter().map(|x| (x.a, x.b, x.trigger)).collect()
     }
 
@@ -418,7 +415,7 @@ mod tests {
                 let rolls = (0..minutes / step)
                     .filter(|k| {
                         RollClock::new(GameTime((k * step) as i64 * 60), step, every)
-                            .rolls(a.min(b))
+                            .rolls(RosterIdx(a.min(b)))
                     })
                     .count() as u32;
                 let want = if step >= every {
@@ -441,27 +438,27 @@ mod tests {
         let b = w.add(0, (40.0, 0.0), 60);
         assert_eq!(pairs(&w.run()), [(a, b, Trigger::Proximity)]);
         // Too far apart.
-        w.census.entries[b as usize].pos = Vec2::new(51.0, 0.0);
+        w.census.entries[b.i()].pos = Vec2::new(51.0, 0.0);
         assert!(w.run().found.is_empty());
-        w.census.entries[b as usize].pos = Vec2::new(30.0, 30.0);
+        w.census.entries[b.i()].pos = Vec2::new(30.0, 30.0);
         assert_eq!(w.run().found.len(), 1);
         // Not long enough (30 s).
-        w.state.stood[b as usize] = Some((LocIdx(0), GameTime(w.now.0 - 20)));
+        w.state.stood[b.i()] = Some((LocIdx(0), GameTime(w.now.0 - 20)));
         assert!(w.run().found.is_empty());
-        w.state.stood[b as usize] = Some((LocIdx(0), GameTime(w.now.0 - 30)));
+        w.state.stood[b.i()] = Some((LocIdx(0), GameTime(w.now.0 - 30)));
         assert_eq!(w.run().found.len(), 1);
         // Talked within the cooldown; rolled lately; resting; talking; asleep.
         w.state.pair_ready.insert((a, b), GameTime(w.now.0 + 1));
         assert!(w.run().found.is_empty());
         w.state.pair_ready.clear();
-        w.state.pause_until[a as usize] = GameTime(w.now.0 + 60);
+        w.state.pause_until[a.i()] = GameTime(w.now.0 + 60);
         assert!(w.run().found.is_empty());
-        w.state.pause_until[a as usize] = w.now;
-        w.state.talking[b as usize] = Some(9);
+        w.state.pause_until[a.i()] = w.now;
+        w.state.talking[b.i()] = Some(9);
         assert!(w.run().found.is_empty());
-        w.state.talking[b as usize] = None;
-        w.census.entries[b as usize].kind = Some(ActivityKind::Sleep);
-        w.census.entries[b as usize].underway = true;
+        w.state.talking[b.i()] = None;
+        w.census.entries[b.i()].kind = Some(ActivityKind::Sleep);
+        w.census.entries[b.i()].underway = true;
         assert!(w.run().found.is_empty());
     }
 
@@ -477,12 +474,12 @@ mod tests {
         let found = w.run().found;
         let mut paired = vec![false; 800];
         for e in &found {
-            let d = w.census.entries[e.a as usize]
+            let d = w.census.entries[e.a.i()]
                 .pos
-                .distance(w.census.entries[e.b as usize].pos);
+                .distance(w.census.entries[e.b.i()].pos);
             assert!(d <= 50.0, "paired at {d}");
-            paired[e.a as usize] = true;
-            paired[e.b as usize] = true;
+            paired[e.a.i()] = true;
+            paired[e.b.i()] = true;
         }
         // With certain odds the pass is maximal: no two unpaired residents are in range.
         for i in 0..800 {
@@ -507,19 +504,19 @@ mod tests {
         let _elsewhere = w.add(1, (0.0, 0.0), 60);
         w.tie(lonely, acquaintance, 30.0);
         w.tie(lonely, friend, 65.0);
-        w.social_need[lonely as usize] = 80.0;
+        w.social_need[lonely.i()] = 80.0;
         let first = |w: &World0| {
             pairs(&w.run())
                 .into_iter()
                 .find(|p| p.2 == Trigger::Approach)
         };
         assert_eq!(first(&w), Some((lonely, friend, Trigger::Approach)));
-        w.state.talking[friend as usize] = Some(1);
+        w.state.talking[friend.i()] = Some(1);
         assert_eq!(first(&w), Some((lonely, acquaintance, Trigger::Approach)));
-        w.state.talking[acquaintance as usize] = Some(1);
+        w.state.talking[acquaintance.i()] = Some(1);
         assert_eq!(first(&w), Some((lonely, stranger, Trigger::Approach)));
         // Not lonely enough: no approach.
-        w.social_need[lonely as usize] = 70.0;
+        w.social_need[lonely.i()] = 70.0;
         assert_eq!(first(&w), None);
     }
 
@@ -528,23 +525,23 @@ mod tests {
         let mut w = World0::new(SocialTuning::default());
         let waiter = w.add(0, (0.0, 0.0), 3600);
         let guest = w.add(0, (100.0, 0.0), 10);
-        w.staff[waiter as usize] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
+        w.staff[waiter.i()] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
         assert_eq!(pairs(&w.run()), [(waiter, guest, Trigger::Work)]);
         // Greeted on this visit: not again.
         w.state.greeted.insert((guest, LocIdx(0)), w.now);
         assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
         // A later visit is greeted again.
-        w.state.stood[guest as usize] = Some((LocIdx(0), GameTime(w.now.0 + 1)));
+        w.state.stood[guest.i()] = Some((LocIdx(0), GameTime(w.now.0 + 1)));
         w.now = GameTime(w.now.0 + 60);
         assert_eq!(pairs(&w.run())[0], (waiter, guest, Trigger::Work));
         // Nor a colleague who works here (arriving for a shift).
         let mut shop = World0::new(SocialTuning::default());
         let (s2, c2) = (shop.add(0, (0.0, 0.0), 3600), shop.add(0, (10.0, 0.0), 10));
-        shop.staff[s2 as usize] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
-        shop.staff[c2 as usize] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
+        shop.staff[s2.i()] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
+        shop.staff[c2.i()] = Some((LocIdx(0), WorkRole::Waiter, Vec::new()));
         assert!(pairs(&shop.run()).iter().all(|p| p.2 != Trigger::Work));
         // A teacher greets only her students.
-        w.staff[waiter as usize] = Some((
+        w.staff[waiter.i()] = Some((
             LocIdx(0),
             WorkRole::Teacher,
             vec![ResidentId::new("someone else")],
@@ -559,8 +556,8 @@ mod tests {
         let a = w.add(0, (0.0, 0.0), 600);
         let b = w.add(0, (200.0, 0.0), 600);
         let c = w.add(0, (10.0, 0.0), 600);
-        w.state.talking[a as usize] = Some(5);
-        w.state.talking[c as usize] = Some(5);
+        w.state.talking[a.i()] = Some(5);
+        w.state.talking[c.i()] = Some(5);
         w.meetings.list.push(Meeting {
             id: 1,
             a,

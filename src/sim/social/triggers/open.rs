@@ -13,7 +13,7 @@ use crate::scenario::{LocIdx, LocationKind, Service, SocialTuning, Town};
 use crate::sim::brain::Topic;
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{Agenda, Census, Persona, Relationships, Resident, Roster};
+use crate::sim::residents::{Agenda, Census, Persona, Relationships, Resident, Roster, RosterIdx};
 use crate::sim::social::meetings::{MeetingStatus, Meetings};
 use crate::sim::social::{
     Conversation, ConversationState, EndCause, ForcedEncounters, Proposal, SocialRng, SocialState,
@@ -68,7 +68,7 @@ impl Opening<'_, '_> {
                 people: &self.people,
             },
         };
-        let requested: Vec<(u32, u32)> = forced
+        let requested: Vec<(RosterIdx, RosterIdx)> = forced
             .0
             .drain(..)
             .filter_map(|(a, b)| Some((self.roster.idx(&a)?, self.roster.idx(&b)?)))
@@ -85,14 +85,14 @@ impl Opening<'_, '_> {
         {
             return;
         }
-        let entity = |i: u32| self.roster.entities[i as usize];
+        let entity = |i: RosterIdx| self.roster.entities[i.i()];
         let (Ok(pa), Ok(pb)) = (
             self.people.get(entity(enc.a)),
             self.people.get(entity(enc.b)),
         ) else {
             return;
         };
-        let place = self.census.entries[enc.a as usize].at;
+        let place = self.census.entries[enc.a.i()].at;
         if enc.trigger == Trigger::Work {
             self.state.greeted.insert((enc.b, place), now);
         }
@@ -148,27 +148,27 @@ impl Opening<'_, '_> {
             body: EventBody::AppointmentKept {
                 appointment: m.id,
                 residents: vec![
-                    self.roster.ids[m.a as usize].clone(),
-                    self.roster.ids[m.b as usize].clone(),
+                    self.roster.ids[m.a.i()].clone(),
+                    self.roster.ids[m.b.i()].clone(),
                 ],
                 location: self.town.id(m.place).clone(),
                 made: m.made,
             },
         });
-        let both = self.state.talking[enc.a as usize];
-        both.is_some() && both == self.state.talking[enc.b as usize]
+        let both = self.state.talking[enc.a.i()];
+        both.is_some() && both == self.state.talking[enc.b.i()]
     }
 
     /// A gathering one of them organises and the other has not heard of.
     fn invitation(&self, enc: &Encounter, (a, b): (&Resident, &Resident)) -> Option<usize> {
         let now = self.clock.now;
-        let unaware = |organiser: &Resident, guest: u32| {
+        let unaware = |organiser: &Resident, guest: RosterIdx| {
             self.gatherings.iter().position(|g| {
                 g.organiser == organiser.id
                     && g.starts > now
                     && self
                         .agendas
-                        .get(self.roster.entities[guest as usize])
+                        .get(self.roster.entities[guest.i()])
                         .is_ok_and(|ag| !ag.knows(g.id))
             })
         };
@@ -183,9 +183,9 @@ impl Opening<'_, '_> {
         self.state.open.insert(id, entity);
         self.state.started_today += 1;
         for i in members {
-            self.state.talking[i as usize] = Some(id);
+            self.state.talking[i.i()] = Some(id);
             self.commands
-                .entity(self.roster.entities[i as usize])
+                .entity(self.roster.entities[i.i()])
                 .insert(Talking { conversation: id });
         }
         self.events.write(SimEvent {
@@ -219,7 +219,7 @@ fn planned_turns(
 }
 
 /// `x` knows `other` at least as an acquaintance.
-fn close_enough(x: &Relationships, other: u32, t: &SocialTuning) -> bool {
+fn close_enough(x: &Relationships, other: RosterIdx, t: &SocialTuning) -> bool {
     x.by_idx(other)
         .is_some_and(|r| r.strength >= t.relationship.acquaintance)
 }

@@ -9,6 +9,7 @@ use rand::RngExt;
 use super::grid::{Grid, RollClock};
 use super::{CrowdView, Encounter};
 use crate::scenario::LocIdx;
+use crate::sim::residents::RosterIdx;
 use crate::sim::social::Trigger;
 use crate::sim::social::analysis::{self, Stage};
 use crate::sim::social::meetings::MeetingStatus;
@@ -22,9 +23,9 @@ pub(super) struct Pass<'a, 'c> {
 
 impl Pass<'_, '_> {
     /// Takes both out of this step's pool and records the encounter.
-    fn pair_up(&mut self, a: u32, b: u32, trigger: Trigger) -> &mut Encounter {
-        self.taken[a as usize] = true;
-        self.taken[b as usize] = true;
+    fn pair_up(&mut self, a: RosterIdx, b: RosterIdx, trigger: Trigger) -> &mut Encounter {
+        self.taken[a.i()] = true;
+        self.taken[b.i()] = true;
         self.out.push(Encounter {
             a,
             b,
@@ -37,13 +38,13 @@ impl Pass<'_, '_> {
 
     /// Pairs the player asked for (from the inspector), when both stand at
     /// one place, awake and free.
-    pub(super) fn requested(&mut self, requested: &[(u32, u32)]) {
+    pub(super) fn requested(&mut self, requested: &[(RosterIdx, RosterIdx)]) {
         let cx = self.cx;
         for &(a, b) in requested {
             let (Some((pa, _)), Some((pb, _))) = (cx.awake_here(a), cx.awake_here(b)) else {
                 continue;
             };
-            let busy = |i: u32| self.taken[i as usize] || cx.state.talking[i as usize].is_some();
+            let busy = |i: RosterIdx| self.taken[i.i()] || cx.state.talking[i.i()].is_some();
             if a == b || pa != pb || busy(a) || busy(b) {
                 continue;
             }
@@ -60,11 +61,11 @@ impl Pass<'_, '_> {
                 && now.0 >= m.at.0 - 30 * 60
                 && now.0 <= m.at.0 + a.wait_minutes as i64 * 60
         }) {
-            let here = |i: u32| cx.awake_here(i).is_some_and(|(at, _)| at == m.place);
-            if !here(m.a) || !here(m.b) || self.taken[m.a as usize] || self.taken[m.b as usize] {
+            let here = |i: RosterIdx| cx.awake_here(i).is_some_and(|(at, _)| at == m.place);
+            if !here(m.a) || !here(m.b) || self.taken[m.a.i()] || self.taken[m.b.i()] {
                 continue;
             }
-            let busy = |i: u32| cx.state.talking[i as usize];
+            let busy = |i: RosterIdx| cx.state.talking[i.i()];
             let together = busy(m.a).is_some() && busy(m.a) == busy(m.b);
             let interrupts: Vec<u64> = if together {
                 Vec::new()
@@ -84,7 +85,7 @@ impl Pass<'_, '_> {
             let Some((place, _)) = cx.person(s).and_then(|p| p.staff) else {
                 continue;
             };
-            if self.taken[s as usize] || cx.state.talking[s as usize].is_some() {
+            if self.taken[s.i()] || cx.state.talking[s.i()].is_some() {
                 continue;
             }
             if let Some(c) = self.customer(s, place) {
@@ -95,7 +96,7 @@ impl Pass<'_, '_> {
 
     /// The customer staff `s` greets next at `place`: free, not working
     /// there, on its list, and not yet greeted this visit.
-    fn customer(&self, s: u32, place: LocIdx) -> Option<u32> {
+    fn customer(&self, s: RosterIdx, place: LocIdx) -> Option<RosterIdx> {
         let cx = self.cx;
         let greets = cx.lookup.greets(s);
         let taken = &self.taken;
@@ -105,9 +106,9 @@ impl Pass<'_, '_> {
             .into_iter()
             .flatten()
             .copied()
-            .filter(|&c| c != s && !taken[c as usize] && cx.state.talking[c as usize].is_none())
+            .filter(|&c| c != s && !taken[c.i()] && cx.state.talking[c.i()].is_none())
             .filter(|&c| cx.person(c).is_some_and(|p| p.workplace != Some(place)))
-            .filter(|&c| greets.is_empty() || greets.contains(&cx.roster.ids[c as usize]))
+            .filter(|&c| greets.is_empty() || greets.contains(&cx.roster.ids[c.i()]))
             .filter_map(|c| {
                 let (at, since) = cx.awake_here(c)?;
                 let greeted = cx
@@ -124,11 +125,11 @@ impl Pass<'_, '_> {
     /// 3. The lonely seek company where they are: friends first, then
     /// acquaintances, then anyone. Their own ties are scanned first, so the
     /// crowd is only searched when nobody they know is free.
-    pub(super) fn approach(&mut self, settled: &[(u32, LocIdx)]) {
+    pub(super) fn approach(&mut self, settled: &[(RosterIdx, LocIdx)]) {
         let cx = self.cx;
         for &(s, place) in settled {
             let Some(me) = cx.person(s) else { continue };
-            if me.social_need <= cx.tuning.approach_need || self.taken[s as usize] {
+            if me.social_need <= cx.tuning.approach_need || self.taken[s.i()] {
                 continue;
             }
             if let Some(o) = self.company(s, place) {
@@ -139,24 +140,24 @@ impl Pass<'_, '_> {
 
     /// Whom `s` approaches at `place`: the closest tie that is free there,
     /// else the nearest free resident.
-    fn company(&self, s: u32, place: LocIdx) -> Option<u32> {
+    fn company(&self, s: RosterIdx, place: LocIdx) -> Option<RosterIdx> {
         let cx = self.cx;
         let (now, n) = (cx.now, cx.roster.len());
-        let available = |o: u32| {
+        let available = |o: RosterIdx| {
             o != s
-                && !self.taken[o as usize]
+                && !self.taken[o.i()]
                 && cx.state.free(o, now)
                 && cx.awake_here(o).is_some_and(|(at, _)| at == place)
                 && cx.state.pair_ready(s, o, now)
         };
-        let dist = |o: u32| cx.pos(s).distance_squared(cx.pos(o));
+        let dist = |o: RosterIdx| cx.pos(s).distance_squared(cx.pos(o));
         let stage = |strength: f32| Stage::of(strength, &cx.tuning.relationship);
         let known = cx
             .lookup
             .ties(s)
             .into_iter()
             .flat_map(|t| t.0.iter())
-            .filter(|r| (r.with_idx as usize) < n && available(r.with_idx))
+            .filter(|r| ((r.with_idx).i()) < n && available(r.with_idx))
             .max_by(|x, y| {
                 stage(x.strength)
                     .cmp(&stage(y.strength))
@@ -178,8 +179,8 @@ impl Pass<'_, '_> {
     /// order, so the pass (and its random draws) are the same every run.
     pub(super) fn chance_meetings(
         &mut self,
-        settled: &[(u32, LocIdx)],
-        near: &mut Vec<(u32, Vec2)>,
+        settled: &[(RosterIdx, LocIdx)],
+        near: &mut Vec<(RosterIdx, Vec2)>,
         grid: &mut Grid,
         rng: &mut rand_chacha::ChaCha8Rng,
     ) {
@@ -189,7 +190,7 @@ impl Pass<'_, '_> {
         near.extend(
             settled
                 .iter()
-                .filter(|&&(i, _)| !self.taken[i as usize])
+                .filter(|&&(i, _)| !self.taken[i.i()])
                 .map(|&(i, _)| (i, cx.pos(i))),
         );
         grid.fill(p.distance, near);
@@ -205,7 +206,7 @@ impl Pass<'_, '_> {
         .max_by(|x, y| x.pick(&p.modifiers).total_cmp(&y.pick(&p.modifiers)))
         .expect("four stages");
         for &(a, pa) in near.iter() {
-            if self.taken[a as usize] || !clock.rolls(a) {
+            if self.taken[a.i()] || !clock.rolls(a) {
                 continue;
             }
             if let Some((a, b)) = self.meets((a, pa), best_stage, grid, rng) {
@@ -218,17 +219,17 @@ impl Pass<'_, '_> {
     /// neighbours, the more outgoing of the two first.
     fn meets(
         &self,
-        (a, pa): (u32, Vec2),
+        (a, pa): (RosterIdx, Vec2),
         best_stage: Stage,
         grid: &Grid,
         rng: &mut rand_chacha::ChaCha8Rng,
-    ) -> Option<(u32, u32)> {
+    ) -> Option<(RosterIdx, RosterIdx)> {
         let cx = self.cx;
         let p = &cx.tuning.proximity;
         let d2 = p.distance * p.distance;
         for cellmates in grid.around(pa) {
             for &(b, pb) in cellmates {
-                if b <= a || self.taken[b as usize] || pa.distance_squared(pb) > d2 {
+                if b <= a || self.taken[b.i()] || pa.distance_squared(pb) > d2 {
                     continue;
                 }
                 let (x, y) = (

@@ -1,0 +1,142 @@
+//! The census: where everyone is and what they do, taken once per step
+//! for everyone's decisions in it.
+
+use bevy::prelude::*;
+
+use super::{
+    Activity, ActivityKind, MapPosition, Needs, Persona, Resident, Roster, RosterIdx, Walking,
+    Whereabouts,
+};
+use crate::scenario::{LocIdx, Profile, Town, WorkRole};
+
+/// Where everyone is and what they do, taken once per step, indexed by roster idx.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct Census {
+    pub entries: Vec<CensusEntry>,
+    /// Roster indices of residents standing at each place (not walking), sorted.
+    pub at_place: Vec<Vec<RosterIdx>>,
+    /// How many residents are walking to each place.
+    pub heading_to: Vec<u32>,
+    /// The few persona fields the step's passes read of everyone, by roster idx;
+    /// copied when a persona changes (reading a large town's profiles each step
+    /// cost a cache miss per resident). `None` for a resident not spawned yet.
+    pub traits: Vec<Option<Traits>>,
+    /// Roster indices of residents with a greeting role at work, ascending.
+    pub greeters: Vec<RosterIdx>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CensusEntry {
+    pub at: LocIdx,
+    pub pos: Vec2,
+    pub walking: bool,
+    pub kind: Option<ActivityKind>,
+    pub underway: bool,
+    /// Social satisfaction (the need), 0–100.
+    pub social: f32,
+}
+
+/// See [`Census::traits`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Traits {
+    pub extraversion: f32,
+    /// Workplace, and the role in which the resident greets people there.
+    pub work: Option<(LocIdx, Option<WorkRole>)>,
+}
+
+impl Traits {
+    pub fn of(p: &Profile) -> Self {
+        Self {
+            extraversion: p.personality.extraversion,
+            work: p.work.as_ref().map(|w| (w.place, w.role)),
+        }
+    }
+}
+
+impl Census {
+    pub fn count_at(&self, place: LocIdx) -> usize {
+        self.at_place.get(place.i()).map_or(0, Vec::len)
+    }
+    /// Standing at `place` or on the way there: what its capacity is weighed against.
+    pub fn expected_at(&self, place: LocIdx) -> usize {
+        self.count_at(place) + self.heading_to.get(place.i()).map_or(0, |&n| n as usize)
+    }
+    pub fn asleep(&self, idx: RosterIdx) -> bool {
+        self.entries
+            .get(idx.i())
+            .is_some_and(|e| e.underway && e.kind == Some(ActivityKind::Sleep))
+    }
+}
+
+/// What the census reads of each resident.
+type CensusView<'a> = (
+    &'a Resident,
+    &'a Whereabouts,
+    &'a MapPosition,
+    Option<&'a Activity>,
+    &'a Needs,
+);
+
+/// Takes the census for this step.
+pub(super) fn take_census(
+    mut census: ResMut<Census>,
+    town: Res<Town>,
+    roster: Res<Roster>,
+    q: Query<CensusView>,
+    walkers: Query<(&Resident, &Activity), With<Walking>>,
+    changed: Query<(&Resident, &Persona), Changed<Persona>>,
+) {
+    let census = &mut *census;
+    census.traits.resize(roster.len(), None);
+    let mut any = false;
+    for (r, p) in &changed {
+        census.traits[r.idx.i()] = Some(Traits::of(&p.0));
+        any = true;
+    }
+    if any {
+        census.greeters = roster
+            .indices()
+            .filter(|i| census.traits[i.i()].is_some_and(|t| t.work.is_some_and(|w| w.1.is_some())))
+            .collect();
+    }
+    census.entries.clear();
+    census.entries.resize(
+        roster.len(),
+        CensusEntry {
+            at: LocIdx(0),
+            pos: Vec2::ZERO,
+            walking: false,
+            kind: None,
+            underway: false,
+            social: 0.0,
+        },
+    );
+    census.at_place.resize(town.len(), Vec::new());
+    for v in &mut census.at_place {
+        v.clear();
+    }
+    census.heading_to.clear();
+    census.heading_to.resize(town.len(), 0);
+    for (r, at, pos, act, needs) in &q {
+        census.entries[r.idx.i()] = CensusEntry {
+            at: at.0,
+            pos: pos.0,
+            walking: false,
+            kind: act.map(|a| a.kind),
+            underway: act.is_some_and(|a| a.underway),
+            social: needs.social,
+        };
+    }
+    // The walkers apart: with the sparse `Walking` in the main query, Bevy would
+    // visit everyone archetype by archetype, in no order in memory.
+    for (r, a) in &walkers {
+        census.entries[r.idx.i()].walking = true;
+        census.heading_to[a.target.i()] += 1;
+    }
+    // Filled in index order so each list is sorted and the same every run.
+    for (i, e) in census.entries.iter().enumerate() {
+        if !e.walking {
+            census.at_place[e.at.i()].push(RosterIdx(i as u32));
+        }
+    }
+}

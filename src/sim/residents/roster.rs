@@ -1,0 +1,97 @@
+//! The roster: every resident's strong id, name and entity by dense index.
+
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+
+use crate::scenario::ResidentId;
+
+/// Dense index of a resident in the [`Roster`]; never logged or saved (use
+/// [`ResidentId`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct RosterIdx(pub u32);
+
+impl RosterIdx {
+    /// As an index into the per-resident arrays.
+    pub fn i(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for RosterIdx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// All residents by strong id, in scenario order.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct Roster {
+    pub ids: Vec<ResidentId>,
+    pub names: Vec<String>,
+    pub entities: Vec<Entity>,
+    by_id: HashMap<ResidentId, RosterIdx>,
+    /// The same index keyed by the id's shared allocation: ids in events are
+    /// clones of the roster's, so most lookups hash a pointer, not a string.
+    by_ptr: HashMap<usize, RosterIdx>,
+}
+
+impl Roster {
+    /// Adds a resident at the next index and returns it.
+    pub fn push(&mut self, id: ResidentId, name: String, entity: Entity) -> RosterIdx {
+        let i = RosterIdx(self.ids.len() as u32);
+        self.by_id.insert(id.clone(), i);
+        self.by_ptr.insert(id.0.as_ptr() as usize, i);
+        self.ids.push(id);
+        self.names.push(name);
+        self.entities.push(entity);
+        i
+    }
+
+    /// The index of resident `id`.
+    pub fn idx(&self, id: &ResidentId) -> Option<RosterIdx> {
+        let ptr = id.0.as_ptr() as usize;
+        if let Some(&i) = self.by_ptr.get(&ptr)
+            && std::sync::Arc::ptr_eq(&self.ids[i.i()].0, &id.0)
+        {
+            return Some(i);
+        }
+        self.by_id.get(id).copied()
+    }
+
+    /// Resident `id`'s entity.
+    pub fn entity(&self, id: &ResidentId) -> Option<Entity> {
+        self.idx(id).map(|i| self.entities[i.i()])
+    }
+
+    /// Resident `id`'s name (its id if it is not on the roster).
+    pub fn name<'a>(&'a self, id: &'a ResidentId) -> &'a str {
+        self.idx(id).map_or(id.as_str(), |i| &self.names[i.i()])
+    }
+
+    /// The strong id at `i`.
+    pub fn id_of(&self, i: RosterIdx) -> &ResidentId {
+        &self.ids[i.i()]
+    }
+
+    /// The name at `i`.
+    pub fn name_of(&self, i: RosterIdx) -> &str {
+        &self.names[i.i()]
+    }
+
+    /// The entity at `i`.
+    pub fn entity_of(&self, i: RosterIdx) -> Entity {
+        self.entities[i.i()]
+    }
+
+    /// Every index, in roster order.
+    pub fn indices(&self) -> impl Iterator<Item = RosterIdx> + use<> {
+        (0..self.ids.len() as u32).map(RosterIdx)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
