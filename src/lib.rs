@@ -17,4 +17,4 @@ pub mod llm;
 pub mod scenario;
 pub mod script;
 pub mod sim;
-pub mod window;
+pub(crate) mod window;

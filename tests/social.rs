@@ -98,7 +98,7 @@ fn idle_now(app: &App, n: usize) -> Option<Vec<ResidentId>> {
         .map(|here| {
             here.iter()
                 .copied()
-                .filter(|&i| !census.asleep(i) && state.talking[i.i()].is_none())
+                .filter(|&i| !census.asleep(i) && state.talking_in(i).is_none())
                 .filter(|&i| w.get::<Walking>(roster.entities[i.i()]).is_none())
                 .map(|i| roster.ids[i.i()].clone())
                 .collect::<Vec<_>>()
@@ -465,22 +465,22 @@ fn three_days_of_social_life() {
 }
 
 fn conversation(app: &mut App, id: u64) -> Option<heartvale::sim::social::Conversation> {
-    let e = *app.world().resource::<SocialState>().open.get(&id)?;
+    let e = app.world().resource::<SocialState>().conversation(id)?;
     app.world()
         .get::<heartvale::sim::social::Conversation>(e)
         .cloned()
 }
 
 fn hand_in(app: &mut App, id: u64, line: &str, ends: bool) {
-    let e = app.world().resource::<SocialState>().open[&id];
+    let e = app.world().resource::<SocialState>().conversation(id).unwrap();
     app.world_mut()
         .get_mut::<heartvale::sim::social::Conversation>(e)
         .unwrap()
-        .delivered = Some(heartvale::sim::social::Delivered {
-        line: line.to_string(),
-        ends,
-        emotion: None,
-    });
+        .hand_in(heartvale::sim::social::Delivered {
+            line: line.to_string(),
+            ends,
+            emotion: None,
+        });
 }
 
 fn set_async(app: &mut App, id: &ResidentId, on: bool) {
@@ -503,16 +503,16 @@ fn the_state_machine_walks_init_greeting_active_closing_ended() {
     set_async(&mut app, b, true);
     let id = force(&mut app, a, b);
     let c = conversation(&mut app, id).unwrap();
-    assert_eq!((c.state, c.messages.len()), (S::Init, 0));
+    assert_eq!((c.state(), c.messages().len()), (S::Init, 0));
     hand_in(&mut app, id, "早上好！", false);
     step(&mut app);
     let c = conversation(&mut app, id).unwrap();
-    assert_eq!((c.state, c.messages.len()), (S::Greeting, 1));
+    assert_eq!((c.state(), c.messages().len()), (S::Greeting, 1));
     hand_in(&mut app, id, "早！今天天气真好。", false);
     step(&mut app);
     let c = conversation(&mut app, id).unwrap();
-    assert_eq!((c.state, c.messages.len()), (S::Active, 2));
-    assert!(c.awaiting.is_some(), "waiting for the third line");
+    assert_eq!((c.state(), c.messages().len()), (S::Active, 2));
+    assert!(c.awaiting().is_some(), "waiting for the third line");
     hand_in(&mut app, id, "回头见！", true);
     step(&mut app);
     // Closing, then ended and gone within the step; the end is logged.

@@ -6,7 +6,7 @@ use serde_json::Value;
 /// Finds the first JSON object in `text` and parses it, repairing the usual
 /// small-model mistakes (code fences, prose around it, trailing commas,
 /// a missing closing brace).
-pub fn extract_object(text: &str) -> Result<Value, String> {
+pub(crate) fn extract_object(text: &str) -> Result<Value, String> {
     let start = text
         .find('{')
         .ok_or_else(|| "no JSON object in the answer".to_string())?;

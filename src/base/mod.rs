@@ -2,10 +2,10 @@
 //! time, YAML parsing with `file:line:col` diagnostics and "did you mean"
 //! hints, and the repair of JSON that models write.
 
-pub mod diagnostic;
-pub mod json;
+mod diagnostic;
+pub(crate) mod json;
 pub mod time;
-pub mod yaml;
+mod yaml;
 
 pub use diagnostic::{Diagnostic, Diagnostics, closest};
 pub use yaml::parse_yaml;

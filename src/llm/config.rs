@@ -201,7 +201,7 @@ impl LlmSettings {
 }
 
 /// Reads the process environment (the CLI's source).
-pub fn process_env(key: &str) -> Option<String> {
+pub(crate) fn process_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
 

@@ -9,7 +9,7 @@ use crate::sim::social::Emotion;
 
 /// Reads a plan from a model's answer. Field types are read leniently
 /// (`"duration": "60 minutes"` is 60); missing fields are errors.
-pub fn plan_from_text(text: &str) -> Result<Plan, String> {
+pub(crate) fn plan_from_text(text: &str) -> Result<Plan, String> {
     let v = extract_object(text)?;
     let field = |k: &str| -> Result<String, String> {
         match v.get(k) {
@@ -50,7 +50,7 @@ fn leading_int(s: &str) -> Option<i64> {
 
 /// Cleans one conversation line: drops quotes, speaker prefixes and extra lines;
 /// reports whether the speaker wants to leave (`[END]`).
-pub fn line_from_text(text: &str, speaker: &str) -> (String, bool, Option<Emotion>) {
+pub(crate) fn line_from_text(text: &str, speaker: &str) -> (String, bool, Option<Emotion>) {
     let ends = text.contains("[END]") || text.contains("［END］");
     let mut line = text
         .replace("[END]", "")

@@ -11,22 +11,22 @@ use crate::sim::residents::ActivityKind;
 
 use super::client::Message;
 
-pub const PLAN_SYSTEM: &str = include_str!("../../assets/prompts/plan_system.md");
-pub const PLAN_USER: &str = include_str!("../../assets/prompts/plan_user.md");
-pub const LINE_OPEN: &str = include_str!("../../assets/prompts/line_open.md");
-pub const LINE_REPLY: &str = include_str!("../../assets/prompts/line_reply.md");
-pub const SUMMARY: &str = include_str!("../../assets/prompts/summary.md");
-pub const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
-pub const RECAP: &str = include_str!("../../assets/prompts/recap.md");
+pub(crate) const PLAN_SYSTEM: &str = include_str!("../../assets/prompts/plan_system.md");
+pub(crate) const PLAN_USER: &str = include_str!("../../assets/prompts/plan_user.md");
+pub(crate) const LINE_OPEN: &str = include_str!("../../assets/prompts/line_open.md");
+pub(crate) const LINE_REPLY: &str = include_str!("../../assets/prompts/line_reply.md");
+pub(crate) const SUMMARY: &str = include_str!("../../assets/prompts/summary.md");
+pub(crate) const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
+pub(crate) const RECAP: &str = include_str!("../../assets/prompts/recap.md");
 
 /// How many other residents a planning prompt lists (a big town would blow the budget).
-pub const MAX_OTHERS: usize = 12;
+pub(crate) const MAX_OTHERS: usize = 12;
 /// How many recent memories a planning prompt carries.
-pub const MAX_MEMORIES: usize = 12;
+pub(crate) const MAX_MEMORIES: usize = 12;
 
 /// Fills `{field}`s (lowercase identifiers) from `values`. Unknown fields are left
 /// as they are and reported, so a typo in a template shows up in tests.
-pub fn render(template: &str, values: &[(&str, String)]) -> (String, Vec<String>) {
+pub(crate) fn render(template: &str, values: &[(&str, String)]) -> (String, Vec<String>) {
     let mut out = String::with_capacity(template.len() + 256);
     let mut missing = Vec::new();
     let mut rest = template;
@@ -73,7 +73,7 @@ const WEEKDAYS: [&str; 7] = [
 
 /// One line per other resident for the planning prompt: `name（id）在 place：action`.
 #[derive(Debug, Clone)]
-pub struct OtherResident {
+pub(crate) struct OtherResident {
     pub name: String,
     pub place: String,
     pub doing: String,
@@ -83,7 +83,7 @@ pub struct OtherResident {
 /// shares (rules, places), so servers that cache prompt prefixes (llama.cpp,
 /// vLLM) reuse it across residents; then the persona. The user message holds what
 /// changes: the moment, needs, other residents, memories, agenda and board.
-pub fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Message> {
+pub(crate) fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Message> {
     vec![
         Message::system(plan_system(cx)),
         Message::user(plan_user(cx, others)),
@@ -281,7 +281,7 @@ fn board_text(cx: &PlanContext<'_>) -> String {
 }
 
 /// What else a line prompt needs beyond [`LineContext`].
-pub struct LineExtras<'a> {
+pub(crate) struct LineExtras<'a> {
     pub my_action: &'a str,
     pub their_action: &'a str,
     /// Lines so far, as (speaker name, line).
@@ -332,7 +332,7 @@ fn line_notes(cx: &LineContext<'_>) -> String {
 }
 
 /// An opening line (`turn == 0`) or a reply.
-pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
+pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
     let rel = cx.relation;
     let notes = line_notes(cx);
     let acquainted = match rel {
@@ -398,7 +398,7 @@ pub fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
 }
 
 /// A participant's one-line memory of a conversation (the design's 30-character summary).
-pub fn recap_messages(r: &crate::sim::social::RecapRequest) -> Vec<Message> {
+pub(crate) fn recap_messages(r: &crate::sim::social::RecapRequest) -> Vec<Message> {
     let transcript = r
         .transcript
         .iter()
@@ -416,7 +416,7 @@ pub fn recap_messages(r: &crate::sim::social::RecapRequest) -> Vec<Message> {
     ))]
 }
 
-pub fn summary_messages(cx: &SummaryContext<'_>) -> Vec<Message> {
+pub(crate) fn summary_messages(cx: &SummaryContext<'_>) -> Vec<Message> {
     let entries = lines_or(
         cx.entries.iter().map(|m| format!("- {}", m.line())),
         "- （平淡的一天）",
@@ -433,7 +433,7 @@ pub fn summary_messages(cx: &SummaryContext<'_>) -> Vec<Message> {
 }
 
 /// The one repair attempt: the original conversation, the bad answer, what was wrong.
-pub fn repair_messages(
+pub(crate) fn repair_messages(
     original: &[Message],
     answer: &str,
     problem: &str,
@@ -475,7 +475,7 @@ pub fn repair_messages(
 }
 
 /// A short Chinese description of what someone is doing, for prompts.
-pub fn doing(kind: Option<ActivityKind>, action: Option<&str>, walking: bool) -> String {
+pub(crate) fn doing(kind: Option<ActivityKind>, action: Option<&str>, walking: bool) -> String {
     if walking {
         return "在路上".into();
     }

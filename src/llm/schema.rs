@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 
 use crate::scenario::{Town, Tuning};
 
-pub const PLAN_SCHEMA_NAME: &str = "heartvale_plan";
+pub(crate) const PLAN_SCHEMA_NAME: &str = "heartvale_plan";
 
-pub fn plan_schema(town: &Town, tuning: &Tuning) -> Value {
+pub(crate) fn plan_schema(town: &Town, tuning: &Tuning) -> Value {
     let ids: Vec<&str> = town.indices().map(|l| town.id(l).as_str()).collect();
     json!({
         "type": "object",

@@ -8,7 +8,7 @@ use crate::script::engine::{LlmRequest, State};
 use crate::script::runner::{Human, Mind, Persona};
 
 /// A real OpenAI-compatible endpoint, called synchronously (the terminal waits).
-pub struct Remote {
+pub(crate) struct Remote {
     pub runtime: tokio::runtime::Runtime,
     pub client: super::client::Client,
     pub endpoint: super::client::Endpoint,
@@ -19,7 +19,7 @@ pub struct Remote {
 impl Remote {
     /// A synchronous client of the settings' default endpoint, on its own
     /// small runtime (the terminal waits); `None` without an endpoint.
-    pub fn for_settings(settings: &super::LlmSettings) -> Option<std::io::Result<Remote>> {
+    pub(crate) fn for_settings(settings: &super::LlmSettings) -> Option<std::io::Result<Remote>> {
         let endpoint = settings.default.clone()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -35,7 +35,7 @@ impl Remote {
 
     /// One chat completion of `prompt`, constrained to `schema` where the
     /// server can (the client falls back to plain JSON, then to text).
-    pub fn complete(
+    pub(crate) fn complete(
         &mut self,
         prompt: String,
         max_tokens: u32,
@@ -52,7 +52,7 @@ impl Remote {
 /// The chat request for one script step: the prompt as the user message,
 /// constrained to `schema` where the server can (the client falls back to
 /// plain JSON, then to text).
-pub fn step_request(
+pub(crate) fn step_request(
     prompt: String,
     max_tokens: u32,
     schema: Option<&serde_json::Value>,
@@ -84,14 +84,14 @@ impl Mind for Remote {
 
 /// A model plays the HUMAN role in character from a persona description;
 /// where it fails or answers nothing usable, the built-in playtester does.
-pub struct LlmPersona {
+pub(crate) struct LlmPersona {
     remote: Remote,
     description: String,
     fallback: Persona,
 }
 
 impl LlmPersona {
-    pub fn new(remote: Remote, description: &str) -> Self {
+    pub(crate) fn new(remote: Remote, description: &str) -> Self {
         Self {
             remote,
             description: description.trim().to_string(),

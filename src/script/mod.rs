@@ -3,11 +3,11 @@
 //! loader are here; the checker, engine and runners follow.
 
 pub mod check;
-pub mod condition;
+pub(crate) mod condition;
 pub mod diag;
 pub mod engine;
 pub mod format;
 pub mod host;
 pub mod load;
-pub mod runner;
+pub(crate) mod runner;
 pub mod schema;

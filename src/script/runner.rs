@@ -13,7 +13,7 @@ use super::engine::{
 };
 
 /// Who answers as the HUMAN role.
-pub trait Human {
+pub(crate) trait Human {
     /// Picks one of `options` (key, text); returns the key.
     fn choose(&mut self, options: &[(String, String)], state: &State) -> Option<String>;
     /// The human's own words after the AI's last line.
@@ -21,13 +21,13 @@ pub trait Human {
 }
 
 /// Answers LLM requests; `None` takes the built-in offline answer.
-pub trait Mind {
+pub(crate) trait Mind {
     /// The model's answer to `req`, or `None` when there is none to be had.
     fn reply(&mut self, req: &LlmRequest) -> Option<String>;
 }
 
 /// No model: every request gets the built-in offline answer.
-pub struct Offline;
+pub(crate) struct Offline;
 
 impl Mind for Offline {
     fn reply(&mut self, _: &LlmRequest) -> Option<String> {
@@ -36,7 +36,7 @@ impl Mind for Offline {
 }
 
 /// Replies read one per line: an option by its key (or its number), free text as is.
-pub struct Scripted<I: Iterator<Item = String>> {
+pub(crate) struct Scripted<I: Iterator<Item = String>> {
     pub lines: I,
 }
 
@@ -62,13 +62,13 @@ impl<I: Iterator<Item = String>> Human for Scripted<I> {
 /// (the sentence of it nearest the question, fresh ones preferred) and picks
 /// the option closest to what it says.
 #[derive(Debug, Clone)]
-pub struct Persona {
+pub(crate) struct Persona {
     pub sentences: Vec<String>,
     used: Vec<usize>,
 }
 
 impl Persona {
-    pub fn new(description: &str) -> Self {
+    pub(crate) fn new(description: &str) -> Self {
         let sentences: Vec<String> = description
             .split(['。', '！', '？', '\n'])
             .map(str::trim)
@@ -133,7 +133,7 @@ impl Human for Persona {
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Done,
     /// The human had nothing more to say (input file exhausted).
     OutOfInput,
@@ -141,7 +141,7 @@ pub enum Outcome {
 
 /// A finished (or stopped) run.
 #[derive(Debug, Clone)]
-pub struct Played {
+pub(crate) struct Played {
     pub outcome: Outcome,
     pub state: State,
     /// Every variable ever set, by where it lived (`global`, `session`,
@@ -152,7 +152,7 @@ pub struct Played {
 
 /// Plays `session` to the end. `show` prints each line as a terminal shows
 /// it; `transcript` gets one JSON object per line, input and effect.
-pub fn play(
+pub(crate) fn play(
     engine: &Engine,
     session: &str,
     human: &mut dyn Human,
@@ -302,7 +302,7 @@ fn answer(
 
 /// Why a transcript does not replay.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReplayError {
+pub(crate) enum ReplayError {
     #[error("line {line}: {message}")]
     Unreadable { line: usize, message: String },
     #[error("the transcript has no start line (session and clock)")]
@@ -321,7 +321,7 @@ pub enum ReplayError {
 
 /// What a replay matched.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Replayed {
+pub(crate) struct Replayed {
     pub inputs: usize,
     pub effects: usize,
     /// The script changed since the recording (the effects may still match).
@@ -332,7 +332,7 @@ pub struct Replayed {
 /// engine again and compares every effect with the recorded one: the same
 /// script and inputs give the same run, so a playtest can be re-checked after
 /// an engine change, and a changed script shows where it now differs.
-pub fn replay(script: &super::engine::Script, transcript: &str) -> Result<Replayed, ReplayError> {
+pub(crate) fn replay(script: &super::engine::Script, transcript: &str) -> Result<Replayed, ReplayError> {
     let mut start = None;
     let mut inputs: Vec<Input> = Vec::new();
     let mut recorded: Vec<serde_json::Value> = Vec::new();

@@ -10,24 +10,24 @@ use super::residents::{
     Activity, ActivityKind, MapPosition, NightState, Resident, Tally, Walking, Whereabouts,
     spread_position,
 };
-use super::town::ActiveTuning;
 use super::{SimSet, SimStep};
 use crate::scenario::{LocIdx, Service, Town};
+use crate::sim::StepCx;
 
 /// A resident is where its plan said and starts doing it now.
 #[derive(Message, Debug, Clone, Copy)]
-pub struct ActionBegan(pub Entity);
+pub(crate) struct ActionBegan(pub Entity);
 
 /// A walker passed through a place on its way (notice boards are read in passing).
 #[derive(Message, Debug, Clone, Copy)]
-pub struct PassedBy {
+pub(crate) struct PassedBy {
     pub entity: Entity,
     pub place: LocIdx,
 }
 
 /// A resident went to sleep now, until the given time (memory consolidation listens).
 #[derive(Message, Debug, Clone, Copy)]
-pub struct FellAsleep {
+pub(crate) struct FellAsleep {
     pub entity: Entity,
     pub until: crate::base::time::GameTime,
 }
@@ -72,13 +72,9 @@ fn finish(
 }
 
 /// Moves walkers along their route; a walker reaching its destination arrives.
-#[allow(clippy::too_many_arguments)]
 fn walk(
     mut commands: Commands,
-    clock: Res<Clock>,
-    town: Res<Town>,
-    tuning: Res<ActiveTuning>,
-    mut events: MessageWriter<SimEvent>,
+    mut cx: StepCx,
     mut began: MessageWriter<ActionBegan>,
     mut passed: MessageWriter<PassedBy>,
     mut q: Query<(
@@ -89,11 +85,11 @@ fn walk(
         &mut MapPosition,
     )>,
 ) {
-    let stride = tuning.walk_speed * clock.step_minutes as f32;
+    let stride = cx.tuning.walk_speed * cx.clock.step_minutes as f32;
     for (entity, r, mut walking, mut at, mut pos) in &mut q {
         walking.progress += stride;
         while let Some(&next) = walking.route.first() {
-            let leg = town.edge_length(at.0, next);
+            let leg = cx.town.edge_length(at.0, next);
             if walking.progress < leg {
                 break;
             }
@@ -109,18 +105,18 @@ fn walk(
         }
         match walking.route.first() {
             Some(&next) => {
-                let (a, b) = (town.get(at.0).position, town.get(next).position);
+                let (a, b) = (cx.town.get(at.0).position, cx.town.get(next).position);
                 let leg = a.distance(b).max(1e-3);
                 pos.0 = a.lerp(b, (walking.progress / leg).clamp(0.0, 1.0));
             }
             None => {
-                pos.0 = spread_position(&town, at.0, r.idx);
+                pos.0 = spread_position(&cx.town, at.0, r.idx);
                 commands.entity(entity).remove::<Walking>();
-                events.write(SimEvent {
-                    time: clock.now,
+                cx.events.write(SimEvent {
+                    time: cx.clock.now,
                     body: EventBody::Arrive {
                         resident: r.id.clone(),
-                        location: town.id(at.0).clone(),
+                        location: cx.town.id(at.0).clone(),
                     },
                 });
                 began.write(ActionBegan(entity));
@@ -130,14 +126,10 @@ fn walk(
 }
 
 /// Starts the action: its clock runs from now; sleep and notices take effect.
-#[allow(clippy::too_many_arguments)]
 fn begin(
-    clock: Res<Clock>,
-    town: Res<Town>,
-    tuning: Res<ActiveTuning>,
+    mut cx: StepCx,
     mut board: ResMut<NoticeBoard>,
     mut reader: MessageReader<ActionBegan>,
-    mut events: MessageWriter<SimEvent>,
     mut asleep: MessageWriter<FellAsleep>,
     mut q: Query<(&Resident, &mut Activity, &mut NightState, &mut Tally)>,
 ) {
@@ -146,12 +138,12 @@ fn begin(
             continue;
         };
         a.underway = true;
-        a.busy_until = clock.now.plus_minutes(a.duration as i64);
-        let here = town.id(a.target).clone();
+        a.busy_until = cx.clock.now.plus_minutes(a.duration as i64);
+        let here = cx.town.id(a.target).clone();
         match a.kind {
             ActivityKind::Sleep => {
-                let tonight = clock.now.night_of();
-                if night.slept != Some(tonight) && a.duration > tuning.durations.consolidate_after {
+                let tonight = cx.clock.now.night_of();
+                if night.slept != Some(tonight) && a.duration > cx.tuning.durations.consolidate_after {
                     night.slept = Some(tonight);
                     tally.nights += 1;
                 }
@@ -159,8 +151,8 @@ fn begin(
                     entity,
                     until: a.busy_until,
                 });
-                events.write(SimEvent {
-                    time: clock.now,
+                cx.events.write(SimEvent {
+                    time: cx.clock.now,
                     body: EventBody::Sleep {
                         resident: r.id.clone(),
                         location: here,
@@ -168,13 +160,13 @@ fn begin(
                     },
                 });
             }
-            ActivityKind::PostNotice if town.get(a.target).has(Service::NoticeBoard) => {
+            ActivityKind::PostNotice if cx.town.get(a.target).has(Service::NoticeBoard) => {
                 let text = a.text.dialogue.trim().to_string();
                 if !text.is_empty() {
-                    let id = board.post(r.id.clone(), clock.now, a.target, text.clone());
+                    let id = board.post(r.id.clone(), cx.clock.now, a.target, text.clone());
                     tally.notices += 1;
-                    events.write(SimEvent {
-                        time: clock.now,
+                    cx.events.write(SimEvent {
+                        time: cx.clock.now,
                         body: EventBody::Notice {
                             resident: r.id.clone(),
                             location: here,

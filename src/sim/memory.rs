@@ -5,15 +5,14 @@ use bevy::prelude::*;
 use serde::Serialize;
 
 use super::actions::FellAsleep;
-use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::notices::NoticeBoard;
 use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster};
-use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::brain::SummaryContext;
+use crate::sim::StepCx;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -376,13 +375,10 @@ pub struct Consolidation;
 
 /// When a resident falls asleep for long enough and has not consolidated tonight,
 /// the day's entries become one summary (the brain writes it), dated that day.
-#[allow(clippy::too_many_arguments)]
 fn consolidate(
     mut reader: MessageReader<FellAsleep>,
-    clock: Res<Clock>,
-    tuning: Res<ActiveTuning>,
+    mut cx: StepCx,
     brain: Res<ActiveBrain>,
-    mut events: MessageWriter<SimEvent>,
     mut requests: MessageWriter<SummaryRequest>,
     mut q: Query<(
         &Resident,
@@ -396,9 +392,9 @@ fn consolidate(
         let Ok((r, persona, mut memories, mut night, asynchronous)) = q.get_mut(entity) else {
             continue;
         };
-        let tonight = clock.now.night_of();
+        let tonight = cx.clock.now.night_of();
         let long_enough =
-            clock.now.minutes_until(until) > tuning.durations.consolidate_after as i64;
+            cx.clock.now.minutes_until(until) > cx.tuning.durations.consolidate_after as i64;
         if !long_enough || night.consolidated == Some(tonight) {
             continue;
         }
@@ -421,7 +417,7 @@ fn consolidate(
             night: tonight,
             entries: &pending.entries,
         });
-        store_summary(&mut memories, r, &pending, summary, clock.now, &mut events);
+        store_summary(&mut memories, r, &pending, summary, cx.clock.now, &mut cx.events);
     }
 }
 

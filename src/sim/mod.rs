@@ -5,13 +5,13 @@
 //! of [`SimSet`] on a single thread, so the same scenario, seed and brain give
 //! the same event log, byte for byte.
 
-pub mod actions;
+pub(crate) mod actions;
 pub mod brain;
 pub mod clock;
 pub mod end;
 pub mod event_log;
 pub mod memory;
-pub mod needs;
+pub(crate) mod needs;
 pub mod notices;
 pub mod planning;
 pub mod residents;
@@ -22,6 +22,7 @@ pub mod town;
 use std::sync::Arc;
 
 use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use crate::scenario::Scenario;
@@ -58,6 +59,16 @@ pub enum SimSet {
     End,
     /// Write this step's events to the log.
     Log,
+}
+
+/// What most step systems read and write: the clock, the town, the tuning,
+/// and the event stream.
+#[derive(SystemParam)]
+pub(crate) struct StepCx<'w> {
+    pub(crate) clock: Res<'w, clock::Clock>,
+    pub(crate) town: Res<'w, crate::scenario::Town>,
+    pub(crate) tuning: Res<'w, town::ActiveTuning>,
+    pub(crate) events: MessageWriter<'w, event_log::SimEvent>,
 }
 
 /// The scenario the world was built from.

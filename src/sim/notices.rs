@@ -5,7 +5,6 @@ use bevy::prelude::*;
 use rand::RngExt;
 
 use super::actions::PassedBy;
-use super::clock::Clock;
 use super::event_log::{EventBody, SimEvent};
 use super::residents::{
     Agenda, Appointment, Census, Heard, Persona, Relationships, Resident, ResidentRng, Roster,
@@ -15,6 +14,7 @@ use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
 use crate::sim::residents::RosterIdx;
+use crate::sim::StepCx;
 
 #[derive(Debug, Clone)]
 pub struct Notice {
@@ -141,15 +141,13 @@ pub fn learn_gathering(
     });
 }
 
-#[allow(clippy::too_many_arguments)]
 fn read_notices(
-    clock: Res<Clock>,
+    mut cx: StepCx,
     board: Res<NoticeBoard>,
     census: Res<Census>,
     gatherings: Res<Gatherings>,
     roster: Res<Roster>,
     mut passers: MessageReader<PassedBy>,
-    mut events: MessageWriter<SimEvent>,
     mut q: Query<(
         &Resident,
         &Persona,
@@ -191,8 +189,8 @@ fn read_notices(
                 continue;
             }
             agenda.notices_read.push(n.id);
-            events.write(SimEvent {
-                time: clock.now,
+            cx.events.write(SimEvent {
+                time: cx.clock.now,
                 body: EventBody::NoticeRead {
                     resident: r.id.clone(),
                     notice: n.id,
@@ -203,11 +201,11 @@ fn read_notices(
                 learn_gathering(
                     g,
                     Heard::Notice,
-                    clock.now,
+                    cx.clock.now,
                     (r, persona, rels),
                     &mut agenda,
                     &mut rng,
-                    &mut events,
+                    &mut cx.events,
                 );
             }
         }

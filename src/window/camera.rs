@@ -52,12 +52,16 @@ pub(crate) fn ease(from: Vec2, to: Vec2, dt: f32) -> Vec2 {
     from.lerp(to, 1.0 - (-FOLLOW_RATE * dt).exp())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the player does with keys, buttons, the mouse and the wheel.
+type Controls<'w> = (
+    Res<'w, ButtonInput<KeyCode>>,
+    Res<'w, ButtonInput<MouseButton>>,
+    Res<'w, AccumulatedMouseMotion>,
+    Res<'w, AccumulatedMouseScroll>,
+);
+
 fn pan_and_zoom(
-    keys: Res<ButtonInput<KeyCode>>,
-    buttons: Res<ButtonInput<MouseButton>>,
-    motion: Res<AccumulatedMouseMotion>,
-    scroll: Res<AccumulatedMouseScroll>,
+    (keys, buttons, motion, scroll): Controls,
     time: Res<Time<Real>>,
     ui: Res<UiWantsInput>,
     mut selection: ResMut<Selection>,

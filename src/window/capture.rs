@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 
 #[derive(Resource, Debug, Clone)]
-pub struct CapturePlan {
+pub(crate) struct CapturePlan {
     /// Real seconds after start.
     pub after: f32,
     pub path: PathBuf,

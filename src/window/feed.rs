@@ -52,7 +52,7 @@ pub(crate) struct RelationHistory {
 
 impl RelationHistory {
     /// `a`'s view of `b` over time.
-    pub fn series(&self, a: RosterIdx, b: RosterIdx) -> Vec<(GameTime, f32)> {
+    pub(super) fn series(&self, a: RosterIdx, b: RosterIdx) -> Vec<(GameTime, f32)> {
         self.samples
             .iter()
             .filter_map(|(t, ties)| {
@@ -176,7 +176,7 @@ mod tests {
             .count() as u32;
         assert!(talks > 0, "no conversation by 20:00");
         let state = app.world().resource::<crate::sim::social::SocialState>();
-        assert_eq!(state.started_today, talks);
+        assert_eq!(state.started_today(), talks);
         let history = app.world().resource::<RelationHistory>();
         // 06:00 … 20:00: one sample an hour.
         assert_eq!(history.samples.len(), 15);

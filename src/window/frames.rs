@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use crate::sim::clock::DriveSteps;
 
 #[derive(Resource, Debug, Clone)]
-pub struct FrameStatsPlan {
+pub(crate) struct FrameStatsPlan {
     /// Real seconds ignored at the start (shader compilation, first layout).
     pub warmup: f32,
     /// Real seconds measured.

@@ -136,7 +136,7 @@ fn top_bar(
                 "醒着 {} · 睡着 {} · 今日对话 {}",
                 census.entries.len() - asleep,
                 asleep,
-                social.started_today
+                social.started_today()
             ));
             if outcome.ended() {
                 ui.colored_label(egui::Color32::from_rgb(200, 90, 60), "模拟已结束");

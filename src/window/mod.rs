@@ -31,8 +31,8 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use bevy_egui::EguiPlugin;
 
-pub use capture::CapturePlan;
-pub use frames::FrameStatsPlan;
+pub(crate) use capture::CapturePlan;
+pub(crate) use frames::FrameStatsPlan;
 
 use crate::llm::LlmSettings;
 use crate::scenario::Scenario;
@@ -51,7 +51,7 @@ pub(crate) struct MapFrame {
 }
 
 impl MapFrame {
-    pub fn world(&self, map: Vec2) -> Vec2 {
+    pub(crate) fn world(&self, map: Vec2) -> Vec2 {
         Vec2::new(map.x - self.size.x / 2.0, self.size.y / 2.0 - map.y)
     }
 }
@@ -69,7 +69,7 @@ pub(crate) enum ViewSet {
 
 /// What `heartvale window` was asked for besides the town.
 #[derive(Default)]
-pub struct WindowOptions {
+pub(crate) struct WindowOptions {
     /// The folder to watch for hot reload (`None`: a generated town).
     pub scenario_dir: Option<PathBuf>,
     pub capture: Option<CapturePlan>,
@@ -87,7 +87,7 @@ pub struct WindowOptions {
 /// Where `assets/` is: under `BEVY_ASSET_ROOT` when set; else beside the
 /// executable (a desktop build); else in the source tree (`cargo run`, tests,
 /// and binaries run straight from the target folder).
-pub fn asset_root() -> PathBuf {
+pub(crate) fn asset_root() -> PathBuf {
     if let Some(root) = std::env::var_os("BEVY_ASSET_ROOT") {
         return PathBuf::from(root).join("assets");
     }
@@ -102,13 +102,13 @@ pub fn asset_root() -> PathBuf {
 
 /// Whether a window can open here: on Linux an X display must be set (the
 /// build has no Wayland backend, and XWayland sets `DISPLAY`).
-pub fn has_display() -> bool {
+pub(crate) fn has_display() -> bool {
     !cfg!(target_os = "linux") || std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
 }
 
 /// Opens the window on `scenario`; returns the exit code when it is closed,
 /// or why it could not open.
-pub fn run(
+pub(crate) fn run(
     scenario: Arc<Scenario>,
     settings: RunSettings,
     options: WindowOptions,
@@ -237,7 +237,7 @@ pub(crate) mod testing {
 
     /// The default town under `MinimalPlugins` with the sim in real-time mode,
     /// a `MapFrame`, and input resources the view systems read.
-    pub fn view_app() -> App {
+    pub(crate) fn view_app() -> App {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, bevy::asset::AssetPlugin::default()))
             .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin))
@@ -259,7 +259,7 @@ pub(crate) mod testing {
     }
 
     /// Presses and releases `key` around one update.
-    pub fn press(app: &mut App, key: KeyCode) {
+    pub(crate) fn press(app: &mut App, key: KeyCode) {
         app.world_mut()
             .resource_mut::<ButtonInput<KeyCode>>()
             .press(key);

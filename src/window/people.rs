@@ -64,7 +64,7 @@ pub(crate) struct EmojiIndex(pub HashSet<String>);
 
 impl EmojiIndex {
     /// The icon path of `emoji`, when there is one (`U+FE0F` ignored).
-    pub fn path(&self, emoji: &str) -> Option<String> {
+    pub(super) fn path(&self, emoji: &str) -> Option<String> {
         let key = emoji_key(emoji)?;
         self.0.contains(&key).then(|| format!("emoji/{key}.png"))
     }

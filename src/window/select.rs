@@ -38,14 +38,14 @@ pub(crate) struct Selection {
 }
 
 impl Selection {
-    pub fn select(&mut self, id: ResidentId) {
+    pub(super) fn select(&mut self, id: ResidentId) {
         if self.resident.as_ref() != Some(&id) {
             self.follow = false;
             self.conversation = None;
         }
         self.resident = Some(id);
     }
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         *self = Self::default();
     }
 }

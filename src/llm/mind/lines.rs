@@ -106,9 +106,8 @@ impl LineCalls<'_, '_> {
     fn builtin_line(&mut self, conversation: u64) {
         let Some(c) = self
             .social
-            .open
-            .get(&conversation)
-            .and_then(|&e| self.conversations.get(e).ok())
+            .conversation(conversation)
+            .and_then(|e| self.conversations.get(e).ok())
         else {
             return;
         };
@@ -179,12 +178,11 @@ impl LineCalls<'_, '_> {
     ) -> Option<Vec<crate::llm::client::Message>> {
         let c = self
             .social
-            .open
-            .get(&req.conversation)
-            .and_then(|&e| self.conversations.get(e).ok())?;
+            .conversation(req.conversation)
+            .and_then(|e| self.conversations.get(e).ok())?;
         let speaker = self.q.get(req.speaker).ok()?;
         let history: Vec<(String, String)> = c
-            .messages
+            .messages()
             .iter()
             .map(|m| {
                 (

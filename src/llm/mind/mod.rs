@@ -25,7 +25,6 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 
-pub use validate::{line_problem, plan_problem};
 
 use super::accounting::LlmStats;
 use super::bridge::{Bridge, BridgeSettings, Done};

@@ -6,7 +6,7 @@ use crate::scenario::{LocIdx, Town, Tuning};
 use crate::sim::brain::Plan;
 
 /// What is wrong with a model's plan for this resident, if anything.
-pub fn plan_problem(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> Option<String> {
+pub(crate) fn plan_problem(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> Option<String> {
     let wanted = plan.target_location.trim();
     let target = town
         .find(wanted)
@@ -55,7 +55,7 @@ pub fn plan_problem(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> Op
 
 /// What is wrong with a model's conversation line, if anything: not Chinese,
 /// too short or long, copied from the prompt (a small model's favourite), or noise.
-pub fn line_problem(line: &str, prompt: &str) -> Option<String> {
+pub(crate) fn line_problem(line: &str, prompt: &str) -> Option<String> {
     let chars: Vec<char> = line.chars().collect();
     if !has_cjk(line) {
         return Some(format!("not a Chinese line: {line:?}"));

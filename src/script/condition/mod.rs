@@ -14,12 +14,12 @@ mod value;
 
 use lex::lex;
 use parse::Parser;
-pub use value::Value;
+pub(crate) use value::Value;
 
 /// Longest condition accepted, in characters.
-pub const MAX_LEN: usize = 2_000;
+pub(crate) const MAX_LEN: usize = 2_000;
 /// Deepest nesting of parentheses and `!`.
-pub const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CmpOp {

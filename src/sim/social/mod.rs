@@ -34,21 +34,21 @@ pub use talk::split_end;
 #[derive(Resource, Debug, Default)]
 pub struct SocialState {
     /// The conversation each resident is in.
-    pub talking: Vec<Option<u64>>,
+    talking: Vec<Option<u64>>,
     /// No new conversation before this (a breather after the last one).
-    pub pause_until: Vec<GameTime>,
+    pause_until: Vec<GameTime>,
     /// Where and since when each resident has stood still (None while walking).
-    pub stood: Vec<Option<(LocIdx, GameTime)>>,
+    stood: Vec<Option<(LocIdx, GameTime)>>,
     /// When each pair (lower idx first) may talk again.
-    pub pair_ready: HashMap<(RosterIdx, RosterIdx), GameTime>,
+    pair_ready: HashMap<(RosterIdx, RosterIdx), GameTime>,
     /// When a customer was last greeted by the staff of a place: one greeting per visit.
-    pub greeted: HashMap<(RosterIdx, LocIdx), GameTime>,
+    greeted: HashMap<(RosterIdx, LocIdx), GameTime>,
     /// Open conversations by id (ordered, so every pass visits them in the same order).
-    pub open: std::collections::BTreeMap<u64, Entity>,
+    open: std::collections::BTreeMap<u64, Entity>,
     /// Conversations started on the current day, for the window's top bar.
-    pub started_today: u32,
+    started_today: u32,
     /// Skills each resident has run with each partner: (runner, partner, skill).
-    pub skills_done: std::collections::HashSet<(RosterIdx, RosterIdx, String)>,
+    skills_done: std::collections::HashSet<(RosterIdx, RosterIdx, String)>,
     today: i64,
     next_id: u64,
 }
@@ -67,10 +67,26 @@ impl SocialState {
             && self.pause_until.get(i).is_some_and(|&t| t <= now)
     }
 
+    /// Whether the pair's cooldown after their last talk is over.
     pub fn pair_ready(&self, a: RosterIdx, b: RosterIdx, now: GameTime) -> bool {
         self.pair_ready
             .get(&(a.min(b), a.max(b)))
             .is_none_or(|&t| t <= now)
+    }
+
+    /// The conversation resident `idx` is in.
+    pub fn talking_in(&self, idx: RosterIdx) -> Option<u64> {
+        self.talking.get(idx.i()).copied().flatten()
+    }
+
+    /// The entity of open conversation `id`.
+    pub fn conversation(&self, id: u64) -> Option<Entity> {
+        self.open.get(&id).copied()
+    }
+
+    /// Conversations started today.
+    pub fn started_today(&self) -> u32 {
+        self.started_today
     }
 }
 
@@ -170,37 +186,37 @@ pub struct Proposal {
 /// A conversation: an entity while it runs.
 #[derive(Component, Debug, Clone)]
 pub struct Conversation {
-    pub id: u64,
+    id: u64,
     /// Roster indices; the first opened it.
-    pub participants: Vec<RosterIdx>,
-    pub place: LocIdx,
-    pub state: ConversationState,
-    pub trigger: Trigger,
+    participants: Vec<RosterIdx>,
+    place: LocIdx,
+    state: ConversationState,
+    trigger: Trigger,
     /// What the built-in brain steers towards.
-    pub subject: Topic,
+    subject: Topic,
     /// The topic so far, by the keyword tables (`casual` until one matches).
-    pub topic: String,
-    pub messages: Vec<ChatMessage>,
-    pub started: GameTime,
+    topic: String,
+    messages: Vec<ChatMessage>,
+    started: GameTime,
     /// Messages a built-in speaker aims for before closing.
-    pub planned: u32,
+    planned: u32,
     /// When the next turn is due (turns are `turn_seconds` apart).
-    pub next_turn: GameTime,
-    pub next: Option<Turn>,
+    next_turn: GameTime,
+    next: Option<Turn>,
     /// An async mind was asked for the next line at this time.
-    pub awaiting: Option<GameTime>,
+    awaiting: Option<GameTime>,
     /// The line an async mind handed in.
-    pub delivered: Option<Delivered>,
+    delivered: Option<Delivered>,
     /// A gathering (index) the organiser invites the other to.
-    pub invite: Option<usize>,
-    pub proposal: Option<Proposal>,
+    invite: Option<usize>,
+    proposal: Option<Proposal>,
     /// The opener greets as staff.
-    pub role: Option<WorkRole>,
-    pub end: Option<EndCause>,
+    role: Option<WorkRole>,
+    end: Option<EndCause>,
     /// The step (clock.steps) a bystander last had the chance to join.
     join_checked: u64,
     /// A HEART RULE skill one participant runs in this conversation.
-    pub script: Option<Box<ScriptedTalk>>,
+    script: Option<Box<ScriptedTalk>>,
     /// Whether a skill was considered (once, before the first line).
     script_checked: bool,
 }
@@ -239,6 +255,47 @@ impl Conversation {
         }
     }
 
+    /// Its id (as in the log).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Who takes part, by roster index; the first opened it.
+    pub fn participants(&self) -> &[RosterIdx] {
+        &self.participants
+    }
+
+    /// Where it takes place.
+    pub fn place(&self) -> LocIdx {
+        self.place
+    }
+
+    /// Where its state machine is.
+    pub fn state(&self) -> ConversationState {
+        self.state
+    }
+
+    /// The messages so far.
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
+    }
+
+    /// Whether it waits for an async mind's line (asked at this time).
+    pub fn awaiting(&self) -> Option<GameTime> {
+        self.awaiting
+    }
+
+    /// Why it ended (`None` while it runs).
+    pub fn end(&self) -> Option<EndCause> {
+        self.end
+    }
+
+    /// An async mind's line for the turn the conversation waits on.
+    pub fn hand_in(&mut self, line: Delivered) {
+        self.delivered = Some(line);
+    }
+
+    /// More than two take part.
     pub fn is_group(&self) -> bool {
         self.participants.len() > 2
     }
@@ -341,10 +398,10 @@ pub fn deliver(
     conversation: u64,
     line: Delivered,
 ) {
-    if let Some(&e) = state.open.get(&conversation)
+    if let Some(e) = state.conversation(conversation)
         && let Ok(mut c) = conversations.get_mut(e)
     {
-        c.delivered = Some(line);
+        c.hand_in(line);
     }
 }
 

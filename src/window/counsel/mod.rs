@@ -69,7 +69,7 @@ pub(crate) struct CounselMind {
 }
 
 impl CounselMind {
-    pub fn new(settings: &crate::llm::LlmSettings) -> Option<Self> {
+    pub(super) fn new(settings: &crate::llm::LlmSettings) -> Option<Self> {
         let endpoint = settings.default.clone()?;
         let bridge = Bridge::start(
             BridgeSettings {
@@ -92,7 +92,7 @@ impl CounselMind {
 
 impl CounselPanel {
     /// Starts `profile`'s session; script errors end up in `error`.
-    pub fn start(&mut self, profile: &Profile, now: GameTime) {
+    pub(super) fn start(&mut self, profile: &Profile, now: GameTime) {
         self.error = None;
         self.session = None;
         let Some(counsel) = &profile.counsel else {
@@ -127,7 +127,7 @@ impl Session {
     /// running one and the session goes on at the same action (the engine
     /// finds it by its id); a broken one is reported and the last good
     /// version runs on.
-    pub fn reload(&mut self) {
+    pub(super) fn reload(&mut self) {
         let script = match Script::load_clean(&self.dir) {
             Ok(s) => s,
             Err(errors) => {

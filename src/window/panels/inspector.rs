@@ -220,7 +220,7 @@ fn conversation_section(
         around
             .roster
             .idx(id)
-            .and_then(|i| around.social.talking.get(i.i()).copied().flatten())
+            .and_then(|i| around.social.talking_in(i))
     });
     let Some(c) = conversation else {
         return;

@@ -64,7 +64,7 @@ impl Default for Panels {
 
 impl Panels {
     /// Each panel's switch, label and key, in top-bar order.
-    pub fn toggles(&mut self) -> [(&mut bool, &'static str, &'static str); 6] {
+    pub(super) fn toggles(&mut self) -> [(&mut bool, &'static str, &'static str); 6] {
         [
             (&mut self.inspector, "居民", "I"),
             (&mut self.events, "事件", "E"),
@@ -77,7 +77,7 @@ impl Panels {
 
     /// Opens the panels named (`inspector,events,relations,notices,tuning,help`)
     /// and closes the others; an unknown name is an error.
-    pub fn only(names: &[String]) -> Result<Self, String> {
+    pub(super) fn only(names: &[String]) -> Result<Self, String> {
         let mut p = Self {
             inspector: false,
             events: false,
@@ -103,7 +103,7 @@ impl Panels {
     }
 
     /// Flips the panel of `key`; false if the key opens none.
-    pub fn toggle(&mut self, key: KeyCode) -> bool {
+    pub(super) fn toggle(&mut self, key: KeyCode) -> bool {
         let panel = match key {
             KeyCode::KeyI => &mut self.inspector,
             KeyCode::KeyE => &mut self.events,

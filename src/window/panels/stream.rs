@@ -10,15 +10,11 @@ use crate::window::select::{CameraGoal, Selection};
 
 /// The event stream (E): every event told, filtered by strand and
 /// resident; a click selects the first resident and looks at it.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn event_stream(
     mut contexts: EguiContexts,
-    mut panels: ResMut<Panels>,
-    feed: Res<EventFeed>,
-    roster: Res<Roster>,
-    mut filter: ResMut<StreamFilter>,
-    mut selection: ResMut<Selection>,
-    mut goal: ResMut<CameraGoal>,
+    (mut panels, mut filter): (ResMut<Panels>, ResMut<StreamFilter>),
+    (feed, roster): (Res<EventFeed>, Res<Roster>),
+    (mut selection, mut goal): (ResMut<Selection>, ResMut<CameraGoal>),
     figures: Query<&Transform, With<Resident>>,
 ) -> Result {
     if !panels.events {
