@@ -1,12 +1,20 @@
 //! Heartvale: a generative-agent town on Bevy.
 //!
-//! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`].
+//! The modules form layers; each uses only the ones before it
+//! (`ARCHITECTURE.md` gives the reasons and the order of a step):
+//!
+//! - [`base`]: game time, diagnostics that name `file:line:col`, YAML parsing.
+//! - [`script`]: HEART RULE conversation scripts — format, loader, checker,
+//!   condition language, the resumable engine and its hosts.
+//! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`],
+//!   and generated towns.
 //! - [`sim`]: the render-free simulation plugins (clock, residents, needs,
-//!   planning, actions, notices, memory, social life, end, event log).
-//! - [`brain`]: the interface minds implement, and the built-in offline brain.
+//!   planning, actions, notices, memory, social life, end, event log) and the
+//!   [`sim::brain::Brain`] interface every mind implements.
+//! - [`brain`]: the built-in offline brain (planner and speech).
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
-//! - [`script`]: HEART RULE conversation scripts (conditions so far).
-//! - [`window`]: the animated 2D town with egui panels, hot reload and tuning.
+//! - [`headless`]: apps without a window, for `heartvale sim`, tests and benchmarks.
+//! - `window` (private): the animated 2D town with egui panels, hot reload and tuning.
 //! - [`cli`]: `heartvale sim | check | replay | script | window`.
 
 pub mod base;

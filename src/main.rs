@@ -1,3 +1,6 @@
+//! `heartvale`: the command line (see [`heartvale::cli`]); errors are printed
+//! once, here, and exit 1.
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -750,7 +750,7 @@ fn a_reply_for_a_resident_that_is_gone_is_dropped() {
     let zhong = app
         .world()
         .resource::<heartvale::sim::residents::Roster>()
-        .entities[0];
+        .entities()[0];
     app.world_mut().entity_mut(zhong).remove::<Thinking>();
     let events = run_until(&mut app, 50, |ev| !of(ev, "llm_call", "zhong").is_empty());
     let call = of(&events, "llm_call", "zhong")[0];

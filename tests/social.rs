@@ -99,8 +99,8 @@ fn idle_now(app: &App, n: usize) -> Option<Vec<ResidentId>> {
             here.iter()
                 .copied()
                 .filter(|&i| !census.asleep(i) && state.talking_in(i).is_none())
-                .filter(|&i| w.get::<Walking>(roster.entities[i.i()]).is_none())
-                .map(|i| roster.ids[i.i()].clone())
+                .filter(|&i| w.get::<Walking>(roster.entity_of(i)).is_none())
+                .map(|i| roster.id_of(i).clone())
                 .collect::<Vec<_>>()
         })
         .find(|v| v.len() >= n)
@@ -472,7 +472,11 @@ fn conversation(app: &mut App, id: u64) -> Option<heartvale::sim::social::Conver
 }
 
 fn hand_in(app: &mut App, id: u64, line: &str, ends: bool) {
-    let e = app.world().resource::<SocialState>().conversation(id).unwrap();
+    let e = app
+        .world()
+        .resource::<SocialState>()
+        .conversation(id)
+        .unwrap();
     app.world_mut()
         .get_mut::<heartvale::sim::social::Conversation>(e)
         .unwrap()

@@ -5,14 +5,20 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
+/// One problem in a scenario file, where it is and what would fix it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
+    /// The file.
     pub file: PathBuf,
+    /// 1-based line.
     pub line: u64,
+    /// 1-based column.
     pub col: u64,
     /// Dotted path of the field, e.g. `locations[2].connections[0]`.
     pub field: String,
+    /// What is wrong.
     pub message: String,
+    /// What would fix it, when something would ("did you mean …").
     pub hint: Option<String>,
 }
 
@@ -41,6 +47,7 @@ impl Diagnostic {
         }
     }
 
+    /// The same problem, in another file (a nested document's).
     pub fn in_file(mut self, file: &Path) -> Self {
         self.file = file.to_path_buf();
         self
@@ -72,15 +79,19 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// Adds a problem.
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
+    /// Whether nothing was found.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// How many problems.
     pub fn len(&self) -> usize {
         self.0.len()
     }
+    /// The problems, in order.
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.0.iter()
     }

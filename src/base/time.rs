@@ -6,6 +6,7 @@ use std::fmt;
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 use serde::{Deserialize, Serialize};
 
+/// Minutes in a day.
 pub const MINUTES_PER_DAY: u32 = 24 * 60;
 
 /// A moment in game time, to the second.
@@ -26,6 +27,7 @@ impl GameTime {
         }
     }
 
+    /// The moment of a calendar date and time.
     pub fn from_datetime(dt: NaiveDateTime) -> Self {
         Self(dt.and_utc().timestamp())
     }
@@ -39,12 +41,14 @@ impl GameTime {
             .map(Self::from_datetime)
     }
 
+    /// The calendar date and time.
     pub fn datetime(self) -> NaiveDateTime {
         chrono::DateTime::from_timestamp(self.0, 0)
             .map(|d| d.naive_utc())
             .unwrap_or_default()
     }
 
+    /// The calendar date.
     pub fn date(self) -> NaiveDate {
         self.datetime().date()
     }
@@ -65,10 +69,12 @@ impl GameTime {
         ((self.day_number() + 3).rem_euclid(7)) as usize
     }
 
+    /// `Mon` … `Sun`.
     pub fn weekday_name(self) -> &'static str {
         ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][self.weekday_index()]
     }
 
+    /// The moment `minutes` later (earlier when negative).
     pub fn plus_minutes(self, minutes: i64) -> Self {
         Self(self.0 + minutes * 60)
     }

@@ -265,7 +265,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         ActivityKind::Idle if c.action.is_rest() => REST,
         ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
     };
-    let friend = c.friend.map_or("", |f| cx.roster.names[f.i()].as_str());
+    let friend = c.friend.map_or("", |f| cx.roster.name_of(f));
     let mut line = fill(
         pick(rng, table),
         &[

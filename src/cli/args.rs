@@ -36,6 +36,7 @@ pub enum Command {
     },
     /// HEART RULE conversation scripts: play a session, or play-test it with a persona.
     Script {
+        /// What to do with the script set.
         #[command(subcommand)]
         command: ScriptCommand,
     },

@@ -139,7 +139,7 @@ fn llm_table(world: &World, brain: &LlmBrain) -> String {
         if u.total_calls() + u.skipped == 0 {
             continue;
         }
-        let mut row = vec![roster.names[i].clone(), u.total_calls().to_string()];
+        let mut row = vec![roster.names()[i].clone(), u.total_calls().to_string()];
         row.extend(u.calls.iter().map(u32::to_string));
         row.extend([
             format!("{:.1}", u.total_calls() as f64 / days as f64),

@@ -6,18 +6,22 @@ use crate::scenario::ResidentId;
 use crate::sim::event_log::{CallKind, EventBody};
 use crate::sim::residents::RosterIdx;
 
+/// One resident's LLM use over a run.
 #[derive(Debug, Clone, Default)]
 pub struct ResidentUsage {
     /// Calls sent, by [`CallKind`] (in [`CallKind::ALL`] order).
-    pub calls: [u32; 5],
+    pub calls: [u32; CallKind::ALL.len()],
+    /// Prompt tokens in all.
     pub prompt_tokens: u64,
+    /// Completion tokens in all.
     pub completion_tokens: u64,
     /// Answers the built-in brain gave instead (bad answer, error, skipped).
     pub fallbacks: u32,
     /// Calls not sent (budget, breaker, queue).
     pub skipped: u32,
-    /// Plans and lines the resident actually used from the model.
+    /// Plans the resident used from the model.
     pub llm_plans: u32,
+    /// Lines of conversation the resident used from the model.
     pub llm_lines: u32,
 }
 
@@ -56,6 +60,7 @@ struct Day {
 /// Everything counted over a run.
 #[derive(Debug, Clone, Default)]
 pub struct LlmStats {
+    /// Per resident, by roster index.
     pub residents: Vec<ResidentUsage>,
     /// Latency of every call sent, in ms.
     pub latencies: Vec<u64>,
@@ -67,6 +72,7 @@ pub struct LlmStats {
 }
 
 impl LlmStats {
+    /// Empty counts for `residents` residents.
     pub fn new(residents: usize) -> Self {
         Self {
             residents: vec![ResidentUsage::default(); residents],
@@ -74,6 +80,7 @@ impl LlmStats {
         }
     }
 
+    /// Counts one call sent.
     pub fn call(
         &mut self,
         idx: RosterIdx,
@@ -98,11 +105,13 @@ impl LlmStats {
         *d.by_resident.entry(id.clone()).or_default() += 1;
     }
 
+    /// Counts an answer the built-in brain gave instead.
     pub fn fallback(&mut self, idx: RosterIdx) {
         self.residents[idx.i()].fallbacks += 1;
         self.day.fallbacks += 1;
     }
 
+    /// Counts a call not sent (the built-in brain answers).
     pub fn skip(&mut self, idx: RosterIdx) {
         self.residents[idx.i()].skipped += 1;
         self.residents[idx.i()].fallbacks += 1;
@@ -142,6 +151,7 @@ impl LlmStats {
         )
     }
 
+    /// The median prompt size over the run, in tokens.
     pub fn median_prompt_tokens(&self) -> u32 {
         let mut t = self.prompt_tokens.clone();
         t.sort_unstable();

@@ -19,24 +19,33 @@ pub struct Job {
     pub id: u64,
     /// Higher goes first.
     pub priority: u8,
+    /// Where to send it.
     pub endpoint: Arc<Endpoint>,
+    /// What to send.
     pub request: ChatRequest,
 }
 
 /// A finished call.
 #[derive(Debug, Clone)]
 pub struct Done {
+    /// The job's id.
     pub id: u64,
+    /// The reply, or why there is none.
     pub result: Result<ChatReply, LlmError>,
     /// Wall time of the call (as recorded, when replayed).
     pub latency_ms: u64,
 }
 
+/// How the bridge runs its calls.
 #[derive(Debug, Clone)]
 pub struct BridgeSettings {
+    /// Calls in flight at once.
     pub concurrency: usize,
+    /// Time a call may take, retries included.
     pub timeout: Duration,
+    /// When and how often to retry.
     pub retry: RetryPolicy,
+    /// Threads of the tokio runtime.
     pub worker_threads: usize,
 }
 
@@ -86,6 +95,7 @@ struct Shared {
     cassette: Option<Arc<Cassette>>,
 }
 
+/// The tokio runtime that runs LLM calls, with its channels to and from Bevy.
 pub struct Bridge {
     jobs: Sender<Job>,
     replies: Receiver<Done>,
@@ -96,6 +106,7 @@ pub struct Bridge {
 }
 
 impl Bridge {
+    /// Starts the runtime; every call is recorded to (or replayed from) `cassette` when one is given.
     pub fn start(
         settings: BridgeSettings,
         cassette: Option<Arc<Cassette>>,

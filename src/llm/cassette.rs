@@ -25,7 +25,9 @@ pub fn key(model: &str, req: &ChatRequest) -> String {
 /// What a call came to, as recorded.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Recorded {
+    /// The reply, or the error.
     pub result: Result<ChatReply, LlmError>,
+    /// Wall-clock milliseconds it took.
     pub latency_ms: u64,
 }
 
@@ -41,12 +43,17 @@ struct Entry {
 /// The default endpoint of the recorded run, so `--replay` needs no other flags.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Meta {
+    /// The endpoint's base URL.
     pub base_url: String,
+    /// The model asked.
     pub model: String,
 }
 
+/// Every LLM call of a run, written as it happens or read back to answer a replay with no network.
 pub enum Cassette {
+    /// Writing calls to `calls.jsonl`.
     Recording(Mutex<std::io::BufWriter<std::fs::File>>),
+    /// Answering from a recorded run, by call key, in recorded order.
     Replaying(Mutex<HashMap<String, VecDeque<Recorded>>>),
 }
 
@@ -83,11 +90,13 @@ impl Cassette {
         Ok(Self::Replaying(Mutex::new(entries)))
     }
 
+    /// The recorded run's default endpoint, if it had one.
     pub fn meta(dir: &Path) -> Option<Meta> {
         let text = std::fs::read(dir.join(META)).ok()?;
         serde_json::from_slice(&text).ok()
     }
 
+    /// Whether this cassette answers calls.
     pub fn is_replay(&self) -> bool {
         matches!(self, Self::Replaying(_))
     }
@@ -107,6 +116,7 @@ impl Cassette {
         })
     }
 
+    /// Appends a call (recording only); a failed write loses that entry.
     pub fn write(&self, model: &str, req: &ChatRequest, recorded: &Recorded) {
         let Self::Recording(file) = self else { return };
         let entry = Entry {
@@ -126,6 +136,8 @@ impl Cassette {
 /// Where a cassette goes or comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CassetteMode {
+    /// Record into this folder.
     Record(PathBuf),
+    /// Replay from this folder.
     Replay(PathBuf),
 }

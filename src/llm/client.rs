@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 pub struct ApiKey(String);
 
 impl ApiKey {
+    /// A key from its text; `None` when blank.
     pub fn new(key: impl Into<String>) -> Option<Self> {
         let key = key.into();
         (!key.trim().is_empty()).then(|| Self(key.trim().to_string()))
@@ -34,7 +35,9 @@ impl std::fmt::Debug for ApiKey {
 pub struct Endpoint {
     /// e.g. `http://127.0.0.1:8089/v1`
     pub base_url: String,
+    /// The model to ask for.
     pub model: String,
+    /// Sent as a bearer token when present.
     pub api_key: Option<ApiKey>,
 }
 
@@ -44,33 +47,43 @@ impl Endpoint {
     }
 }
 
+/// Who says a message of a chat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The instructions.
     System,
+    /// The asker.
     User,
+    /// The model.
     Assistant,
 }
 
+/// One message of a chat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who says it.
     pub role: Role,
+    /// What it says.
     pub content: String,
 }
 
 impl Message {
+    /// Instructions.
     pub fn system(content: impl Into<String>) -> Self {
         Self {
             role: Role::System,
             content: content.into(),
         }
     }
+    /// The asker's message.
     pub fn user(content: impl Into<String>) -> Self {
         Self {
             role: Role::User,
             content: content.into(),
         }
     }
+    /// The model's message (an earlier answer, quoted back).
     pub fn assistant(content: impl Into<String>) -> Self {
         Self {
             role: Role::Assistant,
@@ -82,10 +95,13 @@ impl Message {
 /// What shape of answer to ask for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Format {
+    /// Plain text.
     Text,
     /// JSON matching this schema (`response_format: json_schema`).
     Json {
+        /// The schema's name.
         name: String,
+        /// The JSON schema.
         schema: Value,
     },
 }
@@ -103,34 +119,46 @@ impl FormatLevel {
     }
 }
 
+/// One chat completion to ask for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
+    /// The chat so far.
     pub messages: Vec<Message>,
+    /// Sampling temperature.
     pub temperature: f32,
+    /// The longest answer, in tokens.
     pub max_tokens: u32,
     /// Sampling seed, for servers that honour it (llama.cpp, vLLM, OpenAI).
     pub seed: Option<u64>,
+    /// What shape of answer to ask for.
     pub format: Format,
     /// Stream the answer over SSE.
     pub stream: bool,
 }
 
+/// Token counts a server reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Tokens in the prompt.
     pub prompt_tokens: u32,
+    /// Tokens in the answer.
     pub completion_tokens: u32,
 }
 
+/// A server's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatReply {
+    /// The answer's text.
     pub content: String,
     /// From the server's `usage`, if it sent one.
     pub usage: Option<Usage>,
     /// `None` when no structured format was asked for.
     pub format: Option<FormatLevel>,
+    /// Requests it took (retries included).
     pub attempts: u32,
 }
 
+/// Why a call brought no answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LlmError {
     /// No answer within the per-request timeout.
@@ -138,11 +166,19 @@ pub enum LlmError {
     /// Could not connect (refused, DNS, reset).
     Connect(String),
     /// The server answered with an error status.
-    Status { code: u16, body: String },
+    Status {
+        /// The HTTP status.
+        code: u16,
+        /// What the server said.
+        body: String,
+    },
     /// The answer was not the OpenAI shape.
     Decode(String),
     /// `--replay` has no recorded answer for this request.
-    CassetteMiss { key: String },
+    CassetteMiss {
+        /// The request's cassette key.
+        key: String,
+    },
 }
 
 impl std::error::Error for LlmError {}
@@ -167,7 +203,9 @@ impl std::fmt::Display for LlmError {
 pub struct RetryPolicy {
     /// Extra attempts after the first, on 429/5xx/connection errors.
     pub max_retries: u32,
+    /// The first wait; each retry doubles it (with jitter).
     pub backoff_base: Duration,
+    /// The longest wait.
     pub backoff_max: Duration,
 }
 
@@ -186,6 +224,7 @@ impl Default for RetryPolicy {
 pub struct Client {
     http: reqwest::Client,
     formats: Arc<Mutex<HashMap<String, FormatLevel>>>,
+    /// When and how often to retry.
     pub retry: RetryPolicy,
 }
 
@@ -196,6 +235,7 @@ impl Default for Client {
 }
 
 impl Client {
+    /// A client that retries by `retry`.
     pub fn new(retry: RetryPolicy) -> Self {
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(16)

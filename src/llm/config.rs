@@ -9,8 +9,8 @@ use clap::Args;
 
 use super::cassette::{Cassette, CassetteMode};
 use super::client::{ApiKey, Endpoint};
+use crate::scenario::LlmSpec;
 use crate::scenario::Profile;
-use crate::scenario::spec::LlmSpec;
 
 /// LLM flags shared by `heartvale` and `heartvale sim`.
 #[derive(Args, Debug, Default, Clone)]
@@ -46,14 +46,19 @@ pub struct LlmArgs {
 pub struct LlmSettings {
     /// The endpoint residents use unless their own `brain:` says otherwise.
     pub default: Option<Endpoint>,
+    /// Time a call may take, retries included.
     pub timeout: Duration,
+    /// Calls in flight at once.
     pub concurrency: usize,
+    /// Calls a game day may make (no limit when `None`).
     pub max_calls_per_day: Option<u32>,
+    /// Sampling temperature.
     pub temperature: f32,
     /// Stream conversation lines over SSE.
     pub stream_lines: bool,
     /// Only these residents use the LLM (all when `None`).
     pub only: Option<Vec<String>>,
+    /// Record every call, or replay a recorded run.
     pub cassette: Option<CassetteMode>,
     /// Queued calls beyond which residents nobody is watching use the built-in
     /// brain instead of waiting (the "AI level of detail").
@@ -250,7 +255,7 @@ fn default_endpoint(
 mod tests {
     use super::*;
     use crate::headless::default_scenario;
-    use crate::scenario::spec::BrainOverride;
+    use crate::scenario::BrainOverride;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {

@@ -16,14 +16,20 @@ use tokio::net::{TcpListener, TcpStream};
 pub struct FakeRequest {
     /// 0-based, in arrival order.
     pub n: usize,
+    /// `GET`, `POST` …
     pub method: String,
+    /// The request path (`/v1/chat/completions`).
     pub path: String,
+    /// The headers, as sent.
     pub headers: Vec<(String, String)>,
+    /// The body as JSON (`null` when it is not).
     pub body: Value,
+    /// The body as sent.
     pub raw: String,
 }
 
 impl FakeRequest {
+    /// The value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -53,9 +59,13 @@ impl FakeRequest {
 /// What the fake answers.
 #[derive(Debug, Clone)]
 pub enum FakeReply {
+    /// A JSON answer with this status and these headers.
     Json {
+        /// The HTTP status.
         status: u16,
+        /// Extra headers (`Retry-After` …).
         headers: Vec<(String, String)>,
+        /// The body.
         body: Value,
     },
     /// `text/event-stream` with these `data:` payloads, then `[DONE]`.
@@ -66,6 +76,7 @@ pub enum FakeReply {
     Delay(Duration, Box<FakeReply>),
 }
 
+/// Decides the answer to each request.
 pub type Handler = Arc<dyn Fn(&FakeRequest) -> FakeReply + Send + Sync>;
 
 /// A chat completion whose message is `content`, with a `usage` block.
@@ -113,6 +124,7 @@ pub fn stream(content: &str) -> FakeReply {
     FakeReply::Stream(chunks)
 }
 
+/// A fake OpenAI-compatible server on a free local port, on its own runtime.
 pub struct FakeServer {
     /// Base URL to give the client: `http://127.0.0.1:PORT/v1`.
     pub url: String,
@@ -122,6 +134,7 @@ pub struct FakeServer {
 }
 
 impl FakeServer {
+    /// Starts serving on a free port of 127.0.0.1; `handler` answers every request.
     pub fn start(handler: Handler) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -158,6 +171,7 @@ impl FakeServer {
         self.seen.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Requests received so far.
     pub fn count(&self) -> usize {
         self.count.load(Ordering::SeqCst)
     }

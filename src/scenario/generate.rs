@@ -288,7 +288,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
     } else {
         Vec::new()
     };
-    let neighbour = (i % PER_HOME > 0).then(|| InitialRelationship {
+    let neighbour = (!i.is_multiple_of(PER_HOME)).then(|| InitialRelationship {
         with: ResidentId(Arc::from(format!("r{}", i - 1).as_str())),
         kind: RelationKind::Acquaintance,
         strength: 30.0,
@@ -303,7 +303,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
             i
         ),
         age: rng.random_range(18..80),
-        gender: if i % 2 == 0 { "女" } else { "男" }.into(),
+        gender: if i.is_multiple_of(2) { "女" } else { "男" }.into(),
         occupation: "工匠".into(),
         home: places.homes[i / PER_HOME],
         work: Some(WorkShift {

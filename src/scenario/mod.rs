@@ -5,9 +5,10 @@
 
 pub mod generate;
 mod planner_tuning;
+mod profile;
 mod resolve;
 mod social_tuning;
-pub mod spec;
+mod spec;
 mod town;
 
 use std::path::{Path, PathBuf};
@@ -17,11 +18,19 @@ use serde::de::DeserializeOwned;
 
 use crate::base::{Diagnostic, Diagnostics, parse_yaml};
 
+pub use social_tuning::{
+    AppointmentTuning, ConversationTuning, GroupTuning, ImportanceTuning, KeywordTable,
+    ProximityTuning, RelationshipTuning, SocialTuning, StageValues,
+};
 pub use spec::{
-    BigFive, LocationKind, MapSize, PlannerTuning, RelationKind, Service, SocialTuning, Tuning,
-    WorkRole,
+    BigFive, BrainOverride, DurationTuning, LlmSpec, LocationKind, MapSize, NeedRates, NeedsTuning,
+    PlannerTuning, RelationKind, Service, Tuning, WorkRole,
 };
 
+pub use profile::{
+    CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
+    Profile, ResidentId, WorkShift,
+};
 pub use town::{LocIdx, Location, LocationId, Town};
 
 use crate::base::time::GameTime;
@@ -37,239 +46,32 @@ pub const FILES: [&str; 4] = [
 /// A validated scenario, ready to spawn.
 #[derive(Debug, Clone)]
 pub struct Scenario {
+    /// The folder it was loaded from.
     pub dir: PathBuf,
+    /// The town's name (`town.yaml`).
     pub name: String,
+    /// A line about the town.
     pub description: String,
+    /// When the run begins.
     pub start: GameTime,
+    /// Game days a run lasts unless told otherwise.
     pub days: u32,
+    /// Game minutes per real second in the window at 1×.
     pub minutes_per_second: f32,
+    /// The map's size in map units.
     pub map: MapSize,
+    /// The seed a run uses unless given one.
     pub seed: u64,
+    /// The places and the paths between them.
     pub town: Town,
+    /// Everyone, in `residents.yaml` order.
     pub residents: Vec<Arc<Profile>>,
+    /// The get-togethers residents' goals organise.
     pub gatherings: Vec<Gathering>,
+    /// Every number a designer may turn (`tuning.yaml`).
     pub tuning: Tuning,
     /// The `llm:` block of `town.yaml`.
-    pub llm: Option<spec::LlmSpec>,
-}
-
-/// A resident's persona with every place resolved to an index.
-#[derive(Debug, Clone)]
-pub struct Profile {
-    pub id: ResidentId,
-    pub name: String,
-    pub age: u32,
-    pub gender: String,
-    pub occupation: String,
-    pub home: LocIdx,
-    pub work: Option<WorkShift>,
-    pub personality: BigFive,
-    pub traits: Vec<String>,
-    pub quote: String,
-    pub goals: Vec<Goal>,
-    pub memories: Vec<String>,
-    pub relationships: Vec<InitialRelationship>,
-    /// Minutes after midnight.
-    pub wake: u32,
-    /// Minutes after midnight; may exceed 1440 for after-midnight bedtimes.
-    pub bedtime: u32,
-    pub late_night_chance: f32,
-    pub hobbies: Vec<Hobby>,
-    pub topics: Vec<String>,
-    pub brain: Option<spec::BrainOverride>,
-    /// The script set the player talks with this resident through.
-    pub counsel: Option<Counsel>,
-    /// Skills this resident runs in its conversations with other residents.
-    pub converse: Option<Converse>,
-}
-
-impl Profile {
-    /// A town resident as a playtest persona, in the first person: who they are,
-    /// their own words, what they want and what they remember, one sentence each.
-    pub fn persona_text(&self) -> String {
-        let p = self;
-        let mut lines = vec![format!("我叫{}，{}岁，{}。", p.name, p.age, p.occupation)];
-        if !p.traits.is_empty() {
-            lines.push(format!("我{}。", p.traits.join("、")));
-        }
-        if !p.quote.is_empty() {
-            lines.push(format!(
-                "{}。",
-                p.quote.trim_end_matches(['。', '！', '？'])
-            ));
-        }
-        for g in &p.goals {
-            lines.push(format!("我想{}。", g.text.trim_end_matches('。')));
-        }
-        for m in &p.memories {
-            lines.push(format!("{}。", m.trim_end_matches('。')));
-        }
-        lines.join("\n")
-    }
-}
-
-/// A resident that runs HEART RULE skills in its own conversations.
-#[derive(Clone)]
-pub struct Converse {
-    pub dir: PathBuf,
-    /// The set, loaded and checked with the scenario.
-    pub script: Arc<crate::script::engine::Script>,
-    pub chance: f32,
-    /// Partner relations it runs them with; any when empty.
-    pub with: Vec<spec::RelationKind>,
-    /// In order; each runs once per partner.
-    pub skills: Vec<ConverseSkill>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConverseSkill {
-    pub skill: String,
-    /// (skill variable, template over [`CONVERSE_FIELDS`])
-    pub input: Vec<(String, String)>,
-}
-
-// The loaded script shows and compares by its hash: a reload of the same
-// text is no change (its condition table is a HashMap, unordered in Debug).
-impl std::fmt::Debug for Converse {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Converse")
-            .field("dir", &self.dir)
-            .field("script", &format_args!("{:x}", self.script.hash))
-            .field("chance", &self.chance)
-            .field("with", &self.with)
-            .field("skills", &self.skills)
-            .finish()
-    }
-}
-
-impl PartialEq for Converse {
-    fn eq(&self, o: &Self) -> bool {
-        self.dir == o.dir
-            && self.script.hash == o.script.hash
-            && self.chance == o.chance
-            && self.with == o.with
-            && self.skills == o.skills
-    }
-}
-
-/// What a `converse` skill's `input` templates may use, filled in when the
-/// skill starts: (field, meaning).
-pub const CONVERSE_FIELDS: &[(&str, &str)] = &[
-    ("我", "the resident's own name"),
-    ("对方", "the partner's name"),
-    ("对方职业", "the partner's occupation"),
-    ("对方年龄", "the partner's age"),
-    ("地点", "where they talk"),
-    (
-        "关系",
-        "how the resident sees the partner: 陌生人, 熟人, 朋友, 好友, 家人, 同事",
-    ),
-    (
-        "对方亲友",
-        "the partner's closest tie (the resident aside), or 家里人",
-    ),
-    ("对方亲友关系", "that tie's kind: 家人, 朋友 …"),
-];
-
-/// A resident the player can talk with through a HEART RULE script set.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Counsel {
-    /// The script folder (resolved against the scenario folder).
-    pub dir: PathBuf,
-    /// The session to play (`None`: the first).
-    pub session: Option<String>,
-}
-
-/// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
-#[derive(Debug, Clone, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(transparent)]
-pub struct ResidentId(pub Arc<str>);
-
-// Hash the text, as `Eq` compares it (the pointer check is only a shortcut).
-impl std::hash::Hash for ResidentId {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
-}
-
-impl PartialEq for ResidentId {
-    fn eq(&self, other: &Self) -> bool {
-        // Ids are shared Arcs, so the pointer check settles most comparisons.
-        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
-    }
-}
-
-impl ResidentId {
-    pub fn new(id: &str) -> Self {
-        Self(Arc::from(id))
-    }
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for ResidentId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct WorkShift {
-    pub place: LocIdx,
-    pub start: u32,
-    pub end: u32,
-    /// Indexed Monday = 0.
-    pub days: [bool; 7],
-    pub action: String,
-    pub emoji: String,
-    /// Must greet who comes in while on shift.
-    pub role: Option<spec::WorkRole>,
-    /// Whom the role greets; everyone when empty.
-    pub greets: Vec<ResidentId>,
-}
-
-impl WorkShift {
-    /// Whether `minute` of weekday `weekday` falls in this shift.
-    pub fn covers(&self, weekday: usize, minute: u32) -> bool {
-        self.days[weekday] && minute >= self.start && minute < self.end
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Goal {
-    pub text: String,
-    /// Index into [`Scenario::gatherings`].
-    pub gathering: Option<usize>,
-    pub notice: Option<String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct InitialRelationship {
-    pub with: ResidentId,
-    pub kind: RelationKind,
-    pub strength: f32,
-    pub impression: String,
-}
-
-#[derive(Debug, Clone)]
-pub struct Hobby {
-    pub action: String,
-    pub place: LocIdx,
-    pub emoji: String,
-    pub says: Option<String>,
-    pub evening: bool,
-}
-
-/// A get-together a resident organises (from a goal).
-#[derive(Debug, Clone)]
-pub struct Gathering {
-    pub id: usize,
-    pub title: String,
-    pub organiser: ResidentId,
-    pub location: LocIdx,
-    pub starts: GameTime,
-    pub ends: GameTime,
+    pub llm: Option<LlmSpec>,
 }
 
 impl Scenario {

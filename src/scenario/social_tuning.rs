@@ -3,9 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// `social:` — when conversations start and end, how they change ties, what is remembered.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SocialTuning {
+    /// When two residents standing near each other start talking.
     pub proximity: ProximityTuning,
     /// Game minutes before the same pair may start another conversation.
     pub cooldown_minutes: u32,
@@ -13,10 +15,15 @@ pub struct SocialTuning {
     pub pause_minutes: u32,
     /// Social need (100 − the `social` need's satisfaction) above which a resident seeks company.
     pub approach_need: f32,
+    /// How long conversations run.
     pub conversation: ConversationTuning,
+    /// How a conversation changes a tie.
     pub relationship: RelationshipTuning,
+    /// How much a conversation matters to memory.
     pub importance: ImportanceTuning,
+    /// When a bystander joins.
     pub group: GroupTuning,
+    /// When residents agree to meet again.
     pub appointments: AppointmentTuning,
     /// Emotion keywords, in priority order for ties (design: happy, sad, angry, curious).
     pub emotions: Vec<KeywordTable>,
@@ -82,10 +89,13 @@ fn table(rows: &[(&str, &[&str])]) -> Vec<KeywordTable> {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KeywordTable {
+    /// What the table votes for (an emotion or a topic).
     pub label: String,
+    /// Words that vote for it.
     pub keywords: Vec<String>,
 }
 
+/// Conversations that start because two residents are near each other.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ProximityTuning {
@@ -93,7 +103,9 @@ pub struct ProximityTuning {
     pub distance: f32,
     /// Game seconds both must have stood near each other.
     pub seconds: u32,
+    /// Chance of starting, before the stage modifier.
     pub base_probability: f32,
+    /// The chance's multiplier for each stage of the pair's tie.
     pub modifiers: StageValues,
     /// A pair standing near each other rolls once in every window of this many game
     /// minutes (at a minute fixed by the pair).
@@ -121,16 +133,23 @@ impl Default for ProximityTuning {
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct StageValues {
+    /// Strangers.
     pub stranger: f32,
+    /// Acquaintances.
     pub acquaintance: f32,
+    /// Friends.
     pub friend: f32,
+    /// Close friends.
     pub close_friend: f32,
 }
 
+/// How long conversations run.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConversationTuning {
+    /// Messages before anyone may leave for no reason.
     pub min_turns: u32,
+    /// Messages after which a conversation ends.
     pub max_turns: u32,
     /// Game seconds between turns.
     pub turn_seconds: u32,
@@ -152,31 +171,41 @@ impl Default for ConversationTuning {
     }
 }
 
+/// How a conversation changes the participants' ties.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RelationshipTuning {
-    /// Strength at which a tie becomes an acquaintance, friend, close friend.
+    /// Strength at which a tie becomes an acquaintance.
     pub acquaintance: f32,
+    /// Strength at which a tie becomes a friend.
     pub friend: f32,
+    /// Strength at which a tie becomes a close friend.
     pub close_friend: f32,
     /// Every conversation.
     pub base: f32,
     /// With at least `long_messages` messages.
     pub long_bonus: f32,
+    /// What counts as a long conversation, in messages.
     pub long_messages: u32,
     /// With at least two happy messages.
     pub resonance: f32,
     /// With any angry message.
     pub argument: f32,
+    /// With a deep talk.
     pub deep_talk: f32,
+    /// With gossip.
     pub gossip: f32,
+    /// With help offered.
     pub help_offered: f32,
+    /// With a complaint.
     pub complaint: f32,
     /// Extraversion within `similar_within` points of each other.
     pub similar_extraversion: f32,
+    /// Points of extraversion apart that still count as similar.
     pub similar_within: f32,
     /// Agreeableness `opposite_gap` or more points apart.
     pub opposite_agreeableness: f32,
+    /// Points of agreeableness apart that count as opposite.
     pub opposite_gap: f32,
     /// Lost by whoever waited in vain at an appointment.
     pub missed_appointment: f32,
@@ -206,9 +235,11 @@ impl Default for RelationshipTuning {
     }
 }
 
+/// How much a conversation matters to the memories it leaves (out of 100).
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ImportanceTuning {
+    /// Every conversation.
     pub base: u32,
     /// 8 or more messages.
     pub very_long: u32,
@@ -235,6 +266,7 @@ impl Default for ImportanceTuning {
     }
 }
 
+/// When a bystander joins a conversation.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct GroupTuning {
@@ -242,6 +274,7 @@ pub struct GroupTuning {
     pub distance: f32,
     /// Chance per step at average extraversion and friendly ties.
     pub join_probability: f32,
+    /// The most participants a group chat has.
     pub max_size: u32,
     /// Chance that a group line @-mentions someone.
     pub mention_probability: f32,
@@ -258,6 +291,7 @@ impl Default for GroupTuning {
     }
 }
 
+/// When residents agree to meet again, and whether they keep it.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AppointmentTuning {
@@ -265,9 +299,11 @@ pub struct AppointmentTuning {
     pub probability: f32,
     /// Chance of keeping it: `keep_base + keep_conscientiousness × C / 100`.
     pub keep_base: f32,
+    /// The weight of conscientiousness in keeping it.
     pub keep_conscientiousness: f32,
-    /// Earliest and latest hour (24 h) of the meeting, the next day.
+    /// Earliest hour (24 h) of the meeting, the next day.
     pub from_hour: u32,
+    /// Latest hour (24 h) of the meeting.
     pub to_hour: u32,
     /// Minutes after the hour that the first to arrive waits.
     pub wait_minutes: u32,

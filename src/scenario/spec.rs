@@ -9,7 +9,7 @@ use serde_saphyr::Spanned;
 /// `town.yaml`
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TownFile {
+pub(super) struct TownFile {
     pub name: String,
     #[serde(default)]
     pub description: String,
@@ -34,17 +34,22 @@ pub struct LlmSpec {
     /// e.g. `http://127.0.0.1:8089/v1`
     #[serde(default)]
     pub base_url: Option<String>,
+    /// The model to ask for.
     #[serde(default)]
     pub model: Option<String>,
     /// Environment variable holding the API key.
     #[serde(default)]
     pub api_key_env: Option<String>,
+    /// Seconds before a call is given up.
     #[serde(default)]
     pub timeout_secs: Option<f64>,
+    /// Calls in flight at once.
     #[serde(default)]
     pub concurrency: Option<usize>,
+    /// Calls a game day may make; past it, the built-in brain answers.
     #[serde(default)]
     pub max_calls_per_day: Option<u32>,
+    /// Sampling temperature.
     #[serde(default)]
     pub temperature: Option<f32>,
     /// Stream conversation lines (SSE).
@@ -58,23 +63,26 @@ pub struct LlmSpec {
     pub lod_queue: Option<usize>,
 }
 
+/// The map's size in map units.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MapSize {
+    /// Width.
     pub width: f32,
+    /// Height.
     pub height: f32,
 }
 
 /// `locations.yaml`
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LocationsFile {
+pub(super) struct LocationsFile {
     pub locations: Vec<LocationSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LocationSpec {
+pub(super) struct LocationSpec {
     pub id: Spanned<String>,
     pub name: String,
     #[serde(default)]
@@ -100,36 +108,48 @@ fn default_capacity() -> u32 {
     20
 }
 
+/// What kind of place a location is; decides what residents do there and how it is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LocationKind {
+    /// Where someone lives.
     Home,
+    /// A workplace.
     Work,
+    /// Where meals are served.
     Food,
+    /// A square, a library: open to all.
     Public,
+    /// A riverside, a pine wood.
     Nature,
+    /// Out of the way: a camp, the old mine.
     Wild,
 }
 
+/// What a place offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Service {
+    /// Meals.
     Food,
+    /// A bed.
     Sleep,
+    /// A notice board.
     NoticeBoard,
+    /// Books to read.
     Books,
 }
 
 /// `residents.yaml`
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ResidentsFile {
+pub(super) struct ResidentsFile {
     pub residents: Vec<ResidentSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ResidentSpec {
+pub(super) struct ResidentSpec {
     pub id: Spanned<String>,
     pub name: String,
     pub age: u32,
@@ -173,7 +193,7 @@ pub struct ResidentSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ConverseSpec {
+pub(super) struct ConverseSpec {
     /// The script folder, relative to the scenario folder.
     pub scripts: Spanned<String>,
     /// The chance (0–1) that a conversation this resident opens or joins as
@@ -194,7 +214,7 @@ fn default_converse_chance() -> f32 {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ConverseSkillSpec {
+pub(super) struct ConverseSkillSpec {
     /// A goal of the set's `skills:`.
     pub skill: Spanned<String>,
     /// Skill variable → value; `{对方}` and the other conversation fields
@@ -205,7 +225,7 @@ pub struct ConverseSkillSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CounselSpec {
+pub(super) struct CounselSpec {
     /// The script folder, relative to the scenario folder.
     pub scripts: Spanned<String>,
     /// The session to play (default: the script set's first).
@@ -215,7 +235,7 @@ pub struct CounselSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WorkSpec {
+pub(super) struct WorkSpec {
     pub place: Spanned<String>,
     /// `"HH:MM-HH:MM"`
     pub hours: Spanned<String>,
@@ -239,14 +259,17 @@ pub struct WorkSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkRole {
+    /// Serves guests.
     Waiter,
+    /// Teaches.
     Teacher,
+    /// Sells.
     Seller,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Weekday {
+pub(super) enum Weekday {
     Mon,
     Tue,
     Wed,
@@ -260,17 +283,22 @@ pub enum Weekday {
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BigFive {
+    /// Openness to experience.
     pub openness: f32,
+    /// Conscientiousness.
     pub conscientiousness: f32,
+    /// Extraversion.
     pub extraversion: f32,
+    /// Agreeableness.
     pub agreeableness: f32,
+    /// Neuroticism.
     pub neuroticism: f32,
 }
 
 /// A goal is a line of text, optionally with a gathering to organise and a notice to post.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GoalSpec {
+pub(super) struct GoalSpec {
     pub text: String,
     #[serde(default)]
     pub gathering: Option<GatheringSpec>,
@@ -281,7 +309,7 @@ pub struct GoalSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GatheringSpec {
+pub(super) struct GatheringSpec {
     pub title: String,
     pub location: Spanned<String>,
     /// Day of the run, 1-based.
@@ -293,7 +321,7 @@ pub struct GatheringSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RelationshipSpec {
+pub(super) struct RelationshipSpec {
     pub with: Spanned<String>,
     #[serde(rename = "type")]
     pub kind: RelationKind,
@@ -337,7 +365,7 @@ impl RelationKind {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScheduleSpec {
+pub(super) struct ScheduleSpec {
     pub wake: Spanned<String>,
     pub bedtime: Spanned<String>,
     /// Chance (0–1) of staying out past bedtime on a given evening.
@@ -347,7 +375,7 @@ pub struct ScheduleSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HobbySpec {
+pub(super) struct HobbySpec {
     /// English verb phrase, e.g. "Explore the old mine".
     pub action: String,
     pub place: Spanned<String>,
@@ -361,12 +389,14 @@ pub struct HobbySpec {
     pub evening: bool,
 }
 
+/// A resident's own brain: its own endpoint, or always the built-in one.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BrainOverride {
     /// This resident's own OpenAI-compatible base URL.
     #[serde(default)]
     pub endpoint: Option<String>,
+    /// The model to ask for.
     #[serde(default)]
     pub model: Option<String>,
     /// Environment variable holding the key for `endpoint`.
@@ -385,8 +415,11 @@ pub struct Tuning {
     pub step_minutes: u32,
     /// Map units walked per game minute.
     pub walk_speed: f32,
+    /// How needs fall and rise.
     pub needs: NeedsTuning,
+    /// Conversations and ties.
     pub social: SocialTuning,
+    /// How long actions last.
     pub durations: DurationTuning,
     /// The built-in planner's utilities.
     pub planner: PlannerTuning,
@@ -405,6 +438,7 @@ impl Default for Tuning {
     }
 }
 
+/// `needs:` — how needs fall and what restores them.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NeedsTuning {
@@ -454,12 +488,17 @@ impl Default for NeedsTuning {
     }
 }
 
+/// Points per game minute for each need.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NeedRates {
+    /// Energy.
     pub energy: f32,
+    /// Hunger (100 = full).
     pub hunger: f32,
+    /// Company.
     pub social: f32,
+    /// Fun.
     pub fun: f32,
 }
 
@@ -475,8 +514,9 @@ impl Default for NeedRates {
 }
 
 pub use super::planner_tuning::PlannerTuning;
-pub use super::social_tuning::*;
+pub(super) use super::social_tuning::*;
 
+/// `durations:` — how long actions last, in game minutes.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DurationTuning {
@@ -484,7 +524,9 @@ pub struct DurationTuning {
     pub min: u32,
     /// Longest action (a full night's sleep fits).
     pub max: u32,
+    /// A meal.
     pub meal: u32,
+    /// Posting a notice.
     pub notice: u32,
     /// Sleep longer than this consolidates the day's memories.
     pub consolidate_after: u32,

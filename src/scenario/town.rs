@@ -17,6 +17,7 @@ use super::spec::{LocationKind, MapSize, Service};
 pub struct LocIdx(pub u32);
 
 impl LocIdx {
+    /// The index as a `usize`, for indexing.
     pub fn i(self) -> usize {
         self.0 as usize
     }
@@ -28,6 +29,7 @@ impl LocIdx {
 pub struct LocationId(pub Arc<str>);
 
 impl LocationId {
+    /// The id's text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -39,29 +41,44 @@ impl std::fmt::Display for LocationId {
     }
 }
 
+/// A place of the town.
 #[derive(Debug, Clone)]
 pub struct Location {
+    /// The id used in logs, saves and prompts.
     pub id: LocationId,
+    /// The display name (Chinese).
     pub name: String,
+    /// A line about it, told to prompts.
     pub description: String,
+    /// What kind of place it is.
     pub kind: LocationKind,
+    /// Centre on the map.
     pub position: Vec2,
+    /// Width and height of its area.
     pub size: Vec2,
+    /// Places a path leads to.
     pub neighbours: Vec<LocIdx>,
+    /// How many may be there at once.
     pub capacity: u32,
+    /// What it offers.
     pub services: Vec<Service>,
 }
 
 impl Location {
+    /// Whether it offers `service`.
     pub fn has(&self, service: Service) -> bool {
         self.services.contains(&service)
     }
 }
 
+/// The town map: places, paths and the shortest routes between them.
 #[derive(Debug, Clone, Resource)]
 pub struct Town {
+    /// The town's name.
     pub name: String,
+    /// The map's size.
     pub map: MapSize,
+    /// Every place, indexed by [`LocIdx`].
     pub locations: Vec<Location>,
     by_id: HashMap<Arc<str>, LocIdx>,
     /// `dist[a * n + b]`: shortest walking distance in map units (∞ when unreachable).
@@ -87,6 +104,7 @@ const SERVICES: [Service; 4] = [
 const NEARBY: usize = 16;
 
 impl Town {
+    /// Builds the map and works out every route once.
     pub fn new(name: String, map: MapSize, locations: Vec<Location>) -> Self {
         let by_id = locations
             .iter()
@@ -112,30 +130,37 @@ impl Town {
         town
     }
 
+    /// How many places.
     pub fn len(&self) -> usize {
         self.locations.len()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.locations.is_empty()
     }
 
+    /// The place at an index.
     pub fn get(&self, idx: LocIdx) -> &Location {
         &self.locations[idx.i()]
     }
 
+    /// The index of the place with this id.
     pub fn find(&self, id: &str) -> Option<LocIdx> {
         self.by_id.get(id).copied()
     }
 
+    /// The id of the place at an index.
     pub fn id(&self, idx: LocIdx) -> &LocationId {
         &self.locations[idx.i()].id
     }
 
+    /// The name of the place at an index.
     pub fn name(&self, idx: LocIdx) -> &str {
         &self.locations[idx.i()].name
     }
 
+    /// Every place's index, in order.
     pub fn indices(&self) -> impl Iterator<Item = LocIdx> + '_ {
         (0..self.locations.len() as u32).map(LocIdx)
     }
@@ -145,10 +170,12 @@ impl Town {
         self.get(a).position.distance(self.get(b).position)
     }
 
+    /// Shortest walking distance in map units (∞ when unreachable).
     pub fn distance(&self, a: LocIdx, b: LocIdx) -> f32 {
         self.dist[a.i() * self.len() + b.i()]
     }
 
+    /// Whether a path leads from `a` to `b`.
     pub fn reachable(&self, a: LocIdx, b: LocIdx) -> bool {
         self.distance(a, b).is_finite()
     }

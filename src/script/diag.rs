@@ -6,25 +6,36 @@ use std::path::{Path, PathBuf};
 
 use crate::base::Diagnostic;
 
+/// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// The set cannot run as written; `check` exits 1.
     Error,
+    /// It runs, but probably not as meant.
     Warning,
 }
 
+/// One problem in a script set, where it is, its code and what would fix it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScriptDiagnostic {
+    /// The file.
     pub file: PathBuf,
+    /// 1-based line.
     pub line: u64,
+    /// 1-based column.
     pub col: u64,
+    /// How bad it is.
     pub severity: Severity,
     /// Stable code, e.g. `E101` (see the README's table).
     pub code: &'static str,
+    /// What is wrong.
     pub message: String,
+    /// What would fix it.
     pub help: Option<String>,
 }
 
 impl ScriptDiagnostic {
+    /// An error with code `code` at (line, col).
     pub fn error(
         file: &Path,
         (line, col): (u64, u64),
@@ -42,6 +53,7 @@ impl ScriptDiagnostic {
         }
     }
 
+    /// A warning with code `code` at (line, col).
     pub fn warning(file: &Path, at: (u64, u64), code: &'static str, message: String) -> Self {
         Self {
             severity: Severity::Warning,
@@ -49,6 +61,7 @@ impl ScriptDiagnostic {
         }
     }
 
+    /// The same problem, with a hint.
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self

@@ -14,36 +14,49 @@ use serde_saphyr::Spanned;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Document {
+    /// `sessions:` — the sessions of a script set (`main.yaml`).
     #[serde(default)]
     pub sessions: Option<Vec<Session>>,
+    /// `global:` — variables every session sees.
     #[serde(default)]
     pub global: Option<Vec<VarDecl>>,
+    /// `roles:` — who speaks: the AI roles and the human.
     #[serde(default)]
     pub roles: Option<Vec<Role>>,
+    /// `skills:` — goals other goals may `call`.
     #[serde(default)]
     pub skills: Option<Vec<Goal>>,
+    /// `forms:` — notes the scripts fill in (咨询笔记 …).
     #[serde(default)]
     pub forms: Option<Vec<Form>>,
 }
 
+/// A session (会话): stages run in order.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Session {
+    /// The session's name.
     #[schemars(with = "String")]
     pub session: Spanned<String>,
+    /// Variables of the session's scope.
     #[serde(default)]
     pub declare: Vec<VarDecl>,
+    /// The stages, in order.
     #[serde(default)]
     pub stages: Vec<Stage>,
 }
 
+/// A stage (阶段) of a session: goals run in order.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stage {
+    /// The stage's name.
     #[schemars(with = "String")]
     pub stage: Spanned<String>,
+    /// Variables of the stage's scope.
     #[serde(default)]
     pub declare: Vec<VarDecl>,
+    /// The goals, in order.
     #[serde(default)]
     pub steps: Vec<Goal>,
 }
@@ -52,11 +65,13 @@ pub struct Stage {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Goal {
+    /// The goal's (or skill's) name.
     #[schemars(with = "String")]
     pub goal: Spanned<String>,
     /// `declare:` may be left empty (`declare:` with nothing after it).
     #[serde(default)]
     pub declare: Option<Vec<VarDecl>>,
+    /// The actions, in order.
     #[serde(default)]
     pub actions: Vec<Action>,
 }
@@ -72,13 +87,16 @@ impl Goal {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VarDecl {
+    /// The variable's name (`{NAME}` in text).
     #[schemars(with = "String")]
     pub var: Spanned<String>,
+    /// What the variable holds, told to the model that fills it in.
     #[serde(default)]
     pub define: Option<String>,
     /// Any scalar (text, number, true/false); absent means no value yet.
     #[serde(default)]
     pub value: Option<serde_json::Value>,
+    /// Filled in from the conversation by the model after each turn.
     #[serde(default)]
     pub auto: Option<bool>,
     /// The design's other spelling of `auto`: `update: auto | get`.
@@ -88,28 +106,37 @@ pub struct VarDecl {
 }
 
 impl VarDecl {
+    /// Whether the variable is filled in automatically (`auto: true` or `update: auto`).
     pub fn is_auto(&self) -> bool {
         self.auto == Some(true) || self.update.as_ref().is_some_and(|u| u.value == "auto")
     }
 }
 
+/// Who plays a role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 pub enum RoleType {
+    /// A model (or a resident) speaks it.
     #[serde(rename = "AI", alias = "ai")]
     Ai,
+    /// The player speaks it.
     #[serde(rename = "HUMAN", alias = "human")]
     Human,
 }
 
+/// A role (角色) of a script set.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Role {
+    /// The role's name.
     #[schemars(with = "String")]
     pub role: Spanned<String>,
+    /// Who plays it.
     #[serde(rename = "type")]
     pub kind: RoleType,
+    /// Who the role is, told to the model.
     #[serde(default)]
     pub define: Option<String>,
+    /// The name shown for its lines.
     #[serde(default)]
     pub name: Option<String>,
     /// Default tone of an AI role's generated lines.
@@ -118,6 +145,7 @@ pub struct Role {
     /// For the client (voice and picture); kept, not used by the engine.
     #[serde(default)]
     pub sound_mode: Option<String>,
+    /// For the client (picture); kept, not used by the engine.
     #[serde(default)]
     pub pic: Option<String>,
 }
@@ -126,19 +154,25 @@ pub struct Role {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Form {
+    /// The form's name.
     #[schemars(with = "String")]
     pub form: Spanned<String>,
+    /// What the form is for.
     #[serde(default)]
     pub define: Option<String>,
+    /// Its fields, in order.
     #[serde(default)]
     pub fields: Vec<FormField>,
 }
 
+/// A field of a form.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormField {
+    /// The field's name.
     #[schemars(with = "String")]
     pub field: Spanned<String>,
+    /// What goes in it.
     #[serde(default)]
     pub define: Option<String>,
     /// A variable the field is filled from.
@@ -150,12 +184,16 @@ pub struct FormField {
 /// `call` timings, as the design names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 pub enum Timing {
+    /// Run the skill now, ending the current goal.
     #[serde(rename = "NOW")]
     Now,
+    /// Before the current goal (or the one in `timing_to`), pausing it.
     #[serde(rename = "BEFORE_GOAL")]
     BeforeGoal,
+    /// After the current goal (or the one in `timing_to`).
     #[serde(rename = "AFTER_GOAL")]
     AfterGoal,
+    /// After the current stage (or the one in `timing_to`).
     #[serde(rename = "AFTER_STAGE")]
     AfterStage,
 }
@@ -168,47 +206,65 @@ pub enum Timing {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Action {
+    /// A fixed line the AI role says.
     #[schemars(with = "Option<String>")]
     pub say: Option<Box<Spanned<String>>>,
+    /// A fixed line the human says (clicks to go on).
     #[schemars(with = "Option<String>")]
     pub user_say: Option<Box<Spanned<String>>>,
+    /// A multiple choice; the chosen key goes to this variable.
     #[schemars(with = "Option<String>")]
     pub user_option: Option<Box<Spanned<String>>>,
     /// A fixed question; the human's free answer feeds `output`.
     #[schemars(with = "Option<String>")]
     pub ask: Option<Box<Spanned<String>>>,
+    /// A line the model writes to this task.
     #[schemars(with = "Option<String>")]
     pub ai_say: Option<Box<Spanned<String>>>,
+    /// A conversation the model holds to this task, up to `max_rounds`.
     #[schemars(with = "Option<String>")]
     pub ai_ask: Option<Box<Spanned<String>>>,
+    /// A silent task: the model fills in `output` variables.
     #[schemars(with = "Option<String>")]
     pub think: Option<Box<Spanned<String>>>,
+    /// A skill (or goal) to run, at `timing`.
     #[schemars(with = "Option<String>")]
     pub call: Option<Box<Spanned<String>>>,
+    /// A scene change (where, when, mood), told to later prompts.
     #[schemars(with = "Option<String>")]
     pub scene: Option<Box<Spanned<String>>>,
+    /// The AI role that speaks from here on.
     #[schemars(with = "Option<String>")]
     pub ai: Option<Box<Spanned<String>>>,
 
     /// `user_option`: `- KEY: TEXT`, in order.
     pub choices: Option<Vec<BTreeMap<String, String>>>,
+    /// The tone of a generated line.
     pub tone: Option<String>,
+    /// `ai_ask`: when the model should end the conversation.
     pub exit: Option<String>,
     /// `ai_ask`: the most rounds before it exits anyway (default 3).
     #[schemars(with = "Option<i64>", range(min = 1, max = 10))]
     pub max_rounds: Option<Box<Spanned<i64>>>,
+    /// `ai_ask` / `think`: a list variable each answer's outputs are appended to as one record.
     #[schemars(with = "Option<String>")]
     pub tolist: Option<Box<Spanned<String>>>,
+    /// Variables the action fills in (`get`) or sets (`set`).
     pub output: Option<Vec<Output>>,
 
+    /// `call`: when the skill runs (default `NOW`).
     #[schemars(with = "Option<Timing>")]
     pub timing: Option<Box<Spanned<Timing>>>,
+    /// `call`: the goal (or stage) the timing is relative to.
     #[schemars(with = "Option<String>")]
     pub timing_to: Option<Box<Spanned<String>>>,
+    /// `call`: a list variable; the skill runs once per item.
     #[schemars(with = "Option<String>")]
     pub fromlist: Option<Box<Spanned<String>>>,
+    /// `call`: the skill's variables, set before it runs.
     pub input: Option<Vec<Output>>,
 
+    /// The action runs only when this holds (`{心情} == '焦虑' && {分数} >= 3`).
     #[schemars(with = "Option<String>")]
     pub condition: Option<Box<Spanned<String>>>,
 }
@@ -217,14 +273,18 @@ pub struct Action {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
+    /// A variable to fill in.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub get: Option<Spanned<String>>,
+    /// What to fill it in with, told to the model.
     #[serde(default)]
     pub define: Option<String>,
+    /// A variable to set.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub set: Option<Spanned<String>>,
+    /// The value `set` gives it.
     #[serde(default)]
     pub value: Option<serde_json::Value>,
 }
@@ -233,18 +293,28 @@ pub struct Output {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
+    /// `say`
     Say,
+    /// `user_say`
     UserSay,
+    /// `user_option`
     UserOption,
+    /// `ask`
     Ask,
+    /// `ai_say`
     AiSay,
+    /// `ai_ask`
     AiAsk,
+    /// `think`
     Think,
+    /// `call`
     Call,
+    /// `scene` (or `ai:` alone)
     Scene,
 }
 
 impl ActionKind {
+    /// Every kind, in the order an action's keys are read.
     pub const ALL: [ActionKind; 9] = [
         ActionKind::Say,
         ActionKind::UserSay,
@@ -257,6 +327,7 @@ impl ActionKind {
         ActionKind::Scene,
     ];
 
+    /// The kind's YAML key.
     pub fn key(self) -> &'static str {
         match self {
             ActionKind::Say => "say",

@@ -12,11 +12,22 @@ use super::engine::{
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shown {
     /// A line of an AI role (or a `say`).
-    Line { role: String, text: String },
+    Line {
+        /// The speaking role.
+        role: String,
+        /// The words.
+        text: String,
+    },
     /// What the player said, clicked or chose.
-    Player { text: String },
+    Player {
+        /// What they said or the option's text.
+        text: String,
+    },
     /// Scene changes, warnings, the end.
-    Note { text: String },
+    Note {
+        /// The note.
+        text: String,
+    },
 }
 
 /// What the player can do now.
@@ -30,17 +41,22 @@ pub enum Prompt {
     Type,
     /// An LLM step is under way.
     Thinking,
+    /// The session is over.
     Done,
 }
 
 /// A session in progress.
 #[derive(Debug, Clone)]
 pub struct Host {
+    /// The engine's state (what a save keeps).
     pub state: State,
+    /// The chat so far.
     pub shown: Vec<Shown>,
+    /// What the player can do now.
     pub prompt: Prompt,
     /// Goal paths entered and not yet left, innermost last.
     pub goals: Vec<String>,
+    /// The stage under way.
     pub stage: String,
     /// Every variable ever set: (where it lived, name, last value), as the
     /// design's debugging page lists them (goal variables outlive their goal here).

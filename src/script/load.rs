@@ -11,15 +11,18 @@ use crate::base::parse_yaml;
 /// One document and where it starts in its file.
 #[derive(Debug, Clone)]
 pub struct LoadedDoc {
+    /// The file it is in.
     pub file: PathBuf,
     /// Lines before the document in its file (add to a span's line).
     pub line_offset: u64,
+    /// The document.
     pub doc: Document,
 }
 
 /// Everything a folder holds, in file order.
 #[derive(Debug, Clone, Default)]
 pub struct ScriptSources {
+    /// Every document, in file order.
     pub docs: Vec<LoadedDoc>,
     /// Each file's text, for diagnostics that quote a line.
     pub texts: Vec<(PathBuf, String)>,

@@ -332,7 +332,10 @@ pub(crate) struct Replayed {
 /// engine again and compares every effect with the recorded one: the same
 /// script and inputs give the same run, so a playtest can be re-checked after
 /// an engine change, and a changed script shows where it now differs.
-pub(crate) fn replay(script: &super::engine::Script, transcript: &str) -> Result<Replayed, ReplayError> {
+pub(crate) fn replay(
+    script: &super::engine::Script,
+    transcript: &str,
+) -> Result<Replayed, ReplayError> {
     let mut start = None;
     let mut inputs: Vec<Input> = Vec::new();
     let mut recorded: Vec<serde_json::Value> = Vec::new();

@@ -143,7 +143,9 @@ fn begin(
         match a.kind {
             ActivityKind::Sleep => {
                 let tonight = cx.clock.now.night_of();
-                if night.slept != Some(tonight) && a.duration > cx.tuning.durations.consolidate_after {
+                if night.slept != Some(tonight)
+                    && a.duration > cx.tuning.durations.consolidate_after
+                {
                     night.slept = Some(tonight);
                     tally.nights += 1;
                 }

@@ -30,6 +30,7 @@ pub struct Plan {
     pub target_location: String,
     /// What the resident says or thinks, in Chinese.
     pub dialogue: String,
+    /// An emoji for the action.
     pub emoji: String,
     /// Minutes, once there.
     pub duration: i64,
@@ -37,37 +38,61 @@ pub struct Plan {
 
 /// Everything a brain may look at to plan one resident's next action.
 pub struct PlanContext<'a> {
+    /// The time of planning.
     pub now: GameTime,
+    /// The run's seed.
     pub seed: u64,
+    /// The town map.
     pub town: &'a Town,
+    /// The scenario's tuning.
     pub tuning: &'a Tuning,
+    /// Who plans.
     pub me: &'a Profile,
+    /// Its roster index.
     pub my_idx: RosterIdx,
+    /// Its needs now.
     pub needs: &'a Needs,
+    /// Where it stands.
     pub at: LocIdx,
+    /// The action it has just finished, if any.
     pub previous: Option<&'a Activity>,
+    /// Its memories, oldest first.
     pub memories: &'a [Memory],
+    /// The gatherings and appointments it knows of.
     pub agenda: &'a Agenda,
+    /// Its ties.
     pub relationships: &'a Relationships,
+    /// The notice boards.
     pub notices: &'a NoticeBoard,
+    /// Where everyone is and what they do.
     pub census: &'a Census,
+    /// Every resident.
     pub roster: &'a Roster,
+    /// Every gathering of the scenario.
     pub gatherings: &'a [Gathering],
 }
 
 /// Inputs for one line of a conversation.
 pub struct LineContext<'a> {
+    /// The time of the line (to the second).
     pub now: GameTime,
+    /// Who speaks.
     pub speaker: &'a Profile,
     /// Whom the line answers or addresses.
     pub listener: &'a Profile,
+    /// How the speaker sees the listener.
     pub relation: Option<&'a Relationship>,
+    /// The speaker's needs.
     pub needs: Option<&'a Needs>,
+    /// Where they talk.
     pub place: &'a Location,
+    /// What they talk about.
     pub topic: Topic,
-    /// 0-based turn, and how many lines a built-in speaker aims for.
+    /// 0-based turn.
     pub turn: u32,
+    /// How many lines a built-in speaker aims for.
     pub lines: u32,
+    /// The line before, if any (empty at the start).
     pub previous: &'a str,
     /// The other members of a group chat (empty for two).
     pub others: &'a [&'a Profile],
@@ -77,27 +102,36 @@ pub struct LineContext<'a> {
     pub role: Option<WorkRole>,
     /// The speaker invites the listener to this gathering in this line.
     pub inviting: Option<&'a Gathering>,
+    /// The gathering's place name.
     pub inviting_place: Option<&'a str>,
     /// The speaker proposes to meet at (place, when) in this line…
     pub proposing: Option<(&'a str, &'a str)>,
     /// …or accepts such a proposal.
     pub accepting: Option<(&'a str, &'a str)>,
+    /// The run's seed (lines vary by it, deterministically).
     pub seed: u64,
 }
 
 /// Inputs for a night's memory summary.
 pub struct SummaryContext<'a> {
+    /// Whose memories.
     pub me: &'a Profile,
+    /// The date of the night.
     pub night: chrono::NaiveDate,
+    /// The day's memories, oldest first.
     pub entries: &'a [Memory],
 }
 
 /// What a resident's mind does. Implementations must be deterministic for the
 /// same inputs (randomness comes through the `rng` argument).
 pub trait Brain: Send + Sync + 'static {
+    /// A short name for logs and the window: `builtin`, the model's name.
     fn name(&self) -> &str;
+    /// The next action for the resident in `cx`.
     fn plan(&self, cx: &PlanContext<'_>, rng: &mut rand_chacha::ChaCha8Rng) -> Plan;
+    /// The speaker's next line of a conversation, in Chinese.
     fn line(&self, cx: &LineContext<'_>) -> String;
+    /// The day's memories in a few sentences, in the resident's words.
     fn summarise(&self, cx: &SummaryContext<'_>) -> String;
 }
 
@@ -106,10 +140,15 @@ pub trait Brain: Send + Sync + 'static {
 pub enum Topic {
     /// A topic both care about (from their `topics`).
     Interest,
+    /// Their work.
     Work,
+    /// Food.
     Food,
+    /// Books.
     Books,
+    /// Nature.
     Nature,
+    /// Small talk about the town.
     Town,
 }
 
@@ -129,6 +168,7 @@ impl Topic {
         }
     }
 
+    /// The topic in Chinese, for lines and prompts.
     pub fn label(self) -> &'static str {
         match self {
             Topic::Interest => "共同的爱好",

@@ -6,11 +6,16 @@ use super::{RunSettings, SimSet, SimStep, end::SimOutcome};
 use crate::base::time::GameTime;
 use crate::scenario::Scenario;
 
+/// The game clock: where the run started, where it is now, how far a step goes.
 #[derive(Resource, Debug, Clone)]
 pub struct Clock {
+    /// The first moment of the run.
     pub start: GameTime,
+    /// The current game time.
     pub now: GameTime,
+    /// Game minutes per step.
     pub step_minutes: u32,
+    /// Game days the run lasts.
     pub days: u32,
     /// Steps taken so far.
     pub steps: u64,
@@ -39,6 +44,7 @@ pub enum StepMode {
 /// Pause and speed; the window's controls write these.
 #[derive(Resource, Debug, Clone)]
 pub struct SimSpeed {
+    /// Whether steps are held (single steps still go).
     pub paused: bool,
     /// Multiplier of the scenario's base rate.
     pub multiplier: f32,
@@ -51,6 +57,7 @@ pub struct SimSpeed {
 }
 
 impl SimSpeed {
+    /// Running at 1× at the scenario's rate.
     pub fn new(minutes_per_second: f32) -> Self {
         Self {
             paused: false,
@@ -67,6 +74,7 @@ impl SimSpeed {
 /// server answers.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct StepGate {
+    /// An async mind's answer is awaited.
     pub waiting: bool,
 }
 

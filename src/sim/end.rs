@@ -13,6 +13,7 @@ use super::{SimSet, SimStep};
 pub struct SimOutcome(pub Option<EndReason>);
 
 impl SimOutcome {
+    /// Whether the run has ended.
     pub fn ended(&self) -> bool {
         self.0.is_some()
     }

@@ -11,28 +11,37 @@ use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Res
 use super::{ActiveBrain, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, ResidentId, Town};
-use crate::sim::brain::SummaryContext;
 use crate::sim::StepCx;
+use crate::sim::brain::SummaryContext;
 
+/// Where a memory came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
     /// From the scenario: background and goals. Never consolidated away.
     Initial,
+    /// Something the resident set out to do.
     Plan,
+    /// A conversation.
     Dialogue,
+    /// A notice posted or read.
     Notice,
+    /// Something seen or learnt (a gathering, an appointment).
     Observation,
     /// A night's consolidated summary.
     Summary,
 }
 
+/// One memory.
 #[derive(Debug, Clone, Serialize)]
 pub struct Memory {
+    /// When it happened.
     pub time: GameTime,
+    /// Where it came from.
     pub kind: MemoryKind,
     /// 0–100.
     pub importance: u8,
+    /// What is remembered.
     pub text: String,
 }
 
@@ -43,12 +52,15 @@ impl Memory {
     }
 }
 
+/// A resident's memories, oldest first.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Memories {
+    /// The entries, oldest first.
     pub entries: Vec<Memory>,
 }
 
 impl Memories {
+    /// Remembers `text` (importance capped at 100).
     pub fn push(&mut self, time: GameTime, kind: MemoryKind, importance: u8, text: String) {
         self.entries.push(Memory {
             time,
@@ -58,6 +70,7 @@ impl Memories {
         });
     }
 
+    /// Remembers the scenario's background (never consolidated away).
     pub fn push_initial(&mut self, time: GameTime, text: String) {
         self.push(time, MemoryKind::Initial, 80, text);
     }
@@ -197,7 +210,7 @@ impl Sources<'_> {
                     .iter()
                     .filter(|&&i| i != me)
                     .take(3)
-                    .map(|&i| self.roster.names[i.i()].as_str())
+                    .map(|&i| self.roster.name_of(i))
                     .collect();
                 if !seen.is_empty() {
                     let text = format!("在{}看到了{}", self.town.name(place), seen.join("、"));
@@ -232,7 +245,7 @@ impl Sources<'_> {
                 let who = self
                     .roster
                     .idx(partner)
-                    .map_or("", |i| self.roster.names[i.i()].as_str());
+                    .map_or("", |i| self.roster.name_of(i));
                 let found: Vec<String> = results.iter().map(|(k, v)| format!("{k}：{v}")).collect();
                 let text: String = format!("和{who}谈了「{skill}」，了解到{}", found.join("；"))
                     .chars()
@@ -358,14 +371,18 @@ pub fn revise(
 /// A night's entries to be summarised.
 #[derive(Debug, Clone)]
 pub struct PendingSummary {
+    /// The date of the night.
     pub night: chrono::NaiveDate,
+    /// The day's entries, oldest first.
     pub entries: Vec<Memory>,
 }
 
 /// An async mind should summarise these entries (taken out of the stream).
 #[derive(Message, Debug, Clone)]
 pub struct SummaryRequest {
+    /// Whose memories.
     pub entity: Entity,
+    /// What to summarise.
     pub pending: PendingSummary,
 }
 
@@ -417,7 +434,14 @@ fn consolidate(
             night: tonight,
             entries: &pending.entries,
         });
-        store_summary(&mut memories, r, &pending, summary, cx.clock.now, &mut cx.events);
+        store_summary(
+            &mut memories,
+            r,
+            &pending,
+            summary,
+            cx.clock.now,
+            &mut cx.events,
+        );
     }
 }
 

@@ -78,7 +78,9 @@ pub struct LoadedScenario(pub Arc<Scenario>);
 /// Run settings chosen on the command line.
 #[derive(Resource, Clone, Debug)]
 pub struct RunSettings {
+    /// The seed every random stream of the run derives from.
     pub seed: u64,
+    /// Game days to run.
     pub days: u32,
 }
 

@@ -13,25 +13,33 @@ use super::town::Gatherings;
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
-use crate::sim::residents::RosterIdx;
 use crate::sim::StepCx;
+use crate::sim::residents::RosterIdx;
 
+/// A notice on a board.
 #[derive(Debug, Clone)]
 pub struct Notice {
+    /// Its number (1-based, in posting order).
     pub id: u32,
+    /// Who posted it.
     pub author: ResidentId,
+    /// When.
     pub posted: GameTime,
+    /// The board's place.
     pub location: LocIdx,
+    /// What it says.
     pub text: String,
 }
 
 /// Every notice posted, oldest first.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct NoticeBoard {
+    /// The notices, oldest first.
     pub notices: Vec<Notice>,
 }
 
 impl NoticeBoard {
+    /// Posts a notice and returns its number.
     pub fn post(
         &mut self,
         author: ResidentId,
@@ -63,6 +71,7 @@ impl NoticeBoard {
         self.notices.iter().filter(move |n| n.location == location)
     }
 
+    /// Whether `author` has already posted `text`.
     pub fn posted_by(&self, author: &ResidentId, text: &str) -> bool {
         self.notices
             .iter()
@@ -180,8 +189,7 @@ fn read_notices(
     readers.dedup_by_key(|x| x.0);
     // Only the readers are touched, in roster order, not the whole town.
     for &(idx, place) in &readers {
-        let Ok((r, persona, rels, mut agenda, mut rng)) = q.get_mut(roster.entities[idx.i()])
-        else {
+        let Ok((r, persona, rels, mut agenda, mut rng)) = q.get_mut(roster.entity_of(idx)) else {
             continue;
         };
         for n in board.at(place) {

@@ -22,15 +22,20 @@ use crate::sim::residents::RosterIdx;
 /// A resident needs a plan.
 #[derive(Message, Debug, Clone, Copy)]
 pub struct PlanRequest {
+    /// Who.
     pub entity: Entity,
+    /// The request's number; only the answer to the latest is used.
     pub request: u64,
 }
 
 /// A brain's answer to a [`PlanRequest`].
 #[derive(Message, Debug, Clone)]
 pub struct PlanReady {
+    /// Who.
     pub entity: Entity,
+    /// The request answered.
     pub request: u64,
+    /// The plan, as the brain wrote it.
     pub plan: Plan,
 }
 
@@ -38,8 +43,11 @@ pub struct PlanReady {
 /// `Request` and `Apply` (or in a later step).
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlanningSet {
+    /// Idle residents ask for plans.
     Request,
+    /// Brains answer (the built-in one at once).
     Answer,
+    /// Answers are validated and begun.
     Apply,
 }
 
@@ -133,15 +141,25 @@ fn request_plans(
 /// answer and async minds (prompts, fallbacks).
 #[derive(SystemParam)]
 pub struct PlanInputs<'w, 's> {
+    /// The game clock.
     pub clock: Res<'w, Clock>,
+    /// The run's settings.
     pub settings: Res<'w, RunSettings>,
+    /// The town map.
     pub town: Res<'w, Town>,
+    /// The tuning in force.
     pub tuning: Res<'w, ActiveTuning>,
+    /// The notice boards.
     pub board: Res<'w, NoticeBoard>,
+    /// Where everyone is.
     pub census: Res<'w, Census>,
+    /// Every resident.
     pub roster: Res<'w, Roster>,
+    /// The gatherings.
     pub gatherings: Res<'w, Gatherings>,
+    /// The brain in force.
     pub brain: Res<'w, ActiveBrain>,
+    /// What is read of each resident.
     pub residents: Query<'w, 's, PlannerView<'static>>,
 }
 
@@ -207,11 +225,17 @@ fn answer_with_brain(
 /// A plan that passed validation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidPlan {
+    /// The action, as an English verb phrase.
     pub action: String,
+    /// What kind of action it is.
     pub kind: ActivityKind,
+    /// Where.
     pub target: LocIdx,
+    /// What the resident says.
     pub dialogue: String,
+    /// The emoji shown.
     pub emoji: String,
+    /// Game minutes, once there (within the tuning's bounds).
     pub duration: u32,
 }
 

@@ -37,7 +37,9 @@ pub const PHASES: [&str; 16] = [
 /// Time spent in each of [`PHASES`] over the steps run since [`enable`].
 #[derive(Resource, Debug, Default, Clone)]
 pub struct StepTimings {
+    /// Time per phase.
     pub spent: [Duration; PHASES.len()],
+    /// Steps measured.
     pub steps: u64,
     last: Option<Instant>,
 }
@@ -55,6 +57,7 @@ impl StepTimings {
         }
     }
 
+    /// Time in all phases.
     pub fn total(&self) -> Duration {
         self.spent.iter().sum()
     }

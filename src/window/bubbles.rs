@@ -233,7 +233,7 @@ mod tests {
             .paused = true;
         app.update();
         let roster = app.world().resource::<Roster>().clone();
-        let (a, b) = (roster.ids[0].clone(), roster.ids[1].clone());
+        let (a, b) = (roster.ids()[0].clone(), roster.ids()[1].clone());
         let say = |app: &mut App, text: &str| {
             let time = app.world().resource::<crate::sim::clock::Clock>().now;
             app.world_mut().write_message(SimEvent {
@@ -265,7 +265,7 @@ mod tests {
             .single(app.world())
             .unwrap()
             .speaker;
-        assert_eq!(speaker, roster.entities[0]);
+        assert_eq!(speaker, roster.entities()[0]);
         // 4.5 s later: still fully there.
         for _ in 0..45 {
             app.update();

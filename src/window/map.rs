@@ -7,8 +7,8 @@ use bevy::prelude::*;
 
 use super::night::spawn_windows;
 use super::{FONT, MapFrame};
-use crate::scenario::spec::{LocationKind, Service};
 use crate::scenario::{Location, Town};
+use crate::scenario::{LocationKind, Service};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, draw_ground).add_systems(

@@ -5,8 +5,8 @@
 use bevy::prelude::*;
 
 use super::{MapFrame, ViewSet};
+use crate::scenario::LocationKind;
 use crate::scenario::Town;
-use crate::scenario::spec::LocationKind;
 use crate::sim::clock::Clock;
 use crate::sim::residents::Census;
 

@@ -15,6 +15,7 @@ use bevy::prelude::*;
 use super::ViewSet;
 use crate::scenario::Scenario;
 use crate::sim::clock::Clock;
+use crate::sim::residents::RosterIdx;
 use crate::sim::residents::{Persona, Roster, spawn_residents};
 use crate::sim::town::{ActiveTuning, Gatherings};
 use crate::sim::{LoadedScenario, RunSettings};
@@ -271,11 +272,13 @@ pub(crate) fn apply(world: &mut World, new: Scenario) -> Result<Vec<String>, Str
         if format!("{:?}", old.residents[i]) == format!("{profile:?}") {
             continue;
         }
-        let Some(entity) = world.resource::<Roster>().entities.get(i).copied() else {
+        let Some(entity) = world.resource::<Roster>().entities().get(i).copied() else {
             continue;
         };
         world.entity_mut(entity).insert(Persona(profile.clone()));
-        world.resource_mut::<Roster>().names[i] = profile.name.clone();
+        world
+            .resource_mut::<Roster>()
+            .rename(RosterIdx(i as u32), profile.name.clone());
         edited.push(profile.name.clone());
     }
     if !edited.is_empty() {
@@ -435,7 +438,7 @@ mod tests {
         let world = app.world_mut();
         assert_eq!(world.resource::<crate::scenario::Town>().len(), places + 1);
         let roster = world.resource::<Roster>().clone();
-        assert_eq!(roster.names.last().unwrap(), "新来的小周");
+        assert_eq!(roster.names().last().unwrap(), "新来的小周");
         let quotes: Vec<String> = world
             .query::<(&Resident, &Persona)>()
             .iter(world)
@@ -449,7 +452,7 @@ mod tests {
         for _ in 0..120 {
             app.update();
         }
-        let newcomer = roster.entities[residents];
+        let newcomer = roster.entities()[residents];
         assert!(
             app.world()
                 .get::<crate::sim::residents::Activity>(newcomer)

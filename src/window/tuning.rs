@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::scenario::spec::Tuning;
+use crate::scenario::Tuning;
 
 /// One slider: its label, the key path in `tuning.yaml`, its range, and
 /// whether the value is a whole number.

@@ -38,16 +38,16 @@ impl ActionText {
             Self::Own(t) => t.clone(),
             Self::EatAtHome(meal) => format!("Eat {meal} at home"),
             Self::EatAt(meal, place) => format!("Have {meal} at {}", place_word(cx, *place)),
-            Self::ChatWith(who) => format!("Chat with {}", cx.roster.names[(*who).i()]),
+            Self::ChatWith(who) => format!("Chat with {}", cx.roster.name_of(*who)),
             Self::HangOutAt(place) => format!("Hang out at {}", place_word(cx, *place)),
             Self::DineWith(meal, who, place) => format!(
                 "Have {meal} with {} at {}",
-                cx.roster.names[(*who).i()],
+                cx.roster.name_of(*who),
                 place_word(cx, *place)
             ),
             Self::Meet(who, place) => format!(
                 "Meet {} at {}",
-                cx.roster.names[(*who).i()],
+                cx.roster.name_of(*who),
                 place_word(cx, *place)
             ),
         }

@@ -46,7 +46,7 @@ pub(super) fn account(
             .collect();
         left.sort_unstable();
         for (_, idx, endpoint, kind, prompt) in left {
-            let id = roster.ids[idx.i()].clone();
+            let id = roster.id_of(idx).clone();
             brain.stats.call(idx, &id, kind, prompt, 0, 0);
             events.write(SimEvent {
                 time: clock.now,

@@ -47,7 +47,7 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
         else {
             continue;
         };
-        let id = calls.inputs.roster.ids[pending.resident.i()].clone();
+        let id = calls.inputs.roster.id_of(pending.resident).clone();
         let call = Finished {
             resident: &id,
             kind: CallKind::Line,
@@ -186,7 +186,7 @@ impl LineCalls<'_, '_> {
             .iter()
             .map(|m| {
                 (
-                    self.inputs.roster.names[m.speaker.i()].clone(),
+                    self.inputs.roster.name_of(m.speaker).to_owned(),
                     m.text.clone(),
                 )
             })

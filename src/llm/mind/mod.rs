@@ -25,7 +25,6 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 
-
 use super::accounting::LlmStats;
 use super::bridge::{Bridge, BridgeSettings, Done};
 use super::cassette::{Cassette, CassetteMode};
@@ -206,7 +205,7 @@ pub fn plugin(app: &mut App) {
 pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
     let scenario = world.resource::<LoadedScenario>().0.clone();
     let bridge = start_bridge(&settings)?;
-    let roster_entities = world.resource::<Roster>().entities.clone();
+    let roster_entities = world.resource::<Roster>().entities().to_vec();
     let mut endpoints: Vec<Arc<Endpoint>> = Vec::new();
     let mut route = Vec::with_capacity(scenario.residents.len());
     for (i, profile) in scenario.residents.iter().enumerate() {

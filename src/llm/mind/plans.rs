@@ -79,7 +79,7 @@ impl PlanCalls<'_, '_> {
             return;
         };
         let now = self.inputs.clock.now;
-        let id = self.inputs.roster.ids[pending.resident.i()].clone();
+        let id = self.inputs.roster.id_of(pending.resident).clone();
         // Superseded, or the resident is gone: the answer is dropped.
         let current = self
             .thinking
@@ -315,9 +315,9 @@ fn others_for(
     picked
         .into_iter()
         .filter_map(|i| {
-            let (activity, walking, where_) = doing.get(roster.entities[i.i()]).ok()?;
+            let (activity, walking, where_) = doing.get(roster.entity_of(i)).ok()?;
             Some(OtherResident {
-                name: roster.names[i.i()].clone(),
+                name: roster.name_of(i).to_owned(),
                 place: town.name(where_.0).to_string(),
                 doing: prompts::doing(
                     activity.map(|a| a.kind),

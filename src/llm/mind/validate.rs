@@ -6,7 +6,12 @@ use crate::scenario::{LocIdx, Town, Tuning};
 use crate::sim::brain::Plan;
 
 /// What is wrong with a model's plan for this resident, if anything.
-pub(crate) fn plan_problem(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> Option<String> {
+pub(crate) fn plan_problem(
+    plan: &Plan,
+    at: LocIdx,
+    town: &Town,
+    tuning: &Tuning,
+) -> Option<String> {
     let wanted = plan.target_location.trim();
     let target = town
         .find(wanted)

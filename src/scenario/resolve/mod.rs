@@ -1,7 +1,7 @@
 //! Semantic checks across the scenario files, and resolution of ids to indices.
 //!
 //! - `tuning`: the numbers in range;
-//! - `locations`: ids, positions, connections → the [`Town`];
+//! - `locations`: ids, positions, connections → the [`Town`](crate::scenario::Town);
 //! - `residents`: each resident's places, work, ties, hobbies, goals, rhythm;
 //! - `scripts`: the HEART RULE sets residents run (`counsel:`, `converse:`).
 

@@ -114,16 +114,19 @@ pub struct SkillCall {
 /// A goal being run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
+    /// Which goal.
     pub goal: GoalRef,
     /// Stage the goal belongs to (its own stage for stage goals).
     pub stage: String,
     /// Index of the next action, and its stable id (kind and text) as of the
     /// last wait, to find it again in an edited script.
     pub action: usize,
+    /// The action's stable id (see `action`).
     #[serde(alias = "action_key")]
     pub action_id: String,
     /// `ai_ask` rounds done for the current action.
     pub rounds: u32,
+    /// The goal's own variables.
     pub vars: BTreeMap<String, Var>,
     /// The goal's chat so far (for `think`).
     pub chat_from: usize,

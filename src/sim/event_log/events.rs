@@ -13,7 +13,9 @@ use crate::sim::social::{Emotion, EndCause, Trigger};
 /// One line of the event log.
 #[derive(Message, Debug, Clone, Serialize, Deserialize)]
 pub struct SimEvent {
+    /// Game time of the event (to the minute; to the second for messages).
     pub time: GameTime,
+    /// What happened.
     #[serde(flatten)]
     pub body: EventBody,
 }
@@ -24,170 +26,275 @@ pub struct SimEvent {
 pub enum EventBody {
     /// The run began.
     Start {
+        /// The scenario's name.
         scenario: String,
+        /// The run's seed.
         seed: u64,
+        /// Days the run was asked for.
         days: u32,
+        /// Every resident's id, in roster order.
         residents: Vec<ResidentId>,
+        /// Their display names, in the same order.
         names: Vec<String>,
+        /// The brain that drives them: `builtin` or the model's name.
         brain: String,
     },
     /// A validated plan.
     Plan {
+        /// Whose plan.
         resident: ResidentId,
+        /// What they will do, as the brain phrased it.
         action: String,
+        /// The kind of action, which decides needs and services.
         activity: ActivityKind,
+        /// Where they will do it.
         target_location: LocationId,
+        /// What they say as they set off (may be empty).
         dialogue: String,
+        /// The emoji shown over them.
         emoji: String,
+        /// Game minutes the action lasts once there.
         duration: u32,
+        /// Where they were when they planned.
         from: LocationId,
     },
     /// A brain's plan needed fixing; `plan` follows with the fixed version.
     PlanFixed {
+        /// Whose plan.
         resident: ResidentId,
+        /// What was wrong with it, one line each.
         problems: Vec<String>,
     },
     /// Set off along a route.
     Move {
+        /// Who walks.
         resident: ResidentId,
+        /// Where they start.
         from: LocationId,
+        /// Where they are going.
         to: LocationId,
+        /// Every place on the way, `from` and `to` included.
         route: Vec<LocationId>,
+        /// Game minutes the walk takes.
         minutes: u32,
     },
     /// Reached the destination of a move.
     Arrive {
+        /// Who arrived.
         resident: ResidentId,
+        /// Where.
         location: LocationId,
     },
     /// Two residents start talking.
     ConversationStart {
+        /// The conversation's number, unique in the run.
         conversation: u64,
+        /// Who talks, the initiator first.
         participants: Vec<ResidentId>,
+        /// Where.
         location: LocationId,
+        /// Why it started.
         trigger: Trigger,
     },
     /// One message of a conversation (`time` is to the game second).
     Message {
+        /// The conversation it belongs to.
         conversation: u64,
+        /// Everyone in the conversation at this message.
         participants: Vec<ResidentId>,
+        /// Where it is said.
         location: LocationId,
+        /// Who says it.
         speaker: ResidentId,
+        /// The words.
         text: String,
+        /// How they say it.
         emotion: Emotion,
+        /// Other residents the words name.
         mentions: Vec<ResidentId>,
     },
     /// A bystander joined: the conversation is now a group chat.
     ConversationJoin {
+        /// The conversation joined.
         conversation: u64,
+        /// Who joined.
         resident: ResidentId,
+        /// Everyone in it now.
         participants: Vec<ResidentId>,
     },
     /// A resident began a HEART RULE skill in a conversation (a scenario's
     /// `converse:`); `inputs` are the skill's variables as filled in.
     SkillStart {
+        /// The conversation the skill runs in.
         conversation: u64,
+        /// Who runs the skill.
         resident: ResidentId,
+        /// Who it is run with.
         partner: ResidentId,
+        /// The skill's name in the resident's script set.
         skill: String,
+        /// The skill's input variables, as filled in.
         inputs: std::collections::BTreeMap<String, String>,
     },
     /// The skill ended with its conversation: whether it ran to its end, the
     /// variables it set, and why it stopped early if it did.
     SkillEnd {
+        /// The conversation the skill ran in.
         conversation: u64,
+        /// Who ran the skill.
         resident: ResidentId,
+        /// Who it was run with.
         partner: ResidentId,
+        /// The skill's name.
         skill: String,
+        /// Whether the skill ran to its end.
         finished: bool,
+        /// The variables it set.
         results: std::collections::BTreeMap<String, String>,
+        /// Why it stopped early, if it did.
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// What the script engine warned about on the way.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
     },
     /// A conversation ended, with what it changed.
     ConversationEnd {
+        /// The conversation's number.
         conversation: u64,
+        /// Everyone in it at the end.
         participants: Vec<ResidentId>,
+        /// Where it took place.
         location: LocationId,
+        /// Why it had started.
         trigger: Trigger,
+        /// Why it ended.
         reason: EndCause,
+        /// What it was mostly about.
         topic: String,
+        /// Messages said.
         messages: u32,
+        /// Game seconds from start to end.
         seconds: u32,
+        /// Ties it changed.
         changes: Vec<RelationshipDelta>,
+        /// What each participant keeps of it.
         memories: Vec<ConversationMemory>,
     },
     /// One resident's view of another changed.
     RelationshipChange {
+        /// Whose view changed.
         resident: ResidentId,
+        /// Of whom.
         other: ResidentId,
+        /// Strength before (0–100).
         old_strength: f32,
+        /// Strength after.
         new_strength: f32,
+        /// The tie's stage now.
         relation: RelationKind,
+        /// The stage before, when this change moved it.
         #[serde(skip_serializing_if = "Option::is_none")]
         previous_relation: Option<RelationKind>,
+        /// What changed it.
         reason: String,
     },
     /// Two residents agreed to meet; `will_keep` is each one's private intention.
     AppointmentMade {
+        /// The appointment's number, unique in the run.
         appointment: u32,
+        /// Who agreed to meet.
         residents: Vec<ResidentId>,
+        /// Where.
         location: LocationId,
+        /// When.
         at: GameTime,
+        /// Whether each (in `residents` order) means to come.
         will_keep: Vec<bool>,
     },
+    /// Both came to an appointment.
     AppointmentKept {
+        /// The appointment's number.
         appointment: u32,
+        /// Who met.
         residents: Vec<ResidentId>,
+        /// Where.
         location: LocationId,
+        /// When it was made.
         made: GameTime,
     },
+    /// The time of an appointment passed without everyone there.
     AppointmentMissed {
+        /// The appointment's number.
         appointment: u32,
+        /// Who had agreed to meet.
         residents: Vec<ResidentId>,
+        /// Where.
         location: LocationId,
+        /// Whether each (in `residents` order) came.
         showed: Vec<bool>,
     },
     /// A notice was posted.
     Notice {
+        /// Who posted it.
         resident: ResidentId,
+        /// The board's place.
         location: LocationId,
+        /// The notice's number, unique in the run.
         notice: u32,
+        /// What it says.
         text: String,
     },
     /// A resident read a notice.
     NoticeRead {
+        /// Who read it.
         resident: ResidentId,
+        /// The notice's number.
         notice: u32,
+        /// Who posted it.
         author: ResidentId,
     },
     /// A resident learnt of a gathering and decided whether to go.
     Appointment {
+        /// Who learnt of it.
         resident: ResidentId,
+        /// The gathering's title.
         gathering: String,
+        /// How they learnt of it.
         heard: Heard,
+        /// Whether they mean to go.
         will_attend: bool,
     },
+    /// A resident went to sleep.
     Sleep {
+        /// Who.
         resident: ResidentId,
+        /// Where.
         location: LocationId,
+        /// When they mean to wake.
         until: GameTime,
     },
+    /// A resident woke up.
     Wake {
+        /// Who.
         resident: ResidentId,
+        /// Where.
         location: LocationId,
     },
     /// The day's memories were replaced by a summary.
     Consolidate {
+        /// Whose memories.
         resident: ResidentId,
+        /// The date of the night (`YYYY-MM-DD`).
         night: String,
+        /// Memory entries the summary replaced.
         entries: u32,
+        /// The summary, in the resident's words.
         summary: String,
     },
     /// One call to an LLM and what came of it.
     LlmCall {
+        /// Whose call.
         resident: ResidentId,
         /// What the call was for.
         call: CallKind,
@@ -197,13 +304,18 @@ pub enum EventBody {
         outcome: CallOutcome,
         /// Whose answer the resident used.
         used: AnswerUsed,
+        /// Why the answer was unusable or not sent, when it was.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// Wall-clock milliseconds the call took.
         latency_ms: u64,
+        /// Tokens in the prompt.
         prompt_tokens: u32,
+        /// Tokens in the answer.
         completion_tokens: u32,
         /// Token counts were estimated (the server sent no `usage`).
         estimated: bool,
+        /// Requests sent (retries included).
         attempts: u32,
         /// How the server was asked for structure, after any fallback.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -211,23 +323,36 @@ pub enum EventBody {
     },
     /// LLM accounting for one game day (and the part day at the end).
     LlmUsage {
+        /// The game day (1-based).
         day: u32,
+        /// Calls sent.
         calls: u32,
+        /// Calls not sent (budget, breaker, queue).
         skipped: u32,
+        /// Times the built-in brain answered instead.
         fallbacks: u32,
+        /// Prompt tokens in all.
         prompt_tokens: u64,
+        /// Completion tokens in all.
         completion_tokens: u64,
+        /// Median latency, ms.
         latency_p50_ms: u64,
+        /// 90th-percentile latency, ms.
         latency_p90_ms: u64,
+        /// 99th-percentile latency, ms.
         latency_p99_ms: u64,
         /// Calls per kind (`plan`, `repair`, `line`, `summary`).
         by_kind: std::collections::BTreeMap<String, u32>,
         /// Calls per resident.
         by_resident: std::collections::BTreeMap<ResidentId, u32>,
     },
+    /// The run ended.
     End {
+        /// Why.
         reason: EndReason,
+        /// The game day it ended on.
         day: u32,
+        /// What failed, when `reason` is `failed`.
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
@@ -268,25 +393,36 @@ impl EventBody {
 /// One tie a conversation changed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RelationshipDelta {
+    /// Whose view.
     pub resident: ResidentId,
+    /// Of whom.
     pub other: ResidentId,
+    /// Strength before.
     pub old: f32,
+    /// Strength after.
     pub new: f32,
 }
 
 /// What a participant keeps of a conversation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ConversationMemory {
+    /// Who remembers.
     pub resident: ResidentId,
+    /// The memory.
     pub text: String,
+    /// How much it matters, out of 100.
     pub importance: u32,
 }
 
+/// Why a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
+    /// The days asked for are over.
     DaysDone,
+    /// On the last evening everyone is asleep, so nothing more would happen.
     AllAsleep,
+    /// The user stopped it.
     Stopped,
     /// Something the run cannot go on without failed (e.g. a replay cassette miss).
     Failed,

@@ -37,7 +37,9 @@ pub enum LogSink {
 /// The event log sink plus counts of what was written.
 #[derive(Resource, Default)]
 pub struct EventLog {
+    /// Where lines go.
     pub sink: LogSink,
+    /// Lines written.
     pub lines: u64,
     /// First write error, reported once; the run goes on.
     pub error: Option<String>,
@@ -46,6 +48,7 @@ pub struct EventLog {
 }
 
 impl EventLog {
+    /// A log written to a new file at `path` (JSON Lines).
     pub fn to_file(path: &std::path::Path) -> std::io::Result<Self> {
         let file = std::fs::File::create(path)?;
         Ok(Self {
@@ -54,6 +57,7 @@ impl EventLog {
         })
     }
 
+    /// A log kept in memory (tests, the window).
     pub fn in_memory() -> Self {
         Self {
             sink: LogSink::Memory(Vec::new()),
@@ -102,6 +106,7 @@ impl EventLog {
         self.scratch = line;
     }
 
+    /// Writes out what is buffered; a failure is kept in `error`.
     pub fn flush(&mut self) {
         if let LogSink::File(f) = &mut self.sink
             && let Err(e) = f.flush()
@@ -130,8 +135,8 @@ pub(super) fn log_start(world: &mut World) {
     };
     let scenario = world.resource::<LoadedScenario>().0.name.clone();
     let settings = world.resource::<RunSettings>().clone();
-    let residents = world.resource::<Roster>().ids.clone();
-    let names = world.resource::<Roster>().names.clone();
+    let residents = world.resource::<Roster>().ids().to_vec();
+    let names = world.resource::<Roster>().names().to_vec();
     let time = world.resource::<Clock>().now;
     world.write_message(SimEvent {
         time,

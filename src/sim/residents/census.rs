@@ -12,6 +12,7 @@ use crate::scenario::{LocIdx, Profile, Town, WorkRole};
 /// Where everyone is and what they do, taken once per step, indexed by roster idx.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct Census {
+    /// Each resident's entry, by roster idx.
     pub entries: Vec<CensusEntry>,
     /// Roster indices of residents standing at each place (not walking), sorted.
     pub at_place: Vec<Vec<RosterIdx>>,
@@ -25,12 +26,18 @@ pub struct Census {
     pub greeters: Vec<RosterIdx>,
 }
 
+/// Where one resident is and what it is doing.
 #[derive(Debug, Clone, Copy)]
 pub struct CensusEntry {
+    /// The place it stands at, or last stood at while walking.
     pub at: LocIdx,
+    /// Its position on the map.
     pub pos: Vec2,
+    /// Whether it is walking.
     pub walking: bool,
+    /// What kind of action it is on, if any.
     pub kind: Option<ActivityKind>,
+    /// Whether the action has begun (it has arrived).
     pub underway: bool,
     /// Social satisfaction (the need), 0–100.
     pub social: f32,
@@ -39,12 +46,14 @@ pub struct CensusEntry {
 /// See [`Census::traits`].
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Traits {
+    /// Big Five extraversion, 0–100.
     pub extraversion: f32,
     /// Workplace, and the role in which the resident greets people there.
     pub work: Option<(LocIdx, Option<WorkRole>)>,
 }
 
 impl Traits {
+    /// The fields of a persona.
     pub fn of(p: &Profile) -> Self {
         Self {
             extraversion: p.personality.extraversion,
@@ -54,6 +63,7 @@ impl Traits {
 }
 
 impl Census {
+    /// How many stand at `place`.
     pub fn count_at(&self, place: LocIdx) -> usize {
         self.at_place.get(place.i()).map_or(0, Vec::len)
     }
@@ -61,6 +71,7 @@ impl Census {
     pub fn expected_at(&self, place: LocIdx) -> usize {
         self.count_at(place) + self.heading_to.get(place.i()).map_or(0, |&n| n as usize)
     }
+    /// Whether the resident at `idx` is asleep.
     pub fn asleep(&self, idx: RosterIdx) -> bool {
         self.entries
             .get(idx.i())

@@ -28,7 +28,9 @@ use census::take_census;
 #[derive(Component, Debug, Clone)]
 #[require(Needs, Memories, Relationships, Agenda, Tally, NightState)]
 pub struct Resident {
+    /// The id used in logs, saves and prompts.
     pub id: ResidentId,
+    /// Its dense index in the [`Roster`].
     pub idx: RosterIdx,
 }
 
@@ -39,9 +41,13 @@ pub struct Persona(pub Arc<Profile>);
 /// Needs, 0–100, 100 = fully satisfied. `hunger` 100 means well fed.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Needs {
+    /// Rest: falls while awake, restored by sleep.
     pub energy: f32,
+    /// Fullness: falls over time, restored by meals.
     pub hunger: f32,
+    /// Company: falls alone, restored by talk and company.
     pub social: f32,
+    /// Fun: falls over time, restored by leisure.
     pub fun: f32,
     /// When the resident last finished eating.
     pub last_meal: GameTime,
@@ -113,6 +119,7 @@ impl Default for Needs {
 }
 
 impl Needs {
+    /// Keeps every need within 0–100.
     pub fn clamp(&mut self) {
         for v in [
             &mut self.energy,
@@ -129,13 +136,21 @@ impl Needs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActivityKind {
+    /// Sleeping.
     Sleep,
+    /// Working a shift.
     Work,
+    /// Having a meal.
     Eat,
+    /// Seeking or keeping company.
     Socialise,
+    /// At a gathering.
     Attend,
+    /// A hobby, a walk, reading.
     Leisure,
+    /// Posting a notice.
     PostNotice,
+    /// Resting, looking around, waiting.
     Idle,
 }
 
@@ -188,19 +203,26 @@ impl ActivityKind {
 /// per-step scans over every resident touch a small component.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivityText {
+    /// The action as an English verb phrase ("Eat lunch at the tavern").
     pub action: String,
+    /// What the resident says about it.
     pub dialogue: String,
+    /// The emoji shown over it.
     pub emoji: String,
 }
 
 /// The resident's current action.
 #[derive(Component, Debug, Clone)]
 pub struct Activity {
+    /// What it says it is doing.
     pub text: Box<ActivityText>,
+    /// What kind of action it is.
     pub kind: ActivityKind,
+    /// Where it is done.
     pub target: LocIdx,
     /// Duration of the action itself, in minutes, once there.
     pub duration: u32,
+    /// When it was planned.
     pub planned_at: GameTime,
     /// When the resident will want a new plan.
     pub busy_until: GameTime,
@@ -213,7 +235,9 @@ pub struct Activity {
 #[derive(Component, Debug, Clone)]
 #[component(storage = "SparseSet")]
 pub struct Thinking {
+    /// When the resident asked.
     pub since: GameTime,
+    /// The request's number, so a late answer to an older request is dropped.
     pub request: u64,
 }
 
@@ -244,13 +268,19 @@ pub struct MapPosition(pub Vec2);
 /// One resident's view of another.
 #[derive(Debug, Clone)]
 pub struct Relationship {
+    /// Whom the view is of.
     pub with: ResidentId,
     /// `with`'s roster index, cached for cheap lookups in the census.
     pub with_idx: RosterIdx,
+    /// The tie's stage or kind.
     pub kind: RelationKind,
+    /// How strong, 0–100.
     pub strength: f32,
+    /// What the resident thinks of the other.
     pub impression: String,
+    /// Conversations they have had.
     pub interactions: u32,
+    /// When they last talked.
     pub last_interaction: Option<GameTime>,
     /// When they first talked in this run (None: before it, or never).
     pub met: Option<GameTime>,
@@ -262,6 +292,7 @@ pub struct Relationship {
 pub struct Relationships(pub Vec<Relationship>);
 
 impl Relationships {
+    /// The relationship with `other`, if any.
     pub fn get(&self, other: &ResidentId) -> Option<&Relationship> {
         self.0.iter().find(|r| &r.with == other)
     }
@@ -275,6 +306,7 @@ impl Relationships {
             .map(|i| &self.0[i])
     }
 
+    /// The strength of the tie with `other` (0 when none).
     pub fn strength(&self, other: &ResidentId) -> f32 {
         self.get(other).map_or(0.0, |r| r.strength)
     }
@@ -315,31 +347,41 @@ impl Relationships {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Heard {
+    /// It organises the gathering.
     Organiser,
+    /// It read a notice.
     Notice,
+    /// Someone told it in a conversation.
     Invitation,
 }
 
 /// A gathering the resident knows of, and whether it means to go.
 #[derive(Debug, Clone)]
 pub struct Appointment {
+    /// Index into the scenario's gatherings.
     pub gathering: usize,
+    /// How it learnt of it.
     pub heard: Heard,
+    /// Whether it means to go.
     pub will_attend: bool,
 }
 
 /// An appointment with another resident, as one side remembers it.
 #[derive(Debug, Clone)]
 pub struct MeetingNote {
+    /// The appointment's number.
     pub appointment: u32,
     /// Roster idx of the other side.
     pub with: RosterIdx,
+    /// Where.
     pub place: LocIdx,
+    /// When.
     pub at: GameTime,
     /// Whether this side means to come.
     pub keep: bool,
 }
 
+/// What the resident knows is coming: gatherings, appointments, notices read.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Agenda {
     /// Gatherings known of.
@@ -351,6 +393,7 @@ pub struct Agenda {
 }
 
 impl Agenda {
+    /// Whether it knows of the gathering.
     pub fn knows(&self, gathering: usize) -> bool {
         self.appointments.iter().any(|a| a.gathering == gathering)
     }
@@ -368,11 +411,17 @@ pub struct NightState {
 /// Counts for the end-of-run summary.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Tally {
+    /// Plans made.
     pub plans: u32,
+    /// Plans that needed fixing.
     pub fixed_plans: u32,
+    /// Conversations held.
     pub conversations: u32,
+    /// Notices posted.
     pub notices: u32,
+    /// Nights slept.
     pub nights: u32,
+    /// Meals eaten.
     pub meals: u32,
 }
 

@@ -26,9 +26,9 @@ impl std::fmt::Display for RosterIdx {
 /// All residents by strong id, in scenario order.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct Roster {
-    pub ids: Vec<ResidentId>,
-    pub names: Vec<String>,
-    pub entities: Vec<Entity>,
+    ids: Vec<ResidentId>,
+    names: Vec<String>,
+    entities: Vec<Entity>,
     by_id: HashMap<ResidentId, RosterIdx>,
     /// The same index keyed by the id's shared allocation: ids in events are
     /// clones of the roster's, so most lookups hash a pointer, not a string.
@@ -45,6 +45,11 @@ impl Roster {
         self.names.push(name);
         self.entities.push(entity);
         i
+    }
+
+    /// Gives the resident at `i` a new display name (a hot-reloaded persona).
+    pub fn rename(&mut self, i: RosterIdx, name: String) {
+        self.names[i.i()] = name;
     }
 
     /// The index of resident `id`.
@@ -88,9 +93,27 @@ impl Roster {
         (0..self.ids.len() as u32).map(RosterIdx)
     }
 
+    /// Every id, in roster order.
+    pub fn ids(&self) -> &[ResidentId] {
+        &self.ids
+    }
+
+    /// Every name, in roster order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Every entity, in roster order.
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// How many residents.
     pub fn len(&self) -> usize {
         self.ids.len()
     }
+
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }

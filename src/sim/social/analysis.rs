@@ -6,21 +6,26 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::spec::{KeywordTable, RelationshipTuning, StageValues};
 use crate::scenario::{BigFive, RelationKind, SocialTuning};
+use crate::scenario::{KeywordTable, RelationshipTuning, StageValues};
 use crate::sim::residents::RosterIdx;
 
 /// How close two residents are, from strength alone (family and colleagues too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
+    /// Below the acquaintance threshold.
     Stranger,
+    /// Acquaintances.
     Acquaintance,
+    /// Friends.
     Friend,
+    /// Close friends.
     CloseFriend,
 }
 
 impl Stage {
+    /// The stage a tie of this strength is at.
     pub fn of(strength: f32, r: &RelationshipTuning) -> Stage {
         if strength >= r.close_friend {
             Stage::CloseFriend
@@ -33,6 +38,7 @@ impl Stage {
         }
     }
 
+    /// This stage's value of a per-stage table.
     pub fn pick(self, v: &StageValues) -> f32 {
         match self {
             Stage::Stranger => v.stranger,
@@ -42,6 +48,7 @@ impl Stage {
         }
     }
 
+    /// The relation kind of this stage.
     pub fn kind(self) -> RelationKind {
         match self {
             Stage::Stranger => RelationKind::Stranger,
@@ -93,13 +100,19 @@ pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32
     (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
 }
 
+/// The emotion a message carries (the design's four, and none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Emotion {
+    /// 开心
     Happy,
+    /// 难过
     Sad,
+    /// 生气
     Angry,
+    /// 好奇
     Curious,
+    /// 平静
     Neutral,
 }
 
@@ -114,6 +127,7 @@ impl Emotion {
         }
     }
 
+    /// The English label used in logs, prompts and keyword tables.
     pub fn label(self) -> &'static str {
         match self {
             Emotion::Happy => "happy",
@@ -124,6 +138,7 @@ impl Emotion {
         }
     }
 
+    /// The Chinese word the player reads.
     pub fn zh(self) -> &'static str {
         match self {
             Emotion::Happy => "开心",
@@ -166,6 +181,7 @@ pub fn detect_topic<'a>(tables: &'a [KeywordTable], texts: &[&str]) -> &'a str {
 /// What a finished conversation does to a tie, before personality compatibility.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {
+    /// Strength points the tie gains (or loses).
     pub points: f32,
     /// The rules that applied, e.g. `对话+2`, for the event's reason.
     pub rules: Vec<String>,

@@ -76,7 +76,7 @@ impl Closing<'_, '_> {
         let ids: Vec<_> = c
             .participants
             .iter()
-            .map(|&i| self.roster.ids[i.i()].clone())
+            .map(|&i| self.roster.id_of(i).clone())
             .collect();
         let mut changes = Vec::new();
         let mut memories = Vec::new();
@@ -98,8 +98,8 @@ impl Closing<'_, '_> {
                 time: self.clock.now,
                 body: EventBody::SkillEnd {
                     conversation: id,
-                    resident: self.roster.ids[s.ai.i()].clone(),
-                    partner: self.roster.ids[s.human.i()].clone(),
+                    resident: self.roster.id_of(s.ai).clone(),
+                    partner: self.roster.id_of(s.human).clone(),
                     skill: s.skill.clone(),
                     finished: s.finished,
                     results: s.results().into_iter().collect(),
@@ -139,7 +139,7 @@ impl Closing<'_, '_> {
                 self.state.talking[a.i()] = None;
                 self.state.pause_until[a.i()] = now.plus_minutes(t.pause_minutes as i64);
                 self.commands
-                    .entity(self.roster.entities[a.i()])
+                    .entity(self.roster.entity_of(a))
                     .remove::<Talking>();
             }
             for &b in &c.participants[k + 1..] {
@@ -166,7 +166,7 @@ impl Closing<'_, '_> {
                 if a == b {
                     continue;
                 }
-                let entities = [self.roster.entities[a.i()], self.roster.entities[b.i()]];
+                let entities = [self.roster.entity_of(a), self.roster.entity_of(b)];
                 let Ok([mut me, other]) = self.people.get_many_mut(entities) else {
                     continue;
                 };
@@ -239,7 +239,7 @@ impl Closing<'_, '_> {
         let place = self.town.name(c.place);
         let mut memories = Vec::new();
         for (k, &a) in c.participants.iter().enumerate() {
-            let entity = self.roster.entities[a.i()];
+            let entity = self.roster.entity_of(a);
             let Ok(mut me) = self.people.get_mut(entity) else {
                 continue;
             };
@@ -257,7 +257,7 @@ impl Closing<'_, '_> {
                 .participants
                 .iter()
                 .filter(|&&p| p != a)
-                .map(|&p| self.roster.names[p.i()].as_str())
+                .map(|&p| self.roster.name_of(p))
                 .collect();
             let made = c
                 .proposal
@@ -275,13 +275,13 @@ impl Closing<'_, '_> {
                     entity,
                     time: now,
                     fallback: text.clone(),
-                    name: self.roster.names[a.i()].clone(),
+                    name: self.roster.name_of(a).to_owned(),
                     place: place.to_string(),
                     others: others.join("、"),
                     transcript: c
                         .messages
                         .iter()
-                        .map(|m| (self.roster.names[m.speaker.i()].clone(), m.text.clone()))
+                        .map(|m| (self.roster.name_of(m.speaker).to_owned(), m.text.clone()))
                         .collect(),
                 });
             }
@@ -302,10 +302,10 @@ impl Closing<'_, '_> {
             return;
         };
         for &p in &c.participants {
-            if self.roster.ids[p.i()] == gathering.organiser {
+            if *self.roster.id_of(p) == gathering.organiser {
                 continue;
             }
-            if let Ok(mut guest) = self.people.get_mut(self.roster.entities[p.i()]) {
+            if let Ok(mut guest) = self.people.get_mut(self.roster.entity_of(p)) {
                 learn_gathering(
                     gathering,
                     Heard::Invitation,
@@ -328,7 +328,7 @@ impl Closing<'_, '_> {
         let a = &self.tuning.social.appointments;
         let mut keep = [true; 2];
         for (k, who) in [p.proposer, p.partner].into_iter().enumerate() {
-            if let Ok(mut me) = self.people.get_mut(self.roster.entities[who.i()]) {
+            if let Ok(mut me) = self.people.get_mut(self.roster.entity_of(who)) {
                 let chance = a.keep_base
                     + a.keep_conscientiousness * me.1.personality.conscientiousness / 100.0;
                 keep[k] = me.5.random::<f32>() < chance;
@@ -342,7 +342,7 @@ impl Closing<'_, '_> {
             .into_iter()
             .enumerate()
         {
-            if let Ok(mut me) = self.people.get_mut(self.roster.entities[who.i()]) {
+            if let Ok(mut me) = self.people.get_mut(self.roster.entity_of(who)) {
                 me.4.meetings.push(MeetingNote {
                     appointment: m,
                     with: other,

@@ -15,43 +15,57 @@ use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Agenda, Census, Relationships, Roster, RosterIdx};
 use crate::sim::town::ActiveTuning;
 
+/// Whether an appointment has been settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MeetingStatus {
+    /// Its time has not come and gone.
     Pending,
+    /// Both came.
     Kept,
+    /// Someone did not.
     Missed,
 }
 
+/// An appointment two residents made in a conversation.
 #[derive(Debug, Clone)]
 pub struct Meeting {
+    /// Its number, unique in the run.
     pub id: u32,
     /// Roster indices: who proposed, who accepted.
     pub a: RosterIdx,
+    /// See `a`.
     pub b: RosterIdx,
+    /// Where.
     pub place: LocIdx,
+    /// When.
     pub at: GameTime,
+    /// When it was made.
     pub made: GameTime,
     /// Whether each means to come (decided when it was made).
     pub keep: [bool; 2],
     /// Whether each was at the place during the window.
     pub showed: [bool; 2],
+    /// Whether it has been settled.
     pub status: MeetingStatus,
 }
 
 /// Every appointment not yet settled.
 #[derive(Resource, Debug, Default)]
 pub struct Meetings {
+    /// The appointments, in the order made.
     pub list: Vec<Meeting>,
     next_id: u32,
 }
 
 impl Meetings {
+    /// Whether the resident has an appointment still to come.
     pub fn pending_for(&self, idx: RosterIdx) -> bool {
         self.list
             .iter()
             .any(|m| m.status == MeetingStatus::Pending && (m.a == idx || m.b == idx))
     }
 
+    /// The appointment with this number.
     pub fn get_mut(&mut self, id: u32) -> Option<&mut Meeting> {
         self.list.iter_mut().find(|m| m.id == id)
     }
@@ -84,8 +98,8 @@ impl Meetings {
             body: EventBody::AppointmentMade {
                 appointment: id,
                 residents: vec![
-                    roster.ids[p.proposer.i()].clone(),
-                    roster.ids[p.partner.i()].clone(),
+                    roster.id_of(p.proposer).clone(),
+                    roster.id_of(p.partner).clone(),
                 ],
                 location: town.id(p.place).clone(),
                 at: p.at,
@@ -156,7 +170,7 @@ pub(super) fn resolve(
             time: now,
             body: EventBody::AppointmentMissed {
                 appointment: m.id,
-                residents: pair.iter().map(|&i| roster.ids[i.i()].clone()).collect(),
+                residents: pair.iter().map(|&i| roster.id_of(i).clone()).collect(),
                 location: town.id(m.place).clone(),
                 showed: m.showed.to_vec(),
             },
@@ -167,10 +181,10 @@ pub(super) fn resolve(
                 continue;
             }
             let (me, other) = (pair[k], pair[1 - k]);
-            let Ok((mut rels, _)) = people.get_mut(roster.entities[me.i()]) else {
+            let Ok((mut rels, _)) = people.get_mut(roster.entity_of(me)) else {
                 continue;
             };
-            let rel = rels.entry(&roster.ids[other.i()], other);
+            let rel = rels.entry(roster.id_of(other), other);
             let old = rel.strength;
             rel.strength = analysis::apply_delta(old, t.relationship.missed_appointment);
             let old_kind = rel.kind;
@@ -178,8 +192,8 @@ pub(super) fn resolve(
             events.write(SimEvent {
                 time: now,
                 body: EventBody::RelationshipChange {
-                    resident: roster.ids[me.i()].clone(),
-                    other: roster.ids[other.i()].clone(),
+                    resident: roster.id_of(me).clone(),
+                    other: roster.id_of(other).clone(),
                     old_strength: old,
                     new_strength: rel.strength,
                     previous_relation: (rel.kind != old_kind).then_some(old_kind),
@@ -188,7 +202,7 @@ pub(super) fn resolve(
                         "约好{}在{}见面，{}却没来（{:+}）",
                         clock_text(m.at.minute_of_day()),
                         town.name(m.place),
-                        roster.names[other.i()],
+                        roster.name_of(other),
                         t.relationship.missed_appointment
                     ),
                 },
@@ -202,7 +216,7 @@ pub(super) fn resolve(
         .filter(|m| m.status != MeetingStatus::Pending)
     {
         for who in [m.a, m.b] {
-            if let Ok((_, mut agenda)) = people.get_mut(roster.entities[who.i()]) {
+            if let Ok((_, mut agenda)) = people.get_mut(roster.entity_of(who)) {
                 agenda.meetings.retain(|n| n.appointment != m.id);
             }
         }

@@ -98,16 +98,23 @@ pub struct SocialRng(pub ChaCha8Rng);
 #[derive(Component, Debug, Clone, Copy)]
 #[component(storage = "SparseSet")]
 pub struct Talking {
+    /// The conversation's number.
     pub conversation: u64,
 }
 
+/// Where a conversation is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConversationState {
+    /// Opened; no one has spoken.
     Init,
+    /// The first messages.
     Greeting,
+    /// Under way.
     Active,
+    /// Someone is saying goodbye; it ends after this turn.
     Closing,
+    /// Over; the entity goes at the end of the step.
     Ended,
 }
 
@@ -115,9 +122,13 @@ pub enum ConversationState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
+    /// They stood near each other.
     Proximity,
+    /// One sought the other's company.
     Approach,
+    /// A greeting role met a customer at work.
     Work,
+    /// They had agreed to meet.
     Appointment,
     /// Asked for from outside the simulation's rules ([`ForcedEncounters`]).
     Requested,
@@ -135,6 +146,7 @@ pub struct ForcedEncounters(pub Vec<(crate::scenario::ResidentId, crate::scenari
 pub enum EndCause {
     /// A speaker said `[END]`.
     Said,
+    /// It reached the most turns a conversation has.
     MaxTurns,
     /// No reply within the timeout.
     Timeout,
@@ -146,12 +158,18 @@ pub enum EndCause {
     Left,
 }
 
+/// One message of a conversation.
 #[derive(Debug, Clone)]
 pub struct ChatMessage {
+    /// Who said it.
     pub speaker: RosterIdx,
+    /// The words.
     pub text: String,
+    /// How it was said.
     pub emotion: Emotion,
+    /// Others the words name.
     pub mentions: Vec<RosterIdx>,
+    /// When (to the second).
     pub time: GameTime,
 }
 
@@ -159,27 +177,37 @@ pub struct ChatMessage {
 /// emotion the model labelled it with (keywords decide when it gave none).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivered {
+    /// The words.
     pub line: String,
+    /// The speaker ends the conversation with it.
     pub ends: bool,
+    /// The emotion the model gave it, if any.
     pub emotion: Option<Emotion>,
 }
 
 /// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Turn {
+    /// Who speaks.
     pub speaker: RosterIdx,
+    /// To whom.
     pub listener: RosterIdx,
+    /// Whom a built-in line @-mentions.
     pub mention: Option<RosterIdx>,
 }
 
 /// A meeting one participant proposes in this conversation.
 #[derive(Debug, Clone, Copy)]
 pub struct Proposal {
+    /// Who proposes.
     pub proposer: RosterIdx,
+    /// To whom.
     pub partner: RosterIdx,
     /// The message index of the proposal; the next one accepts.
     pub turn: u32,
+    /// Where they would meet.
     pub place: LocIdx,
+    /// When.
     pub at: GameTime,
 }
 
@@ -304,9 +332,13 @@ impl Conversation {
 /// A line is needed from an async mind.
 #[derive(Message, Debug, Clone, Copy)]
 pub struct LineRequest {
+    /// The conversation.
     pub conversation: u64,
+    /// The message index the line is for; a late answer is dropped.
     pub turn: u32,
+    /// Who speaks.
     pub speaker: Entity,
+    /// To whom.
     pub listener: Entity,
 }
 
@@ -314,11 +346,17 @@ pub struct LineRequest {
 /// conversation (`fallback`, stored at `time`) in its own words.
 #[derive(Message, Debug, Clone)]
 pub struct RecapRequest {
+    /// Whose memory.
     pub entity: Entity,
+    /// When it was stored (it is found by this).
     pub time: GameTime,
+    /// The built-in memory.
     pub fallback: String,
+    /// The resident's name.
     pub name: String,
+    /// Where they talked.
     pub place: String,
+    /// The others' names.
     pub others: String,
     /// (speaker name, line)
     pub transcript: Vec<(String, String)>,
@@ -337,11 +375,17 @@ pub type TalkerView<'a> = (
 /// What every line is written from.
 #[derive(SystemParam)]
 pub struct LineInputs<'w> {
+    /// The game clock.
     pub clock: Res<'w, Clock>,
+    /// The run's settings.
     pub settings: Res<'w, RunSettings>,
+    /// The town map.
     pub town: Res<'w, Town>,
+    /// Every resident.
     pub roster: Res<'w, Roster>,
+    /// The gatherings.
     pub gatherings: Res<'w, Gatherings>,
+    /// The brain that writes built-in lines.
     pub brain: Res<'w, ActiveBrain>,
 }
 
@@ -413,7 +457,7 @@ pub fn with_line_context<R>(
     f: impl FnOnce(&LineContext<'_>, Entity, Entity) -> R,
 ) -> Option<R> {
     let turn = c.next?;
-    let entity = |i: RosterIdx| inputs.roster.entities.get(i.i()).copied();
+    let entity = |i: RosterIdx| inputs.roster.entities().get(i.i()).copied();
     let (es, el) = (entity(turn.speaker)?, entity(turn.listener)?);
     let (speaker, listener) = (q.get(es).ok()?, q.get(el).ok()?);
     let others: Vec<&crate::scenario::Profile> = c
@@ -444,7 +488,7 @@ pub fn with_line_context<R>(
         .map(|p| meeting(&p));
     let mention = turn
         .mention
-        .and_then(|m| inputs.roster.names.get(m.i()))
+        .and_then(|m| inputs.roster.names().get(m.i()))
         .map(String::as_str);
     let cx = LineContext {
         now: c.next_turn.max(inputs.clock.now),

@@ -21,8 +21,10 @@ use crate::script::runner::{Human, Persona};
 /// Engine calls one line may take before the run counts as stuck.
 const MAX_CALLS: usize = 64;
 
+/// A HEART RULE skill a resident runs in a conversation, one engine per conversation.
 #[derive(Debug, Clone)]
 pub struct ScriptedTalk {
+    /// The skill's name.
     pub skill: String,
     script: Arc<Script>,
     host: Host,
@@ -216,7 +218,7 @@ pub(super) fn begin(
         return None;
     }
     let (me, partner) = (view(ai)?, view(human)?);
-    let names = &inputs.roster.names;
+    let names = &inputs.roster.names();
     let fields = converse_fields(
         (ai, human),
         (&me, &partner),
@@ -306,7 +308,7 @@ pub(super) struct Began {
 
 /// A resident as it answers a skill: how it feels and what it is busy with
 /// now, its closest ties in its own words, then its persona
-/// ([`Profile::persona_text`]). First person, one sentence each.
+/// ([`Profile::persona_text`](crate::scenario::Profile::persona_text)). First person, one sentence each.
 fn partner_persona(
     partner: &crate::sim::social::TalkerView,
     names: &[String],

@@ -72,7 +72,7 @@ impl Turns<'_, '_> {
         let t = &self.tuning.social;
         let urgent = c.participants.iter().any(|&p| {
             self.q
-                .get(self.inputs.roster.entities[p.i()])
+                .get(self.inputs.roster.entity_of(p))
                 .is_ok_and(|v| v.5.energy < t.conversation.urgent_energy)
         });
         if urgent {
@@ -92,7 +92,7 @@ impl Turns<'_, '_> {
         else {
             return;
         };
-        let id = |i: RosterIdx| self.inputs.roster.ids[i.i()].clone();
+        let id = |i: RosterIdx| self.inputs.roster.id_of(i).clone();
         self.events.write(SimEvent {
             time: c.next_turn.max(now),
             body: EventBody::SkillStart {
@@ -208,9 +208,9 @@ impl Turns<'_, '_> {
     /// or said at once by the built-in brain.
     fn speak(&mut self, c: &mut Conversation) -> Go {
         let turn = c.next.expect("just chosen");
-        let speaker = self.inputs.roster.entities[turn.speaker.i()];
+        let speaker = self.inputs.roster.entity_of(turn.speaker);
         if self.asynchronous.contains(speaker) {
-            let listener = self.inputs.roster.entities[turn.listener.i()];
+            let listener = self.inputs.roster.entity_of(turn.listener);
             self.requests.write(LineRequest {
                 conversation: c.id,
                 turn: c.messages.len() as u32,
@@ -266,13 +266,13 @@ fn say(
     let names: Vec<(RosterIdx, &str)> = c
         .participants
         .iter()
-        .map(|&p| (p, inputs.roster.names[p.i()].as_str()))
+        .map(|&p| (p, inputs.roster.name_of(p)))
         .collect();
     let mentions = analysis::mentions(&text, &names);
     let emotion = emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text));
     let ids = |v: &[RosterIdx]| {
         v.iter()
-            .map(|&i| inputs.roster.ids[i.i()].clone())
+            .map(|&i| inputs.roster.id_of(i).clone())
             .collect::<Vec<_>>()
     };
     events.write(SimEvent {
@@ -281,7 +281,7 @@ fn say(
             conversation: c.id,
             participants: ids(&c.participants),
             location: inputs.town.id(c.place).clone(),
-            speaker: inputs.roster.ids[turn.speaker.i()].clone(),
+            speaker: inputs.roster.id_of(turn.speaker).clone(),
             text: text.clone(),
             emotion,
             mentions: ids(&mentions),
@@ -316,7 +316,7 @@ fn choose_turn(
     rng: &mut SocialRng,
 ) -> Turn {
     let extraversion = |i: RosterIdx| {
-        q.get(inputs.roster.entities[i.i()])
+        q.get(inputs.roster.entity_of(i))
             .map_or(50.0, |v| v.1.personality.extraversion)
     };
     let last = c.messages.last();
@@ -387,7 +387,7 @@ impl Turns<'_, '_> {
             if !settled || !near {
                 continue;
             }
-            let Ok(view) = q.get(inputs.roster.entities[b.i()]) else {
+            let Ok(view) = q.get(inputs.roster.entity_of(b)) else {
                 continue;
             };
             let stages: Vec<Stage> = c
@@ -411,7 +411,7 @@ impl Turns<'_, '_> {
             }
             state.talking[b.i()] = Some(c.id);
             commands
-                .entity(inputs.roster.entities[b.i()])
+                .entity(inputs.roster.entity_of(b))
                 .insert(Talking { conversation: c.id });
             events.write(SimEvent {
                 time: c.next_turn.max(now),
@@ -421,7 +421,7 @@ impl Turns<'_, '_> {
                     participants: c
                         .participants
                         .iter()
-                        .map(|&i| inputs.roster.ids[i.i()].clone())
+                        .map(|&i| inputs.roster.id_of(i).clone())
                         .collect(),
                 },
             });

@@ -44,7 +44,7 @@ pub(super) fn event_stream(
                     .selected_text(who)
                     .show_ui(ui, |ui| {
                         ui.selectable_value(&mut filter.resident, None, "全部居民");
-                        for (id, name) in roster.ids.iter().zip(&roster.names) {
+                        for (id, name) in roster.ids().iter().zip(roster.names()) {
                             ui.selectable_value(&mut filter.resident, Some(id.clone()), name);
                         }
                     });

@@ -117,6 +117,7 @@ pub struct RollClock {
 }
 
 impl RollClock {
+    /// The roll clock for a step at `now`, `step` minutes long, rolling once every `every` minutes.
     pub fn new(now: GameTime, step: u32, every: u32) -> Self {
         let every = every.max(1);
         Self {

@@ -57,7 +57,9 @@ pub(super) fn presence(
 pub struct Encounter {
     /// `a` opens.
     pub a: RosterIdx,
+    /// Who is approached.
     pub b: RosterIdx,
+    /// Why.
     pub trigger: Trigger,
     /// Conversations this one cuts short.
     pub interrupts: Vec<u64>,
@@ -68,7 +70,9 @@ pub struct Encounter {
 /// One resident as the trigger pass sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct PersonView {
+    /// Big Five extraversion, 0–100.
     pub extraversion: f32,
+    /// How much it wants company (100 − the `social` need).
     pub social_need: f32,
     /// Working its shift at its workplace, with a greeting role.
     pub staff: Option<(LocIdx, WorkRole)>,
@@ -79,6 +83,7 @@ pub struct PersonView {
 /// What the pass reads of a resident only when a pair gets that far: ties and
 /// greeting lists sit scattered in memory, so nobody's are read every step.
 pub trait Lookup {
+    /// The resident's ties.
     fn ties(&self, idx: RosterIdx) -> Option<&Relationships>;
     /// Whom staff greet (empty: every customer).
     fn greets(&self, idx: RosterIdx) -> &[ResidentId];
@@ -86,13 +91,21 @@ pub trait Lookup {
 
 /// Everything the trigger pass reads.
 pub struct CrowdView<'a> {
+    /// The step's time.
     pub now: GameTime,
+    /// Game minutes per step.
     pub step_minutes: u32,
+    /// The social tuning.
     pub tuning: &'a SocialTuning,
+    /// Where everyone is.
     pub census: &'a Census,
+    /// Every resident.
     pub roster: &'a Roster,
+    /// Who is talking, and who talked when.
     pub state: &'a SocialState,
+    /// Appointments still to come.
     pub meetings: &'a Meetings,
+    /// Ties and greeting lists, read on demand.
     pub lookup: &'a dyn Lookup,
 }
 
@@ -107,12 +120,12 @@ struct QueryLookup<'a, 'w, 's> {
 
 impl Lookup for QueryLookup<'_, '_, '_> {
     fn ties(&self, idx: RosterIdx) -> Option<&Relationships> {
-        let e = *self.roster.entities.get(idx.i())?;
+        let e = *self.roster.entities().get(idx.i())?;
         self.people.get(e).ok().map(|(_, _, r)| r)
     }
 
     fn greets(&self, idx: RosterIdx) -> &[ResidentId] {
-        let e = self.roster.entities.get(idx.i());
+        let e = self.roster.entities().get(idx.i());
         e.and_then(|&e| self.people.get(e).ok())
             .and_then(|(_, p, _)| p.work.as_ref())
             .map_or(&[], |w| w.greets.as_slice())
@@ -174,6 +187,7 @@ impl CrowdView<'_> {
 /// This step's encounters.
 #[derive(Debug, Default)]
 pub struct Encounters {
+    /// In the order found.
     pub found: Vec<Encounter>,
 }
 
@@ -336,8 +350,8 @@ mod tests {
 
         fn tie(&mut self, a: RosterIdx, b: RosterIdx, strength: f32) {
             for (x, y) in [(a, b), (b, a)] {
-                *self.ties[x.i()].entry(&self.roster.ids[y.i()].clone(), y) = Relationship {
-                    with: self.roster.ids[y.i()].clone(),
+                *self.ties[x.i()].entry(&self.roster.id_of(y).clone(), y) = Relationship {
+                    with: self.roster.id_of(y).clone(),
                     with_idx: y,
                     kind: RelationKind::Acquaintance,
                     strength,

@@ -85,7 +85,7 @@ impl Opening<'_, '_> {
         {
             return;
         }
-        let entity = |i: RosterIdx| self.roster.entities[i.i()];
+        let entity = |i: RosterIdx| self.roster.entity_of(i);
         let (Ok(pa), Ok(pb)) = (
             self.people.get(entity(enc.a)),
             self.people.get(entity(enc.b)),
@@ -148,8 +148,8 @@ impl Opening<'_, '_> {
             body: EventBody::AppointmentKept {
                 appointment: m.id,
                 residents: vec![
-                    self.roster.ids[m.a.i()].clone(),
-                    self.roster.ids[m.b.i()].clone(),
+                    self.roster.id_of(m.a).clone(),
+                    self.roster.id_of(m.b).clone(),
                 ],
                 location: self.town.id(m.place).clone(),
                 made: m.made,
@@ -168,7 +168,7 @@ impl Opening<'_, '_> {
                     && g.starts > now
                     && self
                         .agendas
-                        .get(self.roster.entities[guest.i()])
+                        .get(self.roster.entity_of(guest))
                         .is_ok_and(|ag| !ag.knows(g.id))
             })
         };
@@ -185,7 +185,7 @@ impl Opening<'_, '_> {
         for i in members {
             self.state.talking[i.i()] = Some(id);
             self.commands
-                .entity(self.roster.entities[i.i()])
+                .entity(self.roster.entity_of(i))
                 .insert(Talking { conversation: id });
         }
         self.events.write(SimEvent {

@@ -52,7 +52,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// 1. Appointments: both at the place around the hour; they cut short any other talk.
+    /// Rule 1: Appointments: both at the place around the hour; they cut short any other talk.
     pub(super) fn appointments(&mut self) {
         let cx = self.cx;
         let (now, a) = (cx.now, &cx.tuning.appointments);
@@ -78,7 +78,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// 2. Staff on shift greet each customer once per visit (the one there longest first).
+    /// Rule 2: Staff on shift greet each customer once per visit (the one there longest first).
     pub(super) fn greetings(&mut self) {
         let cx = self.cx;
         for &s in &cx.census.greeters {
@@ -108,7 +108,7 @@ impl Pass<'_, '_> {
             .copied()
             .filter(|&c| c != s && !taken[c.i()] && cx.state.talking[c.i()].is_none())
             .filter(|&c| cx.person(c).is_some_and(|p| p.workplace != Some(place)))
-            .filter(|&c| greets.is_empty() || greets.contains(&cx.roster.ids[c.i()]))
+            .filter(|&c| greets.is_empty() || greets.contains(cx.roster.id_of(c)))
             .filter_map(|c| {
                 let (at, since) = cx.awake_here(c)?;
                 let greeted = cx
@@ -122,7 +122,7 @@ impl Pass<'_, '_> {
             .map(|(_, c)| c)
     }
 
-    /// 3. The lonely seek company where they are: friends first, then
+    /// Rule 3: The lonely seek company where they are: friends first, then
     /// acquaintances, then anyone. Their own ties are scanned first, so the
     /// crowd is only searched when nobody they know is free.
     pub(super) fn approach(&mut self, settled: &[(RosterIdx, LocIdx)]) {
@@ -175,7 +175,7 @@ impl Pass<'_, '_> {
         })
     }
 
-    /// 4. Chance meetings of residents standing near each other. In roster
+    /// Rule 4: Chance meetings of residents standing near each other. In roster
     /// order, so the pass (and its random draws) are the same every run.
     pub(super) fn chance_meetings(
         &mut self,

@@ -1,0 +1,276 @@
+//! A resident as the simulation sees it: persona, shifts, ties, hobbies and
+//! the script sets it runs, every place resolved to an index.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{BigFive, BrainOverride, LocIdx, RelationKind, WorkRole};
+use crate::base::time::GameTime;
+
+/// A resident's persona with every place resolved to an index.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// The id used in logs, saves and prompts.
+    pub id: ResidentId,
+    /// The display name (Chinese).
+    pub name: String,
+    /// Age in years.
+    pub age: u32,
+    /// As the scenario writes it.
+    pub gender: String,
+    /// What they do for a living.
+    pub occupation: String,
+    /// Where they sleep.
+    pub home: LocIdx,
+    /// Their job's place and hours, if they have one.
+    pub work: Option<WorkShift>,
+    /// Big Five personality, each 0–100.
+    pub personality: BigFive,
+    /// A few words about them (善良、健谈 …).
+    pub traits: Vec<String>,
+    /// Something they would say, in their voice.
+    pub quote: String,
+    /// What they want.
+    pub goals: Vec<Goal>,
+    /// What they remember at the start.
+    pub memories: Vec<String>,
+    /// Ties they start with.
+    pub relationships: Vec<InitialRelationship>,
+    /// Minutes after midnight.
+    pub wake: u32,
+    /// Minutes after midnight; may exceed 1440 for after-midnight bedtimes.
+    pub bedtime: u32,
+    /// Chance (0–1) of staying out past bedtime on a given evening.
+    pub late_night_chance: f32,
+    /// What they like to do in their free time.
+    pub hobbies: Vec<Hobby>,
+    /// What they like to talk about.
+    pub topics: Vec<String>,
+    /// Their own LLM endpoint, or `builtin`; the town's otherwise.
+    pub brain: Option<BrainOverride>,
+    /// The script set the player talks with this resident through.
+    pub counsel: Option<Counsel>,
+    /// Skills this resident runs in its conversations with other residents.
+    pub converse: Option<Converse>,
+}
+
+impl Profile {
+    /// A town resident as a playtest persona, in the first person: who they are,
+    /// their own words, what they want and what they remember, one sentence each.
+    pub fn persona_text(&self) -> String {
+        let p = self;
+        let mut lines = vec![format!("我叫{}，{}岁，{}。", p.name, p.age, p.occupation)];
+        if !p.traits.is_empty() {
+            lines.push(format!("我{}。", p.traits.join("、")));
+        }
+        if !p.quote.is_empty() {
+            lines.push(format!(
+                "{}。",
+                p.quote.trim_end_matches(['。', '！', '？'])
+            ));
+        }
+        for g in &p.goals {
+            lines.push(format!("我想{}。", g.text.trim_end_matches('。')));
+        }
+        for m in &p.memories {
+            lines.push(format!("{}。", m.trim_end_matches('。')));
+        }
+        lines.join("\n")
+    }
+}
+
+/// A resident that runs HEART RULE skills in its own conversations.
+#[derive(Clone)]
+pub struct Converse {
+    /// The script folder (resolved against the scenario folder).
+    pub dir: PathBuf,
+    /// The set, loaded and checked with the scenario.
+    pub script: Arc<crate::script::engine::Script>,
+    /// Chance (0–1) that a conversation runs one of the skills.
+    pub chance: f32,
+    /// Partner relations it runs them with; any when empty.
+    pub with: Vec<RelationKind>,
+    /// In order; each runs once per partner.
+    pub skills: Vec<ConverseSkill>,
+}
+
+/// One skill a resident runs in its conversations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConverseSkill {
+    /// The skill's name in the script set.
+    pub skill: String,
+    /// (skill variable, template over [`CONVERSE_FIELDS`])
+    pub input: Vec<(String, String)>,
+}
+
+// The loaded script shows and compares by its hash: a reload of the same
+// text is no change (its condition table is a HashMap, unordered in Debug).
+impl std::fmt::Debug for Converse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Converse")
+            .field("dir", &self.dir)
+            .field("script", &format_args!("{:x}", self.script.hash))
+            .field("chance", &self.chance)
+            .field("with", &self.with)
+            .field("skills", &self.skills)
+            .finish()
+    }
+}
+
+impl PartialEq for Converse {
+    fn eq(&self, o: &Self) -> bool {
+        self.dir == o.dir
+            && self.script.hash == o.script.hash
+            && self.chance == o.chance
+            && self.with == o.with
+            && self.skills == o.skills
+    }
+}
+
+/// What a `converse` skill's `input` templates may use, filled in when the
+/// skill starts: (field, meaning).
+pub const CONVERSE_FIELDS: &[(&str, &str)] = &[
+    ("我", "the resident's own name"),
+    ("对方", "the partner's name"),
+    ("对方职业", "the partner's occupation"),
+    ("对方年龄", "the partner's age"),
+    ("地点", "where they talk"),
+    (
+        "关系",
+        "how the resident sees the partner: 陌生人, 熟人, 朋友, 好友, 家人, 同事",
+    ),
+    (
+        "对方亲友",
+        "the partner's closest tie (the resident aside), or 家里人",
+    ),
+    ("对方亲友关系", "that tie's kind: 家人, 朋友 …"),
+];
+
+/// A resident the player can talk with through a HEART RULE script set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counsel {
+    /// The script folder (resolved against the scenario folder).
+    pub dir: PathBuf,
+    /// The session to play (`None`: the first).
+    pub session: Option<String>,
+}
+
+/// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
+#[derive(Debug, Clone, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct ResidentId(pub Arc<str>);
+
+// Hash the text, as `Eq` compares it (the pointer check is only a shortcut).
+impl std::hash::Hash for ResidentId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl PartialEq for ResidentId {
+    fn eq(&self, other: &Self) -> bool {
+        // Ids are shared Arcs, so the pointer check settles most comparisons.
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl ResidentId {
+    /// An id from its text.
+    pub fn new(id: &str) -> Self {
+        Self(Arc::from(id))
+    }
+    /// The id's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ResidentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A resident's job: where, when and what they do there.
+#[derive(Debug, Clone)]
+pub struct WorkShift {
+    /// Where they work.
+    pub place: LocIdx,
+    /// Minutes after midnight the shift starts.
+    pub start: u32,
+    /// Minutes after midnight the shift ends.
+    pub end: u32,
+    /// Indexed Monday = 0.
+    pub days: [bool; 7],
+    /// What they do on shift (English verb phrase, as in plans).
+    pub action: String,
+    /// The emoji shown while on shift.
+    pub emoji: String,
+    /// Must greet who comes in while on shift.
+    pub role: Option<WorkRole>,
+    /// Whom the role greets; everyone when empty.
+    pub greets: Vec<ResidentId>,
+}
+
+impl WorkShift {
+    /// Whether `minute` of weekday `weekday` falls in this shift.
+    pub fn covers(&self, weekday: usize, minute: u32) -> bool {
+        self.days[weekday] && minute >= self.start && minute < self.end
+    }
+}
+
+/// Something a resident wants.
+#[derive(Debug, Clone)]
+pub struct Goal {
+    /// The goal, in their words.
+    pub text: String,
+    /// Index into [`Scenario::gatherings`](super::Scenario::gatherings).
+    pub gathering: Option<usize>,
+    /// A notice they post (once) for it.
+    pub notice: Option<String>,
+}
+
+/// A tie a resident starts with.
+#[derive(Debug, Clone)]
+pub struct InitialRelationship {
+    /// Whom it is with.
+    pub with: ResidentId,
+    /// What the tie is.
+    pub kind: RelationKind,
+    /// How strong, 0–100.
+    pub strength: f32,
+    /// What they think of the other.
+    pub impression: String,
+}
+
+/// Something a resident likes to do in their free time.
+#[derive(Debug, Clone)]
+pub struct Hobby {
+    /// English verb phrase, e.g. "Explore the old mine".
+    pub action: String,
+    /// Where.
+    pub place: LocIdx,
+    /// The emoji shown while at it.
+    pub emoji: String,
+    /// A Chinese line they might say while at it.
+    pub says: Option<String>,
+    /// Only in the evening (18:00 on).
+    pub evening: bool,
+}
+
+/// A get-together a resident organises (from a goal).
+#[derive(Debug, Clone)]
+pub struct Gathering {
+    /// Its index in [`Scenario::gatherings`](super::Scenario::gatherings).
+    pub id: usize,
+    /// What it is called.
+    pub title: String,
+    /// Who organises it.
+    pub organiser: ResidentId,
+    /// Where.
+    pub location: LocIdx,
+    /// When it starts.
+    pub starts: GameTime,
+    /// When it ends.
+    pub ends: GameTime,
+}
