@@ -102,6 +102,11 @@ const APPOINTMENT_TAIL: i64 = 10;
 /// An appointment lasts until this many minutes after its hour.
 const APPOINTMENT_LENGTH: i64 = 60;
 
+/// A meeting at an eatery in these hours is lunch together.
+const LUNCH_HOURS: std::ops::RangeInclusive<u32> = 11..=13;
+/// A meeting at an eatery in these hours is dinner together.
+const DINNER_HOURS: std::ops::RangeInclusive<u32> = 17..=20;
+
 /// Appointments made in conversation, for those who mean to keep them.
 pub(super) fn appointments(now: &Moment, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
@@ -115,10 +120,13 @@ pub(super) fn appointments(now: &Moment, out: &mut Vec<Candidate>) {
         let stay =
             cx.now.minutes_until(n.at.plus_minutes(APPOINTMENT_LENGTH)) - now.walk(n.place) as i64;
         // Around a meal at an eatery, the meeting is a meal together.
-        let meal = match n.at.minute_of_day() / 60 {
-            11..=13 => Some("lunch"),
-            17..=20 => Some("dinner"),
-            _ => None,
+        let hour = n.at.minute_of_day() / 60;
+        let meal = if LUNCH_HOURS.contains(&hour) {
+            Some("lunch")
+        } else if DINNER_HOURS.contains(&hour) {
+            Some("dinner")
+        } else {
+            None
         }
         .filter(|_| cx.town.get(n.place).has(Service::Food));
         let (action, kind) = match meal {

@@ -121,6 +121,33 @@ impl Candidate {
 
 /// The middle of a Big Five scale: traits above it pull one way, below the other.
 const MID_TRAIT: f32 = 50.0;
+/// Trait points (0–100) per point of score where a trait leans a choice:
+/// eating out or at home, staying in of an evening.
+const TRAIT_POINTS_PER_SCORE: f32 = 4.0;
+/// Openness points per point of random noise in the scores: the open are less
+/// predictable.
+const OPENNESS_PER_NOISE: f32 = 10.0;
+
+/// How long a pastime lasts: at least `least` minutes, plus a random part
+/// under `spread` (then clamped to the tuning's shortest and longest action).
+#[derive(Clone, Copy)]
+struct Length {
+    least: i64,
+    spread: i64,
+}
+
+impl Length {
+    fn draw(self, rng: &mut ChaCha8Rng) -> i64 {
+        self.least + rng.random_range(0..self.spread)
+    }
+}
+
+/// Breakfast is the meal of this many minutes after waking.
+const BREAKFAST_WINDOW: u32 = 120;
+/// Lunch time (minutes of the day).
+const LUNCH_TIME: std::ops::Range<u32> = 11 * 60 + 30..13 * 60 + 30;
+/// Dinner time (minutes of the day).
+const DINNER_TIME: std::ops::Range<u32> = 17 * 60 + 30..20 * 60;
 
 /// The moment a plan is made, as the options read it.
 struct Moment<'a, 'c> {
@@ -156,7 +183,7 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
     leave_out_full_places(cx, &mut options);
     let openness = cx.me.personality.openness;
     for c in &mut options {
-        c.score += rng.random::<f32>() * (w.noise + openness / 10.0);
+        c.score += rng.random::<f32>() * (w.noise + openness / OPENNESS_PER_NOISE);
         if c.kind == ActivityKind::Leisure
             && cx
                 .previous
@@ -287,11 +314,11 @@ pub(super) fn bedtime_tonight(cx: &PlanContext<'_>) -> u32 {
 /// The meal this time of day calls for: breakfast in the two hours after
 /// waking, lunch 11:30–13:30, dinner 17:30–20:00.
 pub(super) fn meal_name(m: u32, wake: u32) -> Option<&'static str> {
-    if m >= wake && m < wake + 120 {
+    if m >= wake && m < wake + BREAKFAST_WINDOW {
         Some("breakfast")
-    } else if (11 * 60 + 30..13 * 60 + 30).contains(&m) {
+    } else if LUNCH_TIME.contains(&m) {
         Some("lunch")
-    } else if (17 * 60 + 30..20 * 60).contains(&m) {
+    } else if DINNER_TIME.contains(&m) {
         Some("dinner")
     } else {
         None

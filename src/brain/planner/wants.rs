@@ -1,10 +1,9 @@
 //! Options needs call for: meals (at home or out), company, leisure
 //! (hobbies, books, a walk), and rest.
 
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use super::{ActionText, Candidate, MID_TRAIT, Moment, meal_name};
+use super::{ActionText, Candidate, Length, MID_TRAIT, Moment, TRAIT_POINTS_PER_SCORE, meal_name};
 use crate::scenario::{LocIdx, Location, LocationKind, Service};
 use crate::sim::residents::{ActivityKind, RosterIdx};
 
@@ -14,6 +13,32 @@ const ATE_LATELY: i64 = 150;
 const EATERIES: usize = 4;
 /// Gathering places weighed: the nearest this many, and any where friends are.
 const HANGOUTS: usize = 6;
+/// Company pulls harder in these evening hours (minutes of the day).
+const COMPANY_EVENING: std::ops::Range<u32> = 17 * 60..22 * 60;
+/// Openness points per point of boredom: the curious tire of idleness sooner.
+const OPENNESS_PER_BOREDOM: f32 = 8.0;
+/// Openness at which the library pulls with the whole of boredom.
+const BOOKISH_OPENNESS: f32 = 80.0;
+/// A chat with a friend.
+const CHAT: Length = Length {
+    least: 60,
+    spread: 40,
+};
+/// Hanging out where people are.
+const HANG_OUT: Length = Length {
+    least: 60,
+    spread: 30,
+};
+/// A hobby, or reading at the library.
+const PASTIME: Length = Length {
+    least: 60,
+    spread: 60,
+};
+/// A walk outdoors.
+const WALK: Length = Length {
+    least: 50,
+    spread: 40,
+};
 
 /// Where the people this resident knows are now, and the places worth
 /// weighing for a meal and for company.
@@ -90,7 +115,7 @@ pub(super) fn meals(now: &Moment, on_shift: bool, places: &Places, out: &mut Vec
         } else {
             0.0
         };
-        let homely = (w.homely_extraversion - p.extraversion) / 4.0 + breakfast;
+        let homely = (w.homely_extraversion - p.extraversion) / TRAIT_POINTS_PER_SCORE + breakfast;
         out.push(Candidate::new(
             ActionText::EatAtHome(meal_word),
             ActivityKind::Eat,
@@ -103,7 +128,9 @@ pub(super) fn meals(now: &Moment, on_shift: bool, places: &Places, out: &mut Vec
     for &place in &places.food {
         let company = places.friends_at(place, w.friend_at).0 * w.friends_at_eatery
             + (cx.census.count_at(place) as f32).min(w.crowd) * p.extraversion / 100.0;
-        let score = eat + (p.extraversion - MID_TRAIT) / 4.0 + company.min(w.company_at_eatery)
+        let score = eat
+            + (p.extraversion - MID_TRAIT) / TRAIT_POINTS_PER_SCORE
+            + company.min(w.company_at_eatery)
             - now.walk(place) * w.walk_to_meal;
         out.push(Candidate::new(
             ActionText::EatAt(meal_word, place),
@@ -128,7 +155,7 @@ pub(super) fn company(
 ) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
     let lonely = (100.0 - cx.needs.social) * (w.loneliness + p.extraversion / 100.0);
-    let evening = if (17 * 60..22 * 60).contains(&now.m) {
+    let evening = if COMPANY_EVENING.contains(&now.m) {
         w.evening_company
     } else {
         1.0
@@ -144,7 +171,7 @@ pub(super) fn company(
                 ActionText::ChatWith(f),
                 ActivityKind::Socialise,
                 place,
-                now.clamp(60 + rng.random_range(0..40)),
+                now.clamp(CHAT.draw(rng)),
                 "💬",
                 score,
             ),
@@ -152,7 +179,7 @@ pub(super) fn company(
                 ActionText::HangOutAt(place),
                 ActivityKind::Socialise,
                 place,
-                now.clamp(60 + rng.random_range(0..30)),
+                now.clamp(HANG_OUT.draw(rng)),
                 "🙂",
                 score - w.alone_penalty,
             ),
@@ -170,7 +197,7 @@ const OWL_HOUR: u32 = 60;
 /// Leisure: hobbies, books, a walk outdoors.
 pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
-    let bored = (100.0 - cx.needs.fun) * w.boredom + p.openness / 8.0;
+    let bored = (100.0 - cx.needs.fun) * w.boredom + p.openness / OPENNESS_PER_BOREDOM;
     for h in &cx.me.hobbies {
         if h.evening && now.m < EVENING {
             continue;
@@ -185,7 +212,7 @@ pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut V
             h.action.clone(),
             ActivityKind::from_action(&h.action),
             h.place,
-            now.clamp(60 + rng.random_range(0..60)),
+            now.clamp(PASTIME.draw(rng)),
             &h.emoji,
             (bored + w.hobby + owl) * duty - now.walk(h.place) * w.walk_to_leisure,
         );
@@ -196,12 +223,13 @@ pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut V
         out.push(c);
     }
     if let Some(lib) = cx.town.nearest_with(cx.at, Service::Books) {
-        let score = (bored * p.openness / 80.0) * duty - now.walk(lib) * w.walk_to_leisure;
+        let score =
+            (bored * p.openness / BOOKISH_OPENNESS) * duty - now.walk(lib) * w.walk_to_leisure;
         out.push(Candidate::new(
             "Read at the library",
             ActivityKind::Leisure,
             lib,
-            now.clamp(60 + rng.random_range(0..60)),
+            now.clamp(PASTIME.draw(rng)),
             "📚",
             score,
         ));
@@ -211,7 +239,7 @@ pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut V
             "Take a walk outdoors",
             ActivityKind::Leisure,
             park,
-            now.clamp(50 + rng.random_range(0..40)),
+            now.clamp(WALK.draw(rng)),
             "🌿",
             bored * w.outdoors * duty - now.walk(park) * w.walk_to_leisure,
         ));
@@ -240,7 +268,7 @@ pub(super) fn rest(now: &Moment, out: &mut Vec<Candidate>) {
             cx.me.home,
             now.clamp(now.bedtime.saturating_sub(now.mm) as i64),
             "🏠",
-            w.relax_at_home + (100.0 - p.extraversion) / 4.0 + near_bed,
+            w.relax_at_home + (100.0 - p.extraversion) / TRAIT_POINTS_PER_SCORE + near_bed,
         ));
     }
     if cx.needs.energy < w.tired_below {
