@@ -86,7 +86,7 @@ pub struct PlannerTuning {
     pub tired_below: f32,
     /// Resting: (`tired_below` − energy) × `rest` + `rest_base`.
     pub rest: f32,
-    /// See `rest`.
+    /// Resting: the score at `tired_below` energy.
     pub rest_base: f32,
     /// Looking around where one is: what is left when nothing else appeals.
     pub look_around: f32,

@@ -30,8 +30,8 @@ macro_rules! slider {
     };
 }
 
-/// The sliders, in panel order: need decay and restore rates, walking, and
-/// when conversations start.
+/// The sliders, in panel order: need decay and restore rates, walking, when
+/// conversations start, and the built-in planner's main weights.
 pub(crate) const SLIDERS: &[Slider] = &[
     slider!(
         "精力衰减 /分钟",
@@ -110,6 +110,55 @@ pub(crate) const SLIDERS: &[Slider] = &[
         0.0..=100.0,
         false,
         social.approach_need
+    ),
+    slider!(
+        "计划：随机性",
+        ["planner", "noise"],
+        0.0..=30.0,
+        false,
+        planner.noise
+    ),
+    slider!(
+        "计划：饥饿权重",
+        ["planner", "hunger"],
+        0.0..=5.0,
+        false,
+        planner.hunger
+    ),
+    slider!(
+        "计划：孤独权重",
+        ["planner", "loneliness"],
+        0.0..=2.0,
+        false,
+        planner.loneliness
+    ),
+    slider!(
+        "计划：无聊权重",
+        ["planner", "boredom"],
+        0.0..=3.0,
+        false,
+        planner.boredom
+    ),
+    slider!(
+        "计划：上班分",
+        ["planner", "work"],
+        0.0..=300.0,
+        false,
+        planner.work
+    ),
+    slider!(
+        "计划：人气上限（人）",
+        ["planner", "crowd"],
+        0.0..=50.0,
+        false,
+        planner.crowd
+    ),
+    slider!(
+        "计划：去找人的步行代价",
+        ["planner", "walk_to_company"],
+        0.0..=2.0,
+        false,
+        planner.walk_to_company
     ),
 ];
 

@@ -67,15 +67,20 @@ pub(super) fn tuning_panel(
         .default_width(380.0)
         .show(ctx, |ui| {
             ui.label("拖动即时生效；写回会改 tuning.yaml 里对应的数（注释保留）。");
-            for s in SLIDERS {
-                let mut v = (s.get)(&tuning.0);
-                let slider = egui::Slider::new(&mut v, s.range.clone())
-                    .text(s.label)
-                    .step_by(if s.whole { 1.0 } else { 0.0 });
-                if ui.add(slider).changed() {
-                    (s.set)(&mut tuning.0, v);
-                }
-            }
+            // Scrolls, so the buttons stay on screen in a small window.
+            egui::ScrollArea::vertical()
+                .max_height(300.0)
+                .show(ui, |ui| {
+                    for s in SLIDERS {
+                        let mut v = (s.get)(&tuning.0);
+                        let slider = egui::Slider::new(&mut v, s.range.clone())
+                            .text(s.label)
+                            .step_by(if s.whole { 1.0 } else { 0.0 });
+                        if ui.add(slider).changed() {
+                            (s.set)(&mut tuning.0, v);
+                        }
+                    }
+                });
             ui.horizontal(|ui| {
                 // The watched scenario folder (a generated town has none).
                 let dir = watch.as_ref().map(|w| w.dir.clone());
