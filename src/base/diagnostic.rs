@@ -9,17 +9,17 @@ use serde_saphyr::Spanned;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
     /// The file.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// 1-based line.
-    pub line: u64,
+    pub(crate) line: u64,
     /// 1-based column.
-    pub col: u64,
+    pub(crate) col: u64,
     /// Dotted path of the field, e.g. `locations[2].connections[0]`.
-    pub field: String,
+    pub(crate) field: String,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
     /// What would fix it, when something would ("did you mean …").
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
 }
 
 impl Diagnostic {

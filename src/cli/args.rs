@@ -16,10 +16,10 @@ use crate::llm::LlmArgs;
 pub struct Cli {
     /// What to do (none: the window, or `sim` without a display).
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// LLM flags for the default command.
     #[command(flatten)]
-    pub llm: LlmArgs,
+    pub(crate) llm: LlmArgs,
 }
 
 /// The subcommands.
@@ -61,19 +61,19 @@ pub enum Command {
 pub struct TownArgs {
     /// Scenario folder.
     #[arg(long, default_value = "scenarios/heartvale")]
-    pub scenario: PathBuf,
+    pub(crate) scenario: PathBuf,
     /// Days to run (default: the scenario's).
     #[arg(long)]
-    pub days: Option<u32>,
+    pub(crate) days: Option<u32>,
     /// Random seed (default: the scenario's).
     #[arg(long)]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Write the event log (JSON Lines) here.
     #[arg(long)]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
     /// Instead of a scenario, run a generated town of N residents.
     #[arg(long, value_name = "N")]
-    pub generate: Option<usize>,
+    pub(crate) generate: Option<usize>,
 }
 
 impl Default for TownArgs {
@@ -93,16 +93,16 @@ impl Default for TownArgs {
 pub struct SimArgs {
     /// The town.
     #[command(flatten)]
-    pub town: TownArgs,
+    pub(crate) town: TownArgs,
     /// No progress bar and no summary table.
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Time each phase of the step and print where the time went (also with -q).
     #[arg(long)]
-    pub timings: bool,
+    pub(crate) timings: bool,
     /// Who thinks with a model.
     #[command(flatten)]
-    pub llm: LlmArgs,
+    pub(crate) llm: LlmArgs,
 }
 
 /// `heartvale window`.
@@ -110,33 +110,33 @@ pub struct SimArgs {
 pub struct WindowArgs {
     /// The scenario folder is watched: edits apply live (not for `--generate`).
     #[command(flatten)]
-    pub town: TownArgs,
+    pub(crate) town: TownArgs,
     /// Starting speed multiplier (1, 5, 20, 60, 300 are the keys' speeds).
     #[arg(long)]
-    pub speed: Option<f32>,
+    pub(crate) speed: Option<f32>,
     /// Start with this resident (id) selected, in the inspector, followed.
     #[arg(long, value_name = "ID")]
-    pub select: Option<String>,
+    pub(crate) select: Option<String>,
     /// Start with only these panels open: inspector, events, relations,
     /// notices, tuning, help (comma-separated; default: inspector,events).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub panels: Option<Vec<String>>,
+    pub(crate) panels: Option<Vec<String>>,
     /// Save a screenshot this many real seconds after the start.
     #[arg(long, value_name = "SECONDS")]
-    pub screenshot_after: Option<f32>,
+    pub(crate) screenshot_after: Option<f32>,
     /// Where the screenshot goes.
     #[arg(long, default_value = "screenshot.png")]
-    pub screenshot: PathBuf,
+    pub(crate) screenshot: PathBuf,
     /// Quit once the screenshot is saved.
     #[arg(long)]
-    pub exit: bool,
+    pub(crate) exit: bool,
     /// Measure frame times for this many seconds (after 3 s of warm-up),
     /// print median and 99th percentile, and quit.
     #[arg(long, value_name = "SECONDS")]
-    pub frame_stats: Option<f32>,
+    pub(crate) frame_stats: Option<f32>,
     /// Who thinks with a model.
     #[command(flatten)]
-    pub llm: LlmArgs,
+    pub(crate) llm: LlmArgs,
 }
 
 /// `heartvale script …`.
@@ -188,14 +188,14 @@ pub enum ScriptCommand {
 #[derive(Args, Debug, Clone)]
 pub struct SessionArgs {
     /// The script folder.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Session to play (default: the first).
     #[arg(long)]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Write every shown line, input and effect here (JSON Lines).
     #[arg(long)]
-    pub transcript: Option<PathBuf>,
+    pub(crate) transcript: Option<PathBuf>,
     /// The model for the AI steps.
     #[command(flatten)]
-    pub llm: LlmArgs,
+    pub(crate) llm: LlmArgs,
 }

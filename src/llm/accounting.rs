@@ -12,17 +12,17 @@ pub struct ResidentUsage {
     /// Calls sent, by [`CallKind`] (in [`CallKind::ALL`] order).
     pub calls: [u32; CallKind::ALL.len()],
     /// Prompt tokens in all.
-    pub prompt_tokens: u64,
+    pub(crate) prompt_tokens: u64,
     /// Completion tokens in all.
-    pub completion_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// Answers the built-in brain gave instead (bad answer, error, skipped).
-    pub fallbacks: u32,
+    pub(crate) fallbacks: u32,
     /// Calls not sent (budget, breaker, queue).
-    pub skipped: u32,
+    pub(crate) skipped: u32,
     /// Plans the resident used from the model.
-    pub llm_plans: u32,
+    pub(crate) llm_plans: u32,
     /// Lines of conversation the resident used from the model.
-    pub llm_lines: u32,
+    pub(crate) llm_lines: u32,
 }
 
 impl ResidentUsage {
@@ -63,11 +63,11 @@ pub struct LlmStats {
     /// Per resident, by roster index.
     pub residents: Vec<ResidentUsage>,
     /// Latency of every call sent, in ms.
-    pub latencies: Vec<u64>,
+    pub(crate) latencies: Vec<u64>,
     /// Prompt tokens of every call sent.
-    pub prompt_tokens: Vec<u32>,
+    pub(crate) prompt_tokens: Vec<u32>,
     /// Game days with at least one resident on an LLM.
-    pub days: u32,
+    pub(crate) days: u32,
     day: Day,
 }
 

@@ -29,24 +29,24 @@ pub struct Job {
 #[derive(Debug, Clone)]
 pub struct Done {
     /// The job's id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// The reply, or why there is none.
     pub result: Result<ChatReply, LlmError>,
     /// Wall time of the call (as recorded, when replayed).
-    pub latency_ms: u64,
+    pub(crate) latency_ms: u64,
 }
 
 /// How the bridge runs its calls.
 #[derive(Debug, Clone)]
 pub struct BridgeSettings {
     /// Calls in flight at once.
-    pub concurrency: usize,
+    pub(crate) concurrency: usize,
     /// Time a call may take, retries included.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// When and how often to retry.
-    pub retry: RetryPolicy,
+    pub(crate) retry: RetryPolicy,
     /// Threads of the tokio runtime.
-    pub worker_threads: usize,
+    pub(crate) worker_threads: usize,
 }
 
 impl Default for BridgeSettings {

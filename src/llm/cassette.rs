@@ -26,9 +26,9 @@ pub fn key(model: &str, req: &ChatRequest) -> String {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Recorded {
     /// The reply, or the error.
-    pub result: Result<ChatReply, LlmError>,
+    pub(crate) result: Result<ChatReply, LlmError>,
     /// Wall-clock milliseconds it took.
-    pub latency_ms: u64,
+    pub(crate) latency_ms: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -44,9 +44,9 @@ struct Entry {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Meta {
     /// The endpoint's base URL.
-    pub base_url: String,
+    pub(crate) base_url: String,
     /// The model asked.
-    pub model: String,
+    pub(crate) model: String,
 }
 
 /// Every LLM call of a run, written as it happens or read back to answer a replay with no network.

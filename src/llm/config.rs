@@ -17,35 +17,35 @@ use crate::scenario::Profile;
 pub struct LlmArgs {
     /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8089/v1` (env HEARTVALE_LLM_BASE_URL).
     #[arg(long, value_name = "URL")]
-    pub llm: Option<String>,
+    pub(crate) llm: Option<String>,
     /// Model name sent to the server (env HEARTVALE_LLM_MODEL).
     #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Seconds one call may take, retries included (default 60).
     #[arg(long, value_name = "SECS")]
-    pub llm_timeout: Option<f64>,
+    pub(crate) llm_timeout: Option<f64>,
     /// Calls in flight at once (default 4).
     #[arg(long, value_name = "N")]
-    pub llm_concurrency: Option<usize>,
+    pub(crate) llm_concurrency: Option<usize>,
     /// At most this many LLM calls per game day; then the built-in brain answers.
     #[arg(long, value_name = "N")]
-    pub max_llm_calls_per_day: Option<u32>,
+    pub(crate) max_llm_calls_per_day: Option<u32>,
     /// Record every LLM call (request and answer, never a key) into this folder.
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
     /// Answer LLM calls from a recorded folder, with no network; a miss fails the run.
     #[arg(long, value_name = "DIR")]
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
     /// Ignore every endpoint setting and use the built-in brain.
     #[arg(long)]
-    pub no_llm: bool,
+    pub(crate) no_llm: bool,
 }
 
 /// The resolved settings of the LLM brain.
 #[derive(Debug, Clone)]
 pub struct LlmSettings {
     /// The endpoint residents use unless their own `brain:` says otherwise.
-    pub default: Option<Endpoint>,
+    pub(crate) default: Option<Endpoint>,
     /// Time a call may take, retries included.
     pub timeout: Duration,
     /// Calls in flight at once.
@@ -53,7 +53,7 @@ pub struct LlmSettings {
     /// Calls a game day may make (no limit when `None`).
     pub max_calls_per_day: Option<u32>,
     /// Sampling temperature.
-    pub temperature: f32,
+    pub(crate) temperature: f32,
     /// Stream conversation lines over SSE.
     pub stream_lines: bool,
     /// Only these residents use the LLM (all when `None`).
@@ -66,7 +66,7 @@ pub struct LlmSettings {
     /// Consecutive failures that open an endpoint's circuit breaker.
     pub breaker_failures: u32,
     /// Game minutes an open breaker waits before letting one probe through.
-    pub breaker_cooldown_minutes: u32,
+    pub(crate) breaker_cooldown_minutes: u32,
     /// Keys from the environment by variable name, for per-resident `api_key_env`.
     env_keys: Vec<(String, ApiKey)>,
 }

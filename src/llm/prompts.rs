@@ -74,9 +74,9 @@ const WEEKDAYS: [&str; 7] = [
 /// One line per other resident for the planning prompt: `name（id）在 place：action`.
 #[derive(Debug, Clone)]
 pub(crate) struct OtherResident {
-    pub name: String,
-    pub place: String,
-    pub doing: String,
+    pub(crate) name: String,
+    pub(crate) place: String,
+    pub(crate) doing: String,
 }
 
 /// The planning prompt. The system message starts with what every resident
@@ -282,12 +282,12 @@ fn board_text(cx: &PlanContext<'_>) -> String {
 
 /// What else a line prompt needs beyond [`LineContext`].
 pub(crate) struct LineExtras<'a> {
-    pub my_action: &'a str,
-    pub their_action: &'a str,
+    pub(crate) my_action: &'a str,
+    pub(crate) their_action: &'a str,
     /// Lines so far, as (speaker name, line).
-    pub history: &'a [(String, String)],
-    pub memories: &'a [String],
-    pub mood: &'a str,
+    pub(crate) history: &'a [(String, String)],
+    pub(crate) memories: &'a [String],
+    pub(crate) mood: &'a str,
 }
 
 /// What this particular line must do: greet as staff, invite, propose or accept

@@ -9,11 +9,11 @@ use crate::script::runner::{Human, Mind, Persona};
 
 /// A real OpenAI-compatible endpoint, called synchronously (the terminal waits).
 pub(crate) struct Remote {
-    pub runtime: tokio::runtime::Runtime,
-    pub client: super::client::Client,
-    pub endpoint: super::client::Endpoint,
-    pub timeout: std::time::Duration,
-    pub temperature: f32,
+    pub(crate) runtime: tokio::runtime::Runtime,
+    pub(crate) client: super::client::Client,
+    pub(crate) endpoint: super::client::Endpoint,
+    pub(crate) timeout: std::time::Duration,
+    pub(crate) temperature: f32,
 }
 
 impl Remote {

@@ -47,31 +47,31 @@ pub const FILES: [&str; 4] = [
 #[derive(Debug, Clone)]
 pub struct Scenario {
     /// The folder it was loaded from.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The town's name (`town.yaml`).
-    pub name: String,
+    pub(crate) name: String,
     /// A line about the town.
     pub description: String,
     /// When the run begins.
-    pub start: GameTime,
+    pub(crate) start: GameTime,
     /// Game days a run lasts unless told otherwise.
-    pub days: u32,
+    pub(crate) days: u32,
     /// Game minutes per real second in the window at 1×.
-    pub minutes_per_second: f32,
+    pub(crate) minutes_per_second: f32,
     /// The map's size in map units.
-    pub map: MapSize,
+    pub(crate) map: MapSize,
     /// The seed a run uses unless given one.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The places and the paths between them.
     pub town: Town,
     /// Everyone, in `residents.yaml` order.
     pub residents: Vec<Arc<Profile>>,
     /// The get-togethers residents' goals organise.
-    pub gatherings: Vec<Gathering>,
+    pub(crate) gatherings: Vec<Gathering>,
     /// Every number a designer may turn (`tuning.yaml`).
     pub tuning: Tuning,
     /// The `llm:` block of `town.yaml`.
-    pub llm: Option<LlmSpec>,
+    pub(crate) llm: Option<LlmSpec>,
 }
 
 impl Scenario {

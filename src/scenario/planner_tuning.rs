@@ -13,83 +13,83 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct PlannerTuning {
     /// Random score added to every option (plus `O`/10): days do not repeat.
-    pub noise: f32,
+    pub(crate) noise: f32,
     /// Taken off the leisure done just before, so it is not done twice in a row.
-    pub repeat_leisure: f32,
+    pub(crate) repeat_leisure: f32,
     /// Going to bed at bedtime.
-    pub sleep: f32,
+    pub(crate) sleep: f32,
     /// Up before the alarm after a full night: tea at home.
-    pub early_tea: f32,
+    pub(crate) early_tea: f32,
     /// The organiser hosting its gathering.
-    pub host_gathering: f32,
+    pub(crate) host_gathering: f32,
     /// A guest going to a gathering (plus `C`/5).
-    pub attend_gathering: f32,
+    pub(crate) attend_gathering: f32,
     /// Keeping an appointment made in conversation (plus `C`/5).
-    pub keep_appointment: f32,
+    pub(crate) keep_appointment: f32,
     /// Posting a notice a goal calls for.
-    pub post_notice: f32,
+    pub(crate) post_notice: f32,
     /// A work shift (plus `work_conscientiousness` × `C`/100).
     pub work: f32,
     /// How much conscientiousness adds to work.
     pub work_conscientiousness: f32,
     /// Company and leisure count this much during a work shift.
-    pub on_shift_duty: f32,
+    pub(crate) on_shift_duty: f32,
     /// Meal score per point of hunger (100 − the hunger need).
-    pub hunger: f32,
+    pub(crate) hunger: f32,
     /// Added at breakfast, lunch or dinner time when not eaten for 2½ hours.
-    pub meal_time: f32,
+    pub(crate) meal_time: f32,
     /// Added when the hunger need is below `starving_below`.
-    pub starving: f32,
+    pub(crate) starving: f32,
     /// The hunger need below which a resident is starving.
-    pub starving_below: f32,
+    pub(crate) starving_below: f32,
     /// Meal scores are multiplied by this on a shift before lunch, unless starving.
-    pub meal_on_shift: f32,
+    pub(crate) meal_on_shift: f32,
     /// Eating at home: (`homely_extraversion` − `E`)/4, plus this at breakfast.
-    pub breakfast_at_home: f32,
+    pub(crate) breakfast_at_home: f32,
     /// The extraversion below which eating at home appeals.
-    pub homely_extraversion: f32,
+    pub(crate) homely_extraversion: f32,
     /// Eating out: per point of ties' strength among those there.
-    pub friends_at_eatery: f32,
+    pub(crate) friends_at_eatery: f32,
     /// Eating out: the most company adds.
-    pub company_at_eatery: f32,
+    pub(crate) company_at_eatery: f32,
     /// Loneliness: (100 − social) × (`loneliness` + `E`/100).
-    pub loneliness: f32,
+    pub(crate) loneliness: f32,
     /// Loneliness counts this much more from 17:00 to 22:00.
-    pub evening_company: f32,
+    pub(crate) evening_company: f32,
     /// Going where friends are: per point of ties' strength there.
-    pub friends_there: f32,
+    pub(crate) friends_there: f32,
     /// A place draws for its liveliness up to this many people, no more.
-    pub crowd: f32,
+    pub(crate) crowd: f32,
     /// The tie strength at which someone is a friend to go and chat with.
-    pub friend_at: f32,
+    pub(crate) friend_at: f32,
     /// Hanging out where no friend is: this much less.
-    pub alone_penalty: f32,
+    pub(crate) alone_penalty: f32,
     /// Boredom: (100 − fun) × `boredom` + `O`/8.
-    pub boredom: f32,
+    pub(crate) boredom: f32,
     /// A hobby's pull on top of boredom.
-    pub hobby: f32,
+    pub(crate) hobby: f32,
     /// Night owls: a hobby's extra pull in the hour before bedtime and after.
-    pub owl: f32,
+    pub(crate) owl: f32,
     /// A walk outdoors: boredom × this.
-    pub outdoors: f32,
+    pub(crate) outdoors: f32,
     /// Score lost per minute of walking to a meal.
-    pub walk_to_meal: f32,
+    pub(crate) walk_to_meal: f32,
     /// Score lost per minute of walking to company.
-    pub walk_to_company: f32,
+    pub(crate) walk_to_company: f32,
     /// Score lost per minute of walking to leisure.
-    pub walk_to_leisure: f32,
+    pub(crate) walk_to_leisure: f32,
     /// Relaxing at home in the evening (plus (100 − `E`)/4).
-    pub relax_at_home: f32,
+    pub(crate) relax_at_home: f32,
     /// Relaxing at home within 1½ hours of bedtime: this much more.
-    pub near_bedtime: f32,
+    pub(crate) near_bedtime: f32,
     /// The energy need below which a resident rests.
-    pub tired_below: f32,
+    pub(crate) tired_below: f32,
     /// Resting: (`tired_below` − energy) × `rest` + `rest_base`.
-    pub rest: f32,
+    pub(crate) rest: f32,
     /// Resting: the score at `tired_below` energy.
-    pub rest_base: f32,
+    pub(crate) rest_base: f32,
     /// Looking around where one is: what is left when nothing else appeals.
-    pub look_around: f32,
+    pub(crate) look_around: f32,
 }
 
 impl Default for PlannerTuning {

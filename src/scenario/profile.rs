@@ -13,45 +13,45 @@ pub struct Profile {
     /// The id used in logs, saves and prompts.
     pub id: ResidentId,
     /// The display name (Chinese).
-    pub name: String,
+    pub(crate) name: String,
     /// Age in years.
-    pub age: u32,
+    pub(crate) age: u32,
     /// As the scenario writes it.
-    pub gender: String,
+    pub(crate) gender: String,
     /// What they do for a living.
-    pub occupation: String,
+    pub(crate) occupation: String,
     /// Where they sleep.
     pub home: LocIdx,
     /// Their job's place and hours, if they have one.
     pub work: Option<WorkShift>,
     /// Big Five personality, each 0–100.
-    pub personality: BigFive,
+    pub(crate) personality: BigFive,
     /// A few words about them (善良、健谈 …).
-    pub traits: Vec<String>,
+    pub(crate) traits: Vec<String>,
     /// Something they would say, in their voice.
-    pub quote: String,
+    pub(crate) quote: String,
     /// What they want.
-    pub goals: Vec<Goal>,
+    pub(crate) goals: Vec<Goal>,
     /// What they remember at the start.
-    pub memories: Vec<String>,
+    pub(crate) memories: Vec<String>,
     /// Ties they start with.
-    pub relationships: Vec<InitialRelationship>,
+    pub(crate) relationships: Vec<InitialRelationship>,
     /// Minutes after midnight.
-    pub wake: u32,
+    pub(crate) wake: u32,
     /// Minutes after midnight; may exceed 1440 for after-midnight bedtimes.
-    pub bedtime: u32,
+    pub(crate) bedtime: u32,
     /// Chance (0–1) of staying out past bedtime on a given evening.
-    pub late_night_chance: f32,
+    pub(crate) late_night_chance: f32,
     /// What they like to do in their free time.
-    pub hobbies: Vec<Hobby>,
+    pub(crate) hobbies: Vec<Hobby>,
     /// What they like to talk about.
-    pub topics: Vec<String>,
+    pub(crate) topics: Vec<String>,
     /// Their own LLM endpoint, or `builtin`; the town's otherwise.
-    pub brain: Option<BrainOverride>,
+    pub(crate) brain: Option<BrainOverride>,
     /// The script set the player talks with this resident through.
-    pub counsel: Option<Counsel>,
+    pub(crate) counsel: Option<Counsel>,
     /// Skills this resident runs in its conversations with other residents.
-    pub converse: Option<Converse>,
+    pub(crate) converse: Option<Converse>,
 }
 
 impl Profile {
@@ -83,24 +83,24 @@ impl Profile {
 #[derive(Clone)]
 pub struct Converse {
     /// The script folder (resolved against the scenario folder).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The set, loaded and checked with the scenario.
-    pub script: Arc<crate::script::engine::Script>,
+    pub(crate) script: Arc<crate::script::engine::Script>,
     /// Chance (0–1) that a conversation runs one of the skills.
-    pub chance: f32,
+    pub(crate) chance: f32,
     /// Partner relations it runs them with; any when empty.
-    pub with: Vec<RelationKind>,
+    pub(crate) with: Vec<RelationKind>,
     /// In order; each runs once per partner.
-    pub skills: Vec<ConverseSkill>,
+    pub(crate) skills: Vec<ConverseSkill>,
 }
 
 /// One skill a resident runs in its conversations.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConverseSkill {
     /// The skill's name in the script set.
-    pub skill: String,
+    pub(crate) skill: String,
     /// (skill variable, template over [`CONVERSE_FIELDS`])
-    pub input: Vec<(String, String)>,
+    pub(crate) input: Vec<(String, String)>,
 }
 
 // The loaded script shows and compares by its hash: a reload of the same
@@ -150,9 +150,9 @@ pub const CONVERSE_FIELDS: &[(&str, &str)] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub struct Counsel {
     /// The script folder (resolved against the scenario folder).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The session to play (`None`: the first).
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
 }
 
 /// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
@@ -197,19 +197,19 @@ pub struct WorkShift {
     /// Where they work.
     pub place: LocIdx,
     /// Minutes after midnight the shift starts.
-    pub start: u32,
+    pub(crate) start: u32,
     /// Minutes after midnight the shift ends.
-    pub end: u32,
+    pub(crate) end: u32,
     /// Indexed Monday = 0.
-    pub days: [bool; 7],
+    pub(crate) days: [bool; 7],
     /// What they do on shift (English verb phrase, as in plans).
-    pub action: String,
+    pub(crate) action: String,
     /// The emoji shown while on shift.
-    pub emoji: String,
+    pub(crate) emoji: String,
     /// Must greet who comes in while on shift.
-    pub role: Option<WorkRole>,
+    pub(crate) role: Option<WorkRole>,
     /// Whom the role greets; everyone when empty.
-    pub greets: Vec<ResidentId>,
+    pub(crate) greets: Vec<ResidentId>,
 }
 
 impl WorkShift {
@@ -223,54 +223,54 @@ impl WorkShift {
 #[derive(Debug, Clone)]
 pub struct Goal {
     /// The goal, in their words.
-    pub text: String,
+    pub(crate) text: String,
     /// Index into [`Scenario::gatherings`](super::Scenario::gatherings).
-    pub gathering: Option<usize>,
+    pub(crate) gathering: Option<usize>,
     /// A notice they post (once) for it.
-    pub notice: Option<String>,
+    pub(crate) notice: Option<String>,
 }
 
 /// A tie a resident starts with.
 #[derive(Debug, Clone)]
 pub struct InitialRelationship {
     /// Whom it is with.
-    pub with: ResidentId,
+    pub(crate) with: ResidentId,
     /// What the tie is.
-    pub kind: RelationKind,
+    pub(crate) kind: RelationKind,
     /// How strong, 0–100.
-    pub strength: f32,
+    pub(crate) strength: f32,
     /// What they think of the other.
-    pub impression: String,
+    pub(crate) impression: String,
 }
 
 /// Something a resident likes to do in their free time.
 #[derive(Debug, Clone)]
 pub struct Hobby {
     /// English verb phrase, e.g. "Explore the old mine".
-    pub action: String,
+    pub(crate) action: String,
     /// Where.
-    pub place: LocIdx,
+    pub(crate) place: LocIdx,
     /// The emoji shown while at it.
-    pub emoji: String,
+    pub(crate) emoji: String,
     /// A Chinese line they might say while at it.
-    pub says: Option<String>,
+    pub(crate) says: Option<String>,
     /// Only in the evening (18:00 on).
-    pub evening: bool,
+    pub(crate) evening: bool,
 }
 
 /// A get-together a resident organises (from a goal).
 #[derive(Debug, Clone)]
 pub struct Gathering {
     /// Its index in [`Scenario::gatherings`](super::Scenario::gatherings).
-    pub id: usize,
+    pub(crate) id: usize,
     /// What it is called.
-    pub title: String,
+    pub(crate) title: String,
     /// Who organises it.
-    pub organiser: ResidentId,
+    pub(crate) organiser: ResidentId,
     /// Where.
-    pub location: LocIdx,
+    pub(crate) location: LocIdx,
     /// When it starts.
-    pub starts: GameTime,
+    pub(crate) starts: GameTime,
     /// When it ends.
-    pub ends: GameTime,
+    pub(crate) ends: GameTime,
 }

@@ -8,27 +8,27 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct SocialTuning {
     /// When two residents standing near each other start talking.
-    pub proximity: ProximityTuning,
+    pub(crate) proximity: ProximityTuning,
     /// Game minutes before the same pair may start another conversation.
-    pub cooldown_minutes: u32,
+    pub(crate) cooldown_minutes: u32,
     /// Game minutes a resident rests after any conversation before the next one.
-    pub pause_minutes: u32,
+    pub(crate) pause_minutes: u32,
     /// Social need (100 − the `social` need's satisfaction) above which a resident seeks company.
-    pub approach_need: f32,
+    pub(crate) approach_need: f32,
     /// How long conversations run.
-    pub conversation: ConversationTuning,
+    pub(crate) conversation: ConversationTuning,
     /// How a conversation changes a tie.
-    pub relationship: RelationshipTuning,
+    pub(crate) relationship: RelationshipTuning,
     /// How much a conversation matters to memory.
-    pub importance: ImportanceTuning,
+    pub(crate) importance: ImportanceTuning,
     /// When a bystander joins.
-    pub group: GroupTuning,
+    pub(crate) group: GroupTuning,
     /// When residents agree to meet again.
-    pub appointments: AppointmentTuning,
+    pub(crate) appointments: AppointmentTuning,
     /// Emotion keywords, in priority order for ties (design: happy, sad, angry, curious).
-    pub emotions: Vec<KeywordTable>,
+    pub(crate) emotions: Vec<KeywordTable>,
     /// Topic keywords, in priority order for ties; no match is `casual`.
-    pub topics: Vec<KeywordTable>,
+    pub(crate) topics: Vec<KeywordTable>,
 }
 
 impl Default for SocialTuning {
@@ -90,9 +90,9 @@ fn table(rows: &[(&str, &[&str])]) -> Vec<KeywordTable> {
 #[serde(deny_unknown_fields)]
 pub struct KeywordTable {
     /// What the table votes for (an emotion or a topic).
-    pub label: String,
+    pub(crate) label: String,
     /// Words that vote for it.
-    pub keywords: Vec<String>,
+    pub(crate) keywords: Vec<String>,
 }
 
 /// Conversations that start because two residents are near each other.
@@ -100,16 +100,16 @@ pub struct KeywordTable {
 #[serde(deny_unknown_fields, default)]
 pub struct ProximityTuning {
     /// Map units.
-    pub distance: f32,
+    pub(crate) distance: f32,
     /// Game seconds both must have stood near each other.
-    pub seconds: u32,
+    pub(crate) seconds: u32,
     /// Chance of starting, before the stage modifier.
-    pub base_probability: f32,
+    pub(crate) base_probability: f32,
     /// The chance's multiplier for each stage of the pair's tie.
-    pub modifiers: StageValues,
+    pub(crate) modifiers: StageValues,
     /// A pair standing near each other rolls once in every window of this many game
     /// minutes (at a minute fixed by the pair).
-    pub reroll_minutes: u32,
+    pub(crate) reroll_minutes: u32,
 }
 
 impl Default for ProximityTuning {
@@ -134,13 +134,13 @@ impl Default for ProximityTuning {
 #[serde(deny_unknown_fields)]
 pub struct StageValues {
     /// Strangers.
-    pub stranger: f32,
+    pub(crate) stranger: f32,
     /// Acquaintances.
-    pub acquaintance: f32,
+    pub(crate) acquaintance: f32,
     /// Friends.
-    pub friend: f32,
+    pub(crate) friend: f32,
     /// Close friends.
-    pub close_friend: f32,
+    pub(crate) close_friend: f32,
 }
 
 /// How long conversations run.
@@ -148,15 +148,15 @@ pub struct StageValues {
 #[serde(deny_unknown_fields, default)]
 pub struct ConversationTuning {
     /// Messages before anyone may leave for no reason.
-    pub min_turns: u32,
+    pub(crate) min_turns: u32,
     /// Messages after which a conversation ends.
-    pub max_turns: u32,
+    pub(crate) max_turns: u32,
     /// Game seconds between turns.
-    pub turn_seconds: u32,
+    pub(crate) turn_seconds: u32,
     /// Game seconds without a reply before the conversation is given up.
-    pub timeout_seconds: u32,
+    pub(crate) timeout_seconds: u32,
     /// A participant whose energy falls below this leaves at once.
-    pub urgent_energy: f32,
+    pub(crate) urgent_energy: f32,
 }
 
 impl Default for ConversationTuning {
@@ -176,39 +176,39 @@ impl Default for ConversationTuning {
 #[serde(deny_unknown_fields, default)]
 pub struct RelationshipTuning {
     /// Strength at which a tie becomes an acquaintance.
-    pub acquaintance: f32,
+    pub(crate) acquaintance: f32,
     /// Strength at which a tie becomes a friend.
-    pub friend: f32,
+    pub(crate) friend: f32,
     /// Strength at which a tie becomes a close friend.
-    pub close_friend: f32,
+    pub(crate) close_friend: f32,
     /// Every conversation.
-    pub base: f32,
+    pub(crate) base: f32,
     /// With at least `long_messages` messages.
-    pub long_bonus: f32,
+    pub(crate) long_bonus: f32,
     /// What counts as a long conversation, in messages.
-    pub long_messages: u32,
+    pub(crate) long_messages: u32,
     /// With at least two happy messages.
-    pub resonance: f32,
+    pub(crate) resonance: f32,
     /// With any angry message.
-    pub argument: f32,
+    pub(crate) argument: f32,
     /// With a deep talk.
-    pub deep_talk: f32,
+    pub(crate) deep_talk: f32,
     /// With gossip.
-    pub gossip: f32,
+    pub(crate) gossip: f32,
     /// With help offered.
-    pub help_offered: f32,
+    pub(crate) help_offered: f32,
     /// With a complaint.
-    pub complaint: f32,
+    pub(crate) complaint: f32,
     /// Extraversion within `similar_within` points of each other.
-    pub similar_extraversion: f32,
+    pub(crate) similar_extraversion: f32,
     /// Points of extraversion apart that still count as similar.
-    pub similar_within: f32,
+    pub(crate) similar_within: f32,
     /// Agreeableness `opposite_gap` or more points apart.
-    pub opposite_agreeableness: f32,
+    pub(crate) opposite_agreeableness: f32,
     /// Points of agreeableness apart that count as opposite.
-    pub opposite_gap: f32,
+    pub(crate) opposite_gap: f32,
     /// Lost by whoever waited in vain at an appointment.
-    pub missed_appointment: f32,
+    pub(crate) missed_appointment: f32,
 }
 
 impl Default for RelationshipTuning {
@@ -240,17 +240,17 @@ impl Default for RelationshipTuning {
 #[serde(deny_unknown_fields, default)]
 pub struct ImportanceTuning {
     /// Every conversation.
-    pub base: u32,
+    pub(crate) base: u32,
     /// 8 or more messages.
-    pub very_long: u32,
+    pub(crate) very_long: u32,
     /// 5 or more messages.
-    pub long: u32,
+    pub(crate) long: u32,
     /// Any happy, angry or sad message.
-    pub emotional: u32,
+    pub(crate) emotional: u32,
     /// A relationship moved by 5 or more.
-    pub moved: u32,
+    pub(crate) moved: u32,
     /// Topic plan, relationship or deep talk.
-    pub weighty_topic: u32,
+    pub(crate) weighty_topic: u32,
 }
 
 impl Default for ImportanceTuning {
@@ -271,13 +271,13 @@ impl Default for ImportanceTuning {
 #[serde(deny_unknown_fields, default)]
 pub struct GroupTuning {
     /// A bystander within this many map units of every participant may join.
-    pub distance: f32,
+    pub(crate) distance: f32,
     /// Chance per step at average extraversion and friendly ties.
-    pub join_probability: f32,
+    pub(crate) join_probability: f32,
     /// The most participants a group chat has.
-    pub max_size: u32,
+    pub(crate) max_size: u32,
     /// Chance that a group line @-mentions someone.
-    pub mention_probability: f32,
+    pub(crate) mention_probability: f32,
 }
 
 impl Default for GroupTuning {
@@ -296,17 +296,17 @@ impl Default for GroupTuning {
 #[serde(deny_unknown_fields, default)]
 pub struct AppointmentTuning {
     /// Chance that acquaintances or closer set a meeting in a conversation.
-    pub probability: f32,
+    pub(crate) probability: f32,
     /// Chance of keeping it: `keep_base + keep_conscientiousness × C / 100`.
-    pub keep_base: f32,
+    pub(crate) keep_base: f32,
     /// The weight of conscientiousness in keeping it.
-    pub keep_conscientiousness: f32,
+    pub(crate) keep_conscientiousness: f32,
     /// Earliest hour (24 h) of the meeting, the next day.
-    pub from_hour: u32,
+    pub(crate) from_hour: u32,
     /// Latest hour (24 h) of the meeting.
-    pub to_hour: u32,
+    pub(crate) to_hour: u32,
     /// Minutes after the hour that the first to arrive waits.
-    pub wait_minutes: u32,
+    pub(crate) wait_minutes: u32,
 }
 
 impl Default for AppointmentTuning {

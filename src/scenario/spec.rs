@@ -10,21 +10,21 @@ use serde_saphyr::Spanned;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TownFile {
-    pub name: String,
+    pub(super) name: String,
     #[serde(default)]
-    pub description: String,
+    pub(super) description: String,
     /// `"YYYY-MM-DD HH:MM"`, the first moment of the run.
-    pub start: Spanned<String>,
-    pub days: u32,
+    pub(super) start: Spanned<String>,
+    pub(super) days: u32,
     /// Game minutes per real second at speed 1× (the window uses it; `sim` runs flat out).
-    pub minutes_per_second: f32,
-    pub map: MapSize,
+    pub(super) minutes_per_second: f32,
+    pub(super) map: MapSize,
     /// Seed used when the command line gives none.
     #[serde(default)]
-    pub seed: Option<u64>,
+    pub(super) seed: Option<u64>,
     /// An LLM endpoint for the residents' minds (flags and environment override it).
     #[serde(default)]
-    pub llm: Option<LlmSpec>,
+    pub(super) llm: Option<LlmSpec>,
 }
 
 /// `llm:` in `town.yaml`. Keys never go in files: name the environment variable.
@@ -33,34 +33,34 @@ pub(super) struct TownFile {
 pub struct LlmSpec {
     /// e.g. `http://127.0.0.1:8089/v1`
     #[serde(default)]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// The model to ask for.
     #[serde(default)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Environment variable holding the API key.
     #[serde(default)]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
     /// Seconds before a call is given up.
     #[serde(default)]
-    pub timeout_secs: Option<f64>,
+    pub(crate) timeout_secs: Option<f64>,
     /// Calls in flight at once.
     #[serde(default)]
-    pub concurrency: Option<usize>,
+    pub(crate) concurrency: Option<usize>,
     /// Calls a game day may make; past it, the built-in brain answers.
     #[serde(default)]
-    pub max_calls_per_day: Option<u32>,
+    pub(crate) max_calls_per_day: Option<u32>,
     /// Sampling temperature.
     #[serde(default)]
-    pub temperature: Option<f32>,
+    pub(crate) temperature: Option<f32>,
     /// Stream conversation lines (SSE).
     #[serde(default)]
-    pub stream: Option<bool>,
+    pub(crate) stream: Option<bool>,
     /// Only these resident ids use the LLM (default: all).
     #[serde(default)]
-    pub residents: Option<Vec<String>>,
+    pub(crate) residents: Option<Vec<String>>,
     /// Queued calls beyond which unwatched residents use the built-in brain.
     #[serde(default)]
-    pub lod_queue: Option<usize>,
+    pub(crate) lod_queue: Option<usize>,
 }
 
 /// The map's size in map units.
@@ -68,37 +68,37 @@ pub struct LlmSpec {
 #[serde(deny_unknown_fields)]
 pub struct MapSize {
     /// Width.
-    pub width: f32,
+    pub(crate) width: f32,
     /// Height.
-    pub height: f32,
+    pub(crate) height: f32,
 }
 
 /// `locations.yaml`
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LocationsFile {
-    pub locations: Vec<LocationSpec>,
+    pub(super) locations: Vec<LocationSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LocationSpec {
-    pub id: Spanned<String>,
-    pub name: String,
+    pub(super) id: Spanned<String>,
+    pub(super) name: String,
     #[serde(default)]
-    pub description: String,
-    pub kind: LocationKind,
+    pub(super) description: String,
+    pub(super) kind: LocationKind,
     /// Centre of the place on the map.
-    pub position: [f32; 2],
+    pub(super) position: [f32; 2],
     /// Width and height of its area; residents spread out inside it.
     #[serde(default = "default_area")]
-    pub size: [f32; 2],
+    pub(super) size: [f32; 2],
     #[serde(default)]
-    pub connections: Vec<Spanned<String>>,
+    pub(super) connections: Vec<Spanned<String>>,
     #[serde(default = "default_capacity")]
-    pub capacity: u32,
+    pub(super) capacity: u32,
     #[serde(default)]
-    pub services: Vec<Service>,
+    pub(super) services: Vec<Service>,
 }
 
 fn default_area() -> [f32; 2] {
@@ -144,68 +144,68 @@ pub enum Service {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ResidentsFile {
-    pub residents: Vec<ResidentSpec>,
+    pub(super) residents: Vec<ResidentSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ResidentSpec {
-    pub id: Spanned<String>,
-    pub name: String,
-    pub age: u32,
-    pub gender: String,
-    pub occupation: String,
-    pub home: Spanned<String>,
+    pub(super) id: Spanned<String>,
+    pub(super) name: String,
+    pub(super) age: u32,
+    pub(super) gender: String,
+    pub(super) occupation: String,
+    pub(super) home: Spanned<String>,
     #[serde(default)]
-    pub work: Option<WorkSpec>,
-    pub personality: BigFive,
+    pub(super) work: Option<WorkSpec>,
+    pub(super) personality: BigFive,
     #[serde(default)]
-    pub traits: Vec<String>,
+    pub(super) traits: Vec<String>,
     #[serde(default)]
-    pub quote: String,
+    pub(super) quote: String,
     #[serde(default)]
-    pub goals: Vec<GoalSpec>,
+    pub(super) goals: Vec<GoalSpec>,
     #[serde(default)]
-    pub memories: Vec<String>,
+    pub(super) memories: Vec<String>,
     #[serde(default)]
-    pub relationships: Vec<RelationshipSpec>,
+    pub(super) relationships: Vec<RelationshipSpec>,
     /// Daily rhythm; derived from personality when absent.
     #[serde(default)]
-    pub schedule: Option<ScheduleSpec>,
+    pub(super) schedule: Option<ScheduleSpec>,
     /// Things this resident likes to do in free time.
     #[serde(default)]
-    pub hobbies: Vec<HobbySpec>,
+    pub(super) hobbies: Vec<HobbySpec>,
     /// What this resident likes to talk about.
     #[serde(default)]
-    pub topics: Vec<String>,
+    pub(super) topics: Vec<String>,
     /// Drive this resident with another brain or model (used by the LLM brain).
     #[serde(default)]
-    pub brain: Option<BrainOverride>,
+    pub(super) brain: Option<BrainOverride>,
     /// The player can talk with this resident through a HEART RULE script set
     /// (the window's "talk" button).
     #[serde(default)]
-    pub counsel: Option<CounselSpec>,
+    pub(super) counsel: Option<CounselSpec>,
     /// This resident runs skills of a HEART RULE script set in its own
     /// conversations with other residents.
     #[serde(default)]
-    pub converse: Option<ConverseSpec>,
+    pub(super) converse: Option<ConverseSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ConverseSpec {
     /// The script folder, relative to the scenario folder.
-    pub scripts: Spanned<String>,
+    pub(super) scripts: Spanned<String>,
     /// The chance (0–1) that a conversation this resident opens or joins as
     /// one of two runs the next skill due with that partner.
     #[serde(default = "default_converse_chance")]
-    pub chance: f32,
+    pub(super) chance: f32,
     /// Only with partners it sees this way (by strength: stranger,
     /// acquaintance, friend, close_friend); anyone when empty.
     #[serde(default)]
-    pub with: Vec<RelationKind>,
+    pub(super) with: Vec<RelationKind>,
     /// Skills in the order they are run with each partner (each once per partner).
-    pub skills: Vec<ConverseSkillSpec>,
+    pub(super) skills: Vec<ConverseSkillSpec>,
 }
 
 fn default_converse_chance() -> f32 {
@@ -216,43 +216,43 @@ fn default_converse_chance() -> f32 {
 #[serde(deny_unknown_fields)]
 pub(super) struct ConverseSkillSpec {
     /// A goal of the set's `skills:`.
-    pub skill: Spanned<String>,
+    pub(super) skill: Spanned<String>,
     /// Skill variable → value; `{对方}` and the other conversation fields
     /// (see the README) are filled in when the skill starts.
     #[serde(default)]
-    pub input: std::collections::BTreeMap<String, Spanned<String>>,
+    pub(super) input: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct CounselSpec {
     /// The script folder, relative to the scenario folder.
-    pub scripts: Spanned<String>,
+    pub(super) scripts: Spanned<String>,
     /// The session to play (default: the script set's first).
     #[serde(default)]
-    pub session: Option<String>,
+    pub(super) session: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WorkSpec {
-    pub place: Spanned<String>,
+    pub(super) place: Spanned<String>,
     /// `"HH:MM-HH:MM"`
-    pub hours: Spanned<String>,
+    pub(super) hours: Spanned<String>,
     /// Weekdays worked: `mon`…`sun`; every day when absent.
     #[serde(default)]
-    pub days: Vec<Weekday>,
+    pub(super) days: Vec<Weekday>,
     /// What working looks like, e.g. "Serve drinks at the bar".
     #[serde(default)]
-    pub action: Option<String>,
+    pub(super) action: Option<String>,
     #[serde(default)]
-    pub emoji: Option<String>,
+    pub(super) emoji: Option<String>,
     /// A service role: on shift, the resident must greet whoever comes in.
     #[serde(default)]
-    pub role: Option<WorkRole>,
+    pub(super) role: Option<WorkRole>,
     /// With `role`: only these residents are greeted (e.g. a teacher's students); everyone when empty.
     #[serde(default)]
-    pub greets: Vec<Spanned<String>>,
+    pub(super) greets: Vec<Spanned<String>>,
 }
 
 /// Work roles that must greet (the design's waiter–customer, teacher–student, seller–customer).
@@ -284,50 +284,50 @@ pub(super) enum Weekday {
 #[serde(deny_unknown_fields)]
 pub struct BigFive {
     /// Openness to experience.
-    pub openness: f32,
+    pub(crate) openness: f32,
     /// Conscientiousness.
-    pub conscientiousness: f32,
+    pub(crate) conscientiousness: f32,
     /// Extraversion.
-    pub extraversion: f32,
+    pub(crate) extraversion: f32,
     /// Agreeableness.
-    pub agreeableness: f32,
+    pub(crate) agreeableness: f32,
     /// Neuroticism.
-    pub neuroticism: f32,
+    pub(crate) neuroticism: f32,
 }
 
 /// A goal is a line of text, optionally with a gathering to organise and a notice to post.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct GoalSpec {
-    pub text: String,
+    pub(super) text: String,
     #[serde(default)]
-    pub gathering: Option<GatheringSpec>,
+    pub(super) gathering: Option<GatheringSpec>,
     /// Text to post on a notice board (once).
     #[serde(default)]
-    pub notice: Option<String>,
+    pub(super) notice: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct GatheringSpec {
-    pub title: String,
-    pub location: Spanned<String>,
+    pub(super) title: String,
+    pub(super) location: Spanned<String>,
     /// Day of the run, 1-based.
-    pub day: u32,
+    pub(super) day: u32,
     /// `"HH:MM"`
-    pub from: Spanned<String>,
-    pub to: Spanned<String>,
+    pub(super) from: Spanned<String>,
+    pub(super) to: Spanned<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RelationshipSpec {
-    pub with: Spanned<String>,
+    pub(super) with: Spanned<String>,
     #[serde(rename = "type")]
-    pub kind: RelationKind,
-    pub strength: f32,
+    pub(super) kind: RelationKind,
+    pub(super) strength: f32,
     #[serde(default)]
-    pub impression: String,
+    pub(super) impression: String,
 }
 
 /// How one resident sees another: the stages a tie grows through, and the
@@ -366,27 +366,27 @@ impl RelationKind {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ScheduleSpec {
-    pub wake: Spanned<String>,
-    pub bedtime: Spanned<String>,
+    pub(super) wake: Spanned<String>,
+    pub(super) bedtime: Spanned<String>,
     /// Chance (0–1) of staying out past bedtime on a given evening.
     #[serde(default)]
-    pub late_night_chance: Option<f32>,
+    pub(super) late_night_chance: Option<f32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct HobbySpec {
     /// English verb phrase, e.g. "Explore the old mine".
-    pub action: String,
-    pub place: Spanned<String>,
+    pub(super) action: String,
+    pub(super) place: Spanned<String>,
     #[serde(default)]
-    pub emoji: Option<String>,
+    pub(super) emoji: Option<String>,
     /// A Chinese line the resident might say while at it.
     #[serde(default)]
-    pub says: Option<String>,
+    pub(super) says: Option<String>,
     /// Only in the evening (18:00 on) — e.g. a late walk.
     #[serde(default)]
-    pub evening: bool,
+    pub(super) evening: bool,
 }
 
 /// A resident's own brain: its own endpoint, or always the built-in one.
@@ -395,16 +395,16 @@ pub(super) struct HobbySpec {
 pub struct BrainOverride {
     /// This resident's own OpenAI-compatible base URL.
     #[serde(default)]
-    pub endpoint: Option<String>,
+    pub(crate) endpoint: Option<String>,
     /// The model to ask for.
     #[serde(default)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Environment variable holding the key for `endpoint`.
     #[serde(default)]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
     /// Always the built-in brain, even when an LLM is configured.
     #[serde(default)]
-    pub builtin: bool,
+    pub(crate) builtin: bool,
 }
 
 /// `tuning.yaml` — every number a designer may want to turn.
@@ -412,13 +412,13 @@ pub struct BrainOverride {
 #[serde(deny_unknown_fields, default)]
 pub struct Tuning {
     /// Game minutes per simulation step.
-    pub step_minutes: u32,
+    pub(crate) step_minutes: u32,
     /// Map units walked per game minute.
-    pub walk_speed: f32,
+    pub(crate) walk_speed: f32,
     /// How needs fall and rise.
-    pub needs: NeedsTuning,
+    pub(crate) needs: NeedsTuning,
     /// Conversations and ties.
-    pub social: SocialTuning,
+    pub(crate) social: SocialTuning,
     /// How long actions last.
     pub durations: DurationTuning,
     /// The built-in planner's utilities.
@@ -443,30 +443,30 @@ impl Default for Tuning {
 #[serde(deny_unknown_fields, default)]
 pub struct NeedsTuning {
     /// Points lost per game minute (needs are 0–100, 100 = fully satisfied).
-    pub decay: NeedRates,
+    pub(crate) decay: NeedRates,
     /// Energy per minute asleep.
-    pub sleep_restore: f32,
+    pub(crate) sleep_restore: f32,
     /// Hunger per minute eating where food is served.
-    pub eat_restore: f32,
+    pub(crate) eat_restore: f32,
     /// Social need per line spoken or heard in a conversation.
-    pub talk_restore: f32,
+    pub(crate) talk_restore: f32,
     /// Social need per minute spent with others at a gathering, tavern, square.
-    pub company_restore: f32,
+    pub(crate) company_restore: f32,
     /// Fun per minute of leisure (hobbies, reading, walks, gatherings).
-    pub leisure_restore: f32,
+    pub(crate) leisure_restore: f32,
     /// Asleep, hunger and the need for company fall this much as fast.
-    pub asleep_decay: f32,
+    pub(crate) asleep_decay: f32,
     /// Walking, energy falls this much as fast.
-    pub walking_decay: f32,
+    pub(crate) walking_decay: f32,
     /// Company restores social need for at most this many others present.
-    pub company_cap: f32,
+    pub(crate) company_cap: f32,
     /// At a gathering or socialising, fun rises at this share of leisure's rate.
-    pub social_fun: f32,
+    pub(crate) social_fun: f32,
     /// Idling (resting, looking around), energy rises at this share of its decay.
-    pub idle_energy: f32,
+    pub(crate) idle_energy: f32,
     /// Doing anything else with others there, social need rises at this share
     /// of `company_restore`.
-    pub company_nearby: f32,
+    pub(crate) company_nearby: f32,
 }
 
 impl Default for NeedsTuning {
@@ -493,13 +493,13 @@ impl Default for NeedsTuning {
 #[serde(deny_unknown_fields, default)]
 pub struct NeedRates {
     /// Energy.
-    pub energy: f32,
+    pub(crate) energy: f32,
     /// Hunger (100 = full).
-    pub hunger: f32,
+    pub(crate) hunger: f32,
     /// Company.
-    pub social: f32,
+    pub(crate) social: f32,
     /// Fun.
-    pub fun: f32,
+    pub(crate) fun: f32,
 }
 
 impl Default for NeedRates {
@@ -525,11 +525,11 @@ pub struct DurationTuning {
     /// Longest action (a full night's sleep fits).
     pub max: u32,
     /// A meal.
-    pub meal: u32,
+    pub(crate) meal: u32,
     /// Posting a notice.
-    pub notice: u32,
+    pub(crate) notice: u32,
     /// Sleep longer than this consolidates the day's memories.
-    pub consolidate_after: u32,
+    pub(crate) consolidate_after: u32,
 }
 
 impl Default for DurationTuning {

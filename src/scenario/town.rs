@@ -47,15 +47,15 @@ pub struct Location {
     /// The id used in logs, saves and prompts.
     pub id: LocationId,
     /// The display name (Chinese).
-    pub name: String,
+    pub(crate) name: String,
     /// A line about it, told to prompts.
-    pub description: String,
+    pub(crate) description: String,
     /// What kind of place it is.
     pub kind: LocationKind,
     /// Centre on the map.
-    pub position: Vec2,
+    pub(crate) position: Vec2,
     /// Width and height of its area.
-    pub size: Vec2,
+    pub(crate) size: Vec2,
     /// Places a path leads to.
     pub neighbours: Vec<LocIdx>,
     /// How many may be there at once.

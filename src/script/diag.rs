@@ -19,19 +19,19 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScriptDiagnostic {
     /// The file.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// 1-based line.
-    pub line: u64,
+    pub(crate) line: u64,
     /// 1-based column.
-    pub col: u64,
+    pub(crate) col: u64,
     /// How bad it is.
     pub severity: Severity,
     /// Stable code, e.g. `E101` (see the README's table).
-    pub code: &'static str,
+    pub(crate) code: &'static str,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
     /// What would fix it.
-    pub help: Option<String>,
+    pub(crate) help: Option<String>,
 }
 
 impl ScriptDiagnostic {

@@ -55,14 +55,14 @@ pub struct Host {
     /// What the player can do now.
     pub prompt: Prompt,
     /// Goal paths entered and not yet left, innermost last.
-    pub goals: Vec<String>,
+    pub(crate) goals: Vec<String>,
     /// The stage under way.
-    pub stage: String,
+    pub(crate) stage: String,
     /// Every variable ever set: (where it lived, name, last value), as the
     /// design's debugging page lists them (goal variables outlive their goal here).
     pub vars: Vec<(String, String, Var)>,
     /// LLM replies answered offline (no model, or the model failed).
-    pub offline_replies: u32,
+    pub(crate) offline_replies: u32,
 }
 
 impl Host {

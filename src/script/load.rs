@@ -12,11 +12,11 @@ use crate::base::parse_yaml;
 #[derive(Debug, Clone)]
 pub struct LoadedDoc {
     /// The file it is in.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Lines before the document in its file (add to a span's line).
-    pub line_offset: u64,
+    pub(crate) line_offset: u64,
     /// The document.
-    pub doc: Document,
+    pub(crate) doc: Document,
 }
 
 /// Everything a folder holds, in file order.

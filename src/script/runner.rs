@@ -37,7 +37,7 @@ impl Mind for Offline {
 
 /// Replies read one per line: an option by its key (or its number), free text as is.
 pub(crate) struct Scripted<I: Iterator<Item = String>> {
-    pub lines: I,
+    pub(crate) lines: I,
 }
 
 impl<I: Iterator<Item = String>> Human for Scripted<I> {
@@ -63,7 +63,7 @@ impl<I: Iterator<Item = String>> Human for Scripted<I> {
 /// the option closest to what it says.
 #[derive(Debug, Clone)]
 pub(crate) struct Persona {
-    pub sentences: Vec<String>,
+    pub(crate) sentences: Vec<String>,
     used: Vec<usize>,
 }
 
@@ -142,12 +142,12 @@ pub(crate) enum Outcome {
 /// A finished (or stopped) run.
 #[derive(Debug, Clone)]
 pub(crate) struct Played {
-    pub outcome: Outcome,
-    pub state: State,
+    pub(crate) outcome: Outcome,
+    pub(crate) state: State,
     /// Every variable ever set, by where it lived (`global`, `session`,
     /// `stage 名`, `goal 阶段/话题`), with its last value: goal variables are
     /// gone from the state when their goal ends, but a playtest wants them.
-    pub vars: Vec<(String, String, Var)>,
+    pub(crate) vars: Vec<(String, String, Var)>,
 }
 
 /// Plays `session` to the end. `show` prints each line as a terminal shows
@@ -322,10 +322,10 @@ pub(crate) enum ReplayError {
 /// What a replay matched.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Replayed {
-    pub inputs: usize,
-    pub effects: usize,
+    pub(crate) inputs: usize,
+    pub(crate) effects: usize,
     /// The script changed since the recording (the effects may still match).
-    pub script_changed: bool,
+    pub(crate) script_changed: bool,
 }
 
 /// Runs a transcript's inputs (the human's and the model's replies) through the

@@ -21,15 +21,15 @@ pub(crate) struct ActionBegan(pub Entity);
 /// A walker passed through a place on its way (notice boards are read in passing).
 #[derive(Message, Debug, Clone, Copy)]
 pub(crate) struct PassedBy {
-    pub entity: Entity,
-    pub place: LocIdx,
+    pub(crate) entity: Entity,
+    pub(crate) place: LocIdx,
 }
 
 /// A resident went to sleep now, until the given time (memory consolidation listens).
 #[derive(Message, Debug, Clone, Copy)]
 pub(crate) struct FellAsleep {
-    pub entity: Entity,
-    pub until: crate::base::time::GameTime,
+    pub(crate) entity: Entity,
+    pub(crate) until: crate::base::time::GameTime,
 }
 
 pub(super) fn plugin(app: &mut App) {

@@ -10,9 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::Memory;
 use super::notices::NoticeBoard;
-use super::residents::{
-    Activity, Agenda, Census, Needs, Relationship, Relationships, Roster, RosterIdx,
-};
+use super::residents::{Activity, Agenda, Census, Needs, Relationship, Relationships, Roster};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Town, Tuning, WorkRole};
 
@@ -25,101 +23,99 @@ pub struct ActiveBrain(pub Arc<dyn Brain>);
 #[serde(deny_unknown_fields)]
 pub struct Plan {
     /// English verb phrase, e.g. "Serve breakfast at the tavern".
-    pub action: String,
+    pub(crate) action: String,
     /// A place id from the scenario.
-    pub target_location: String,
+    pub(crate) target_location: String,
     /// What the resident says or thinks, in Chinese.
-    pub dialogue: String,
+    pub(crate) dialogue: String,
     /// An emoji for the action.
-    pub emoji: String,
+    pub(crate) emoji: String,
     /// Minutes, once there.
-    pub duration: i64,
+    pub(crate) duration: i64,
 }
 
 /// Everything a brain may look at to plan one resident's next action.
 pub struct PlanContext<'a> {
     /// The time of planning.
-    pub now: GameTime,
+    pub(crate) now: GameTime,
     /// The run's seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The town map.
-    pub town: &'a Town,
+    pub(crate) town: &'a Town,
     /// The scenario's tuning.
-    pub tuning: &'a Tuning,
+    pub(crate) tuning: &'a Tuning,
     /// Who plans.
-    pub me: &'a Profile,
-    /// Its roster index.
-    pub my_idx: RosterIdx,
+    pub(crate) me: &'a Profile,
     /// Its needs now.
-    pub needs: &'a Needs,
+    pub(crate) needs: &'a Needs,
     /// Where it stands.
-    pub at: LocIdx,
+    pub(crate) at: LocIdx,
     /// The action it has just finished, if any.
-    pub previous: Option<&'a Activity>,
+    pub(crate) previous: Option<&'a Activity>,
     /// Its memories, oldest first.
-    pub memories: &'a [Memory],
+    pub(crate) memories: &'a [Memory],
     /// The gatherings and appointments it knows of.
-    pub agenda: &'a Agenda,
+    pub(crate) agenda: &'a Agenda,
     /// Its ties.
-    pub relationships: &'a Relationships,
+    pub(crate) relationships: &'a Relationships,
     /// The notice boards.
-    pub notices: &'a NoticeBoard,
+    pub(crate) notices: &'a NoticeBoard,
     /// Where everyone is and what they do.
-    pub census: &'a Census,
+    pub(crate) census: &'a Census,
     /// Every resident.
-    pub roster: &'a Roster,
+    pub(crate) roster: &'a Roster,
     /// Every gathering of the scenario.
-    pub gatherings: &'a [Gathering],
+    pub(crate) gatherings: &'a [Gathering],
 }
 
 /// Inputs for one line of a conversation.
 pub struct LineContext<'a> {
     /// The time of the line (to the second).
-    pub now: GameTime,
+    pub(crate) now: GameTime,
     /// Who speaks.
-    pub speaker: &'a Profile,
+    pub(crate) speaker: &'a Profile,
     /// Whom the line answers or addresses.
-    pub listener: &'a Profile,
+    pub(crate) listener: &'a Profile,
     /// How the speaker sees the listener.
-    pub relation: Option<&'a Relationship>,
+    pub(crate) relation: Option<&'a Relationship>,
     /// The speaker's needs.
-    pub needs: Option<&'a Needs>,
+    pub(crate) needs: Option<&'a Needs>,
     /// Where they talk.
-    pub place: &'a Location,
+    pub(crate) place: &'a Location,
     /// What they talk about.
-    pub topic: Topic,
+    pub(crate) topic: Topic,
     /// 0-based turn.
     pub turn: u32,
     /// How many lines a built-in speaker aims for.
-    pub lines: u32,
+    pub(crate) lines: u32,
     /// The line before, if any (empty at the start).
-    pub previous: &'a str,
+    pub(crate) previous: &'a str,
     /// The other members of a group chat (empty for two).
-    pub others: &'a [&'a Profile],
+    pub(crate) others: &'a [&'a Profile],
     /// Whom to @-mention in a group line.
-    pub mention: Option<&'a str>,
+    pub(crate) mention: Option<&'a str>,
     /// The speaker greets the listener in this work role.
-    pub role: Option<WorkRole>,
+    pub(crate) role: Option<WorkRole>,
     /// The speaker invites the listener to this gathering in this line.
-    pub inviting: Option<&'a Gathering>,
+    pub(crate) inviting: Option<&'a Gathering>,
     /// The gathering's place name.
-    pub inviting_place: Option<&'a str>,
+    pub(crate) inviting_place: Option<&'a str>,
     /// The speaker proposes to meet at (place, when) in this line…
-    pub proposing: Option<(&'a str, &'a str)>,
+    pub(crate) proposing: Option<(&'a str, &'a str)>,
     /// …or accepts such a proposal.
-    pub accepting: Option<(&'a str, &'a str)>,
+    pub(crate) accepting: Option<(&'a str, &'a str)>,
     /// The run's seed (lines vary by it, deterministically).
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 /// Inputs for a night's memory summary.
 pub struct SummaryContext<'a> {
     /// Whose memories.
-    pub me: &'a Profile,
+    pub(crate) me: &'a Profile,
     /// The date of the night.
-    pub night: chrono::NaiveDate,
+    pub(crate) night: chrono::NaiveDate,
     /// The day's memories, oldest first.
-    pub entries: &'a [Memory],
+    pub(crate) entries: &'a [Memory],
 }
 
 /// What a resident's mind does. Implementations must be deterministic for the

@@ -10,13 +10,13 @@ use crate::scenario::Scenario;
 #[derive(Resource, Debug, Clone)]
 pub struct Clock {
     /// The first moment of the run.
-    pub start: GameTime,
+    pub(crate) start: GameTime,
     /// The current game time.
     pub now: GameTime,
     /// Game minutes per step.
-    pub step_minutes: u32,
+    pub(crate) step_minutes: u32,
     /// Game days the run lasts.
-    pub days: u32,
+    pub(crate) days: u32,
     /// Steps taken so far.
     pub steps: u64,
 }
@@ -49,7 +49,7 @@ pub struct SimSpeed {
     /// Multiplier of the scenario's base rate.
     pub multiplier: f32,
     /// Game minutes per real second at 1×.
-    pub minutes_per_second: f32,
+    pub(crate) minutes_per_second: f32,
     /// Single steps requested while paused.
     pub pending_single_steps: u32,
     /// Fractional game minutes carried to the next frame.
@@ -75,7 +75,7 @@ impl SimSpeed {
 #[derive(Resource, Debug, Clone, Default)]
 pub struct StepGate {
     /// An async mind's answer is awaited.
-    pub waiting: bool,
+    pub(crate) waiting: bool,
 }
 
 /// The `Update` system that runs simulation steps; async minds collect their

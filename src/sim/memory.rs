@@ -36,7 +36,7 @@ pub enum MemoryKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Memory {
     /// When it happened.
-    pub time: GameTime,
+    pub(crate) time: GameTime,
     /// Where it came from.
     pub kind: MemoryKind,
     /// 0–100.
@@ -372,18 +372,18 @@ pub fn revise(
 #[derive(Debug, Clone)]
 pub struct PendingSummary {
     /// The date of the night.
-    pub night: chrono::NaiveDate,
+    pub(crate) night: chrono::NaiveDate,
     /// The day's entries, oldest first.
-    pub entries: Vec<Memory>,
+    pub(crate) entries: Vec<Memory>,
 }
 
 /// An async mind should summarise these entries (taken out of the stream).
 #[derive(Message, Debug, Clone)]
 pub struct SummaryRequest {
     /// Whose memories.
-    pub entity: Entity,
+    pub(crate) entity: Entity,
     /// What to summarise.
-    pub pending: PendingSummary,
+    pub(crate) pending: PendingSummary,
 }
 
 /// Memories are recorded, then consolidated; async minds pick up summary requests after.

@@ -79,9 +79,9 @@ pub struct LoadedScenario(pub Arc<Scenario>);
 #[derive(Resource, Clone, Debug)]
 pub struct RunSettings {
     /// The seed every random stream of the run derives from.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Game days to run.
-    pub days: u32,
+    pub(crate) days: u32,
 }
 
 /// The whole simulation: add this to an app with `MinimalPlugins` (headless)

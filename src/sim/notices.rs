@@ -20,22 +20,22 @@ use crate::sim::residents::RosterIdx;
 #[derive(Debug, Clone)]
 pub struct Notice {
     /// Its number (1-based, in posting order).
-    pub id: u32,
+    pub(crate) id: u32,
     /// Who posted it.
-    pub author: ResidentId,
+    pub(crate) author: ResidentId,
     /// When.
-    pub posted: GameTime,
+    pub(crate) posted: GameTime,
     /// The board's place.
-    pub location: LocIdx,
+    pub(crate) location: LocIdx,
     /// What it says.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Every notice posted, oldest first.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct NoticeBoard {
     /// The notices, oldest first.
-    pub notices: Vec<Notice>,
+    pub(crate) notices: Vec<Notice>,
 }
 
 impl NoticeBoard {

@@ -23,20 +23,20 @@ use crate::sim::residents::RosterIdx;
 #[derive(Message, Debug, Clone, Copy)]
 pub struct PlanRequest {
     /// Who.
-    pub entity: Entity,
+    pub(crate) entity: Entity,
     /// The request's number; only the answer to the latest is used.
-    pub request: u64,
+    pub(crate) request: u64,
 }
 
 /// A brain's answer to a [`PlanRequest`].
 #[derive(Message, Debug, Clone)]
 pub struct PlanReady {
     /// Who.
-    pub entity: Entity,
+    pub(crate) entity: Entity,
     /// The request answered.
-    pub request: u64,
+    pub(crate) request: u64,
     /// The plan, as the brain wrote it.
-    pub plan: Plan,
+    pub(crate) plan: Plan,
 }
 
 /// Ordered steps inside [`SimSet::Planning`]; an async brain answers between
@@ -126,10 +126,9 @@ fn request_plans(
     idle.sort_unstable();
     for (_, entity) in idle {
         counter.0 += 1;
-        commands.entity(entity).insert(Thinking {
-            since: clock.now,
-            request: counter.0,
-        });
+        commands
+            .entity(entity)
+            .insert(Thinking { request: counter.0 });
         requests.write(PlanRequest {
             entity,
             request: counter.0,
@@ -142,25 +141,25 @@ fn request_plans(
 #[derive(SystemParam)]
 pub struct PlanInputs<'w, 's> {
     /// The game clock.
-    pub clock: Res<'w, Clock>,
+    pub(crate) clock: Res<'w, Clock>,
     /// The run's settings.
-    pub settings: Res<'w, RunSettings>,
+    pub(crate) settings: Res<'w, RunSettings>,
     /// The town map.
-    pub town: Res<'w, Town>,
+    pub(crate) town: Res<'w, Town>,
     /// The tuning in force.
-    pub tuning: Res<'w, ActiveTuning>,
+    pub(crate) tuning: Res<'w, ActiveTuning>,
     /// The notice boards.
-    pub board: Res<'w, NoticeBoard>,
+    pub(crate) board: Res<'w, NoticeBoard>,
     /// Where everyone is.
-    pub census: Res<'w, Census>,
+    pub(crate) census: Res<'w, Census>,
     /// Every resident.
-    pub roster: Res<'w, Roster>,
+    pub(crate) roster: Res<'w, Roster>,
     /// The gatherings.
-    pub gatherings: Res<'w, Gatherings>,
+    pub(crate) gatherings: Res<'w, Gatherings>,
     /// The brain in force.
-    pub brain: Res<'w, ActiveBrain>,
+    pub(crate) brain: Res<'w, ActiveBrain>,
     /// What is read of each resident.
-    pub residents: Query<'w, 's, PlannerView<'static>>,
+    pub(crate) residents: Query<'w, 's, PlannerView<'static>>,
 }
 
 impl PlanInputs<'_, '_> {
@@ -170,7 +169,7 @@ impl PlanInputs<'_, '_> {
         entity: Entity,
         f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
     ) -> Option<R> {
-        let (r, persona, needs, at, previous, memories, agenda, rels, mut rng) =
+        let (_, persona, needs, at, previous, memories, agenda, rels, mut rng) =
             self.residents.get_mut(entity).ok()?;
         let cx = PlanContext {
             now: self.clock.now,
@@ -178,7 +177,6 @@ impl PlanInputs<'_, '_> {
             town: &self.town,
             tuning: &self.tuning,
             me: &persona.0,
-            my_idx: r.idx,
             needs,
             at: at.0,
             previous,
@@ -226,17 +224,17 @@ fn answer_with_brain(
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidPlan {
     /// The action, as an English verb phrase.
-    pub action: String,
+    pub(crate) action: String,
     /// What kind of action it is.
-    pub kind: ActivityKind,
+    pub(crate) kind: ActivityKind,
     /// Where.
-    pub target: LocIdx,
+    pub(crate) target: LocIdx,
     /// What the resident says.
-    pub dialogue: String,
+    pub(crate) dialogue: String,
     /// The emoji shown.
-    pub emoji: String,
+    pub(crate) emoji: String,
     /// Game minutes, once there (within the tuning's bounds).
-    pub duration: u32,
+    pub(crate) duration: u32,
 }
 
 /// Checks a brain's plan against the town; returns the plan to carry out and
@@ -352,7 +350,6 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
             kind: plan.kind,
             target,
             duration: plan.duration,
-            planned_at: now,
             busy_until: now.plus_minutes(walk + plan.duration as i64),
             underway: false,
         };

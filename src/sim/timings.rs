@@ -38,9 +38,9 @@ pub const PHASES: [&str; 16] = [
 #[derive(Resource, Debug, Default, Clone)]
 pub struct StepTimings {
     /// Time per phase.
-    pub spent: [Duration; PHASES.len()],
+    pub(crate) spent: [Duration; PHASES.len()],
     /// Steps measured.
-    pub steps: u64,
+    pub(crate) steps: u64,
     last: Option<Instant>,
 }
 

@@ -36,14 +36,14 @@ const ABOVE: f32 = 52.0;
 /// A line over a resident's head.
 #[derive(Component, Debug)]
 pub(crate) struct Bubble {
-    pub speaker: Entity,
-    pub resident: ResidentId,
+    pub(crate) speaker: Entity,
+    pub(crate) resident: ResidentId,
     /// The conversation it belongs to (`None`: a plan's line).
-    pub conversation: Option<u64>,
+    pub(crate) conversation: Option<u64>,
     /// `Time<Real>` elapsed seconds when shown.
-    pub born: f32,
+    pub(crate) born: f32,
     /// Half the size of its box, for clicks.
-    pub half: Vec2,
+    pub(crate) half: Vec2,
 }
 
 /// The box behind a bubble's text.

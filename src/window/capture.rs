@@ -10,10 +10,10 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 #[derive(Resource, Debug, Clone)]
 pub(crate) struct CapturePlan {
     /// Real seconds after start.
-    pub after: f32,
-    pub path: PathBuf,
+    pub(crate) after: f32,
+    pub(crate) path: PathBuf,
     /// Quit once the file is written.
-    pub exit: bool,
+    pub(crate) exit: bool,
 }
 
 #[derive(Resource, Default)]

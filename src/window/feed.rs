@@ -29,15 +29,15 @@ const KEEP: usize = 5000;
 /// One line of the event stream: an event as the narrator tells it.
 #[derive(Debug, Clone)]
 pub(crate) struct FeedEntry {
-    pub time: GameTime,
-    pub told: Narration,
+    pub(crate) time: GameTime,
+    pub(crate) told: Narration,
 }
 
 #[derive(Resource, Debug, Default)]
 pub(crate) struct EventFeed {
-    pub entries: VecDeque<FeedEntry>,
+    pub(crate) entries: VecDeque<FeedEntry>,
     /// Every entry ever added (the stream scrolls when this grows).
-    pub total: u64,
+    pub(crate) total: u64,
 }
 
 /// Every resident's ties at one moment: `[roster idx] = [(other idx, strength)]`.
@@ -46,7 +46,7 @@ pub(crate) type Ties = Vec<Vec<(RosterIdx, f32)>>;
 /// Hourly samples of every tie.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct RelationHistory {
-    pub samples: Vec<(GameTime, Ties)>,
+    pub(crate) samples: Vec<(GameTime, Ties)>,
     last_hour: Option<i64>,
 }
 

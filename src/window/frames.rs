@@ -13,11 +13,11 @@ use crate::sim::clock::DriveSteps;
 #[derive(Resource, Debug, Clone)]
 pub(crate) struct FrameStatsPlan {
     /// Real seconds ignored at the start (shader compilation, first layout).
-    pub warmup: f32,
+    pub(crate) warmup: f32,
     /// Real seconds measured.
-    pub seconds: f32,
+    pub(crate) seconds: f32,
     /// Also write the report here.
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
 #[derive(Resource, Default)]
@@ -59,16 +59,16 @@ fn sim_ends(mut s: ResMut<FrameSamples>) {
 /// The report's numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FrameReport {
-    pub frames: usize,
-    pub median_ms: f64,
-    pub p99_ms: f64,
-    pub max_ms: f64,
+    pub(crate) frames: usize,
+    pub(crate) median_ms: f64,
+    pub(crate) p99_ms: f64,
+    pub(crate) max_ms: f64,
     /// Frames over twice the median …
-    pub slow: usize,
+    pub(crate) slow: usize,
     /// … of which the simulation and LLM bridge took more than a median frame.
-    pub slow_from_sim: usize,
-    pub sim_median_ms: f64,
-    pub sim_p99_ms: f64,
+    pub(crate) slow_from_sim: usize,
+    pub(crate) sim_median_ms: f64,
+    pub(crate) sim_p99_ms: f64,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {

@@ -47,7 +47,7 @@ pub(crate) const FONT: &str = "fonts/DroidSansFallbackFull.ttf";
 /// the world's is its centre, y up.
 #[derive(Resource, Clone, Copy, Debug)]
 pub(crate) struct MapFrame {
-    pub size: Vec2,
+    pub(crate) size: Vec2,
 }
 
 impl MapFrame {
@@ -71,17 +71,17 @@ pub(crate) enum ViewSet {
 #[derive(Default)]
 pub(crate) struct WindowOptions {
     /// The folder to watch for hot reload (`None`: a generated town).
-    pub scenario_dir: Option<PathBuf>,
-    pub capture: Option<CapturePlan>,
-    pub frame_stats: Option<FrameStatsPlan>,
-    pub llm: Option<LlmSettings>,
-    pub log: Option<EventLog>,
+    pub(crate) scenario_dir: Option<PathBuf>,
+    pub(crate) capture: Option<CapturePlan>,
+    pub(crate) frame_stats: Option<FrameStatsPlan>,
+    pub(crate) llm: Option<LlmSettings>,
+    pub(crate) log: Option<EventLog>,
     /// Start at this speed multiplier (1–300).
-    pub speed: Option<f32>,
+    pub(crate) speed: Option<f32>,
     /// Start with this resident selected and followed.
-    pub select: Option<String>,
+    pub(crate) select: Option<String>,
     /// Start with only these panels open (`None`: inspector and events).
-    pub panels: Option<Vec<String>>,
+    pub(crate) panels: Option<Vec<String>>,
 }
 
 /// Where `assets/` is: under `BEVY_ASSET_ROOT` when set; else beside the

@@ -50,7 +50,7 @@ struct Darkness;
 /// A window of the building at place `place`.
 #[derive(Component)]
 pub(crate) struct WindowLight {
-    pub place: crate::scenario::LocIdx,
+    pub(crate) place: crate::scenario::LocIdx,
 }
 
 const GLASS: Color = Color::srgb(0.36, 0.46, 0.58);

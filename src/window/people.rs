@@ -40,10 +40,10 @@ const STRIDE_FPS: f32 = 8.0;
 /// put it at, not yet walked by its figure, oldest first.
 #[derive(Component, Debug, Default)]
 pub(crate) struct Glide {
-    pub path: VecDeque<Vec2>,
-    pub last: Option<Vec2>,
-    pub moving: bool,
-    pub stride: f32,
+    pub(crate) path: VecDeque<Vec2>,
+    pub(crate) last: Option<Vec2>,
+    pub(crate) moving: bool,
+    pub(crate) stride: f32,
 }
 
 /// The name label under a figure.

@@ -124,12 +124,12 @@ fn watched_files(dir: &Path) -> Vec<String> {
 /// The watched folder and what was last seen of each file.
 #[derive(Resource, Debug)]
 pub(crate) struct ScenarioWatch {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The watched files, relative to `dir`.
     files: Vec<String>,
     /// Counts changes on disk that settled (the counsel panel re-reads its
     /// script set when this moves, good reload or not).
-    pub generation: u32,
+    pub(crate) generation: u32,
     handles: Vec<Handle<ScenarioFile>>,
     /// Each file's first load was seen (later events are edits).
     loaded: Vec<bool>,
@@ -143,11 +143,11 @@ pub(crate) struct ScenarioWatch {
 #[derive(Resource, Debug, Default, Clone)]
 pub(crate) struct ReloadStatus {
     /// `file:line:col: …` lines while the files on disk are broken.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// What the last good reload changed.
-    pub applied: Vec<String>,
+    pub(crate) applied: Vec<String>,
     /// How many good reloads so far.
-    pub reloads: u32,
+    pub(crate) reloads: u32,
 }
 
 fn watch_files(assets: Res<AssetServer>, mut watch: ResMut<ScenarioWatch>) {

@@ -31,10 +31,10 @@ pub(super) fn plugin(app: &mut App) {
 /// Who is selected, and whether the camera follows them.
 #[derive(Resource, Debug, Default, Clone, PartialEq)]
 pub(crate) struct Selection {
-    pub resident: Option<ResidentId>,
-    pub follow: bool,
+    pub(crate) resident: Option<ResidentId>,
+    pub(crate) follow: bool,
     /// A bubble was clicked: the inspector opens on this conversation.
-    pub conversation: Option<u64>,
+    pub(crate) conversation: Option<u64>,
 }
 
 impl Selection {
@@ -54,8 +54,8 @@ impl Selection {
 /// egui pass; the map's input systems stand back when it does).
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub(crate) struct UiWantsInput {
-    pub pointer: bool,
-    pub keyboard: bool,
+    pub(crate) pointer: bool,
+    pub(crate) keyboard: bool,
 }
 
 /// Where the camera should glide to once (an event clicked in the stream).

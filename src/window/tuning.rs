@@ -9,12 +9,12 @@ use crate::scenario::Tuning;
 /// One slider: its label, the key path in `tuning.yaml`, its range, and
 /// whether the value is a whole number.
 pub(crate) struct Slider {
-    pub label: &'static str,
-    pub path: &'static [&'static str],
-    pub range: std::ops::RangeInclusive<f64>,
-    pub whole: bool,
-    pub get: fn(&Tuning) -> f64,
-    pub set: fn(&mut Tuning, f64),
+    pub(crate) label: &'static str,
+    pub(crate) path: &'static [&'static str],
+    pub(crate) range: std::ops::RangeInclusive<f64>,
+    pub(crate) whole: bool,
+    pub(crate) get: fn(&Tuning) -> f64,
+    pub(crate) set: fn(&mut Tuning, f64),
 }
 
 macro_rules! slider {

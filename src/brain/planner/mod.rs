@@ -82,18 +82,18 @@ impl From<String> for ActionText {
 /// One option the planner weighs.
 #[derive(Debug, Clone)]
 pub(super) struct Candidate {
-    pub action: ActionText,
-    pub kind: ActivityKind,
-    pub target: LocIdx,
-    pub duration: u32,
-    pub emoji: String,
-    pub score: f32,
+    pub(super) action: ActionText,
+    pub(super) kind: ActivityKind,
+    pub(super) target: LocIdx,
+    pub(super) duration: u32,
+    pub(super) emoji: String,
+    pub(super) score: f32,
     /// A line the persona suggests for this option (hobby `says`, notice text).
-    pub line: Option<String>,
+    pub(super) line: Option<String>,
     /// Friend the option is about, by roster idx.
-    pub friend: Option<RosterIdx>,
+    pub(super) friend: Option<RosterIdx>,
     /// Gathering the option is about.
-    pub gathering: Option<usize>,
+    pub(super) gathering: Option<usize>,
 }
 
 impl Candidate {

@@ -26,11 +26,11 @@ use tuning::check_tuning;
 
 /// The parsed files of a scenario folder.
 pub(super) struct Files<'a> {
-    pub dir: &'a Path,
-    pub town: spec::TownFile,
-    pub locations: spec::LocationsFile,
-    pub residents: spec::ResidentsFile,
-    pub tuning: spec::Tuning,
+    pub(super) dir: &'a Path,
+    pub(super) town: spec::TownFile,
+    pub(super) locations: spec::LocationsFile,
+    pub(super) residents: spec::ResidentsFile,
+    pub(super) tuning: spec::Tuning,
 }
 
 /// Where diagnostics go, and the files they name.

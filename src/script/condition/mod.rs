@@ -22,7 +22,7 @@ pub(crate) const MAX_LEN: usize = 2_000;
 pub(crate) const MAX_DEPTH: usize = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmpOp {
+pub(crate) enum CmpOp {
     Eq,
     StrictEq,
     Ne,
@@ -50,13 +50,13 @@ impl CmpOp {
 
 /// A piece of a string literal: text, or `{NAME}` interpolated when evaluated.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Piece {
+pub(crate) enum Piece {
     Text(String),
     Var(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Expr {
+pub(crate) enum Expr {
     Lit(Value),
     /// A string literal with `{NAME}` inside.
     Template(Vec<Piece>),
@@ -69,17 +69,17 @@ pub enum Expr {
 
 /// A compiled condition.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Condition {
-    pub source: String,
-    pub expr: Expr,
+pub(crate) struct Condition {
+    pub(crate) source: String,
+    pub(crate) expr: Expr,
 }
 
 /// Why a condition does not parse: `column` is 1-based, in characters of the condition text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConditionError {
-    pub column: usize,
-    pub message: String,
-    pub help: Option<String>,
+pub(crate) struct ConditionError {
+    pub(crate) column: usize,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
 }
 
 impl fmt::Display for ConditionError {
@@ -93,7 +93,7 @@ impl fmt::Display for ConditionError {
 }
 
 impl Condition {
-    pub fn parse(source: &str) -> Result<Condition, ConditionError> {
+    pub(crate) fn parse(source: &str) -> Result<Condition, ConditionError> {
         let chars: Vec<char> = source.chars().collect();
         if chars.len() > MAX_LEN {
             return Err(err(
@@ -130,12 +130,12 @@ impl Condition {
     }
 
     /// Evaluates with `lookup` giving each variable's value.
-    pub fn eval(&self, lookup: &dyn Fn(&str) -> Value) -> bool {
+    pub(crate) fn eval(&self, lookup: &dyn Fn(&str) -> Value) -> bool {
         eval(&self.expr, lookup).truthy()
     }
 
     /// Every variable the condition reads, in order of appearance (repeats removed).
-    pub fn variables(&self) -> Vec<&str> {
+    pub(crate) fn variables(&self) -> Vec<&str> {
         let mut out = Vec::new();
         walk(&self.expr, &mut |e| match e {
             Expr::Var(v) => out.push(v.as_str()),
@@ -155,7 +155,7 @@ impl Condition {
 
     /// `{VAR} == 'literal'` comparisons (either side, any equality), for checking
     /// a `user_option` variable against its choice keys.
-    pub fn compared_literals(&self) -> Vec<(&str, String)> {
+    pub(crate) fn compared_literals(&self) -> Vec<(&str, String)> {
         let mut out = Vec::new();
         walk(&self.expr, &mut |e| {
             if let Expr::Cmp(op, a, b) = e

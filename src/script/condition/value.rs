@@ -5,7 +5,7 @@ use std::fmt;
 
 /// A value as JavaScript sees it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// No such variable.
     Undefined,
     /// A variable declared with no value, or `null`.
@@ -22,7 +22,7 @@ pub enum Value {
 
 impl Value {
     /// Whether JavaScript's `if` takes it as true.
-    pub fn truthy(&self) -> bool {
+    pub(crate) fn truthy(&self) -> bool {
         match self {
             Value::Undefined | Value::Null => false,
             Value::Bool(b) => *b,
@@ -64,7 +64,7 @@ impl Value {
     }
 
     /// `===`
-    pub fn strict_eq(&self, other: &Value) -> bool {
+    pub(crate) fn strict_eq(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Num(a), Value::Num(b)) => a == b,
             // Two list values are never the same object.
@@ -74,7 +74,7 @@ impl Value {
     }
 
     /// `==` (the Abstract Equality Comparison).
-    pub fn loose_eq(&self, other: &Value) -> bool {
+    pub(crate) fn loose_eq(&self, other: &Value) -> bool {
         use Value::*;
         match (self, other) {
             (a, b) if a.type_tag() == b.type_tag() => a.strict_eq(b),

@@ -95,57 +95,57 @@ pub(super) fn json_text(v: &serde_json::Value) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GoalRef {
     /// The goal's name (a skill's name for calls).
-    pub goal: String,
+    pub(crate) goal: String,
     /// Inserted by a `call` (the debugging view marks these).
-    pub skill: Option<SkillCall>,
+    pub(crate) skill: Option<SkillCall>,
 }
 
 /// How a skill goal was called.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkillCall {
     /// Skill variables set on entry (already evaluated in the caller's scope).
-    pub inputs: BTreeMap<String, String>,
+    pub(crate) inputs: BTreeMap<String, String>,
     /// (caller variable, value template in the skill's scope) written on exit.
-    pub outputs: Vec<(String, String)>,
+    pub(crate) outputs: Vec<(String, String)>,
     /// With `fromlist`: the list variable and this goal's item.
-    pub item: Option<(String, usize)>,
+    pub(crate) item: Option<(String, usize)>,
 }
 
 /// A goal being run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
     /// Which goal.
-    pub goal: GoalRef,
+    pub(crate) goal: GoalRef,
     /// Stage the goal belongs to (its own stage for stage goals).
-    pub stage: String,
+    pub(crate) stage: String,
     /// Index of the next action, and its stable id (kind and text) as of the
     /// last wait, to find it again in an edited script.
     pub action: usize,
     /// The action's stable id (see `action`).
     #[serde(alias = "action_key")]
-    pub action_id: String,
+    pub(crate) action_id: String,
     /// `ai_ask` rounds done for the current action.
     pub rounds: u32,
     /// The goal's own variables.
-    pub vars: BTreeMap<String, Var>,
+    pub(crate) vars: BTreeMap<String, Var>,
     /// The goal's chat so far (for `think`).
-    pub chat_from: usize,
+    pub(crate) chat_from: usize,
     /// Goals to run before this one goes on (a `BEFORE_GOAL` call paused it).
-    pub before: Vec<GoalRef>,
+    pub(crate) before: Vec<GoalRef>,
     /// The auto variables were brought up to date at this goal's end.
     #[serde(default)]
-    pub updated: bool,
+    pub(crate) updated: bool,
 }
 
 /// A stage of the session: the goals still queued, and whether it began.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageRun {
     /// The stage's name.
-    pub stage: String,
+    pub(crate) stage: String,
     /// Goals still to run, in order (calls insert theirs here).
-    pub queue: Vec<GoalRef>,
+    pub(crate) queue: Vec<GoalRef>,
     /// Its variables are declared and `StageEntered` was reported.
-    pub entered: bool,
+    pub(crate) entered: bool,
 }
 
 /// What the engine waits for.
@@ -186,44 +186,44 @@ pub struct ChatLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
     /// [`STATE_VERSION`] when saved.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The script's hash when saved (a different one relocates the frames).
     pub script_hash: u64,
     /// The session played (a skill's name for a skill run on its own).
     pub session: String,
     /// The session's stages, in order.
-    pub stages: Vec<StageRun>,
+    pub(crate) stages: Vec<StageRun>,
     /// Goals being run, innermost (the one acting) last.
     pub frames: Vec<Frame>,
     /// Global variables.
-    pub global: BTreeMap<String, Var>,
+    pub(crate) global: BTreeMap<String, Var>,
     /// The session's variables.
-    pub session_vars: BTreeMap<String, Var>,
+    pub(crate) session_vars: BTreeMap<String, Var>,
     /// The current stage's variables.
-    pub stage_vars: BTreeMap<String, Var>,
+    pub(crate) stage_vars: BTreeMap<String, Var>,
     /// The latest lines of the chat (at most [`CHAT_KEEP`]).
     pub chat: Vec<ChatLine>,
     /// Lines ever said (chat may have dropped the oldest).
-    pub said: usize,
+    pub(crate) said: usize,
     /// The AI role speaking now (`scene`'s `ai:` changes it).
-    pub ai_role: String,
+    pub(crate) ai_role: String,
     /// The scene set by the last `scene:` action.
-    pub scene: Option<String>,
+    pub(crate) scene: Option<String>,
     /// What the engine waits for.
     pub wait: Wait,
     /// The last LLM request id given out.
-    pub next_request: u64,
+    pub(crate) next_request: u64,
     /// The LLM request waited for.
     pub pending: Option<LlmRequest>,
     /// `said` at the last auto update: later lines are what it reads next.
     #[serde(default)]
-    pub auto_from: usize,
+    pub(crate) auto_from: usize,
     /// Form fields filled so far: form → field → value.
     #[serde(default)]
-    pub forms: BTreeMap<String, BTreeMap<String, String>>,
+    pub(crate) forms: BTreeMap<String, BTreeMap<String, String>>,
     /// The HUMAN role's name (whose lines the offline brain reads).
     #[serde(default)]
-    pub human_role: String,
+    pub(crate) human_role: String,
 }
 
 /// A form's fields in order, each with its value (None: not filled yet).
@@ -256,7 +256,7 @@ pub struct LlmRequest {
     /// Variables to produce: (name, definition).
     pub wants: Vec<(String, String)>,
     /// `tolist`: the variables come back as a list of records.
-    pub list: bool,
+    pub(crate) list: bool,
     /// A second try after an answer that was not the JSON asked for.
     #[serde(default)]
     pub repair: bool,

@@ -13,23 +13,23 @@ use super::protocol::{Frame, GoalRef, State};
 #[derive(Debug, Clone)]
 pub struct Script {
     /// The sessions, in file order.
-    pub sessions: Vec<Session>,
+    pub(crate) sessions: Vec<Session>,
     /// The skills by name (the first of a duplicated name).
-    pub skills: BTreeMap<String, Goal>,
+    pub(crate) skills: BTreeMap<String, Goal>,
     /// Global variables.
-    pub global: Vec<VarDecl>,
+    pub(crate) global: Vec<VarDecl>,
     /// The roles.
-    pub roles: Vec<Role>,
+    pub(crate) roles: Vec<Role>,
     /// FNV-1a of every file's text: a saved state knows its script by it.
     pub hash: u64,
     /// Every condition, compiled once at load (by its source text).
-    pub conditions: std::collections::HashMap<String, Result<Condition, String>>,
+    pub(crate) conditions: std::collections::HashMap<String, Result<Condition, String>>,
     /// Variables each skill reads or extracts, its calls included.
     skill_uses: BTreeMap<String, BTreeSet<String>>,
     /// Some global, session or stage variable is `auto: true`.
     pub(super) has_auto: bool,
     /// The forms, in file order.
-    pub forms: Vec<Form>,
+    pub(crate) forms: Vec<Form>,
     /// Variable → the (form, field) pairs it fills.
     pub(super) form_fields: BTreeMap<String, Vec<(String, String)>>,
 }

@@ -14,7 +14,7 @@ use crate::sim::social::{Emotion, EndCause, Trigger};
 #[derive(Message, Debug, Clone, Serialize, Deserialize)]
 pub struct SimEvent {
     /// Game time of the event (to the minute; to the second for messages).
-    pub time: GameTime,
+    pub(crate) time: GameTime,
     /// What happened.
     #[serde(flatten)]
     pub body: EventBody,
@@ -394,24 +394,24 @@ impl EventBody {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RelationshipDelta {
     /// Whose view.
-    pub resident: ResidentId,
+    pub(crate) resident: ResidentId,
     /// Of whom.
-    pub other: ResidentId,
+    pub(crate) other: ResidentId,
     /// Strength before.
-    pub old: f32,
+    pub(crate) old: f32,
     /// Strength after.
-    pub new: f32,
+    pub(crate) new: f32,
 }
 
 /// What a participant keeps of a conversation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ConversationMemory {
     /// Who remembers.
-    pub resident: ResidentId,
+    pub(crate) resident: ResidentId,
     /// The memory.
-    pub text: String,
+    pub(crate) text: String,
     /// How much it matters, out of 100.
-    pub importance: u32,
+    pub(crate) importance: u32,
 }
 
 /// Why a run ended.

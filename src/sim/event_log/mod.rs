@@ -38,11 +38,11 @@ pub enum LogSink {
 #[derive(Resource, Default)]
 pub struct EventLog {
     /// Where lines go.
-    pub sink: LogSink,
+    pub(crate) sink: LogSink,
     /// Lines written.
-    pub lines: u64,
+    pub(crate) lines: u64,
     /// First write error, reported once; the run goes on.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Reused for each line, so logging allocates nothing per event.
     scratch: Vec<u8>,
 }

@@ -123,13 +123,13 @@ impl Strand {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Narration {
     /// What it is about, for filters.
-    pub strand: Strand,
+    pub(crate) strand: Strand,
     /// Who it is about; the first is where a reader's click goes.
-    pub residents: Vec<ResidentId>,
+    pub(crate) residents: Vec<ResidentId>,
     /// The conversation a line belongs to.
-    pub conversation: Option<u64>,
+    pub(crate) conversation: Option<u64>,
     /// The line.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Tells one event.

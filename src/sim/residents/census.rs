@@ -17,13 +17,13 @@ pub struct Census {
     /// Roster indices of residents standing at each place (not walking), sorted.
     pub at_place: Vec<Vec<RosterIdx>>,
     /// How many residents are walking to each place.
-    pub heading_to: Vec<u32>,
+    pub(crate) heading_to: Vec<u32>,
     /// The few persona fields the step's passes read of everyone, by roster idx;
     /// copied when a persona changes (reading a large town's profiles each step
     /// cost a cache miss per resident). `None` for a resident not spawned yet.
-    pub traits: Vec<Option<Traits>>,
+    pub(crate) traits: Vec<Option<Traits>>,
     /// Roster indices of residents with a greeting role at work, ascending.
-    pub greeters: Vec<RosterIdx>,
+    pub(crate) greeters: Vec<RosterIdx>,
 }
 
 /// Where one resident is and what it is doing.
@@ -32,24 +32,24 @@ pub struct CensusEntry {
     /// The place it stands at, or last stood at while walking.
     pub at: LocIdx,
     /// Its position on the map.
-    pub pos: Vec2,
+    pub(crate) pos: Vec2,
     /// Whether it is walking.
-    pub walking: bool,
+    pub(crate) walking: bool,
     /// What kind of action it is on, if any.
-    pub kind: Option<ActivityKind>,
+    pub(crate) kind: Option<ActivityKind>,
     /// Whether the action has begun (it has arrived).
-    pub underway: bool,
+    pub(crate) underway: bool,
     /// Social satisfaction (the need), 0–100.
-    pub social: f32,
+    pub(crate) social: f32,
 }
 
-/// See [`Census::traits`].
+/// The few persona fields the step's passes read of everyone (`Census::traits`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Traits {
     /// Big Five extraversion, 0–100.
-    pub extraversion: f32,
+    pub(crate) extraversion: f32,
     /// Workplace, and the role in which the resident greets people there.
-    pub work: Option<(LocIdx, Option<WorkRole>)>,
+    pub(crate) work: Option<(LocIdx, Option<WorkRole>)>,
 }
 
 impl Traits {

@@ -31,7 +31,7 @@ pub struct Resident {
     /// The id used in logs, saves and prompts.
     pub id: ResidentId,
     /// Its dense index in the [`Roster`].
-    pub idx: RosterIdx,
+    pub(crate) idx: RosterIdx,
 }
 
 /// Who the resident is: the scenario's persona, shared.
@@ -44,13 +44,13 @@ pub struct Needs {
     /// Rest: falls while awake, restored by sleep.
     pub energy: f32,
     /// Fullness: falls over time, restored by meals.
-    pub hunger: f32,
+    pub(crate) hunger: f32,
     /// Company: falls alone, restored by talk and company.
-    pub social: f32,
+    pub(crate) social: f32,
     /// Fun: falls over time, restored by leisure.
-    pub fun: f32,
+    pub(crate) fun: f32,
     /// When the resident last finished eating.
-    pub last_meal: GameTime,
+    pub(crate) last_meal: GameTime,
 }
 
 impl Needs {
@@ -204,30 +204,28 @@ impl ActivityKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivityText {
     /// The action as an English verb phrase ("Eat lunch at the tavern").
-    pub action: String,
+    pub(crate) action: String,
     /// What the resident says about it.
-    pub dialogue: String,
+    pub(crate) dialogue: String,
     /// The emoji shown over it.
-    pub emoji: String,
+    pub(crate) emoji: String,
 }
 
 /// The resident's current action.
 #[derive(Component, Debug, Clone)]
 pub struct Activity {
     /// What it says it is doing.
-    pub text: Box<ActivityText>,
+    pub(crate) text: Box<ActivityText>,
     /// What kind of action it is.
-    pub kind: ActivityKind,
+    pub(crate) kind: ActivityKind,
     /// Where it is done.
-    pub target: LocIdx,
+    pub(crate) target: LocIdx,
     /// Duration of the action itself, in minutes, once there.
-    pub duration: u32,
-    /// When it was planned.
-    pub planned_at: GameTime,
+    pub(crate) duration: u32,
     /// When the resident will want a new plan.
     pub busy_until: GameTime,
     /// Reached the target and doing it (false while walking there).
-    pub underway: bool,
+    pub(crate) underway: bool,
 }
 
 /// The resident is waiting for its brain to produce a plan.
@@ -235,10 +233,8 @@ pub struct Activity {
 #[derive(Component, Debug, Clone)]
 #[component(storage = "SparseSet")]
 pub struct Thinking {
-    /// When the resident asked.
-    pub since: GameTime,
     /// The request's number, so a late answer to an older request is dropped.
-    pub request: u64,
+    pub(crate) request: u64,
 }
 
 /// This resident's plans, lines and summaries come from an asynchronous mind
@@ -256,9 +252,9 @@ pub struct Whereabouts(pub LocIdx);
 #[component(storage = "SparseSet")]
 pub struct Walking {
     /// Places still to reach, next first; the last is the destination.
-    pub route: Vec<LocIdx>,
+    pub(crate) route: Vec<LocIdx>,
     /// Map units walked on the current leg.
-    pub progress: f32,
+    pub(crate) progress: f32,
 }
 
 /// Position on the map (for drawing and distances).
@@ -269,21 +265,21 @@ pub struct MapPosition(pub Vec2);
 #[derive(Debug, Clone)]
 pub struct Relationship {
     /// Whom the view is of.
-    pub with: ResidentId,
+    pub(crate) with: ResidentId,
     /// `with`'s roster index, cached for cheap lookups in the census.
-    pub with_idx: RosterIdx,
+    pub(crate) with_idx: RosterIdx,
     /// The tie's stage or kind.
     pub kind: RelationKind,
     /// How strong, 0–100.
     pub strength: f32,
     /// What the resident thinks of the other.
-    pub impression: String,
+    pub(crate) impression: String,
     /// Conversations they have had.
-    pub interactions: u32,
+    pub(crate) interactions: u32,
     /// When they last talked.
-    pub last_interaction: Option<GameTime>,
+    pub(crate) last_interaction: Option<GameTime>,
     /// When they first talked in this run (None: before it, or never).
-    pub met: Option<GameTime>,
+    pub(crate) met: Option<GameTime>,
 }
 
 /// One resident's ties, sorted by the other's roster index (build with
@@ -359,37 +355,37 @@ pub enum Heard {
 #[derive(Debug, Clone)]
 pub struct Appointment {
     /// Index into the scenario's gatherings.
-    pub gathering: usize,
+    pub(crate) gathering: usize,
     /// How it learnt of it.
-    pub heard: Heard,
+    pub(crate) heard: Heard,
     /// Whether it means to go.
-    pub will_attend: bool,
+    pub(crate) will_attend: bool,
 }
 
 /// An appointment with another resident, as one side remembers it.
 #[derive(Debug, Clone)]
 pub struct MeetingNote {
     /// The appointment's number.
-    pub appointment: u32,
+    pub(crate) appointment: u32,
     /// Roster idx of the other side.
-    pub with: RosterIdx,
+    pub(crate) with: RosterIdx,
     /// Where.
-    pub place: LocIdx,
+    pub(crate) place: LocIdx,
     /// When.
-    pub at: GameTime,
+    pub(crate) at: GameTime,
     /// Whether this side means to come.
-    pub keep: bool,
+    pub(crate) keep: bool,
 }
 
 /// What the resident knows is coming: gatherings, appointments, notices read.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Agenda {
     /// Gatherings known of.
-    pub appointments: Vec<Appointment>,
+    pub(crate) appointments: Vec<Appointment>,
     /// Appointments made in conversation.
-    pub meetings: Vec<MeetingNote>,
+    pub(crate) meetings: Vec<MeetingNote>,
     /// Notice ids already read.
-    pub notices_read: Vec<u32>,
+    pub(crate) notices_read: Vec<u32>,
 }
 
 impl Agenda {
@@ -403,26 +399,26 @@ impl Agenda {
 #[derive(Component, Debug, Clone, Default)]
 pub struct NightState {
     /// The last night whose memories were consolidated.
-    pub consolidated: Option<chrono::NaiveDate>,
+    pub(crate) consolidated: Option<chrono::NaiveDate>,
     /// The last night slept.
-    pub slept: Option<chrono::NaiveDate>,
+    pub(crate) slept: Option<chrono::NaiveDate>,
 }
 
 /// Counts for the end-of-run summary.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Tally {
     /// Plans made.
-    pub plans: u32,
+    pub(crate) plans: u32,
     /// Plans that needed fixing.
-    pub fixed_plans: u32,
+    pub(crate) fixed_plans: u32,
     /// Conversations held.
-    pub conversations: u32,
+    pub(crate) conversations: u32,
     /// Notices posted.
-    pub notices: u32,
+    pub(crate) notices: u32,
     /// Nights slept.
-    pub nights: u32,
+    pub(crate) nights: u32,
     /// Meals eaten.
-    pub meals: u32,
+    pub(crate) meals: u32,
 }
 
 /// The resident's own random stream, seeded from the run seed and its id, so

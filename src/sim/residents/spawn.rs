@@ -137,7 +137,6 @@ fn asleep_at_start(p: &Profile, start: GameTime) -> Option<Activity> {
         kind: ActivityKind::Sleep,
         target: p.home,
         duration: p.wake - start_minute,
-        planned_at: start,
         busy_until: start.at_minute(p.wake),
         underway: true,
     })

@@ -182,9 +182,9 @@ pub fn detect_topic<'a>(tables: &'a [KeywordTable], texts: &[&str]) -> &'a str {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {
     /// Strength points the tie gains (or loses).
-    pub points: f32,
+    pub(crate) points: f32,
     /// The rules that applied, e.g. `对话+2`, for the event's reason.
-    pub rules: Vec<String>,
+    pub(crate) rules: Vec<String>,
 }
 
 /// Base, length, resonance, argument and topic effects of one conversation.

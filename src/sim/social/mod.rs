@@ -97,10 +97,7 @@ pub struct SocialRng(pub ChaCha8Rng);
 /// A resident taking part in a conversation (sparse: comes and goes often).
 #[derive(Component, Debug, Clone, Copy)]
 #[component(storage = "SparseSet")]
-pub struct Talking {
-    /// The conversation's number.
-    pub conversation: u64,
-}
+pub struct Talking;
 
 /// Where a conversation is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -162,15 +159,15 @@ pub enum EndCause {
 #[derive(Debug, Clone)]
 pub struct ChatMessage {
     /// Who said it.
-    pub speaker: RosterIdx,
+    pub(crate) speaker: RosterIdx,
     /// The words.
-    pub text: String,
+    pub(crate) text: String,
     /// How it was said.
-    pub emotion: Emotion,
+    pub(crate) emotion: Emotion,
     /// Others the words name.
-    pub mentions: Vec<RosterIdx>,
+    pub(crate) mentions: Vec<RosterIdx>,
     /// When (to the second).
-    pub time: GameTime,
+    pub(crate) time: GameTime,
 }
 
 /// A line from an async mind: whether it ends the conversation, and the
@@ -189,26 +186,26 @@ pub struct Delivered {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Turn {
     /// Who speaks.
-    pub speaker: RosterIdx,
+    pub(crate) speaker: RosterIdx,
     /// To whom.
-    pub listener: RosterIdx,
+    pub(crate) listener: RosterIdx,
     /// Whom a built-in line @-mentions.
-    pub mention: Option<RosterIdx>,
+    pub(crate) mention: Option<RosterIdx>,
 }
 
 /// A meeting one participant proposes in this conversation.
 #[derive(Debug, Clone, Copy)]
 pub struct Proposal {
     /// Who proposes.
-    pub proposer: RosterIdx,
+    pub(crate) proposer: RosterIdx,
     /// To whom.
-    pub partner: RosterIdx,
+    pub(crate) partner: RosterIdx,
     /// The message index of the proposal; the next one accepts.
-    pub turn: u32,
+    pub(crate) turn: u32,
     /// Where they would meet.
-    pub place: LocIdx,
+    pub(crate) place: LocIdx,
     /// When.
-    pub at: GameTime,
+    pub(crate) at: GameTime,
 }
 
 /// A conversation: an entity while it runs.
@@ -333,13 +330,11 @@ impl Conversation {
 #[derive(Message, Debug, Clone, Copy)]
 pub struct LineRequest {
     /// The conversation.
-    pub conversation: u64,
-    /// The message index the line is for; a late answer is dropped.
-    pub turn: u32,
+    pub(crate) conversation: u64,
     /// Who speaks.
-    pub speaker: Entity,
+    pub(crate) speaker: Entity,
     /// To whom.
-    pub listener: Entity,
+    pub(crate) listener: Entity,
 }
 
 /// A participant with an async mind may rewrite its built-in memory of a
@@ -347,19 +342,19 @@ pub struct LineRequest {
 #[derive(Message, Debug, Clone)]
 pub struct RecapRequest {
     /// Whose memory.
-    pub entity: Entity,
+    pub(crate) entity: Entity,
     /// When it was stored (it is found by this).
-    pub time: GameTime,
+    pub(crate) time: GameTime,
     /// The built-in memory.
-    pub fallback: String,
+    pub(crate) fallback: String,
     /// The resident's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Where they talked.
-    pub place: String,
+    pub(crate) place: String,
     /// The others' names.
-    pub others: String,
+    pub(crate) others: String,
     /// (speaker name, line)
-    pub transcript: Vec<(String, String)>,
+    pub(crate) transcript: Vec<(String, String)>,
 }
 
 /// What a line is written from.
@@ -376,17 +371,17 @@ pub type TalkerView<'a> = (
 #[derive(SystemParam)]
 pub struct LineInputs<'w> {
     /// The game clock.
-    pub clock: Res<'w, Clock>,
+    pub(crate) clock: Res<'w, Clock>,
     /// The run's settings.
-    pub settings: Res<'w, RunSettings>,
+    pub(crate) settings: Res<'w, RunSettings>,
     /// The town map.
-    pub town: Res<'w, Town>,
+    pub(crate) town: Res<'w, Town>,
     /// Every resident.
-    pub roster: Res<'w, Roster>,
+    pub(crate) roster: Res<'w, Roster>,
     /// The gatherings.
-    pub gatherings: Res<'w, Gatherings>,
+    pub(crate) gatherings: Res<'w, Gatherings>,
     /// The brain that writes built-in lines.
-    pub brain: Res<'w, ActiveBrain>,
+    pub(crate) brain: Res<'w, ActiveBrain>,
 }
 
 /// The step's social phases, in order. Async minds deliver lines before

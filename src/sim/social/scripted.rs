@@ -25,21 +25,21 @@ const MAX_CALLS: usize = 64;
 #[derive(Debug, Clone)]
 pub struct ScriptedTalk {
     /// The skill's name.
-    pub skill: String,
+    pub(crate) skill: String,
     script: Arc<Script>,
     host: Host,
     persona: Persona,
     /// Roster index of the resident running the skill (the AI role).
-    pub ai: RosterIdx,
+    pub(crate) ai: RosterIdx,
     /// Roster index of the partner (the HUMAN role).
-    pub human: RosterIdx,
+    pub(crate) human: RosterIdx,
     /// `host.shown` entries already turned into lines.
     seen: usize,
     queue: VecDeque<(RosterIdx, String)>,
     /// The skill ran to its end.
-    pub finished: bool,
+    pub(crate) finished: bool,
     /// Why it stopped early (an engine error).
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 impl ScriptedTalk {
@@ -299,11 +299,11 @@ fn converse_fields(
 
 /// A skill chosen for a conversation, and its start (or why it failed).
 pub(super) struct Began {
-    pub ai: RosterIdx,
-    pub human: RosterIdx,
-    pub skill: String,
-    pub inputs: BTreeMap<String, String>,
-    pub talk: Result<ScriptedTalk, String>,
+    pub(super) ai: RosterIdx,
+    pub(super) human: RosterIdx,
+    pub(super) skill: String,
+    pub(super) inputs: BTreeMap<String, String>,
+    pub(super) talk: Result<ScriptedTalk, String>,
 }
 
 /// A resident as it answers a skill: how it feels and what it is busy with

@@ -213,7 +213,6 @@ impl Turns<'_, '_> {
             let listener = self.inputs.roster.entity_of(turn.listener);
             self.requests.write(LineRequest {
                 conversation: c.id,
-                turn: c.messages.len() as u32,
                 speaker,
                 listener,
             });
@@ -410,9 +409,7 @@ impl Turns<'_, '_> {
                 c.proposal = None;
             }
             state.talking[b.i()] = Some(c.id);
-            commands
-                .entity(inputs.roster.entity_of(b))
-                .insert(Talking { conversation: c.id });
+            commands.entity(inputs.roster.entity_of(b)).insert(Talking);
             events.write(SimEvent {
                 time: c.next_turn.max(now),
                 body: EventBody::ConversationJoin {

@@ -37,24 +37,24 @@ pub(super) fn plugin(app: &mut App) {
 /// The talk in progress (at most one) and the panels' state.
 #[derive(Resource, Default)]
 pub(crate) struct CounselPanel {
-    pub session: Option<Session>,
+    pub(crate) session: Option<Session>,
     /// What the player is typing.
-    pub text: String,
-    pub show_state: bool,
+    pub(crate) text: String,
+    pub(crate) show_state: bool,
     /// Why the last talk could not start (script diagnostics included).
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 pub(crate) struct Session {
-    pub resident: ResidentId,
-    pub name: String,
+    pub(crate) resident: ResidentId,
+    pub(crate) name: String,
     /// The script set's folder, re-read when it changes on disk.
-    pub dir: std::path::PathBuf,
-    pub script: Arc<Script>,
+    pub(crate) dir: std::path::PathBuf,
+    pub(crate) script: Arc<Script>,
     /// The set on disk is broken: its diagnostics (the session runs on the
     /// last good version).
-    pub script_error: Option<String>,
-    pub host: Host,
+    pub(crate) script_error: Option<String>,
+    pub(crate) host: Host,
     /// The bridge job under way and the engine request it answers.
     inflight: Option<(u64, u64)>,
 }

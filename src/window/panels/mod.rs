@@ -41,12 +41,12 @@ pub(super) fn plugin(app: &mut App) {
 /// Which panels are open.
 #[derive(Resource, Debug, Clone, PartialEq)]
 pub(crate) struct Panels {
-    pub inspector: bool,
-    pub events: bool,
-    pub relations: bool,
-    pub notices: bool,
-    pub tuning: bool,
-    pub help: bool,
+    pub(crate) inspector: bool,
+    pub(crate) events: bool,
+    pub(crate) relations: bool,
+    pub(crate) notices: bool,
+    pub(crate) tuning: bool,
+    pub(crate) help: bool,
 }
 
 impl Default for Panels {
@@ -130,8 +130,8 @@ fn panel_keys(keys: Res<ButtonInput<KeyCode>>, ui: Res<UiWantsInput>, mut panels
 /// The event stream's filters.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct StreamFilter {
-    pub kind: Option<Strand>,
-    pub resident: Option<crate::scenario::ResidentId>,
+    pub(crate) kind: Option<Strand>,
+    pub(crate) resident: Option<crate::scenario::ResidentId>,
 }
 
 /// Pairs `(a, b)` (roster indices: `a`'s view of `b`) drawn in the plot.

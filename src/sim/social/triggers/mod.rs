@@ -56,28 +56,28 @@ pub(super) fn presence(
 #[derive(Debug, Clone, PartialEq)]
 pub struct Encounter {
     /// `a` opens.
-    pub a: RosterIdx,
+    pub(crate) a: RosterIdx,
     /// Who is approached.
-    pub b: RosterIdx,
+    pub(crate) b: RosterIdx,
     /// Why.
-    pub trigger: Trigger,
+    pub(crate) trigger: Trigger,
     /// Conversations this one cuts short.
-    pub interrupts: Vec<u64>,
+    pub(crate) interrupts: Vec<u64>,
     /// The appointment being kept.
-    pub meeting: Option<u32>,
+    pub(crate) meeting: Option<u32>,
 }
 
 /// One resident as the trigger pass sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct PersonView {
     /// Big Five extraversion, 0–100.
-    pub extraversion: f32,
+    pub(crate) extraversion: f32,
     /// How much it wants company (100 − the `social` need).
-    pub social_need: f32,
+    pub(crate) social_need: f32,
     /// Working its shift at its workplace, with a greeting role.
-    pub staff: Option<(LocIdx, WorkRole)>,
+    pub(crate) staff: Option<(LocIdx, WorkRole)>,
     /// Where the resident works (colleagues are not greeted as customers there).
-    pub workplace: Option<LocIdx>,
+    pub(crate) workplace: Option<LocIdx>,
 }
 
 /// What the pass reads of a resident only when a pair gets that far: ties and
@@ -92,21 +92,21 @@ pub trait Lookup {
 /// Everything the trigger pass reads.
 pub struct CrowdView<'a> {
     /// The step's time.
-    pub now: GameTime,
+    pub(crate) now: GameTime,
     /// Game minutes per step.
-    pub step_minutes: u32,
+    pub(crate) step_minutes: u32,
     /// The social tuning.
-    pub tuning: &'a SocialTuning,
+    pub(crate) tuning: &'a SocialTuning,
     /// Where everyone is.
-    pub census: &'a Census,
+    pub(crate) census: &'a Census,
     /// Every resident.
-    pub roster: &'a Roster,
+    pub(crate) roster: &'a Roster,
     /// Who is talking, and who talked when.
-    pub state: &'a SocialState,
+    pub(crate) state: &'a SocialState,
     /// Appointments still to come.
-    pub meetings: &'a Meetings,
+    pub(crate) meetings: &'a Meetings,
     /// Ties and greeting lists, read on demand.
-    pub lookup: &'a dyn Lookup,
+    pub(crate) lookup: &'a dyn Lookup,
 }
 
 type PeopleQuery<'w, 's> =
@@ -188,7 +188,7 @@ impl CrowdView<'_> {
 #[derive(Debug, Default)]
 pub struct Encounters {
     /// In the order found.
-    pub found: Vec<Encounter>,
+    pub(crate) found: Vec<Encounter>,
 }
 
 /// Finds this step's encounters. Reads only; `rng` decides the chance meetings.

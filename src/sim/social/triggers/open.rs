@@ -186,7 +186,7 @@ impl Opening<'_, '_> {
             self.state.talking[i.i()] = Some(id);
             self.commands
                 .entity(self.roster.entity_of(i))
-                .insert(Talking { conversation: id });
+                .insert(Talking);
         }
         self.events.write(SimEvent {
             time: self.clock.now,

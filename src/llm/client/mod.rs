@@ -4,6 +4,11 @@
 //! and falls back from `json_schema` to `json_object` to plain text per endpoint
 //! when a server refuses a response format.
 
+mod wire;
+
+pub use wire::request_body;
+use wire::{read_plain, read_stream};
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -12,7 +17,8 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// An API key. Never printed: `Debug` and `Display` show `***`.
+/// An API key. Never printed: `Debug` shows `***`, and there is no `Display`
+/// or `Serialize`, so it cannot reach a log, a save or a recording.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
 
@@ -63,9 +69,9 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     /// Who says it.
-    pub role: Role,
+    pub(crate) role: Role,
     /// What it says.
-    pub content: String,
+    pub(crate) content: String,
 }
 
 impl Message {
@@ -140,9 +146,9 @@ pub struct ChatRequest {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Tokens in the prompt.
-    pub prompt_tokens: u32,
+    pub(crate) prompt_tokens: u32,
     /// Tokens in the answer.
-    pub completion_tokens: u32,
+    pub(crate) completion_tokens: u32,
 }
 
 /// A server's answer.
@@ -151,11 +157,11 @@ pub struct ChatReply {
     /// The answer's text.
     pub content: String,
     /// From the server's `usage`, if it sent one.
-    pub usage: Option<Usage>,
+    pub(crate) usage: Option<Usage>,
     /// `None` when no structured format was asked for.
-    pub format: Option<FormatLevel>,
+    pub(crate) format: Option<FormatLevel>,
     /// Requests it took (retries included).
-    pub attempts: u32,
+    pub(crate) attempts: u32,
 }
 
 /// Why a call brought no answer.
@@ -202,11 +208,11 @@ impl std::fmt::Display for LlmError {
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
     /// Extra attempts after the first, on 429/5xx/connection errors.
-    pub max_retries: u32,
+    pub(crate) max_retries: u32,
     /// The first wait; each retry doubles it (with jitter).
-    pub backoff_base: Duration,
+    pub(crate) backoff_base: Duration,
     /// The longest wait.
-    pub backoff_max: Duration,
+    pub(crate) backoff_max: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -225,7 +231,7 @@ pub struct Client {
     http: reqwest::Client,
     formats: Arc<Mutex<HashMap<String, FormatLevel>>>,
     /// When and how often to retry.
-    pub retry: RetryPolicy,
+    pub(crate) retry: RetryPolicy,
 }
 
 impl Default for Client {
@@ -442,158 +448,6 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     text
-}
-
-/// The JSON body of a chat request at a given format level.
-pub fn request_body(ep: &Endpoint, req: &ChatRequest, level: Option<FormatLevel>) -> Value {
-    let mut messages = req.messages.clone();
-    let mut body = json!({
-        "model": ep.model,
-        "temperature": req.temperature,
-        "max_tokens": req.max_tokens,
-    });
-    if let Some(seed) = req.seed {
-        body["seed"] = json!(seed);
-    }
-    if let (Format::Json { name, schema }, Some(level)) = (&req.format, level) {
-        match level {
-            FormatLevel::JsonSchema => {
-                body["response_format"] = json!({
-                    "type": "json_schema",
-                    "json_schema": { "name": name, "strict": true, "schema": schema },
-                });
-            }
-            FormatLevel::JsonObject => {
-                body["response_format"] = json!({ "type": "json_object" });
-            }
-            FormatLevel::Plain => {
-                // No server-side help: spell the schema out in the prompt.
-                if let Some(last) = messages.last_mut() {
-                    last.content.push_str(&format!(
-                        "\n\n只输出一个 JSON 对象，符合这个 JSON Schema：\n{schema}"
-                    ));
-                }
-            }
-        }
-    }
-    body["messages"] = serde_json::to_value(&messages).unwrap_or_default();
-    if req.stream {
-        body["stream"] = json!(true);
-        body["stream_options"] = json!({ "include_usage": true });
-    }
-    body
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: u32,
-    #[serde(default)]
-    completion_tokens: u32,
-}
-
-impl From<WireUsage> for Usage {
-    fn from(u: WireUsage) -> Self {
-        Usage {
-            prompt_tokens: u.prompt_tokens,
-            completion_tokens: u.completion_tokens,
-        }
-    }
-}
-
-async fn read_plain(resp: reqwest::Response) -> Result<ChatReply, LlmError> {
-    #[derive(Deserialize)]
-    struct Msg {
-        content: Option<String>,
-        /// Reasoning models (DeepSeek-R1, Qwen3) may put text here too.
-        reasoning_content: Option<String>,
-    }
-    #[derive(Deserialize)]
-    struct Choice {
-        message: Msg,
-    }
-    #[derive(Deserialize)]
-    struct Answer {
-        choices: Vec<Choice>,
-        usage: Option<WireUsage>,
-    }
-    let text = resp.text().await.map_err(|e| {
-        if e.is_timeout() {
-            LlmError::Timeout
-        } else {
-            LlmError::Decode(e.to_string())
-        }
-    })?;
-    let answer: Answer = serde_json::from_str(&text).map_err(|e| {
-        LlmError::Decode(format!(
-            "{e}: {}",
-            text.chars().take(120).collect::<String>()
-        ))
-    })?;
-    let choice = answer
-        .choices
-        .into_iter()
-        .next()
-        .ok_or_else(|| LlmError::Decode("no choices".into()))?;
-    let content = choice
-        .message
-        .content
-        .filter(|c| !c.trim().is_empty())
-        .or(choice.message.reasoning_content)
-        .unwrap_or_default();
-    Ok(ChatReply {
-        content,
-        usage: answer.usage.map(Usage::from),
-        format: None,
-        attempts: 1,
-    })
-}
-
-/// Reads a `text/event-stream` answer: `data: {chunk}` lines until `data: [DONE]`.
-async fn read_stream(mut resp: reqwest::Response) -> Result<ChatReply, LlmError> {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut content = String::new();
-    let mut usage = None;
-    let mut done = false;
-    while !done {
-        let chunk = resp.chunk().await.map_err(|e| {
-            if e.is_timeout() {
-                LlmError::Timeout
-            } else {
-                LlmError::Decode(e.to_string())
-            }
-        })?;
-        let Some(chunk) = chunk else { break };
-        buf.extend_from_slice(&chunk);
-        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = buf.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let Some(data) = line.trim().strip_prefix("data:") else {
-                continue;
-            };
-            let data = data.trim();
-            if data == "[DONE]" {
-                done = true;
-                break;
-            }
-            let v: Value = serde_json::from_str(data)
-                .map_err(|e| LlmError::Decode(format!("bad stream chunk: {e}")))?;
-            if let Some(piece) = v["choices"][0]["delta"]["content"].as_str() {
-                content.push_str(piece);
-            }
-            if let Some(u) = v.get("usage").filter(|u| !u.is_null())
-                && let Ok(u) = serde_json::from_value::<WireUsage>(u.clone())
-            {
-                usage = Some(Usage::from(u));
-            }
-        }
-    }
-    Ok(ChatReply {
-        content,
-        usage,
-        format: None,
-        attempts: 1,
-    })
 }
 
 /// A rough token count for text when the server reports no usage: about one
