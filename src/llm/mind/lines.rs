@@ -6,9 +6,9 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::dispatch::settle;
-use super::record::{Finished, log_skip};
+use super::record::{Finished, admit};
 use super::validate::line_problem;
-use super::{Gate, LlmBrain, LlmFocus, Purpose};
+use super::{LlmBrain, LlmFocus, Purpose};
 use crate::llm::client::{ChatRequest, Format};
 use crate::llm::parse::line_from_text;
 use crate::llm::prompts::{self, LineExtras};
@@ -131,17 +131,8 @@ impl LineCalls<'_, '_> {
             return self.builtin_line(req.conversation);
         };
         let (priority, watched) = self.brain.priority(focus, &id);
-        if let Gate::Skip(why) = self.brain.gate(endpoint, now, watched) {
-            let who = (idx, &id);
-            log_skip(
-                &mut self.brain,
-                &mut self.events,
-                now,
-                who,
-                endpoint,
-                CallKind::Line,
-                why,
-            );
+        let call = ((idx, &id), endpoint, CallKind::Line);
+        if !admit(&mut self.brain, &mut self.events, now, call, watched) {
             return self.builtin_line(req.conversation);
         }
         let Some(messages) = self.line_prompt(req, extra) else {

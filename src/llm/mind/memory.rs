@@ -6,9 +6,9 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::dispatch::settle;
-use super::record::{Finished, log_skip};
+use super::record::{Finished, admit};
 use super::validate::has_cjk;
-use super::{Gate, LlmBrain, PRIORITY_SUMMARY, Pending, Purpose};
+use super::{LlmBrain, PRIORITY_SUMMARY, Pending, Purpose};
 use crate::llm::bridge::Done;
 use crate::llm::client::{ChatRequest, Format};
 use crate::llm::prompts;
@@ -125,9 +125,9 @@ impl Recaps<'_, '_> {
         let Some(endpoint) = brain.route.get(idx.i()).copied().flatten() else {
             return;
         };
-        if let Gate::Skip(why) = brain.gate(endpoint, now, false) {
-            let (who, kind) = ((idx, &id), CallKind::Recap);
-            return log_skip(brain, &mut self.events, now, who, endpoint, kind, why);
+        let call = ((idx, &id), endpoint, CallKind::Recap);
+        if !admit(brain, &mut self.events, now, call, false) {
+            return;
         }
         let request = ChatRequest {
             messages: prompts::recap_messages(req),
@@ -259,8 +259,15 @@ impl Summaries<'_, '_> {
         };
         let (idx, id) = (r.idx, r.id.clone());
         let route = brain.route.get(idx.i()).copied().flatten();
-        let gate = route.map(|e| (e, brain.gate(e, now, false)));
-        if let Some((endpoint, Gate::Send)) = gate {
+        if let Some(endpoint) = route
+            && admit(
+                brain,
+                &mut self.events,
+                now,
+                ((idx, &id), endpoint, CallKind::Summary),
+                false,
+            )
+        {
             let messages = prompts::summary_messages(&SummaryContext {
                 me: &persona.0,
                 night: req.pending.night,
@@ -279,18 +286,6 @@ impl Summaries<'_, '_> {
                 entries: req.pending.clone(),
             };
             return brain.send(purpose, idx, endpoint, PRIORITY_SUMMARY, request);
-        }
-        if let Some((endpoint, Gate::Skip(why))) = gate {
-            let kind = CallKind::Summary;
-            log_skip(
-                brain,
-                &mut self.events,
-                now,
-                (idx, &id),
-                endpoint,
-                kind,
-                why,
-            );
         }
         let summary = builtin_summary(&self.active, persona, &req.pending);
         store_summary(

@@ -5,7 +5,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::dispatch::settle;
-use super::record::{Finished, log_skip};
+use super::record::{Finished, admit};
 use super::validate::plan_problem;
 use super::{Gate, LlmBrain, LlmFocus, Pending, Purpose};
 use crate::llm::bridge::Done;
@@ -231,17 +231,8 @@ impl PlanCalls<'_, '_> {
         };
         let now = self.inputs.clock.now;
         let (priority, watched) = self.brain.priority(&self.focus, &r.id);
-        if let Gate::Skip(why) = self.brain.gate(endpoint, now, watched) {
-            let who = (r.idx, &r.id);
-            log_skip(
-                &mut self.brain,
-                &mut self.events,
-                now,
-                who,
-                endpoint,
-                CallKind::Plan,
-                why,
-            );
+        let call = ((r.idx, &r.id), endpoint, CallKind::Plan);
+        if !admit(&mut self.brain, &mut self.events, now, call, watched) {
             fallback_plan(&mut self.inputs, &mut self.ready, req.entity, req.request);
             return;
         }

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::{LlmBrain, Pending};
+use super::{Gate, LlmBrain, Pending};
 use crate::base::time::GameTime;
 use crate::llm::bridge::Done;
 use crate::llm::client::estimate_tokens;
@@ -85,7 +85,26 @@ impl Finished<'_> {
 }
 
 /// A call that was not sent: the built-in brain answers.
-pub(super) fn log_skip(
+/// Whether a call may go out now (the day's budget, the breaker, the queue);
+/// one that may not is counted and logged as skipped, and the built-in brain
+/// answers instead.
+pub(super) fn admit(
+    brain: &mut LlmBrain,
+    events: &mut MessageWriter<SimEvent>,
+    now: GameTime,
+    (who, endpoint, kind): ((RosterIdx, &ResidentId), usize, CallKind),
+    watched: bool,
+) -> bool {
+    match brain.gate(endpoint, now, watched) {
+        Gate::Send => true,
+        Gate::Skip(why) => {
+            log_skip(brain, events, now, who, endpoint, kind, why);
+            false
+        }
+    }
+}
+
+fn log_skip(
     brain: &mut LlmBrain,
     events: &mut MessageWriter<SimEvent>,
     now: GameTime,

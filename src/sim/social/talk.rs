@@ -192,16 +192,7 @@ impl Turns<'_, '_> {
             ends: false,
             emotion: None,
         };
-        let at = c.next_turn;
-        say(
-            c,
-            &self.inputs,
-            &self.tuning.social,
-            said,
-            at,
-            &mut self.events,
-        );
-        Go::On
+        self.say_now(c, said)
     }
 
     /// The chosen speaker's line: asked of its async mind (the talk waits),
@@ -223,6 +214,11 @@ impl Turns<'_, '_> {
             finish(c, EndCause::Left);
             return Go::Stop;
         };
+        self.say_now(c, said)
+    }
+
+    /// Says `said` at the conversation's next turn; the talk goes on.
+    fn say_now(&mut self, c: &mut Conversation, said: Delivered) -> Go {
         let at = c.next_turn;
         say(
             c,
