@@ -13,6 +13,7 @@
 //!   [`sim::brain::Brain`] interface every mind implements.
 //! - [`brain`]: the built-in offline brain (planner and speech).
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
+//! - [`save`]: a whole town in one SQLite file, resumed exactly.
 //! - [`headless`]: apps without a window, for `heartvale sim`, tests and benchmarks.
 //! - `window` (private): the animated 2D town with egui panels, hot reload and tuning.
 //! - [`cli`]: `heartvale sim | check | replay | script | window`.
@@ -22,6 +23,7 @@ pub mod brain;
 pub mod cli;
 pub mod headless;
 pub mod llm;
+pub mod save;
 pub mod scenario;
 pub mod script;
 pub mod sim;

@@ -4,6 +4,7 @@
 
 mod diagnostic;
 pub(crate) mod json;
+pub(crate) mod pairs;
 pub mod time;
 mod yaml;
 

@@ -74,6 +74,10 @@ pub struct TownArgs {
     /// Instead of a scenario, run a generated town of N residents.
     #[arg(long, value_name = "N")]
     pub(crate) generate: Option<usize>,
+    /// Go on from a save (its scenario and seed; `--days` more days, by
+    /// default the rest of the saved run).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["generate", "seed"])]
+    pub(crate) load: Option<PathBuf>,
 }
 
 impl Default for TownArgs {
@@ -84,6 +88,7 @@ impl Default for TownArgs {
             seed: None,
             log: None,
             generate: None,
+            load: None,
         }
     }
 }
@@ -100,6 +105,9 @@ pub struct SimArgs {
     /// Time each phase of the step and print where the time went (also with -q).
     #[arg(long)]
     pub(crate) timings: bool,
+    /// Save the town to this SQLite file at the end, and at every game midnight.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) save: Option<PathBuf>,
     /// Who thinks with a model.
     #[command(flatten)]
     pub(crate) llm: LlmArgs,

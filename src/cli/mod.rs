@@ -22,6 +22,7 @@ pub use args::{Cli, Command, ScriptCommand, SessionArgs, SimArgs, TownArgs, Wind
 
 use crate::base::Diagnostics;
 use crate::llm::{LlmArgs, LlmSettings};
+use crate::save::{TownSnapshot, TownSource};
 use crate::scenario::{Scenario, generate::generated_town};
 use crate::sim::RunSettings;
 use crate::sim::event_log::EventLog;
@@ -80,40 +81,75 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
 }
 
 /// A town ready to run: its scenario, seed and length, where its log goes,
-/// and its LLM settings.
+/// and its LLM settings; for a loaded save, the state it goes on from.
 struct Town {
     scenario: Scenario,
-    /// The scenario folder (none for a generated town).
+    /// The scenario folder (none for a generated town or a loaded save).
     dir: Option<PathBuf>,
     settings: RunSettings,
     log: Option<EventLog>,
     llm: Option<LlmSettings>,
+    /// The saved state a loaded town resumes from.
+    resume: Option<TownSnapshot>,
+    /// Where the scenario came from, for saves (a folder's files are read
+    /// when a save is written, so hot-reloaded edits are kept).
+    source: Option<TownSource>,
+}
+
+impl Town {
+    /// The scenario as a save keeps it.
+    fn source(&self) -> Result<TownSource, CliError> {
+        match (&self.source, &self.dir) {
+            (Some(source), _) => Ok(source.clone()),
+            (None, Some(dir)) => TownSource::folder(dir, &self.scenario).map_err(|e| {
+                CliError::failed(format!(
+                    "cannot read the scenario folder {}: {e}",
+                    dir.display()
+                ))
+            }),
+            (None, None) => Err(CliError::failed("this town cannot be saved")),
+        }
+    }
 }
 
 impl TownArgs {
-    /// Loads the town and checks the LLM settings, then opens the log (so a
-    /// bad option never empties an existing log file).
+    /// Loads the town (a scenario, a generated town or a save) and checks the
+    /// LLM settings, then opens the log (so a bad option never empties an
+    /// existing log file).
     fn open(&self, llm: &LlmArgs) -> Result<Town, CliError> {
-        let (scenario, dir) = match self.generate {
-            Some(n) => (generated_town(n, self.seed.unwrap_or(42)), None),
-            None => {
-                let dir = locate(&self.scenario);
-                let scenario = Scenario::load(&dir).map_err(CliError::Scenario)?;
-                (scenario, Some(dir))
-            }
+        let mut town = match &self.load {
+            Some(path) => self.resume(path)?,
+            None => self.fresh()?,
         };
-        let llm = LlmSettings::resolve(
+        town.llm = LlmSettings::resolve(
             llm,
             &crate::llm::config::process_env,
-            scenario.llm.as_ref(),
-            &scenario.residents,
+            town.scenario.llm.as_ref(),
+            &town.scenario.residents,
         )
         .map_err(CliError::Failed)?;
-        let log = match &self.log {
+        town.log = match &self.log {
             Some(path) => Some(EventLog::to_file(path).map_err(|e| {
                 CliError::failed(format!("cannot create log file {}: {e}", path.display()))
             })?),
             None => None,
+        };
+        Ok(town)
+    }
+
+    /// A new run of a scenario folder or a generated town.
+    fn fresh(&self) -> Result<Town, CliError> {
+        let (scenario, dir, source) = match self.generate {
+            Some(n) => {
+                let seed = self.seed.unwrap_or(42);
+                let source = TownSource::Generated { residents: n, seed };
+                (generated_town(n, seed), None, Some(source))
+            }
+            None => {
+                let dir = locate(&self.scenario);
+                let scenario = Scenario::load(&dir).map_err(CliError::Scenario)?;
+                (scenario, Some(dir), None)
+            }
         };
         let settings = RunSettings {
             seed: self.seed.unwrap_or(scenario.seed),
@@ -123,8 +159,40 @@ impl TownArgs {
             scenario,
             dir,
             settings,
-            log,
-            llm,
+            log: None,
+            llm: None,
+            resume: None,
+            source,
+        })
+    }
+
+    /// A saved town, going on for `--days` more days (default: the rest of
+    /// the saved run, or one day when it had ended).
+    fn resume(&self, path: &Path) -> Result<Town, CliError> {
+        let saved = crate::save::load(path)
+            .map_err(|e| CliError::failed(format!("cannot load {}: {e}", path.display())))?;
+        let snap = &saved.snapshot;
+        let done = if snap.ended() {
+            snap.days()
+        } else {
+            snap.days_elapsed(saved.scenario.start)
+        };
+        let more = self
+            .days
+            .unwrap_or_else(|| snap.days().saturating_sub(done))
+            .max(1);
+        let settings = RunSettings {
+            seed: snap.seed(),
+            days: done + more,
+        };
+        Ok(Town {
+            scenario: saved.scenario,
+            dir: None,
+            settings,
+            log: None,
+            llm: None,
+            resume: Some(saved.snapshot),
+            source: Some(saved.source),
         })
     }
 }

@@ -19,11 +19,18 @@ use crate::sim::event_log::EventLog;
 /// Runs the town to its end; prints the summary (and the step timings when asked).
 pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
+    let saver = match &args.save {
+        Some(path) => Some(Saver::new(path, town.source()?)),
+        None => None,
+    };
     let (seed, days) = (town.settings.seed, town.settings.days);
     let scenario = Arc::new(town.scenario);
     let log = town.log.unwrap_or_default();
     let mut app = headless_app_with_llm(scenario.clone(), seed, days, log, town.llm)
         .map_err(CliError::Failed)?;
+    if let Some(snap) = town.resume {
+        crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
+    }
     if !args.quiet
         && let Some(line) = llm_line(app.world(), scenario.residents.len())
     {
@@ -34,8 +41,12 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     }
     let steps = days as u64 * 1440 / scenario.tuning.step_minutes.max(1) as u64;
     let started = Instant::now();
-    drive(&mut app, steps, args.quiet);
+    let steps = steps.saturating_sub(app.world().resource::<Clock>().steps);
+    drive(&mut app, steps, args.quiet, saver.as_ref())?;
     let wall = started.elapsed();
+    if let Some(saver) = &saver {
+        saver.save(&mut app)?;
+    }
     let world = app.world_mut();
     if let Some(e) = &world.resource::<EventLog>().error {
         return Err(CliError::failed(e));
@@ -58,7 +69,8 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
 /// Steps the town until it ends (or `steps` and a few more, as a guard),
 /// the progress bar on stderr; Ctrl-C is a manual stop: the step in progress
 /// finishes and `end` is logged.
-fn drive(app: &mut App, steps: u64, quiet: bool) {
+fn drive(app: &mut App, steps: u64, quiet: bool, saver: Option<&Saver>) -> Result<(), CliError> {
+    let first = app.world().resource::<Clock>().steps;
     let bar = progress_bar(steps, quiet);
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -66,8 +78,9 @@ fn drive(app: &mut App, steps: u64, quiet: bool) {
     let mut frames = 0u64;
     let mut warned = false;
     while !app.world().resource::<SimOutcome>().ended()
-        && app.world().resource::<Clock>().steps < steps + 10
+        && app.world().resource::<Clock>().steps - first < steps + 10
     {
+        let day = app.world().resource::<Clock>().now.day_number();
         if stop.load(Ordering::SeqCst) {
             app.world_mut().write_message(StopSim);
         }
@@ -77,15 +90,41 @@ fn drive(app: &mut App, steps: u64, quiet: bool) {
         }
         // While the step waits for LLM replies, sleep until one comes.
         crate::llm::wait_if_gated(app.world(), Duration::from_millis(50));
+        if let Some(saver) = saver
+            && app.world().resource::<Clock>().now.day_number() != day
+        {
+            saver.save(app)?;
+        }
         frames += 1;
         if frames.is_multiple_of(60) {
             let clock = app.world().resource::<Clock>();
-            bar.set_position(clock.steps.min(steps));
+            bar.set_position((clock.steps - first).min(steps));
             bar.set_message(clock.now.to_string());
         }
     }
     run_to_end(app, 0);
     bar.finish_and_clear();
+    Ok(())
+}
+
+/// Writes the town to `--save` (at game midnight and at the end).
+struct Saver {
+    path: std::path::PathBuf,
+    source: crate::save::TownSource,
+}
+
+impl Saver {
+    fn new(path: &std::path::Path, source: crate::save::TownSource) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn save(&self, app: &mut App) -> Result<(), CliError> {
+        crate::save::save_world(app.world_mut(), &self.path, &self.source)
+            .map_err(|e| CliError::failed(format!("cannot save to {}: {e}", self.path.display())))
+    }
 }
 
 /// A bar over the run's steps (hidden with `-q`, and when stderr is no terminal).

@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize};
 use super::spec::{LocationKind, MapSize, Service};
 
 /// Dense index of a place in [`Town::locations`]; never logged (use [`LocationId`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct LocIdx(pub u32);
 
 impl LocIdx {

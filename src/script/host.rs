@@ -9,7 +9,7 @@ use super::engine::{
 };
 
 /// One entry of the chat as shown.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Shown {
     /// A line of an AI role (or a `say`).
     Line {
@@ -31,7 +31,7 @@ pub enum Shown {
 }
 
 /// What the player can do now.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Prompt {
     /// Click the line to go on (`user_say`).
     Continue(String),
@@ -46,7 +46,7 @@ pub enum Prompt {
 }
 
 /// A session in progress.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Host {
     /// The engine's state (what a save keeps).
     pub state: State,

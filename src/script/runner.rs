@@ -61,7 +61,7 @@ impl<I: Iterator<Item = String>> Human for Scripted<I> {
 /// The built-in playtester: a persona description answers in its own words
 /// (the sentence of it nearest the question, fresh ones preferred) and picks
 /// the option closest to what it says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Persona {
     pub(crate) sentences: Vec<String>,
     used: Vec<usize>,

@@ -132,7 +132,7 @@ pub trait Brain: Send + Sync + 'static {
 }
 
 /// What a conversation is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Topic {
     /// A topic both care about (from their `topics`).
     Interest,

@@ -2,7 +2,7 @@
 //! consolidation that replaces a day's entries with one summary.
 
 use bevy::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::actions::FellAsleep;
 use super::event_log::{EventBody, SimEvent};
@@ -15,7 +15,7 @@ use crate::sim::StepCx;
 use crate::sim::brain::SummaryContext;
 
 /// Where a memory came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
     /// From the scenario: background and goals. Never consolidated away.
@@ -33,7 +33,7 @@ pub enum MemoryKind {
 }
 
 /// One memory.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Memory {
     /// When it happened.
     pub(crate) time: GameTime,
@@ -46,6 +46,16 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// A memory read back from a save.
+    pub(crate) fn restored(time: GameTime, kind: MemoryKind, importance: u8, text: String) -> Self {
+        Self {
+            time,
+            kind,
+            importance,
+            text,
+        }
+    }
+
     /// `[YYYY-MM-DD HH:MM] text`
     pub fn line(&self) -> String {
         format!("{} {}", self.time.stamp(), self.text)

@@ -17,7 +17,7 @@ use crate::sim::StepCx;
 use crate::sim::residents::RosterIdx;
 
 /// A notice on a board.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Notice {
     /// Its number (1-based, in posting order).
     pub(crate) id: u32,
@@ -32,7 +32,7 @@ pub struct Notice {
 }
 
 /// Every notice posted, oldest first.
-#[derive(Resource, Debug, Clone, Default)]
+#[derive(Resource, Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct NoticeBoard {
     /// The notices, oldest first.
     pub(crate) notices: Vec<Notice>,

@@ -54,6 +54,16 @@ pub enum PlanningSet {
 #[derive(Resource, Debug, Default)]
 struct RequestCounter(u64);
 
+/// Plan requests made so far (a save keeps the count, so request numbers go on).
+pub(crate) fn requests_made(world: &World) -> u64 {
+    world.resource::<RequestCounter>().0
+}
+
+/// Sets the count of plan requests made (a loaded town).
+pub(crate) fn set_requests_made(world: &mut World, n: u64) {
+    world.resource_mut::<RequestCounter>().0 = n;
+}
+
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<PlanRequest>()
         .add_message::<PlanReady>()

@@ -9,8 +9,8 @@ use crate::script::load::ScriptSources;
 
 use super::protocol::{Frame, GoalRef, State};
 
-/// A loaded script set, ready to run.
-#[derive(Debug, Clone)]
+/// A loaded script set, ready to run (the default: an empty set).
+#[derive(Debug, Clone, Default)]
 pub struct Script {
     /// The sessions, in file order.
     pub(crate) sessions: Vec<Session>,

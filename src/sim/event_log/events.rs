@@ -38,6 +38,9 @@ pub enum EventBody {
         names: Vec<String>,
         /// The brain that drives them: `builtin` or the model's name.
         brain: String,
+        /// The run goes on from a save (absent for a new run).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        resumed: bool,
     },
     /// A validated plan.
     Plan {

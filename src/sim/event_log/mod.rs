@@ -121,14 +121,30 @@ pub(super) fn plugin(app: &mut App) {
     app.add_message::<SimEvent>()
         .init_resource::<EventLog>()
         .add_systems(SimStep, write_log.in_set(SimSet::Log))
+        .init_resource::<RunStart>()
         .add_systems(SimStep, log_start.before(SimSet::Clock));
 }
 
-/// Writes the `start` line before the first step.
+/// Whether the run's `start` line is written, and whether the run goes on
+/// from a save.
+#[derive(Resource, Debug, Default)]
+struct RunStart {
+    logged: bool,
+    resumed: bool,
+}
+
+/// The run goes on from a save: its `start` line says so.
+pub fn mark_resumed(world: &mut World) {
+    world.resource_mut::<RunStart>().resumed = true;
+}
+
+/// Writes the `start` line before the run's first step (a resumed run's too).
 pub(super) fn log_start(world: &mut World) {
-    if world.resource::<Clock>().steps > 0 {
+    let mut start = world.resource_mut::<RunStart>();
+    if std::mem::replace(&mut start.logged, true) {
         return;
     }
+    let resumed = start.resumed;
     let brain = match world.get_resource::<BrainLabel>() {
         Some(label) => label.0.clone(),
         None => world.resource::<super::ActiveBrain>().0.name().to_string(),
@@ -147,6 +163,7 @@ pub(super) fn log_start(world: &mut World) {
             residents,
             names,
             brain,
+            resumed,
         },
     });
 }

@@ -184,8 +184,16 @@ fn run(body: &EventBody) -> Narration {
             seed,
             days,
             brain,
+            resumed,
             ..
-        } => format!("▶ {scenario} 开始：种子 {seed}，{days} 天，大脑 {brain}"),
+        } => {
+            let verb = if *resumed {
+                "从存档继续"
+            } else {
+                "开始"
+            };
+            format!("▶ {scenario} {verb}：种子 {seed}，{days} 天，大脑 {brain}")
+        }
         EventBody::End { reason, day, error } => {
             let why = error.as_deref().map_or(String::new(), |e| format!("：{e}"));
             format!("■ 结束（第 {day} 天）：{}{why}", end_reason(*reason))

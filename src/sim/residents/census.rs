@@ -10,7 +10,10 @@ use super::{
 use crate::scenario::{LocIdx, Profile, Town, WorkRole};
 
 /// Where everyone is and what they do, taken once per step, indexed by roster idx.
-#[derive(Resource, Debug, Clone, Default)]
+/// A save keeps where everyone was and what they did (the next step's needs
+/// read it before the census is taken again); the persona fields are the
+/// scenario's.
+#[derive(Resource, Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Census {
     /// Each resident's entry, by roster idx.
     pub entries: Vec<CensusEntry>,
@@ -21,17 +24,20 @@ pub struct Census {
     /// The few persona fields the step's passes read of everyone, by roster idx;
     /// copied when a persona changes (reading a large town's profiles each step
     /// cost a cache miss per resident). `None` for a resident not spawned yet.
+    #[serde(skip)]
     pub(crate) traits: Vec<Option<Traits>>,
     /// Roster indices of residents with a greeting role at work, ascending.
+    #[serde(skip)]
     pub(crate) greeters: Vec<RosterIdx>,
 }
 
 /// Where one resident is and what it is doing.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct CensusEntry {
     /// The place it stands at, or last stood at while walking.
     pub at: LocIdx,
     /// Its position on the map.
+    #[serde(with = "xy")]
     pub(crate) pos: Vec2,
     /// Whether it is walking.
     pub(crate) walking: bool,
@@ -63,6 +69,13 @@ impl Traits {
 }
 
 impl Census {
+    /// Takes a saved census's entries, keeping the persona fields.
+    pub(crate) fn restore(&mut self, saved: Census) {
+        self.entries = saved.entries;
+        self.at_place = saved.at_place;
+        self.heading_to = saved.heading_to;
+    }
+
     /// How many stand at `place`.
     pub fn count_at(&self, place: LocIdx) -> usize {
         self.at_place.get(place.i()).map_or(0, Vec::len)
@@ -76,6 +89,22 @@ impl Census {
         self.entries
             .get(idx.i())
             .is_some_and(|e| e.underway && e.kind == Some(ActivityKind::Sleep))
+    }
+}
+
+/// A map position as `[x, y]` (Bevy's serde for `Vec2` needs a feature that
+/// rebuilds much of Bevy).
+mod xy {
+    use bevy::math::Vec2;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(v: &Vec2, s: S) -> Result<S::Ok, S::Error> {
+        [v.x, v.y].serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec2, D::Error> {
+        let [x, y] = <[f32; 2]>::deserialize(d)?;
+        Ok(Vec2::new(x, y))
     }
 }
 

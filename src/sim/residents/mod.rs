@@ -39,7 +39,7 @@ pub struct Resident {
 pub struct Persona(pub Arc<Profile>);
 
 /// Needs, 0–100, 100 = fully satisfied. `hunger` 100 means well fed.
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Needs {
     /// Rest: falls while awake, restored by sleep.
     pub energy: f32,
@@ -54,6 +54,17 @@ pub struct Needs {
 }
 
 impl Needs {
+    /// Needs read back from a save: energy, hunger, social, fun; the last meal.
+    pub(crate) fn from_parts([energy, hunger, social, fun]: [f32; 4], last_meal: GameTime) -> Self {
+        Self {
+            energy,
+            hunger,
+            social,
+            fun,
+            last_meal,
+        }
+    }
+
     /// How the resident feels: the most pressing need first.
     pub fn mood(&self) -> Mood {
         if self.energy < LOW_NEED {
@@ -201,7 +212,7 @@ impl ActivityKind {
 
 /// What the resident says it is doing: kept apart from [`Activity`] so the
 /// per-step scans over every resident touch a small component.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ActivityText {
     /// The action as an English verb phrase ("Eat lunch at the tavern").
     pub(crate) action: String,
@@ -212,7 +223,7 @@ pub struct ActivityText {
 }
 
 /// The resident's current action.
-#[derive(Component, Debug, Clone)]
+#[derive(Component, Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Activity {
     /// What it says it is doing.
     pub(crate) text: Box<ActivityText>,
@@ -248,7 +259,7 @@ pub struct AsyncMind;
 pub struct Whereabouts(pub LocIdx);
 
 /// Walking along a route of connected places (sparse: added and removed often).
-#[derive(Component, Debug, Clone)]
+#[derive(Component, Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[component(storage = "SparseSet")]
 pub struct Walking {
     /// Places still to reach, next first; the last is the destination.
@@ -286,6 +297,29 @@ pub struct Relationship {
 /// [`Relationships::new`] or [`Relationships::entry`] to keep it so).
 #[derive(Component, Debug, Clone, Default)]
 pub struct Relationships(pub Vec<Relationship>);
+
+impl Relationship {
+    /// A tie read back from a save (its roster index is set when it is put back).
+    pub(crate) fn restored(
+        with: ResidentId,
+        kind: RelationKind,
+        strength: f32,
+        impression: String,
+        interactions: u32,
+        (last_interaction, met): (Option<GameTime>, Option<GameTime>),
+    ) -> Self {
+        Self {
+            with,
+            with_idx: RosterIdx::default(),
+            kind,
+            strength,
+            impression,
+            interactions,
+            last_interaction,
+            met,
+        }
+    }
+}
 
 impl Relationships {
     /// The relationship with `other`, if any.
@@ -352,7 +386,7 @@ pub enum Heard {
 }
 
 /// A gathering the resident knows of, and whether it means to go.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Appointment {
     /// Index into the scenario's gatherings.
     pub(crate) gathering: usize,
@@ -363,7 +397,7 @@ pub struct Appointment {
 }
 
 /// An appointment with another resident, as one side remembers it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MeetingNote {
     /// The appointment's number.
     pub(crate) appointment: u32,
@@ -378,7 +412,7 @@ pub struct MeetingNote {
 }
 
 /// What the resident knows is coming: gatherings, appointments, notices read.
-#[derive(Component, Debug, Clone, Default)]
+#[derive(Component, Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Agenda {
     /// Gatherings known of.
     pub(crate) appointments: Vec<Appointment>,
@@ -396,7 +430,7 @@ impl Agenda {
 }
 
 /// Per-night bookkeeping.
-#[derive(Component, Debug, Clone, Default)]
+#[derive(Component, Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct NightState {
     /// The last night whose memories were consolidated.
     pub(crate) consolidated: Option<chrono::NaiveDate>,
@@ -405,7 +439,7 @@ pub struct NightState {
 }
 
 /// Counts for the end-of-run summary.
-#[derive(Component, Debug, Clone, Default)]
+#[derive(Component, Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
     /// Plans made.
     pub(crate) plans: u32,

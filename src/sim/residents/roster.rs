@@ -7,7 +7,20 @@ use crate::scenario::ResidentId;
 
 /// Dense index of a resident in the [`Roster`]; never logged or saved (use
 /// [`ResidentId`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct RosterIdx(pub u32);
 
 impl RosterIdx {

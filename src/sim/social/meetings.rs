@@ -16,7 +16,8 @@ use crate::sim::residents::{Agenda, Census, Relationships, Roster, RosterIdx};
 use crate::sim::town::ActiveTuning;
 
 /// Whether an appointment has been settled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MeetingStatus {
     /// Its time has not come and gone.
     Pending,
@@ -27,7 +28,7 @@ pub enum MeetingStatus {
 }
 
 /// An appointment two residents made in a conversation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Meeting {
     /// Its number, unique in the run.
     pub id: u32,
@@ -50,7 +51,7 @@ pub struct Meeting {
 }
 
 /// Every appointment not yet settled.
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Meetings {
     /// The appointments, in the order made.
     pub list: Vec<Meeting>,
@@ -58,6 +59,16 @@ pub struct Meetings {
 }
 
 impl Meetings {
+    /// The number the next appointment gets.
+    pub(crate) fn next_id(&self) -> u32 {
+        self.next_id
+    }
+
+    /// Appointments read back from a save.
+    pub(crate) fn restored(list: Vec<Meeting>, next_id: u32) -> Self {
+        Self { list, next_id }
+    }
+
     /// Whether the resident has an appointment still to come.
     pub fn pending_for(&self, idx: RosterIdx) -> bool {
         self.list

@@ -31,7 +31,7 @@ pub use scripted::ScriptedTalk;
 pub use talk::split_end;
 
 /// Where each resident stands socially this step, indexed by roster idx.
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Debug, Default, Serialize, Deserialize)]
 pub struct SocialState {
     /// The conversation each resident is in.
     talking: Vec<Option<u64>>,
@@ -40,14 +40,19 @@ pub struct SocialState {
     /// Where and since when each resident has stood still (None while walking).
     stood: Vec<Option<(LocIdx, GameTime)>>,
     /// When each pair (lower idx first) may talk again.
+    #[serde(with = "crate::base::pairs")]
     pair_ready: HashMap<(RosterIdx, RosterIdx), GameTime>,
     /// When a customer was last greeted by the staff of a place: one greeting per visit.
+    #[serde(with = "crate::base::pairs")]
     greeted: HashMap<(RosterIdx, LocIdx), GameTime>,
     /// Open conversations by id (ordered, so every pass visits them in the same order).
+    /// Not saved: a loaded town spawns its conversations anew ([`SocialState::reopen`]).
+    #[serde(skip)]
     open: std::collections::BTreeMap<u64, Entity>,
     /// Conversations started on the current day, for the window's top bar.
     started_today: u32,
     /// Skills each resident has run with each partner: (runner, partner, skill).
+    #[serde(with = "crate::base::pairs::set")]
     skills_done: std::collections::HashSet<(RosterIdx, RosterIdx, String)>,
     today: i64,
     next_id: u64,
@@ -56,7 +61,8 @@ pub struct SocialState {
 impl SocialState {
     fn resize(&mut self, n: usize) {
         self.talking.resize(n, None);
-        self.pause_until.resize(n, GameTime(i64::MIN));
+        // The epoch: long before any town's start (and a time a save can write).
+        self.pause_until.resize(n, GameTime(0));
         self.stood.resize(n, None);
     }
 
@@ -84,6 +90,11 @@ impl SocialState {
         self.open.get(&id).copied()
     }
 
+    /// Registers a loaded conversation's entity (a save does not keep entities).
+    pub(crate) fn reopen(&mut self, id: u64, entity: Entity) {
+        self.open.insert(id, entity);
+    }
+
     /// Conversations started today.
     pub fn started_today(&self) -> u32 {
         self.started_today
@@ -100,7 +111,7 @@ pub struct SocialRng(pub ChaCha8Rng);
 pub struct Talking;
 
 /// Where a conversation is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConversationState {
     /// Opened; no one has spoken.
@@ -156,7 +167,7 @@ pub enum EndCause {
 }
 
 /// One message of a conversation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChatMessage {
     /// Who said it.
     pub(crate) speaker: RosterIdx,
@@ -172,7 +183,7 @@ pub struct ChatMessage {
 
 /// A line from an async mind: whether it ends the conversation, and the
 /// emotion the model labelled it with (keywords decide when it gave none).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Delivered {
     /// The words.
     pub line: String,
@@ -183,7 +194,7 @@ pub struct Delivered {
 }
 
 /// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Turn {
     /// Who speaks.
     pub(crate) speaker: RosterIdx,
@@ -194,7 +205,7 @@ pub struct Turn {
 }
 
 /// A meeting one participant proposes in this conversation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Proposal {
     /// Who proposes.
     pub(crate) proposer: RosterIdx,
@@ -209,7 +220,7 @@ pub struct Proposal {
 }
 
 /// A conversation: an entity while it runs.
-#[derive(Component, Debug, Clone)]
+#[derive(Component, Debug, Clone, Serialize, Deserialize)]
 pub struct Conversation {
     id: u64,
     /// Roster indices; the first opened it.
@@ -318,6 +329,27 @@ impl Conversation {
     /// An async mind's line for the turn the conversation waits on.
     pub fn hand_in(&mut self, line: Delivered) {
         self.delivered = Some(line);
+    }
+
+    /// Gives a loaded conversation's skill its script set back: the runner's
+    /// `converse:` set, found by `script_of`.
+    pub(crate) fn reattach(
+        &mut self,
+        script_of: impl Fn(RosterIdx) -> Option<std::sync::Arc<crate::script::engine::Script>>,
+    ) {
+        if let Some(talk) = &mut self.script {
+            match script_of(talk.ai) {
+                Some(script) => talk.reattach(script),
+                None => {
+                    talk.error = Some("the loaded town has no script set for this skill".into())
+                }
+            }
+        }
+    }
+
+    /// Its topic so far and when it started (for the save's readable columns).
+    pub(crate) fn topic_and_start(&self) -> (&str, GameTime) {
+        (&self.topic, self.started)
     }
 
     /// More than two take part.

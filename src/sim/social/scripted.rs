@@ -22,10 +22,13 @@ use crate::script::runner::{Human, Persona};
 const MAX_CALLS: usize = 64;
 
 /// A HEART RULE skill a resident runs in a conversation, one engine per conversation.
-#[derive(Debug, Clone)]
+/// A save keeps everything but the script set, which is the runner's
+/// `converse:` set in the scenario ([`ScriptedTalk::reattach`]).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ScriptedTalk {
     /// The skill's name.
     pub(crate) skill: String,
+    #[serde(skip)]
     script: Arc<Script>,
     host: Host,
     persona: Persona,
@@ -68,6 +71,11 @@ impl ScriptedTalk {
         };
         talk.drain();
         Ok(talk)
+    }
+
+    /// Gives a loaded talk its script set back.
+    pub(crate) fn reattach(&mut self, script: Arc<Script>) {
+        self.script = script;
     }
 
     /// The next turn, (speaker, text); `None` once the skill has ended or

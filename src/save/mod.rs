@@ -1,0 +1,181 @@
+//! The save: a whole town in one SQLite file.
+//!
+//! A save is a [`TownSnapshot`] (every resident's needs, whereabouts, plan,
+//! ties, memories and random stream; notices, appointments, conversations
+//! under way; the engine's bookkeeping) plus the scenario it runs
+//! ([`TownSource`]), written in one transaction in WAL mode: a process killed
+//! at any moment leaves the last complete save. Loading builds the town from
+//! the saved scenario and seed as a new run would, then puts the snapshot in;
+//! the run then goes on exactly as it would have (`tests/save.rs`).
+//!
+//! - `schema`: the tables and their migrations;
+//! - `snapshot`: world ⇄ plain data;
+//! - `source`: the scenario kept in the file;
+//! - `store`: plain data ⇄ SQLite.
+
+mod schema;
+mod snapshot;
+mod source;
+mod store;
+
+use std::path::Path;
+
+use bevy::prelude::*;
+use rusqlite::Connection;
+
+use crate::scenario::{ResidentId, Scenario, Town};
+use crate::sim::LoadedScenario;
+use crate::sim::residents::Roster;
+pub use snapshot::{TownSnapshot, restore, take};
+pub use source::TownSource;
+
+/// Why a save could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// The file is not an SQLite database.
+    #[error("not a Heartvale save (not an SQLite database)")]
+    NotASave,
+    /// Written by a newer Heartvale.
+    #[error(
+        "written by a newer Heartvale (save schema {found}; this build reads up to {supported})"
+    )]
+    Newer {
+        /// The file's schema version.
+        found: i64,
+        /// The newest this build reads.
+        supported: i64,
+    },
+    /// The database is damaged or a value in it makes no sense.
+    #[error("the save is damaged: {0}")]
+    Corrupt(String),
+    /// The saved scenario does not load.
+    #[error("{0}")]
+    Scenario(String),
+    /// File system trouble.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<rusqlite::Error> for SaveError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::NotADatabase) => SaveError::NotASave,
+            _ => SaveError::Corrupt(e.to_string()),
+        }
+    }
+}
+
+/// A save read back with its scenario loaded.
+pub struct LoadedSave {
+    /// The town's state.
+    pub snapshot: TownSnapshot,
+    /// Where the scenario came from (a new save of the town keeps it).
+    pub source: TownSource,
+    /// The scenario, loaded and checked.
+    pub scenario: Scenario,
+}
+
+/// Writes the town in `world` (between two steps) to `path`.
+pub fn save_world(world: &mut World, path: &Path, source: &TownSource) -> Result<(), SaveError> {
+    let job = SaveJob::take(world, source.clone());
+    job.write(path)
+}
+
+/// Everything a save needs, taken from the world: written later, on any
+/// thread (the window writes on a worker so the frame does not wait).
+pub struct SaveJob {
+    snapshot: TownSnapshot,
+    source: TownSource,
+    town: Town,
+    ids: Vec<ResidentId>,
+}
+
+impl SaveJob {
+    /// Takes the snapshot (between two steps).
+    pub fn take(world: &mut World, source: TownSource) -> Self {
+        let town = world.resource::<LoadedScenario>().0.town.clone();
+        let ids = world.resource::<Roster>().ids().to_vec();
+        Self {
+            snapshot: take(world),
+            source,
+            town,
+            ids,
+        }
+    }
+
+    /// The game time the snapshot was taken at.
+    pub fn time(&self) -> crate::base::time::GameTime {
+        self.snapshot.now()
+    }
+
+    /// Writes it to `path` in one transaction.
+    pub fn write(&self, path: &Path) -> Result<(), SaveError> {
+        check_existing(path)?;
+        let mut db = Connection::open(path)?;
+        check_version(&db)?;
+        db.pragma_update(None, "journal_mode", "WAL")?;
+        // A full sync at commit: the last save survives a power cut too.
+        db.pragma_update(None, "synchronous", "FULL")?;
+        store::write(&mut db, &self.snapshot, &self.source, &self.town, &self.ids)
+    }
+}
+
+/// Reads the save at `path` and loads its scenario. The file is only read.
+pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
+    if !path.exists() {
+        return Err(SaveError::Io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such file",
+        )));
+    }
+    check_existing(path)?;
+    let db = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+    check_version(&db)?;
+    if schema::version(&db)? == 0 {
+        return Err(SaveError::Corrupt("the database holds no town".into()));
+    }
+    let source = store::read_source(&db)?;
+    let scenario = source.load().map_err(SaveError::Scenario)?;
+    let ids: Vec<ResidentId> = scenario.residents.iter().map(|p| p.id.clone()).collect();
+    let snapshot = store::read(&db, &scenario.town, &ids)?;
+    Ok(LoadedSave {
+        snapshot,
+        source,
+        scenario,
+    })
+}
+
+/// An existing file must start as an SQLite database does, before SQLite
+/// itself opens it (and perhaps writes to it).
+fn check_existing(path: &Path) -> Result<(), SaveError> {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = [0u8; 16];
+    let n = f.read(&mut head)?;
+    if n == 0 {
+        return Ok(());
+    }
+    if n < 16 || &head != b"SQLite format 3\0" {
+        return Err(SaveError::NotASave);
+    }
+    Ok(())
+}
+
+fn check_version(db: &Connection) -> Result<(), SaveError> {
+    // Reading the schema is the first thing that touches the pages: a damaged
+    // file fails here.
+    let found = schema::version(db)?;
+    if found > schema::VERSION {
+        return Err(SaveError::Newer {
+            found,
+            supported: schema::VERSION,
+        });
+    }
+    let ok: String = db.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if ok != "ok" {
+        return Err(SaveError::Corrupt(ok));
+    }
+    Ok(())
+}

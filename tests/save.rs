@@ -1,0 +1,303 @@
+//! The save: a town written to SQLite and read back goes on exactly as it
+//! would have; damaged, foreign and newer files are refused untouched.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use heartvale::headless::{default_scenario, headless_app};
+use heartvale::save::{self, TownSource};
+use heartvale::sim::clock::Clock;
+use heartvale::sim::end::SimOutcome;
+use heartvale::sim::event_log::EventLog;
+use heartvale::sim::residents::Walking;
+
+fn heartvale(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_heartvale"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("HEARTVALE_LLM_BASE_URL")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .expect("the binary runs")
+}
+
+fn succeeds(args: &[&str]) {
+    let out = heartvale(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A run's lines without its own `start` and `end` records.
+fn body(lines: &[String]) -> &[String] {
+    let start = usize::from(
+        lines
+            .first()
+            .is_some_and(|l| l.contains("\"kind\":\"start\"")),
+    );
+    let end =
+        lines.len() - usize::from(lines.last().is_some_and(|l| l.contains("\"kind\":\"end\"")));
+    &lines[start..end]
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn p(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+#[test]
+fn one_day_saved_then_two_more_is_the_three_day_run() {
+    let d = temp();
+    let (whole, first, rest, file) = (
+        p(&d, "3.jsonl"),
+        p(&d, "1.jsonl"),
+        p(&d, "2.jsonl"),
+        p(&d, "town.db"),
+    );
+    let s = |p: &PathBuf| p.to_str().unwrap().to_string();
+    succeeds(&["sim", "-q", "--days", "3", "--log", &s(&whole)]);
+    succeeds(&[
+        "sim",
+        "-q",
+        "--days",
+        "1",
+        "--log",
+        &s(&first),
+        "--save",
+        &s(&file),
+    ]);
+    succeeds(&[
+        "sim",
+        "-q",
+        "--load",
+        &s(&file),
+        "--days",
+        "2",
+        "--log",
+        &s(&rest),
+    ]);
+    let (whole, first, rest) = (lines(&whole), lines(&first), lines(&rest));
+    assert!(rest[0].contains("\"resumed\":true"), "{}", rest[0]);
+    assert!(rest[0].contains("\"days\":3"), "{}", rest[0]);
+    let resumed: Vec<&String> = body(&first).iter().chain(body(&rest)).collect();
+    let expected: Vec<&String> = body(&whole).iter().collect();
+    assert_eq!(resumed.len(), expected.len(), "line counts differ");
+    for (i, (a, b)) in expected.iter().zip(&resumed).enumerate() {
+        assert_eq!(a, b, "line {i} differs");
+    }
+    assert_eq!(whole.last(), rest.last(), "the same end");
+}
+
+/// Steps `app` to a moment of the second day when someone is on the way
+/// somewhere (with the built-in brain a conversation starts and ends within
+/// one step, so none is open between steps).
+fn step_into_day_two(app: &mut bevy::prelude::App) {
+    let from = heartvale::base::time::GameTime::parse("2026-04-07 11:00").unwrap();
+    loop {
+        app.update();
+        let world = app.world_mut();
+        let walking = world.query::<&Walking>().iter(world).count();
+        if world.resource::<Clock>().now >= from && walking > 0 {
+            return;
+        }
+        assert!(
+            !world.resource::<SimOutcome>().ended(),
+            "nobody walks on day 2"
+        );
+    }
+}
+
+fn run_out(app: &mut bevy::prelude::App) -> Vec<String> {
+    heartvale::headless::run_to_end(app, 10_000);
+    let text = app.world().resource::<EventLog>().text().to_string();
+    text.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn a_town_saved_mid_day_goes_on_the_same() {
+    let d = temp();
+    let file = p(&d, "mid.db");
+    let scenario = default_scenario();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let source = TownSource::folder(&dir, &scenario).unwrap();
+    let mut a = headless_app(scenario.clone(), 11, 3, EventLog::in_memory());
+    step_into_day_two(&mut a);
+    let before = a.world().resource::<EventLog>().text().lines().count();
+    save::save_world(a.world_mut(), &file, &source).unwrap();
+    let whole = run_out(&mut a);
+
+    let loaded = save::load(&file).unwrap();
+    let mut b = headless_app(Arc::new(loaded.scenario), 11, 3, EventLog::in_memory());
+    save::restore(b.world_mut(), loaded.snapshot).unwrap();
+    let rest = run_out(&mut b);
+    assert!(rest[0].contains("\"resumed\":true"));
+    assert_eq!(&whole[before..], &rest[1..], "the resumed run differs");
+}
+
+/// Every table of a save, as text, apart from who wrote it.
+fn dump(path: &Path) -> Vec<String> {
+    let db = rusqlite::Connection::open(path).unwrap();
+    let tables: Vec<String> = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut out = Vec::new();
+    for t in tables {
+        let mut q = db
+            .prepare(&format!("SELECT * FROM {t} ORDER BY rowid"))
+            .unwrap();
+        let n = q.column_count();
+        let rows = q
+            .query_map([], |r| {
+                let cells: Vec<String> = (0..n)
+                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                    .collect();
+                Ok(format!("{t}: {}", cells.join(" | ")))
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+#[test]
+fn every_component_survives_a_round_trip() {
+    let d = temp();
+    let (first, second) = (p(&d, "a.db"), p(&d, "b.db"));
+    let scenario = default_scenario();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let source = TownSource::folder(&dir, &scenario).unwrap();
+    let mut a = headless_app(scenario, 5, 3, EventLog::in_memory());
+    step_into_day_two(&mut a);
+    save::save_world(a.world_mut(), &first, &source).unwrap();
+    let loaded = save::load(&first).unwrap();
+    let mut b = headless_app(Arc::new(loaded.scenario), 5, 3, EventLog::in_memory());
+    save::restore(b.world_mut(), loaded.snapshot).unwrap();
+    save::save_world(b.world_mut(), &second, &loaded.source).unwrap();
+    let (x, y) = (dump(&first), dump(&second));
+    assert!(
+        x.iter()
+            .any(|l| l.starts_with("appointments:") || l.starts_with("notices:"))
+    );
+    assert!(x.iter().any(|l| l.starts_with("memories:")));
+    assert!(x.iter().any(|l| l.starts_with("relationships:")));
+    assert_eq!(x.len(), y.len());
+    for (l, r) in x.iter().zip(&y) {
+        assert_eq!(l, r);
+    }
+}
+
+fn refused(file: &Path, why: &str) {
+    let before = std::fs::read(file).unwrap();
+    let out = heartvale(&["sim", "-q", "--load", file.to_str().unwrap(), "--days", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(why), "{err}");
+    assert!(
+        err.contains(&file.display().to_string()),
+        "names the file: {err}"
+    );
+    assert_eq!(std::fs::read(file).unwrap(), before, "the file was changed");
+}
+
+#[test]
+fn foreign_damaged_and_newer_files_are_refused_untouched() {
+    let d = temp();
+    let text = p(&d, "notes.txt");
+    std::fs::write(&text, "这不是存档。\n".repeat(100)).unwrap();
+    refused(&text, "not a Heartvale save");
+
+    let good = p(&d, "good.db");
+    succeeds(&["sim", "-q", "--days", "1", "--save", good.to_str().unwrap()]);
+    let newer = p(&d, "newer.db");
+    std::fs::copy(&good, &newer).unwrap();
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    refused(&newer, "newer Heartvale");
+
+    let damaged = p(&d, "damaged.db");
+    let mut bytes = std::fs::read(&good).unwrap();
+    let mid = bytes.len() / 2;
+    for b in &mut bytes[mid..mid + 4096] {
+        *b = 0xA5;
+    }
+    std::fs::write(&damaged, &bytes).unwrap();
+    refused(&damaged, "damaged");
+}
+
+#[test]
+fn a_kill_during_autosave_leaves_the_last_save_loadable() {
+    let d = temp();
+    let file = p(&d, "big.db");
+    let f = file.to_str().unwrap();
+    // A large town saves for long enough that a kill lands inside a write.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_heartvale"))
+        .args([
+            "sim",
+            "-q",
+            "--generate",
+            "2000",
+            "--days",
+            "4",
+            "--save",
+            f,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .spawn()
+        .unwrap();
+    let wal = PathBuf::from(format!("{f}-wal"));
+    let started = std::time::Instant::now();
+    let mut wait_for = |what: &str, done: &dyn Fn() -> bool| {
+        while !done() {
+            assert!(
+                started.elapsed().as_secs() < 600,
+                "waited too long for {what}"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the run ended before {what}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    };
+    // The first midnight's save complete (the file there, its WAL folded in and gone) …
+    let saved = || file.exists() && !wal.exists() && std::fs::metadata(&file).unwrap().len() > 0;
+    wait_for("a first save", &|| {
+        saved() && {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            saved()
+        }
+    });
+    // … then the next one under way.
+    wait_for("a second save", &|| wal.exists());
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    // Its write-ahead log is still there: the kill landed inside the save.
+    assert!(wal.exists(), "the save finished before the kill");
+    let out = heartvale(&["sim", "-q", "--load", f, "--days", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
