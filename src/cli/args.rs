@@ -142,6 +142,10 @@ pub struct WindowArgs {
     /// print median and 99th percentile, and quit.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) frame_stats: Option<f32>,
+    /// Autosave the town to this SQLite file every game hour and on exit
+    /// (default with `--load`: the file loaded).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) save: Option<PathBuf>,
     /// Who thinks with a model.
     #[command(flatten)]
     pub(crate) llm: LlmArgs,

@@ -200,7 +200,14 @@ impl TownArgs {
 /// `heartvale window`.
 fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
+    // Autosave to `--save`, else back into the file loaded.
+    let autosave = match args.save.as_ref().or(args.town.load.as_ref()) {
+        Some(path) => Some((path.clone(), town.source()?)),
+        None => None,
+    };
     let options = crate::window::WindowOptions {
+        resume: town.resume,
+        autosave,
         scenario_dir: town.dir,
         capture: args
             .screenshot_after

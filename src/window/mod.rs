@@ -9,6 +9,7 @@
 //! the unit tests below each module run under `MinimalPlugins`.
 
 mod art;
+mod autosave;
 mod bubbles;
 mod camera;
 mod capture;
@@ -82,6 +83,10 @@ pub(crate) struct WindowOptions {
     pub(crate) select: Option<String>,
     /// Start with only these panels open (`None`: inspector and events).
     pub(crate) panels: Option<Vec<String>>,
+    /// The saved state to go on from (`--load`).
+    pub(crate) resume: Option<crate::save::TownSnapshot>,
+    /// Autosave here, with the scenario as a save keeps it.
+    pub(crate) autosave: Option<(PathBuf, crate::save::TownSource)>,
 }
 
 /// Where `assets/` is: under `BEVY_ASSET_ROOT` when set; else beside the
@@ -130,6 +135,13 @@ pub(crate) fn run(
         app.add_plugins(reload::plugin);
     }
     sim::setup_world(app.world_mut(), scenario, settings);
+    if let Some(snap) = options.resume {
+        crate::save::restore(app.world_mut(), snap)?;
+    }
+    if let Some((path, source)) = options.autosave {
+        let now = app.world().resource::<crate::sim::clock::Clock>().now;
+        app.insert_resource(autosave::Autosave::new(path, source, now));
+    }
     if let Some(speed) = options.speed {
         app.world_mut()
             .resource_mut::<crate::sim::clock::SimSpeed>()
@@ -217,6 +229,7 @@ pub(crate) fn plugin(app: &mut App) {
         capture::plugin,
         frames::plugin,
         counsel::plugin,
+        autosave::plugin,
     ));
 }
 

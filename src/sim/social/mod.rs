@@ -46,7 +46,7 @@ pub struct SocialState {
     #[serde(with = "crate::base::pairs")]
     greeted: HashMap<(RosterIdx, LocIdx), GameTime>,
     /// Open conversations by id (ordered, so every pass visits them in the same order).
-    /// Not saved: a loaded town spawns its conversations anew ([`SocialState::reopen`]).
+    /// Not saved: a loaded town spawns its conversations anew (`SocialState::reopen`).
     #[serde(skip)]
     open: std::collections::BTreeMap<u64, Entity>,
     /// Conversations started on the current day, for the window's top bar.

@@ -23,7 +23,7 @@ const MAX_CALLS: usize = 64;
 
 /// A HEART RULE skill a resident runs in a conversation, one engine per conversation.
 /// A save keeps everything but the script set, which is the runner's
-/// `converse:` set in the scenario ([`ScriptedTalk::reattach`]).
+/// `converse:` set in the scenario (`ScriptedTalk::reattach`).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ScriptedTalk {
     /// The skill's name.
