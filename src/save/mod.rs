@@ -131,6 +131,13 @@ pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
     check_existing(path)?;
     let db = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)?;
     check_version(&db)?;
+    // A damaged file is refused before anything is read from it (only here:
+    // a save rewrites every town table, and checking each autosave would
+    // read the whole file each time).
+    let ok: String = db.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if ok != "ok" {
+        return Err(SaveError::Corrupt(ok));
+    }
     if schema::version(&db)? == 0 {
         return Err(SaveError::Corrupt("the database holds no town".into()));
     }
@@ -172,10 +179,6 @@ fn check_version(db: &Connection) -> Result<(), SaveError> {
             found,
             supported: schema::VERSION,
         });
-    }
-    let ok: String = db.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
-    if ok != "ok" {
-        return Err(SaveError::Corrupt(ok));
     }
     Ok(())
 }

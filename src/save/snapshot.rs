@@ -232,8 +232,9 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
         clock.now = snap.now;
         clock.steps = snap.steps;
     }
+    let roster = world.resource::<Roster>().clone();
     for (i, r) in snap.residents.into_iter().enumerate() {
-        restore_resident(world, RosterIdx(i as u32), r)?;
+        restore_resident(world, &roster, RosterIdx(i as u32), r)?;
     }
     world.insert_resource(snap.notices);
     world.insert_resource(Meetings::restored(
@@ -269,8 +270,12 @@ fn check_roster(world: &World, snap: &TownSnapshot) -> Result<(), String> {
     }
 }
 
-fn restore_resident(world: &mut World, idx: RosterIdx, r: ResidentSnap) -> Result<(), String> {
-    let roster = world.resource::<Roster>().clone();
+fn restore_resident(
+    world: &mut World,
+    roster: &Roster,
+    idx: RosterIdx,
+    r: ResidentSnap,
+) -> Result<(), String> {
     let mut ties = r.ties;
     for t in &mut ties {
         t.with_idx = roster
