@@ -4,6 +4,8 @@
 //! (`ARCHITECTURE.md` gives the reasons and the order of a step):
 //!
 //! - [`base`]: game time, diagnostics that name `file:line:col`, YAML parsing.
+//! - [`recall`]: memory retrieval for Chinese (jieba + bigrams BM25,
+//!   embeddings, reciprocal-rank merge, relevance + importance + recency).
 //! - [`script`]: HEART RULE conversation scripts — format, loader, checker,
 //!   condition language, the resumable engine and its hosts.
 //! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`],
@@ -23,6 +25,7 @@ pub mod brain;
 pub mod cli;
 pub mod headless;
 pub mod llm;
+pub mod recall;
 pub mod save;
 pub mod scenario;
 pub mod script;

@@ -804,7 +804,7 @@ fn conversation_memories_are_rewritten_in_the_residents_own_words() {
         .unwrap();
     let memories = w.get::<heartvale::sim::memory::Memories>(e).unwrap();
     let rewritten = memories
-        .entries
+        .entries()
         .iter()
         .filter(|m| m.kind == heartvale::sim::memory::MemoryKind::Dialogue)
         .any(|m| m.text == "聊得很开心，约好改天一起去酒馆坐坐。");

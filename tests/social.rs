@@ -348,7 +348,7 @@ fn a_conversation_leaves_ties_and_memories_on_both_sides() {
         let m = w
             .get::<Memories>(e)
             .unwrap()
-            .entries
+            .entries()
             .iter()
             .rev()
             .find(|m| m.kind == MemoryKind::Dialogue)
@@ -458,7 +458,7 @@ fn three_days_of_social_life() {
     let mut q = w.query::<(&Resident, &Memories)>();
     let remembered = q
         .iter(w)
-        .flat_map(|(_, m)| m.entries.iter())
+        .flat_map(|(_, m)| m.entries().iter())
         .filter(|m| m.kind == MemoryKind::Dialogue || m.kind == MemoryKind::Summary)
         .count();
     assert!(remembered > 0);
@@ -602,14 +602,14 @@ fn a_resident_runs_its_script_skills_in_its_conversations() {
     let memories = app.world().get::<Memories>(guardian).unwrap();
     assert!(
         memories
-            .entries
+            .entries()
             .iter()
             .any(|m| m.text.contains("谈了「关心近况」，了解到") && m.importance >= 80)
             || memories
-                .entries
+                .entries()
                 .iter()
                 .any(|m| m.kind == MemoryKind::Summary && m.text.contains("谈了「关心近况」")),
         "{:?}",
-        memories.entries
+        memories.entries()
     );
 }

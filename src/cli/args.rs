@@ -43,6 +43,13 @@ pub enum Command {
     /// Open the window on a town: the animated map and the panels (the
     /// default when a display is available).
     Window(WindowArgs),
+    /// Memory retrieval: measure it on a bench file, or search a resident's
+    /// memories in a save.
+    Memory {
+        /// What to do.
+        #[command(subcommand)]
+        command: MemoryCommand,
+    },
     /// Print a readable timeline of an event log (JSON Lines).
     Replay {
         /// The event log.
@@ -53,6 +60,45 @@ pub enum Command {
         /// Only events about this resident id.
         #[arg(long)]
         resident: Option<String>,
+    },
+}
+
+/// `heartvale memory …`
+#[derive(Subcommand, Debug)]
+pub enum MemoryCommand {
+    /// Evaluate retrieval on a JSONL file of memories and queries; prints
+    /// `{"queries","recall@5","recall@10","ndcg@10","mrr"}` as one JSON object.
+    Bench {
+        /// Lines `{"kind":"memory",…}` and `{"kind":"query",…,"expect":[ids]}`.
+        file: PathBuf,
+        /// The town the memories are about: its names are kept whole as words,
+        /// and its `tuning.yaml` gives the weights.
+        #[arg(long, default_value = "scenarios/heartvale")]
+        scenario: PathBuf,
+        /// Also print each query that missed an expected memory in its top 5
+        /// (JSON Lines on stderr).
+        #[arg(long)]
+        misses: bool,
+        /// Semantic search too.
+        #[command(flatten)]
+        embed: crate::llm::embed::EmbedArgs,
+    },
+    /// Print a resident's top memories for a query, with their scores, as of
+    /// the save's time (vectors computed for it are kept in the save).
+    Search {
+        /// The save.
+        #[arg(long, value_name = "FILE")]
+        load: PathBuf,
+        /// The resident's id or name.
+        resident: String,
+        /// What to look for.
+        query: String,
+        /// How many memories to print.
+        #[arg(short = 'k', default_value_t = 10)]
+        k: usize,
+        /// Semantic search too.
+        #[command(flatten)]
+        embed: crate::llm::embed::EmbedArgs,
     },
 }
 

@@ -1,14 +1,16 @@
-//! The command line: `heartvale [window|sim|check|replay|script]`. Each
+//! The command line: `heartvale [window|sim|check|replay|script|memory]`. Each
 //! command returns its exit code or a [`CliError`]; `main` prints errors, once.
 //!
 //! - `args`: what each command takes;
 //! - `sim`, `report`: the headless run and its summary tables;
 //! - `check`: scenario and script folders;
 //! - `script`: HEART RULE sessions in the terminal;
-//! - `replay`: an event log, told.
+//! - `replay`: an event log, told;
+//! - `memory`: retrieval's bench, and search in a save.
 
 mod args;
 mod check;
+mod memory;
 mod replay;
 mod report;
 mod script;
@@ -18,7 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub use args::{Cli, Command, ScriptCommand, SessionArgs, SimArgs, TownArgs, WindowArgs};
+pub use args::{
+    Cli, Command, MemoryCommand, ScriptCommand, SessionArgs, SimArgs, TownArgs, WindowArgs,
+};
 
 use crate::base::Diagnostics;
 use crate::llm::{LlmArgs, LlmSettings};
@@ -72,6 +76,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Check { paths }) => check::check(&paths),
         Some(Command::Script { command }) => script::script(command),
         Some(Command::Window(args)) => window(args),
+        Some(Command::Memory { command }) => memory::memory(command),
         Some(Command::Replay {
             file,
             kind,

@@ -75,6 +75,51 @@ pub struct LoadedSave {
     pub scenario: Scenario,
 }
 
+/// One resident's memories in a loaded save.
+#[derive(Debug, Clone, Copy)]
+pub struct ResidentMemories<'a> {
+    /// The resident's id.
+    pub id: &'a str,
+    /// Its name.
+    pub name: &'a str,
+    /// Its memories, oldest first.
+    pub memories: &'a [crate::sim::memory::Memory],
+}
+
+impl<'a> ResidentMemories<'a> {
+    /// The resident with this id or name.
+    pub fn find(save: &'a LoadedSave, who: &str) -> Option<Self> {
+        let r = save
+            .snapshot
+            .residents
+            .iter()
+            .find(|r| r.id == who)
+            .or_else(|| save.snapshot.residents.iter().find(|r| r.name == who))?;
+        Some(Self {
+            id: &r.id,
+            name: &r.name,
+            memories: &r.memories,
+        })
+    }
+}
+
+/// Adds memory vectors (by position in the resident's memories) to the save
+/// at `path`, in one transaction; the rest of the file is unchanged.
+pub fn add_vectors(
+    path: &Path,
+    resident: &str,
+    vectors: &[(usize, std::sync::Arc<crate::sim::memory::Embedding>)],
+) -> Result<(), SaveError> {
+    check_existing(path)?;
+    let mut db = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+    check_version(&db)?;
+    let tx = db.transaction()?;
+    schema::migrate(&tx, schema::version(&tx)?)?;
+    store::write_vectors(&tx, resident, vectors)?;
+    tx.commit()?;
+    Ok(())
+}
+
 /// Writes the town in `world` (between two steps) to `path`.
 pub fn save_world(world: &mut World, path: &Path, source: &TownSource) -> Result<(), SaveError> {
     let job = SaveJob::take(world, source.clone());
@@ -141,10 +186,15 @@ pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
     if schema::version(&db)? == 0 {
         return Err(SaveError::Corrupt("the database holds no town".into()));
     }
-    let source = store::read_source(&db)?;
+    // An older save is read through the migrations in a transaction that is
+    // rolled back: one reader for every version, and the file unchanged.
+    let tx = db.unchecked_transaction()?;
+    schema::migrate(&tx, schema::version(&tx)?)?;
+    let source = store::read_source(&tx)?;
     let scenario = source.load().map_err(SaveError::Scenario)?;
     let ids: Vec<ResidentId> = scenario.residents.iter().map(|p| p.id.clone()).collect();
-    let snapshot = store::read(&db, &scenario.town, &ids)?;
+    let snapshot = store::read(&tx, &scenario.town, &ids)?;
+    tx.rollback()?;
     Ok(LoadedSave {
         snapshot,
         source,

@@ -8,7 +8,7 @@ use super::SaveError;
 
 /// The schema this build writes. A file with a higher `user_version` was
 /// written by a newer Heartvale and is refused, untouched.
-pub(crate) const VERSION: i64 = 1;
+pub(crate) const VERSION: i64 = 2;
 
 /// Version 1: the town, and the companion tables of the memory design
 /// (`conversations`, `key_moments`, `user_profiles`, `affection_logs`: the
@@ -63,8 +63,18 @@ CREATE TABLE affection_logs (
     created_at INTEGER NOT NULL);
 ";
 
+/// Version 2: memory retrieval. When each memory was last recalled (its
+/// recency counts from there; NULL in older saves: its own time), and the
+/// memories' embeddings (little-endian f32s) with the model that made them.
+const V2: &str = "
+ALTER TABLE memories ADD COLUMN last_access INTEGER;
+CREATE TABLE memory_vectors (
+    resident TEXT NOT NULL, seq INTEGER NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (resident, seq));
+";
+
 /// Each version's script, applied in order to bring a file up to [`VERSION`].
-const MIGRATIONS: [&str; 1] = [V1];
+const MIGRATIONS: [&str; 2] = [V1, V2];
 
 /// The file's schema version (0: a new, empty database).
 pub(crate) fn version(db: &Connection) -> Result<i64, SaveError> {

@@ -215,7 +215,7 @@ fn take_residents(world: &mut World) -> Vec<ResidentSnap> {
                     rng: RngState::of(&rng.0),
                 },
                 ties: ties.0.clone(),
-                memories: memories.entries.clone(),
+                memories: memories.entries().to_vec(),
             }
         })
         .collect()
@@ -295,9 +295,7 @@ fn restore_resident(
         s.night,
         ResidentRng(s.rng.rng()?),
         Relationships::new(ties),
-        Memories {
-            entries: r.memories,
-        },
+        Memories::from_entries(r.memories),
     ));
     e.remove::<Thinking>();
     match s.activity {

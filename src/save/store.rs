@@ -1,5 +1,7 @@
 //! A snapshot to and from the SQLite file: one transaction per save.
 
+use std::sync::Arc;
+
 use rusqlite::{Connection, Transaction, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -10,7 +12,7 @@ use super::snapshot::{Bookkeeping, ResidentSnap, TownSnapshot};
 use super::source::TownSource;
 use crate::base::time::GameTime;
 use crate::scenario::{ResidentId, Town};
-use crate::sim::memory::Memory;
+use crate::sim::memory::{Embedding, Memory};
 use crate::sim::notices::{Notice, NoticeBoard};
 use crate::sim::residents::{Needs, Relationship, RosterIdx};
 use crate::sim::social::meetings::Meeting;
@@ -27,6 +29,41 @@ fn text<T: Serialize>(v: &T) -> String {
 fn from_text<T: DeserializeOwned>(s: &str, what: &str) -> Result<T, SaveError> {
     serde_json::from_value(serde_json::Value::String(s.to_string()))
         .map_err(|e| SaveError::Corrupt(format!("{what} {s:?}: {e}")))
+}
+
+/// Replaces the vectors of these memories (positions) of `resident`.
+pub(crate) fn write_vectors(
+    tx: &Transaction,
+    resident: &str,
+    vectors: &[(usize, Arc<Embedding>)],
+) -> Result<(), SaveError> {
+    let mut ins = tx.prepare(
+        "INSERT OR REPLACE INTO memory_vectors (resident, seq, model, vector) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (seq, v) in vectors {
+        ins.execute(params![
+            resident,
+            *seq as i64,
+            v.model,
+            vector_bytes(&v.values)
+        ])?;
+    }
+    Ok(())
+}
+
+/// A vector as little-endian f32s.
+fn vector_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn vector_values(bytes: &[u8]) -> Result<Vec<f32>, SaveError> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(SaveError::Corrupt("a memory vector of odd length".into()));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
 }
 
 fn json<T: Serialize>(v: &T) -> String {
@@ -55,6 +92,7 @@ pub(crate) fn write(
         "residents",
         "relationships",
         "memories",
+        "memory_vectors",
         "notices",
         "appointments",
         "town_conversations",
@@ -123,7 +161,10 @@ fn write_residents(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     let mut memory = tx.prepare(
-        "INSERT INTO memories (resident, seq, time, kind, importance, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO memories (resident, seq, time, kind, importance, text, last_access) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    let mut vector = tx.prepare(
+        "INSERT INTO memory_vectors (resident, seq, model, vector) VALUES (?1, ?2, ?3, ?4)",
     )?;
     for (i, r) in residents.iter().enumerate() {
         let n = &r.needs;
@@ -162,8 +203,12 @@ fn write_residents(
                 m.time.0,
                 text(&m.kind),
                 m.importance,
-                m.text
+                m.text,
+                m.last_access.0
             ])?;
+            if let Some(v) = &m.vector {
+                vector.execute(params![r.id, seq as i64, v.model, vector_bytes(&v.values)])?;
+            }
         }
     }
     Ok(())
@@ -397,24 +442,38 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
 
 fn read_memories(db: &Connection, id: &str) -> Result<Vec<Memory>, SaveError> {
     let mut q = db.prepare_cached(
-        "SELECT time, kind, importance, text FROM memories WHERE resident = ?1 ORDER BY seq",
+        "SELECT m.time, m.kind, m.importance, m.text, COALESCE(m.last_access, m.time), v.model, v.vector
+         FROM memories m LEFT JOIN memory_vectors v ON v.resident = m.resident AND v.seq = m.seq
+         WHERE m.resident = ?1 ORDER BY m.seq",
     )?;
     let rows = q.query_map([id], |r| {
         Ok((
-            r.get::<_, i64>(0)?,
+            (r.get::<_, i64>(0)?, r.get::<_, i64>(4)?),
             r.get::<_, String>(1)?,
             r.get::<_, u8>(2)?,
             r.get::<_, String>(3)?,
+            (
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, Option<Vec<u8>>>(6)?,
+            ),
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (time, kind, importance, text) = row?;
+        let ((time, last), kind, importance, text, stored) = row?;
+        let vector = match stored {
+            (Some(model), Some(bytes)) => Some(Arc::new(Embedding {
+                model,
+                values: vector_values(&bytes)?,
+            })),
+            _ => None,
+        };
         out.push(Memory::restored(
-            GameTime(time),
+            (GameTime(time), GameTime(last)),
             from_text(&kind, "memory kind")?,
             importance,
             text,
+            vector,
         ));
     }
     Ok(out)

@@ -75,6 +75,13 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Every resident's and place's name (the words memory search keeps whole).
+    pub fn names(&self) -> Vec<String> {
+        let residents = self.residents.iter().map(|p| p.name.clone());
+        let places = self.town.indices().map(|l| self.town.name(l).to_string());
+        residents.chain(places).collect()
+    }
+
     /// Loads and validates a scenario folder. Problems come in file order
     /// (town, locations, residents, tuning), then by line and column.
     pub fn load(dir: impl AsRef<Path>) -> Result<Scenario, Diagnostics> {

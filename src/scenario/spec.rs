@@ -423,6 +423,8 @@ pub struct Tuning {
     pub durations: DurationTuning,
     /// The built-in planner's utilities.
     pub planner: PlannerTuning,
+    /// How memory retrieval weighs relevance, importance and recency.
+    pub memory: crate::recall::RecallTuning,
 }
 
 impl Default for Tuning {
@@ -434,6 +436,7 @@ impl Default for Tuning {
             social: SocialTuning::default(),
             durations: DurationTuning::default(),
             planner: PlannerTuning::default(),
+            memory: crate::recall::RecallTuning::default(),
         }
     }
 }

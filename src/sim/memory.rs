@@ -1,6 +1,9 @@
 //! Each resident's memory stream, fed from the step's events, and the nightly
 //! consolidation that replaces a day's entries with one summary.
 
+use std::sync::{Arc, OnceLock};
+
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -8,9 +11,11 @@ use super::actions::FellAsleep;
 use super::event_log::{EventBody, SimEvent};
 use super::notices::NoticeBoard;
 use super::residents::{ActivityKind, AsyncMind, Census, NightState, Persona, Resident, Roster};
+use super::town::ActiveTuning;
 use super::{ActiveBrain, SimSet, SimStep};
 use crate::base::time::GameTime;
-use crate::scenario::{LocationId, ResidentId, Town};
+use crate::recall::{self, RecallTuning, Segmenter};
+use crate::scenario::{LocationId, ResidentId, Scenario, Town};
 use crate::sim::StepCx;
 use crate::sim::brain::SummaryContext;
 
@@ -43,16 +48,48 @@ pub struct Memory {
     pub importance: u8,
     /// What is remembered.
     pub text: String,
+    /// When it was last recalled (its recency counts from here).
+    #[serde(default)]
+    pub(crate) last_access: GameTime,
+    /// Its embedding, when an embeddings endpoint is configured.
+    #[serde(skip)]
+    pub(crate) vector: Option<Arc<Embedding>>,
+}
+
+/// A memory's vector and the model that made it (vectors of different
+/// models are never compared).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embedding {
+    /// The embedding model.
+    pub model: String,
+    /// The vector.
+    pub values: Vec<f32>,
 }
 
 impl Memory {
-    /// A memory read back from a save.
-    pub(crate) fn restored(time: GameTime, kind: MemoryKind, importance: u8, text: String) -> Self {
+    fn new(time: GameTime, kind: MemoryKind, importance: u8, text: String) -> Self {
         Self {
             time,
             kind,
-            importance,
+            importance: importance.min(100),
             text,
+            last_access: time,
+            vector: None,
+        }
+    }
+
+    /// A memory read back from a save.
+    pub(crate) fn restored(
+        (time, last_access): (GameTime, GameTime),
+        kind: MemoryKind,
+        importance: u8,
+        text: String,
+        vector: Option<Arc<Embedding>>,
+    ) -> Self {
+        Self {
+            last_access,
+            vector,
+            ..Self::new(time, kind, importance, text)
         }
     }
 
@@ -62,22 +99,100 @@ impl Memory {
     }
 }
 
-/// A resident's memories, oldest first.
+/// A resident's memories, oldest first, with a search index built when first
+/// searched and kept up to date as memories are added.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Memories {
-    /// The entries, oldest first.
-    pub entries: Vec<Memory>,
+    entries: Vec<Memory>,
+    /// The index of `entries[..indexed]`; document ids are positions.
+    index: recall::Index,
 }
 
 impl Memories {
+    /// Memories read back from a save, oldest first.
+    pub(crate) fn from_entries(entries: Vec<Memory>) -> Self {
+        Self {
+            entries,
+            index: recall::Index::default(),
+        }
+    }
+
+    /// The entries, oldest first.
+    pub fn entries(&self) -> &[Memory] {
+        &self.entries
+    }
+
     /// Remembers `text` (importance capped at 100).
     pub fn push(&mut self, time: GameTime, kind: MemoryKind, importance: u8, text: String) {
-        self.entries.push(Memory {
-            time,
-            kind,
-            importance: importance.min(100),
-            text,
-        });
+        self.entries.push(Memory::new(time, kind, importance, text));
+    }
+
+    /// Takes the entries out (the index starts again).
+    fn take_entries(&mut self) -> Vec<Memory> {
+        self.index = recall::Index::default();
+        std::mem::take(&mut self.entries)
+    }
+
+    /// Puts a memory at `at` (the index starts again).
+    fn insert(&mut self, at: usize, memory: Memory) {
+        self.index = recall::Index::default();
+        self.entries.insert(at, memory);
+    }
+
+    /// Gives entry `i` its embedding.
+    pub(crate) fn set_vector(&mut self, i: usize, vector: Arc<Embedding>) {
+        if let Some(m) = self.entries.get_mut(i) {
+            if i < self.index.len() {
+                self.index
+                    .set_vector(i as recall::DocId, vector.values.clone());
+            }
+            m.vector = Some(vector);
+        }
+    }
+
+    /// Indexes the entries added since the last search.
+    fn sync(&mut self, seg: &Segmenter) {
+        for m in &self.entries[self.index.len().min(self.entries.len())..] {
+            let meta = recall::DocMeta {
+                time: m.time,
+                importance: m.importance,
+                last_access: m.last_access,
+            };
+            let doc = self.index.add(seg, &m.text, meta);
+            if let Some(v) = &m.vector {
+                self.index.set_vector(doc, v.values.clone());
+            }
+        }
+    }
+
+    /// The memories most worth recalling for `q` (relevance, importance,
+    /// recency), best first, as positions in [`Memories::entries`] with
+    /// their scores. Nothing is marked recalled: see [`Memories::recall`].
+    pub fn search(
+        &mut self,
+        seg: &Segmenter,
+        q: &recall::Query<'_>,
+        tuning: &RecallTuning,
+    ) -> Vec<recall::Hit> {
+        self.sync(seg);
+        self.index.search(seg, q, tuning)
+    }
+
+    /// [`Memories::search`], and the memories found count as recalled at
+    /// `q.now` (their recency restarts, as in *Generative Agents*).
+    pub fn recall(
+        &mut self,
+        seg: &Segmenter,
+        q: &recall::Query<'_>,
+        tuning: &RecallTuning,
+    ) -> Vec<&Memory> {
+        let hits = self.search(seg, q, tuning);
+        for h in &hits {
+            self.index.touch(h.doc, q.now);
+            let m = &mut self.entries[h.doc as usize];
+            m.last_access = m.last_access.max(q.now);
+        }
+        hits.iter().map(|h| &self.entries[h.doc as usize]).collect()
     }
 
     /// Remembers the scenario's background (never consolidated away).
@@ -89,6 +204,73 @@ impl Memories {
     pub fn recent(&self, n: usize) -> &[Memory] {
         &self.entries[self.entries.len().saturating_sub(n)..]
     }
+}
+
+/// The town's tokenizer for memory search: jieba with the residents' and
+/// places' names added, loaded on first use (~80 ms), shared by every search.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct MemorySearch {
+    names: Arc<Vec<String>>,
+    segmenter: Arc<OnceLock<Segmenter>>,
+}
+
+impl MemorySearch {
+    /// For a scenario: its residents' and places' names.
+    pub fn for_scenario(scenario: &Scenario) -> Self {
+        Self {
+            names: Arc::new(scenario.names()),
+            segmenter: Arc::default(),
+        }
+    }
+
+    /// The tokenizer (loaded now if it was not yet).
+    pub fn segmenter(&self) -> &Segmenter {
+        self.segmenter
+            .get_or_init(|| Segmenter::new(self.names.iter().map(String::as_str)))
+    }
+}
+
+/// Recalling memories from systems: the town's tokenizer, the tuning's
+/// weights and every resident's memories.
+#[derive(SystemParam)]
+pub struct Recollection<'w, 's> {
+    search: Res<'w, MemorySearch>,
+    tuning: Res<'w, ActiveTuning>,
+    memories: Query<'w, 's, &'static mut Memories>,
+}
+
+impl Recollection<'_, '_> {
+    /// The `k` memories of `who` most worth recalling for `query` at `now`,
+    /// as stamped lines, best first (each counts as recalled).
+    pub fn recall_lines(
+        &mut self,
+        who: Entity,
+        query: &str,
+        now: GameTime,
+        k: usize,
+    ) -> Vec<String> {
+        let Ok(mut memories) = self.memories.get_mut(who) else {
+            return Vec::new();
+        };
+        let q = recall::Query {
+            text: query,
+            now,
+            as_of: None,
+            vector: None,
+            k,
+        };
+        let seg = self.search.segmenter();
+        memories
+            .recall(seg, &q, &self.tuning.0.memory)
+            .into_iter()
+            .map(Memory::line)
+            .collect()
+    }
+}
+
+/// Inserts the town's [`MemorySearch`].
+pub(super) fn setup(world: &mut World, scenario: &Scenario) {
+    world.insert_resource(MemorySearch::for_scenario(scenario));
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -364,18 +546,19 @@ pub fn revise(
     old: &str,
     new: String,
 ) -> bool {
-    match memories
+    let Some(i) = memories
         .entries
-        .iter_mut()
-        .rev()
-        .find(|m| m.time == time && m.kind == kind && m.text == old)
-    {
-        Some(m) => {
-            m.text = new;
-            true
-        }
-        None => false,
-    }
+        .iter()
+        .rposition(|m| m.time == time && m.kind == kind && m.text == old)
+    else {
+        return false;
+    };
+    // The text changed: index it again (and its old vector no longer fits).
+    memories.index = recall::Index::default();
+    let m = &mut memories.entries[i];
+    m.text = new;
+    m.vector = None;
+    true
 }
 
 /// A night's entries to be summarised.
@@ -427,7 +610,8 @@ fn consolidate(
         }
         night.consolidated = Some(tonight);
         // Split the day's entries from the scenario's memories and older summaries.
-        let (entries, kept): (Vec<Memory>, Vec<Memory>) = std::mem::take(&mut memories.entries)
+        let (entries, kept): (Vec<Memory>, Vec<Memory>) = memories
+            .take_entries()
             .into_iter()
             .partition(|m| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Summary));
         memories.entries = kept;
@@ -477,15 +661,8 @@ pub fn store_summary(
         .unwrap_or(now);
     // Keep the stream in time order: the summary goes before anything newer.
     let at = memories.entries.partition_point(|m| m.time <= stamp);
-    memories.entries.insert(
-        at,
-        Memory {
-            time: stamp,
-            kind: MemoryKind::Summary,
-            importance: importance.min(100),
-            text: summary.clone(),
-        },
-    );
+    let memory = Memory::new(stamp, MemoryKind::Summary, importance, summary.clone());
+    memories.insert(at, memory);
     events.write(SimEvent {
         time: now,
         body: EventBody::Consolidate {
@@ -509,5 +686,58 @@ mod tests {
         assert_eq!(m.entries[0].line(), "[2026-04-06 10:30] 和阿朵聊了美食");
         assert_eq!(m.entries[0].importance, 100, "importance is capped at 100");
         assert_eq!(m.recent(5).len(), 1);
+    }
+
+    #[test]
+    fn recall_finds_new_and_revised_memories_and_marks_them_recalled() {
+        let seg = Segmenter::new(["阿朵"]);
+        let tuning = RecallTuning::default();
+        let t = |s| GameTime::parse(s).unwrap();
+        let mut m = Memories::default();
+        m.push(
+            t("2026-04-06 09:00"),
+            MemoryKind::Dialogue,
+            30,
+            "和阿朵聊了美食".into(),
+        );
+        m.push(
+            t("2026-04-06 10:00"),
+            MemoryKind::Plan,
+            5,
+            "去广场散步".into(),
+        );
+        let q = |text| recall::Query {
+            text,
+            now: t("2026-04-06 12:00"),
+            as_of: None,
+            vector: None,
+            k: 1,
+        };
+        let found = m.recall(&seg, &q("阿朵"), &tuning);
+        assert_eq!(found[0].text, "和阿朵聊了美食");
+        assert_eq!(
+            m.entries()[0].last_access,
+            t("2026-04-06 12:00"),
+            "marked recalled"
+        );
+        assert_eq!(m.entries()[1].last_access, t("2026-04-06 10:00"));
+        // Added after the first search: indexed on the next.
+        m.push(
+            t("2026-04-06 11:00"),
+            MemoryKind::Notice,
+            60,
+            "公告板上说周六有音乐会".into(),
+        );
+        assert_eq!(m.search(&seg, &q("音乐会"), &tuning)[0].doc, 2);
+        // Revised text is searched as revised.
+        let (time, old) = (m.entries()[1].time, m.entries()[1].text.clone());
+        assert!(revise(
+            &mut m,
+            time,
+            MemoryKind::Plan,
+            &old,
+            "去河边钓鱼".into()
+        ));
+        assert_eq!(m.search(&seg, &q("钓鱼"), &tuning)[0].doc, 1);
     }
 }

