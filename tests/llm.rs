@@ -732,7 +732,7 @@ fn every_prompt_renders_for_a_resident() {
         "大五人格",
         "目标",
         "其他居民",
-        "最近的记忆",
+        "记得的事",
     ] {
         assert!(plan.contains(part), "plan prompt lacks {part}");
     }
@@ -834,4 +834,76 @@ fn a_models_emotion_tag_labels_its_line() {
             .filter(|e| e["kind"] == "message")
             .all(|e| !e["text"].as_str().unwrap().contains('【'))
     );
+}
+
+/// Every call logs its prompt's tokens per layer; a tight budget cuts the
+/// retrieved memories first, then the oldest dialogue, never persona or stage.
+#[test]
+fn prompts_are_built_from_budgeted_layers() {
+    let fake = FakeServer::start(fake::town_handler());
+    let run = |total: usize| {
+        let mut scenario = (*default_scenario()).clone();
+        scenario.tuning.prompt.total = total;
+        let settings = LlmSettings::for_endpoint(&fake.url, "fake-model");
+        let mut app = headless_app_with_llm(
+            Arc::new(scenario),
+            7,
+            1,
+            EventLog::in_memory(),
+            Some(settings),
+        )
+        .expect("the LLM brain starts");
+        run_to_end(&mut app, 3000);
+        events(&app)
+            .into_iter()
+            .filter(|e| e["kind"] == "llm_call" && e["outcome"] != "skipped")
+            .collect::<Vec<Value>>()
+    };
+    let layer = |e: &Value, name: &str| e["layers"][name].as_u64().unwrap_or(0);
+    let roomy = run(12_000);
+    assert!(roomy.len() > 50, "{} calls", roomy.len());
+    for e in &roomy {
+        assert!(e["layers"].is_object(), "{e}");
+        assert!(layer(e, "persona") > 0 && layer(e, "stage") > 0, "{e}");
+        assert_eq!(layer(e, "cut"), 0, "nothing cut with room to spare: {e}");
+    }
+    let plans = |calls: &[Value]| -> Vec<Value> {
+        calls
+            .iter()
+            .filter(|e| e["call"] == "plan")
+            .cloned()
+            .collect()
+    };
+    assert!(plans(&roomy).iter().any(|e| layer(e, "retrieved") > 0));
+    assert!(
+        roomy
+            .iter()
+            .any(|e| e["call"] == "line" && layer(e, "dialogue") > 0)
+    );
+    // 90 tokens: a line's persona, stage and listener fit, its memories do not.
+    let tight = run(90);
+    let cut: Vec<&Value> = tight.iter().filter(|e| layer(e, "cut") > 0).collect();
+    assert!(!cut.is_empty(), "a tight budget cuts");
+    for e in &tight {
+        let sum: u64 = [
+            "persona",
+            "stage",
+            "profile",
+            "key_moments",
+            "dialogue",
+            "retrieved",
+        ]
+        .iter()
+        .map(|l| layer(e, l))
+        .sum();
+        let kept = layer(e, "persona") + layer(e, "stage");
+        assert!(sum <= 90 || sum == kept + layer(e, "profile"), "{e}");
+    }
+    // Lines that had to shed something kept their dialogue and lost memories.
+    assert!(
+        cut.iter()
+            .any(|e| e["call"] == "line" && layer(e, "retrieved") == 0 && layer(e, "dialogue") > 0),
+        "retrieved history goes before dialogue"
+    );
+    assert!(plans(&tight).iter().all(|e| layer(e, "persona") > 0));
 }

@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod cassette;
 pub mod client;
 pub(crate) mod config;
+pub mod context;
 pub mod embed;
 pub mod fake;
 mod mind;

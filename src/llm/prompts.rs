@@ -10,6 +10,36 @@ use crate::sim::brain::{LineContext, PlanContext, SummaryContext};
 use crate::sim::residents::ActivityKind;
 
 use super::client::Message;
+use super::context::{Assembled, Layer, PromptLayers, TokenCounter};
+use crate::scenario::PromptBudget;
+
+/// A prompt ready to send, with its layers as cut to the budget.
+#[derive(Debug, Clone)]
+pub(crate) struct Prompt {
+    pub(crate) messages: Vec<Message>,
+    pub(crate) layers: Assembled,
+}
+
+/// The budget a prompt is cut to and how its tokens are counted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budgeting<'a> {
+    pub(crate) budget: &'a PromptBudget,
+    pub(crate) counter: TokenCounter,
+}
+
+impl<'a> Budgeting<'a> {
+    /// For a call to `model`.
+    pub(crate) fn for_model(budget: &'a PromptBudget, model: &str) -> Self {
+        Self {
+            budget,
+            counter: TokenCounter::for_model(model, budget),
+        }
+    }
+
+    fn assemble(&self, layers: PromptLayers) -> Assembled {
+        layers.assemble(self.budget, &self.counter)
+    }
+}
 
 pub(crate) const PLAN_SYSTEM: &str = include_str!("../../assets/prompts/plan_system.md");
 pub(crate) const PLAN_USER: &str = include_str!("../../assets/prompts/plan_user.md");
@@ -83,15 +113,61 @@ pub(crate) struct OtherResident {
 /// shares (rules, places), so servers that cache prompt prefixes (llama.cpp,
 /// vLLM) reuse it across residents; then the persona. The user message holds what
 /// changes: the moment, needs, other residents, memories, agenda and board.
-pub(crate) fn plan_messages(cx: &PlanContext<'_>, others: &[OtherResident]) -> Vec<Message> {
-    vec![
-        Message::system(plan_system(cx)),
-        Message::user(plan_user(cx, others)),
-    ]
+pub(crate) fn plan_messages(
+    cx: &PlanContext<'_>,
+    others: &[OtherResident],
+    b: &Budgeting<'_>,
+) -> Prompt {
+    let layers = b.assemble(plan_layers(cx, others));
+    Prompt {
+        messages: vec![
+            Message::system(plan_system(cx, &layers)),
+            Message::user(plan_user(cx, others, &layers)),
+        ],
+        layers,
+    }
+}
+
+/// A planning prompt's material: persona, ties (the others it knows), the
+/// moment, and its memories newest first.
+fn plan_layers(cx: &PlanContext<'_>, others: &[OtherResident]) -> PromptLayers {
+    let me = cx.me;
+    let mut l = PromptLayers::default();
+    l.push(
+        Layer::Persona,
+        format!(
+            "{}，{}岁，{}，{}",
+            me.name, me.age, me.gender, me.occupation
+        ),
+    )
+    .push(Layer::Persona, me.traits.join("、"))
+    .push(Layer::Persona, me.quote.clone())
+    .extend(
+        Layer::Persona,
+        me.goals.iter().map(|g| format!("  - {}", g.text)),
+    )
+    .extend(Layer::Profile, relationship_lines(cx))
+    .extend(
+        Layer::Stage,
+        others
+            .iter()
+            .map(|o| format!("- {}在{}：{}", o.name, o.place, o.doing)),
+    )
+    .push(Layer::Stage, agenda_text(cx))
+    .push(Layer::Stage, board_text(cx))
+    .extend(
+        Layer::Retrieved,
+        cx.memories
+            .iter()
+            .rev()
+            .take(MAX_MEMORIES)
+            .map(|m| format!("- {}", m.line())),
+    );
+    l
 }
 
 /// Who the resident is, and the town's places.
-fn plan_system(cx: &PlanContext<'_>) -> String {
+fn plan_system(cx: &PlanContext<'_>, layers: &Assembled) -> String {
     let (me, town) = (cx.me, cx.town);
     let p = &me.personality;
     let work = me.work.as_ref().map_or(String::new(), |w| {
@@ -129,7 +205,10 @@ fn plan_system(cx: &PlanContext<'_>) -> String {
             ("traits", me.traits.join("、")),
             ("quote", me.quote.clone()),
             ("goals", goals),
-            ("relationships", relationships_text(cx)),
+            (
+                "relationships",
+                layers.text(Layer::Profile, "  - （还没有熟人）"),
+            ),
             ("min_duration", d.min.to_string()),
             ("max_duration", d.max.to_string()),
             ("places", places_text(town)),
@@ -138,23 +217,20 @@ fn plan_system(cx: &PlanContext<'_>) -> String {
 }
 
 /// The resident's ten first ties: whom, what, how close, the impression.
-fn relationships_text(cx: &PlanContext<'_>) -> String {
-    lines_or(
-        cx.relationships.0.iter().take(10).map(|r| {
-            format!(
-                "  - {}：{}，亲密度{:.0}，印象：{}",
-                cx.roster.name(&r.with),
-                r.kind.label(),
-                r.strength,
-                if r.impression.is_empty() {
-                    "—"
-                } else {
-                    &r.impression
-                }
-            )
-        }),
-        "  - （还没有熟人）",
-    )
+fn relationship_lines<'a>(cx: &'a PlanContext<'a>) -> impl Iterator<Item = String> + 'a {
+    cx.relationships.0.iter().take(10).map(|r| {
+        format!(
+            "  - {}：{}，亲密度{:.0}，印象：{}",
+            cx.roster.name(&r.with),
+            r.kind.label(),
+            r.strength,
+            if r.impression.is_empty() {
+                "—"
+            } else {
+                &r.impression
+            }
+        )
+    })
 }
 
 /// Every place: id, name, services, description, neighbours.
@@ -196,7 +272,7 @@ fn places_text(town: &Town) -> String {
 
 /// The moment: time, place, needs, what the resident just did, who is
 /// around, memories, agenda and the notice board where there is one.
-fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident]) -> String {
+fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident], layers: &Assembled) -> String {
     let town = cx.town;
     let previous = cx.previous.map_or("（刚醒来）".to_string(), |a| {
         format!("{}「{}」", a.text.action, a.text.dialogue)
@@ -207,15 +283,7 @@ fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident]) -> String {
             .map(|o| format!("- {}在{}：{}", o.name, o.place, o.doing)),
         "- （附近没有人）",
     );
-    let memories = lines_or(
-        cx.memories
-            .iter()
-            .rev()
-            .take(MAX_MEMORIES)
-            .rev()
-            .map(|m| format!("- {}", m.line())),
-        "- （没有）",
-    );
+    let memories = layers.text(Layer::Retrieved, "- （没有）");
     let n = cx.needs;
     fill(
         PLAN_USER,
@@ -332,9 +400,57 @@ fn line_notes(cx: &LineContext<'_>) -> String {
 }
 
 /// An opening line (`turn == 0`) or a reply.
-pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Message> {
+pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>, b: &Budgeting<'_>) -> Prompt {
+    let layers = b.assemble(line_layers(cx, x));
+    let mut values = line_values(cx, x);
+    values.push((
+        "memories",
+        lines_or(
+            layers.items(Layer::Retrieved).map(|m| format!("- {m}")),
+            "- （没有）",
+        ),
+    ));
+    values.push(("history", layers.text(Layer::Dialogue, "（刚开始）")));
+    let template = if cx.turn == 0 { LINE_OPEN } else { LINE_REPLY };
+    Prompt {
+        messages: vec![Message::user(fill(template, &values))],
+        layers,
+    }
+}
+
+/// A line prompt's material: the speaker, the moment, the listener as the
+/// speaker sees TA, the conversation so far, what the speaker recalls.
+fn line_layers(cx: &LineContext<'_>, x: &LineExtras<'_>) -> PromptLayers {
+    let s = cx.speaker;
+    let mut l = PromptLayers::default();
+    l.push(Layer::Persona, format!("{}，{}", s.name, s.occupation))
+        .push(
+            Layer::Stage,
+            format!("{} {} {}", cx.place.name, x.my_action, x.their_action),
+        )
+        .push(Layer::Stage, line_notes(cx))
+        .push(
+            Layer::Profile,
+            format!("{}：{}", cx.listener.name, impression(cx)),
+        )
+        .extend(
+            Layer::Dialogue,
+            x.history.iter().map(|(who, line)| format!("{who}：{line}")),
+        )
+        .extend(Layer::Retrieved, x.memories.iter().cloned());
+    l
+}
+
+fn impression(cx: &LineContext<'_>) -> String {
+    cx.relation
+        .map(|r| r.impression.clone())
+        .filter(|i| !i.is_empty())
+        .unwrap_or_else(|| "还不太了解".into())
+}
+
+/// The line templates' fields but the two cut to the budget.
+fn line_values(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<(&'static str, String)> {
     let rel = cx.relation;
-    let notes = line_notes(cx);
     let acquainted = match rel {
         None => "刚认识".to_string(),
         Some(r) => match r.met {
@@ -344,29 +460,19 @@ pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Mes
             None => "认识很久了".to_string(),
         },
     };
-    let values = [
+    let p = &cx.speaker.personality;
+    vec![
         ("speaker", cx.speaker.name.clone()),
         ("listener", cx.listener.name.clone()),
         ("occupation", cx.speaker.occupation.clone()),
-        (
-            "extraversion",
-            format!("{:.0}", cx.speaker.personality.extraversion),
-        ),
-        (
-            "agreeableness",
-            format!("{:.0}", cx.speaker.personality.agreeableness),
-        ),
+        ("extraversion", format!("{:.0}", p.extraversion)),
+        ("agreeableness", format!("{:.0}", p.agreeableness)),
         ("mood", x.mood.to_string()),
         (
             "relation",
             rel.map_or("陌生人", |r| r.kind.label()).to_string(),
         ),
-        (
-            "impression",
-            rel.map(|r| r.impression.clone())
-                .filter(|i| !i.is_empty())
-                .unwrap_or_else(|| "还不太了解".into()),
-        ),
+        ("impression", impression(cx)),
         (
             "last_meeting",
             rel.and_then(|r| r.last_interaction)
@@ -378,58 +484,60 @@ pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<Mes
         ("my_action", x.my_action.to_string()),
         ("their_action", x.their_action.to_string()),
         ("topic", cx.topic.label().to_string()),
-        ("notes", notes),
+        ("notes", line_notes(cx)),
         ("acquainted", acquainted),
-        (
-            "memories",
-            lines_or(x.memories.iter().map(|m| format!("- {m}")), "- （没有）"),
-        ),
         ("last_line", cx.previous.to_string()),
-        (
-            "history",
-            lines_or(
-                x.history.iter().map(|(who, line)| format!("{who}：{line}")),
-                "（刚开始）",
-            ),
-        ),
-    ];
-    let template = if cx.turn == 0 { LINE_OPEN } else { LINE_REPLY };
-    vec![Message::user(fill(template, &values))]
+    ]
 }
 
 /// A participant's one-line memory of a conversation (the design's 30-character summary).
-pub(crate) fn recap_messages(r: &crate::sim::social::RecapRequest) -> Vec<Message> {
-    let transcript = r
-        .transcript
-        .iter()
-        .map(|(who, line)| format!("{who}：{line}"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    vec![Message::user(fill(
+pub(crate) fn recap_messages(r: &crate::sim::social::RecapRequest, b: &Budgeting<'_>) -> Prompt {
+    let mut l = PromptLayers::default();
+    l.push(Layer::Persona, r.name.clone())
+        .push(Layer::Stage, format!("{} {}", r.place, r.others))
+        .extend(
+            Layer::Dialogue,
+            r.transcript
+                .iter()
+                .map(|(who, line)| format!("{who}：{line}")),
+        );
+    let layers = b.assemble(l);
+    let messages = vec![Message::user(fill(
         RECAP,
         &[
             ("name", r.name.clone()),
             ("place", r.place.clone()),
             ("others", r.others.clone()),
-            ("transcript", transcript),
+            ("transcript", layers.text(Layer::Dialogue, "")),
         ],
-    ))]
+    ))];
+    Prompt { messages, layers }
 }
 
-pub(crate) fn summary_messages(cx: &SummaryContext<'_>) -> Vec<Message> {
-    let entries = lines_or(
+/// The night's summary: the day's memories are its dialogue with itself
+/// (the oldest cut first when the day was too full).
+pub(crate) fn summary_messages(cx: &SummaryContext<'_>, b: &Budgeting<'_>) -> Prompt {
+    let mut l = PromptLayers::default();
+    l.push(
+        Layer::Persona,
+        format!("{}（{}）", cx.me.name, cx.me.occupation),
+    )
+    .push(Layer::Stage, cx.night.to_string())
+    .extend(
+        Layer::Dialogue,
         cx.entries.iter().map(|m| format!("- {}", m.line())),
-        "- （平淡的一天）",
     );
-    vec![Message::user(fill(
+    let layers = b.assemble(l);
+    let messages = vec![Message::user(fill(
         SUMMARY,
         &[
             ("name", cx.me.name.clone()),
             ("occupation", cx.me.occupation.clone()),
             ("night", cx.night.to_string()),
-            ("entries", entries),
+            ("entries", layers.text(Layer::Dialogue, "- （平淡的一天）")),
         ],
-    ))]
+    ))];
+    Prompt { messages, layers }
 }
 
 /// The one repair attempt: the original conversation, the bad answer, what was wrong.

@@ -425,6 +425,8 @@ pub struct Tuning {
     pub planner: PlannerTuning,
     /// How memory retrieval weighs relevance, importance and recency.
     pub memory: crate::recall::RecallTuning,
+    /// LLM prompts' token budget, layer by layer.
+    pub prompt: super::prompt_tuning::PromptBudget,
 }
 
 impl Default for Tuning {
@@ -437,6 +439,7 @@ impl Default for Tuning {
             durations: DurationTuning::default(),
             planner: PlannerTuning::default(),
             memory: crate::recall::RecallTuning::default(),
+            prompt: super::prompt_tuning::PromptBudget::default(),
         }
     }
 }

@@ -240,6 +240,11 @@ pub struct Recollection<'w, 's> {
 }
 
 impl Recollection<'_, '_> {
+    /// The town's tuning (its prompt budget, its retrieval weights).
+    pub fn tuning(&self) -> &crate::scenario::Tuning {
+        &self.tuning.0
+    }
+
     /// The `k` memories of `who` most worth recalling for `query` at `now`,
     /// as stamped lines, best first (each counts as recalled).
     pub fn recall_lines(

@@ -453,13 +453,9 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// A rough token count for text when the server reports no usage: about one
 /// token per CJK character and one per four other characters.
 pub fn estimate_tokens(text: &str) -> u32 {
-    let (mut wide, mut narrow) = (0u32, 0u32);
-    for c in text.chars() {
-        if c.is_ascii() {
-            narrow += 1;
-        } else {
-            wide += 1;
-        }
-    }
-    wide + narrow.div_ceil(4)
+    let rough = crate::llm::context::TokenCounter::Estimate {
+        cjk: 1.0,
+        other: 0.25,
+    };
+    rough.count(text) as u32
 }

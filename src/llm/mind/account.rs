@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 
 use super::LlmBrain;
+use crate::llm::context::LayerTokens;
 use crate::sim::clock::Clock;
 use crate::sim::end::SimOutcome;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};
@@ -31,7 +32,8 @@ pub(super) fn account(
     if outcome.ended() && !brain.final_usage_logged {
         brain.final_usage_logged = true;
         // Calls still out when the run ends are accounted too.
-        let mut left: Vec<(u64, RosterIdx, usize, CallKind, u32)> = brain
+        type Left = (u64, RosterIdx, usize, CallKind, (u32, Option<LayerTokens>));
+        let mut left: Vec<Left> = brain
             .pending
             .iter()
             .map(|(id, p)| {
@@ -40,12 +42,12 @@ pub(super) fn account(
                     p.resident,
                     p.endpoint,
                     p.purpose.kind(),
-                    p.prompt_estimate,
+                    (p.prompt_estimate, p.layers),
                 )
             })
             .collect();
-        left.sort_unstable();
-        for (_, idx, endpoint, kind, prompt) in left {
+        left.sort_unstable_by_key(|l| l.0);
+        for (_, idx, endpoint, kind, (prompt, layers)) in left {
             let id = roster.id_of(idx).clone();
             brain.stats.call(idx, &id, kind, prompt, 0, 0);
             events.write(SimEvent {
@@ -63,6 +65,7 @@ pub(super) fn account(
                     estimated: true,
                     attempts: 0,
                     format: None,
+                    layers,
                 },
             });
         }

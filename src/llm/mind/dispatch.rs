@@ -9,10 +9,13 @@ use super::{PRIORITY_NORMAL, PRIORITY_WATCHED};
 use crate::base::time::GameTime;
 use crate::llm::bridge::{Done, Job};
 use crate::llm::client::{ChatReply, ChatRequest, Format, LlmError, Message, estimate_tokens};
+use crate::llm::context::LayerTokens;
+use crate::llm::prompts::Prompt;
 use crate::llm::schema::PLAN_SCHEMA_NAME;
 use crate::scenario::ResidentId;
 use crate::sim::clock::{StepGate, StepMode};
 use crate::sim::end::{FailSim, SimOutcome};
+use crate::sim::event_log::CallKind;
 use crate::sim::residents::RosterIdx;
 
 /// Each frame: take every finished call off the channel; a headless run waits
@@ -36,6 +39,26 @@ pub(super) fn collect_replies(
 }
 
 impl LlmBrain {
+    /// Keeps a prompt as the resident's last, for the prompt view; returns
+    /// its tokens per layer for the call's log line.
+    pub(super) fn show(
+        &mut self,
+        idx: RosterIdx,
+        endpoint: usize,
+        (kind, time): (CallKind, GameTime),
+        prompt: &Prompt,
+    ) -> LayerTokens {
+        let shown = super::ShownPrompt {
+            kind,
+            time,
+            model: self.endpoints[endpoint].model.clone(),
+            layers: prompt.layers.clone(),
+            messages: prompt.messages.clone(),
+        };
+        self.last_prompts.insert(idx, shown);
+        prompt.layers.layer_tokens()
+    }
+
     /// Whether a call for this resident may go out now.
     pub(super) fn gate(&mut self, endpoint: usize, now: GameTime, watched: bool) -> Gate {
         if let Some(max) = self.settings.max_calls_per_day
@@ -67,6 +90,7 @@ impl LlmBrain {
         endpoint: usize,
         priority: u8,
         request: ChatRequest,
+        layers: Option<LayerTokens>,
     ) {
         self.next_job += 1;
         self.day_calls += 1;
@@ -82,6 +106,7 @@ impl LlmBrain {
                 resident: idx,
                 endpoint,
                 prompt_estimate,
+                layers,
             },
         );
         self.bridge.send(Job {

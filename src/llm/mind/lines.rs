@@ -146,9 +146,16 @@ impl LineCalls<'_, '_> {
             return self.builtin_line(req.conversation);
         }
         let recalled = self.recalled(req, memory);
-        let Some(messages) = self.line_prompt(req, needs.get(req.speaker).ok(), &recalled) else {
+        let model = self.brain.endpoints[endpoint].model.clone();
+        let budget = prompts::Budgeting::for_model(&memory.tuning().prompt, &model);
+        let needs = needs.get(req.speaker).ok();
+        let Some(built) = self.line_prompt(req, needs, &recalled, &budget) else {
             return;
         };
+        let layers = self
+            .brain
+            .show(idx, endpoint, (CallKind::Line, now), &built);
+        let messages = built.messages;
         let prompt = messages
             .iter()
             .map(|m| m.content.as_str())
@@ -168,7 +175,7 @@ impl LineCalls<'_, '_> {
             speaker: speaker.1.name.clone(),
             prompt,
         };
-        brain.send(purpose, idx, endpoint, priority, request);
+        brain.send(purpose, idx, endpoint, priority, request, Some(layers));
     }
 
     /// What the speaker recalls: its memories most relevant to the listener
@@ -192,7 +199,8 @@ impl LineCalls<'_, '_> {
         req: &LineRequest,
         needs: Option<&Needs>,
         recalled: &[String],
-    ) -> Option<Vec<crate::llm::client::Message>> {
+        budget: &prompts::Budgeting<'_>,
+    ) -> Option<prompts::Prompt> {
         let c = self
             .social
             .conversation(req.conversation)
@@ -223,7 +231,7 @@ impl LineCalls<'_, '_> {
             mood: needs.map_or("平静", |n| n.mood().label()),
         };
         with_line_context(c, &self.inputs, &self.q, |cx, _, _| {
-            prompts::line_messages(cx, &extras)
+            prompts::line_messages(cx, &extras, budget)
         })
     }
 }

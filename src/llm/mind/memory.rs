@@ -20,6 +20,7 @@ use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
 use crate::sim::memory::{Memories, MemoryKind, PendingSummary, SummaryRequest, store_summary};
 use crate::sim::residents::{Persona, Resident};
 use crate::sim::social::RecapRequest;
+use crate::sim::town::ActiveTuning;
 use crate::sim::{RunSettings, memory};
 
 /// Longest recap kept, in characters.
@@ -32,6 +33,7 @@ const SUMMARY_CHARS: usize = 300;
 pub(super) struct Recaps<'w, 's> {
     brain: ResMut<'w, LlmBrain>,
     clock: Res<'w, Clock>,
+    tuning: Res<'w, ActiveTuning>,
     settings: Res<'w, RunSettings>,
     events: MessageWriter<'w, SimEvent>,
     fail: MessageWriter<'w, FailSim>,
@@ -129,8 +131,14 @@ impl Recaps<'_, '_> {
         if !admit(brain, &mut self.events, now, call, false) {
             return;
         }
+        let model = brain.endpoints[endpoint].model.clone();
+        let prompt = prompts::recap_messages(
+            req,
+            &prompts::Budgeting::for_model(&self.tuning.0.prompt, &model),
+        );
+        let layers = brain.show(idx, endpoint, (CallKind::Recap, now), &prompt);
         let request = ChatRequest {
-            messages: prompts::recap_messages(req),
+            messages: prompt.messages,
             temperature: brain.settings.temperature,
             max_tokens: 60,
             seed: brain.seed(self.settings.seed, brain.next_job + 1),
@@ -142,7 +150,14 @@ impl Recaps<'_, '_> {
             time: req.time,
             fallback: req.fallback.clone(),
         };
-        brain.send(purpose, idx, endpoint, PRIORITY_SUMMARY, request);
+        brain.send(
+            purpose,
+            idx,
+            endpoint,
+            PRIORITY_SUMMARY,
+            request,
+            Some(layers),
+        );
     }
 }
 
@@ -160,6 +175,7 @@ fn builtin_summary(active: &ActiveBrain, persona: &Persona, p: &PendingSummary) 
 pub(super) struct Summaries<'w, 's> {
     brain: ResMut<'w, LlmBrain>,
     clock: Res<'w, Clock>,
+    tuning: Res<'w, ActiveTuning>,
     settings: Res<'w, RunSettings>,
     active: Res<'w, ActiveBrain>,
     events: MessageWriter<'w, SimEvent>,
@@ -268,13 +284,17 @@ impl Summaries<'_, '_> {
                 false,
             )
         {
-            let messages = prompts::summary_messages(&SummaryContext {
+            let model = brain.endpoints[endpoint].model.clone();
+            let budget = prompts::Budgeting::for_model(&self.tuning.0.prompt, &model);
+            let cx = SummaryContext {
                 me: &persona.0,
                 night: req.pending.night,
                 entries: &req.pending.entries,
-            });
+            };
+            let prompt = prompts::summary_messages(&cx, &budget);
+            let layers = brain.show(idx, endpoint, (CallKind::Summary, now), &prompt);
             let request = ChatRequest {
-                messages,
+                messages: prompt.messages,
                 temperature: brain.settings.temperature,
                 max_tokens: 320,
                 seed: brain.seed(self.settings.seed, brain.next_job + 1),
@@ -285,7 +305,14 @@ impl Summaries<'_, '_> {
                 entity: req.entity,
                 entries: req.pending.clone(),
             };
-            return brain.send(purpose, idx, endpoint, PRIORITY_SUMMARY, request);
+            return brain.send(
+                purpose,
+                idx,
+                endpoint,
+                PRIORITY_SUMMARY,
+                request,
+                Some(layers),
+            );
         }
         let summary = builtin_summary(&self.active, persona, &req.pending);
         store_summary(

@@ -30,6 +30,7 @@ use super::bridge::{Bridge, BridgeSettings, Done};
 use super::cassette::{Cassette, CassetteMode};
 use super::client::{Endpoint, Message};
 use super::config::LlmSettings;
+use super::context::{Assembled, LayerTokens};
 use super::schema::plan_schema;
 use crate::base::time::GameTime;
 use crate::scenario::ResidentId;
@@ -100,6 +101,8 @@ struct Pending {
     resident: RosterIdx,
     endpoint: usize,
     prompt_estimate: u32,
+    /// Tokens per layer, for the log.
+    layers: Option<LayerTokens>,
 }
 
 /// A circuit breaker per endpoint, timed in game minutes so record and replay agree.
@@ -138,9 +141,31 @@ pub struct LlmBrain {
     /// Call failures not yet reported to the user (the CLI prints them once).
     failures: Vec<String>,
     stats: LlmStats,
+    /// Each resident's last prompt, for the window's prompt view.
+    last_prompts: HashMap<RosterIdx, ShownPrompt>,
+}
+
+/// A prompt as sent, kept for the inspector's prompt view.
+#[derive(Debug, Clone)]
+pub struct ShownPrompt {
+    /// What it was for.
+    pub kind: CallKind,
+    /// When it was sent.
+    pub time: GameTime,
+    /// The model asked.
+    pub model: String,
+    /// Its layers, as cut to the budget.
+    pub layers: Assembled,
+    /// The messages sent.
+    pub messages: Vec<Message>,
 }
 
 impl LlmBrain {
+    /// The last prompt sent for this resident.
+    pub fn last_prompt(&self, idx: RosterIdx) -> Option<&ShownPrompt> {
+        self.last_prompts.get(&idx)
+    }
+
     /// Calls sent and not yet used by the simulation.
     pub fn outstanding(&self) -> usize {
         self.pending.len()
@@ -242,6 +267,7 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
         final_usage_logged: false,
         failures: Vec::new(),
         stats: LlmStats::new(scenario.residents.len()),
+        last_prompts: HashMap::new(),
         settings,
     });
     Ok(())

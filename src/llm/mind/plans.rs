@@ -211,7 +211,14 @@ impl PlanCalls<'_, '_> {
             messages: repair_messages,
             repair: true,
         };
-        brain.send(purpose, pending.resident, pending.endpoint, priority, req);
+        brain.send(
+            purpose,
+            pending.resident,
+            pending.endpoint,
+            priority,
+            req,
+            None,
+        );
     }
 
     /// The built-in brain's plan, counted as a fallback.
@@ -237,13 +244,19 @@ impl PlanCalls<'_, '_> {
             return;
         }
         let doing = &self.doing;
-        let Some(messages) = self.inputs.with_context(req.entity, |cx, _| {
+        let model = self.brain.endpoints[endpoint].model.clone();
+        let Some(prompt) = self.inputs.with_context(req.entity, |cx, _| {
             let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
             let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
-            prompts::plan_messages(cx, &others)
+            let budget = prompts::Budgeting::for_model(&cx.tuning.prompt, &model);
+            prompts::plan_messages(cx, &others, &budget)
         }) else {
             return;
         };
+        let layers = self
+            .brain
+            .show(r.idx, endpoint, (CallKind::Plan, now), &prompt);
+        let messages = prompt.messages;
         let (seed, temperature) = (self.inputs.settings.seed, self.brain.settings.temperature);
         let request = self.brain.plan_request(messages.clone(), temperature, seed);
         let purpose = Purpose::Plan {
@@ -252,7 +265,8 @@ impl PlanCalls<'_, '_> {
             messages,
             repair: false,
         };
-        self.brain.send(purpose, r.idx, endpoint, priority, request);
+        self.brain
+            .send(purpose, r.idx, endpoint, priority, request, Some(layers));
     }
 }
 

@@ -79,6 +79,7 @@ impl Finished<'_> {
                 estimated,
                 attempts,
                 format,
+                layers: pending.layers,
             },
         });
     }
@@ -129,6 +130,7 @@ fn log_skip(
             estimated: false,
             attempts: 0,
             format: None,
+            layers: None,
         },
     });
 }

@@ -323,6 +323,10 @@ pub enum EventBody {
         /// How the server was asked for structure, after any fallback.
         #[serde(skip_serializing_if = "Option::is_none")]
         format: Option<FormatLevel>,
+        /// The prompt's tokens per layer (persona, stage, profile, key
+        /// moments, dialogue, retrieved) after cutting to the budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        layers: Option<crate::llm::context::LayerTokens>,
     },
     /// LLM accounting for one game day (and the part day at the end).
     LlmUsage {

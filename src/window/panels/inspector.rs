@@ -48,6 +48,7 @@ pub(super) struct Around<'w> {
     social: Res<'w, SocialState>,
     feed: Res<'w, EventFeed>,
     clock: Res<'w, Clock>,
+    brain: Option<Res<'w, crate::llm::LlmBrain>>,
 }
 
 /// The inspector window of the selected resident; closing it clears the selection.
@@ -93,6 +94,8 @@ pub(super) fn inspector(
             needs_section(ui, needs);
             now_section(ui, &view, icon, &around.town);
             conversation_section(ui, &id, &selection, &around);
+            let idx = around.roster.idx(&id);
+            super::prompt_view::prompt_section(ui, around.brain.as_deref(), idx);
             memories_section(ui, view.6, &mut search);
             ties_section(ui, view.7, &around.roster);
         });

@@ -5,6 +5,7 @@
 
 mod board;
 mod inspector;
+mod prompt_view;
 mod relations;
 mod stream;
 
