@@ -6,6 +6,8 @@
 //! - [`base`]: game time, diagnostics that name `file:line:col`, YAML parsing.
 //! - [`recall`]: memory retrieval for Chinese (jieba + bigrams BM25,
 //!   embeddings, reciprocal-rank merge, relevance + importance + recency).
+//! - [`companion`]: the player's companion — affection and its six stages,
+//!   key moments, what `companion:` in a scenario defines.
 //! - [`script`]: HEART RULE conversation scripts — format, loader, checker,
 //!   condition language, the resumable engine and its hosts.
 //! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`],
@@ -23,6 +25,7 @@
 pub mod base;
 pub mod brain;
 pub mod cli;
+pub mod companion;
 pub mod headless;
 pub mod llm;
 pub mod recall;

@@ -3,23 +3,14 @@
 //! `/embeddings`), search in a save with its vectors kept, older saves.
 
 use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use heartvale::llm::fake::{FakeReply, FakeRequest, FakeServer};
 
-fn heartvale(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_heartvale"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("HEARTVALE_LLM_BASE_URL")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("HEARTVALE_EMBED_URL")
-        .output()
-        .expect("the binary runs")
-}
+mod util;
+use util::heartvale;
 
 fn stdout_of(args: &[&str]) -> String {
     let out = heartvale(args);

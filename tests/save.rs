@@ -2,7 +2,7 @@
 //! would have; damaged, foreign and newer files are refused untouched.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
 
 use heartvale::headless::{default_scenario, headless_app};
@@ -12,15 +12,8 @@ use heartvale::sim::end::SimOutcome;
 use heartvale::sim::event_log::EventLog;
 use heartvale::sim::residents::Walking;
 
-fn heartvale(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_heartvale"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("HEARTVALE_LLM_BASE_URL")
-        .env_remove("OPENAI_BASE_URL")
-        .output()
-        .expect("the binary runs")
-}
+mod util;
+use util::heartvale;
 
 fn succeeds(args: &[&str]) {
     let out = heartvale(args);

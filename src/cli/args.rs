@@ -43,6 +43,9 @@ pub enum Command {
     /// Open the window on a town: the animated map and the panels (the
     /// default when a display is available).
     Window(WindowArgs),
+    /// Talk with a resident in the terminal, one line of input per message
+    /// (`/wait N`: N game days pass in town; `/quit`).
+    Chat(ChatArgs),
     /// Memory retrieval: measure it on a bench file, or search a resident's
     /// memories in a save.
     Memory {
@@ -61,6 +64,26 @@ pub enum Command {
         #[arg(long)]
         resident: Option<String>,
     },
+}
+
+/// `heartvale chat`.
+#[derive(Args, Debug, Clone)]
+pub struct ChatArgs {
+    /// The resident's id or name.
+    pub(crate) resident: String,
+    /// The town (a scenario, a generated town or a save).
+    #[command(flatten)]
+    pub(crate) town: TownArgs,
+    /// Save the town, with the chat, to this SQLite file at the end.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) save: Option<PathBuf>,
+    /// Read the player's lines from this file instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) input: Option<PathBuf>,
+    /// Write every message (with affection and stage), affection change, key
+    /// moment and profile update here, one JSON object per line.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub(crate) transcript: Option<PathBuf>,
 }
 
 /// `heartvale memory …`

@@ -1,4 +1,4 @@
-//! The command line: `heartvale [window|sim|check|replay|script|memory]`. Each
+//! The command line: `heartvale [window|sim|check|replay|script|memory|chat]`. Each
 //! command returns its exit code or a [`CliError`]; `main` prints errors, once.
 //!
 //! - `args`: what each command takes;
@@ -6,9 +6,11 @@
 //! - `check`: scenario and script folders;
 //! - `script`: HEART RULE sessions in the terminal;
 //! - `replay`: an event log, told;
-//! - `memory`: retrieval's bench, and search in a save.
+//! - `memory`: retrieval's bench, and search in a save;
+//! - `chat`: the player talks with a resident (the companion system).
 
 mod args;
+mod chat;
 mod check;
 mod memory;
 mod replay;
@@ -21,7 +23,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub use args::{
-    Cli, Command, MemoryCommand, ScriptCommand, SessionArgs, SimArgs, TownArgs, WindowArgs,
+    ChatArgs, Cli, Command, MemoryCommand, ScriptCommand, SessionArgs, SimArgs, TownArgs,
+    WindowArgs,
 };
 
 use crate::base::Diagnostics;
@@ -77,6 +80,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Script { command }) => script::script(command),
         Some(Command::Window(args)) => window(args),
         Some(Command::Memory { command }) => memory::memory(command),
+        Some(Command::Chat(args)) => chat::chat(args),
         Some(Command::Replay {
             file,
             kind,

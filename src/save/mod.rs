@@ -13,6 +13,7 @@
 //! - `source`: the scenario kept in the file;
 //! - `store`: plain data ⇄ SQLite.
 
+mod companions;
 mod schema;
 mod snapshot;
 mod source;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Tuning};
 use crate::sim::clock::Clock;
+use crate::sim::companion::Companions;
 use crate::sim::memory::{Memories, Memory};
 use crate::sim::notices::NoticeBoard;
 use crate::sim::residents::{
@@ -101,6 +102,8 @@ pub struct TownSnapshot {
     pub(crate) appointments: Vec<Meeting>,
     pub(crate) conversations: Vec<Conversation>,
     pub(crate) books: Bookkeeping,
+    /// The player's chats, by resident id.
+    pub(crate) companions: Vec<(String, crate::companion::CompanionState)>,
 }
 
 impl TownSnapshot {
@@ -162,6 +165,14 @@ pub fn take(world: &mut World) -> TownSnapshot {
         appointments,
         conversations,
         books,
+        companions: world
+            .get_resource::<Companions>()
+            .map(|c| {
+                c.0.iter()
+                    .map(|(id, s)| (id.to_string(), s.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 
@@ -248,6 +259,12 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
     let mut social = snap.books.social;
     reopen_conversations(world, &mut social, snap.conversations);
     world.insert_resource(social);
+    world.insert_resource(Companions(
+        snap.companions
+            .into_iter()
+            .map(|(id, s)| (crate::scenario::ResidentId::new(&id), s))
+            .collect(),
+    ));
     crate::sim::event_log::mark_resumed(world);
     Ok(())
 }

@@ -75,7 +75,7 @@ fn from_json<T: DeserializeOwned>(s: &str, what: &str) -> Result<T, SaveError> {
 }
 
 /// Writes the whole town in one transaction, replacing the file's last save
-/// (the companion tables are kept).
+/// (and the player's chats, in the memory design's tables).
 pub(crate) fn write(
     db: &mut Connection,
     snap: &TownSnapshot,
@@ -110,6 +110,7 @@ pub(crate) fn write(
         "INSERT INTO sim_state (key, value) VALUES ('bookkeeping', ?1)",
         [json(&snap.books)],
     )?;
+    super::companions::write(&tx, &snap.companions)?;
     tx.commit()?;
     Ok(())
 }
@@ -344,6 +345,7 @@ pub(crate) fn read(
         appointments: read_appointments(db, &place, &idx)?,
         conversations: read_conversations(db, &idx)?,
         books,
+        companions: super::companions::read(db)?,
     };
     Ok(snapshot)
 }

@@ -336,6 +336,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         brain: None,
         counsel: None,
         converse: None,
+        companion: None,
     }
 }
 

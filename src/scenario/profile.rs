@@ -52,6 +52,8 @@ pub struct Profile {
     pub(crate) counsel: Option<Counsel>,
     /// Skills this resident runs in its conversations with other residents.
     pub(crate) converse: Option<Converse>,
+    /// The companion system the player talks with (affection, stages, key moments).
+    pub companion: Option<std::sync::Arc<crate::companion::CompanionSpec>>,
 }
 
 impl Profile {

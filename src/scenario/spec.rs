@@ -189,6 +189,9 @@ pub(super) struct ResidentSpec {
     /// conversations with other residents.
     #[serde(default)]
     pub(super) converse: Option<ConverseSpec>,
+    /// The player's companion: affection, stages, key moments.
+    #[serde(default)]
+    pub(super) companion: Option<Spanned<crate::companion::CompanionSpec>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -35,6 +35,8 @@ pub enum MemoryKind {
     Observation,
     /// A night's consolidated summary.
     Summary,
+    /// What the player said in a chat: kept word for word, never consolidated.
+    Chat,
 }
 
 /// One memory.
@@ -187,10 +189,30 @@ impl Memories {
         tuning: &RecallTuning,
     ) -> Vec<&Memory> {
         let hits = self.search(seg, q, tuning);
-        for h in &hits {
-            self.index.touch(h.doc, q.now);
+        self.touch(&hits, q.now)
+    }
+
+    /// [`Memories::recall`], keeping only memories that share something with
+    /// the query (a chat answer should not drift to an unrelated memory).
+    pub fn recall_relevant(
+        &mut self,
+        seg: &Segmenter,
+        q: &recall::Query<'_>,
+        tuning: &RecallTuning,
+    ) -> Vec<&Memory> {
+        let wide = recall::Query { k: q.k * 4, ..*q };
+        let mut hits = self.search(seg, &wide, tuning);
+        hits.retain(|h| h.relevance > 0.0);
+        hits.truncate(q.k);
+        self.touch(&hits, q.now)
+    }
+
+    /// Marks the hits recalled at `now`.
+    fn touch(&mut self, hits: &[recall::Hit], now: GameTime) -> Vec<&Memory> {
+        for h in hits {
+            self.index.touch(h.doc, now);
             let m = &mut self.entries[h.doc as usize];
-            m.last_access = m.last_access.max(q.now);
+            m.last_access = m.last_access.max(now);
         }
         hits.iter().map(|h| &self.entries[h.doc as usize]).collect()
     }
@@ -615,10 +637,13 @@ fn consolidate(
         }
         night.consolidated = Some(tonight);
         // Split the day's entries from the scenario's memories and older summaries.
-        let (entries, kept): (Vec<Memory>, Vec<Memory>) = memories
-            .take_entries()
-            .into_iter()
-            .partition(|m| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Summary));
+        let (entries, kept): (Vec<Memory>, Vec<Memory>) =
+            memories.take_entries().into_iter().partition(|m| {
+                !matches!(
+                    m.kind,
+                    MemoryKind::Initial | MemoryKind::Summary | MemoryKind::Chat
+                )
+            });
         memories.entries = kept;
         let pending = PendingSummary {
             night: tonight,

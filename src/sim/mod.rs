@@ -8,6 +8,7 @@
 pub(crate) mod actions;
 pub mod brain;
 pub mod clock;
+pub mod companion;
 pub mod end;
 pub mod event_log;
 pub mod memory;
@@ -128,6 +129,7 @@ pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSett
     residents::spawn_all(world, &scenario, &settings);
     social::setup(world, scenario.residents.len(), settings.seed);
     memory::setup(world, &scenario);
+    world.init_resource::<companion::Companions>();
     world.insert_resource(settings);
     world.insert_resource(LoadedScenario(scenario));
 }

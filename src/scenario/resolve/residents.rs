@@ -127,6 +127,21 @@ fn resident(
         .converse
         .as_ref()
         .and_then(|c| converse(cx, &known.file, p, c));
+    let companion = r.companion.as_ref().and_then(|c| {
+        let problems = c.value.problems();
+        for (field, msg) in &problems {
+            cx.err(
+                &known.file,
+                c,
+                format!("{p}.companion.{field}"),
+                msg.clone(),
+                None,
+            );
+        }
+        problems
+            .is_empty()
+            .then(|| std::sync::Arc::new(c.value.clone()))
+    });
     Profile {
         id: ResidentId::new(&r.id.value),
         name: r.name.clone(),
@@ -149,6 +164,7 @@ fn resident(
         brain: r.brain.clone(),
         counsel,
         converse,
+        companion,
     }
 }
 

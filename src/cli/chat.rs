@@ -1,0 +1,218 @@
+//! `heartvale chat RESIDENT`: the player talks with a resident in the
+//! terminal, one line of input per message (`/wait N` lets N game days
+//! pass in town, `/quit` ends). A resident with `companion:` runs the full
+//! system (affection, stages, key moments, profile); replies come from the
+//! built-in brain, in character.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use bevy::prelude::App;
+use serde_json::{Value, json};
+
+use super::{ChatArgs, CliError};
+use crate::base::time::GameTime;
+use crate::companion::{Turn, builtin};
+use crate::headless::headless_app;
+use crate::scenario::ResidentId;
+use crate::sim::RunSettings;
+use crate::sim::clock::Clock;
+use crate::sim::companion::{Companions, chat_turn};
+use crate::sim::end::SimOutcome;
+
+/// Runs the chat; exit 0 when the input ends or says `/quit`.
+pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
+    let town = args.town.open(&crate::llm::LlmArgs::default())?;
+    let profile = town
+        .scenario
+        .residents
+        .iter()
+        .find(|p| p.id.as_str() == args.resident || p.name == args.resident)
+        .cloned()
+        .ok_or_else(|| CliError::failed(format!("no resident {:?} in this town", args.resident)))?;
+    let source = args.save.as_ref().map(|_| town.source()).transpose()?;
+    let days = town.settings.days;
+    let mut app = headless_app(
+        Arc::new(town.scenario),
+        town.settings.seed,
+        days + 3650,
+        town.log.unwrap_or_default(),
+    );
+    if let Some(snap) = town.resume {
+        crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
+    }
+    let mut out = Transcript::open(args.transcript.as_deref())?;
+    let id = profile.id.clone();
+    greet(&mut app, &id, &profile.name, profile.companion.is_some());
+    for line in input_lines(args.input.as_deref())? {
+        let line = line.trim();
+        match line {
+            "" => continue,
+            "/quit" => break,
+            _ if line.starts_with("/wait") => wait(&mut app, line, &mut out)?,
+            _ => say(&mut app, (&id, &profile.name), line, &mut out)?,
+        }
+    }
+    // The run keeps its own length (longer only if `/wait` went past it).
+    let clock = app.world().resource::<Clock>();
+    let elapsed = clock.now.day_number() - clock.start.day_number();
+    app.world_mut().resource_mut::<RunSettings>().days = days.max(elapsed as u32 + 1);
+    if let (Some(path), Some(source)) = (&args.save, source) {
+        crate::save::save_world(app.world_mut(), path, &source)
+            .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn input_lines(path: Option<&std::path::Path>) -> Result<Vec<String>, CliError> {
+    let read: Box<dyn BufRead> = match path {
+        Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p).map_err(
+            |e| CliError::failed(format!("cannot read {}: {e}", p.display())),
+        )?)),
+        None => Box::new(std::io::stdin().lock()),
+    };
+    read.lines()
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::failed(format!("cannot read the input: {e}")))
+}
+
+/// Where the companion stands, before the first message.
+fn greet(app: &mut App, id: &ResidentId, name: &str, companion: bool) {
+    let w = app.world();
+    let state = w
+        .resource::<Companions>()
+        .0
+        .get(id)
+        .cloned()
+        .unwrap_or_default();
+    let now = w.resource::<Clock>().now;
+    let a = &state.affection;
+    println!(
+        "和{name}聊天 · {} · 好感度 {}（第{}章：{}）{}",
+        now.stamp(),
+        a.value(),
+        a.stage().chapter(),
+        a.stage().name(),
+        if companion {
+            ""
+        } else {
+            " · 这位居民没有陪伴设定：只是闲聊"
+        }
+    );
+}
+
+/// One message and its reply, printed and written to the transcript.
+fn say(
+    app: &mut App,
+    (id, name): (&ResidentId, &str),
+    text: &str,
+    out: &mut Transcript,
+) -> Result<(), CliError> {
+    let now = app.world().resource::<Clock>().now;
+    let turn = chat_turn(app.world_mut(), id, text, &mut builtin::reply)
+        .ok_or_else(|| CliError::failed(format!("{name} is not in town")))?;
+    let state = app
+        .world()
+        .resource::<Companions>()
+        .0
+        .get(id)
+        .cloned()
+        .unwrap_or_default();
+    let (affection, stage) = (state.affection.value(), state.stage().name());
+    println!("你：{text}");
+    println!("{name}：{}", turn.reply);
+    print_changes(&turn, affection);
+    let common = |role: &str, content: &str| {
+        json!({"kind": "message", "role": role, "content": content, "time": now.to_string(),
+               "affection": affection, "stage": stage})
+    };
+    out.write(common("user", text))?;
+    out.write(common("companion", &turn.reply))?;
+    for c in &turn.changes {
+        out.write(
+            json!({"kind": "affection", "delta": c.delta, "reason": c.reason.text(),
+                         "before": c.before, "after": c.after}),
+        )?;
+    }
+    for m in &turn.moments {
+        out.write(
+            json!({"kind": "key_moment", "id": m.id, "name": m.name, "chapter": m.chapter,
+                         "user": m.user, "reply": m.reply, "gained": m.gained}),
+        )?;
+    }
+    if let Some(p) = &turn.profile {
+        out.write(
+            json!({"kind": "profile", "nickname": p.nickname, "personality": p.personality,
+                         "preferences": p.preferences, "relationship": p.relationship,
+                         "recent_topics": p.recent_topics}),
+        )?;
+    }
+    Ok(())
+}
+
+fn print_changes(turn: &Turn, affection: i32) {
+    let delta: i32 = turn.changes.iter().map(|c| c.delta).sum();
+    let (before, after) = turn.stages;
+    let stage = if before == after {
+        after.name().to_string()
+    } else {
+        format!("{} → {}", before.name(), after.name())
+    };
+    println!("    （好感度 {delta:+} → {affection} · {stage}）");
+    for m in &turn.moments {
+        println!(
+            "    ✨ 关键时刻：{}（第{}章，好感度 {:+}）",
+            m.name, m.chapter, m.gained
+        );
+    }
+    if turn.profile.is_some() {
+        println!("    （对你的印象更新了）");
+    }
+}
+
+/// `/wait N`: the town runs on for N game days.
+fn wait(app: &mut App, line: &str, out: &mut Transcript) -> Result<(), CliError> {
+    let days: i64 = line
+        .trim_start_matches("/wait")
+        .trim()
+        .parse()
+        .map_err(|_| CliError::failed(format!("`{line}`: write /wait N (game days)")))?;
+    let until = app
+        .world()
+        .resource::<Clock>()
+        .now
+        .plus_minutes(days * 1440);
+    while app.world().resource::<Clock>().now < until
+        && !app.world().resource::<SimOutcome>().ended()
+    {
+        app.update();
+    }
+    let now: GameTime = app.world().resource::<Clock>().now;
+    println!("    （{days} 天过去了，现在是 {}）", now.stamp());
+    out.write(json!({"kind": "wait", "days": days, "time": now.to_string()}))
+}
+
+/// The JSON Lines transcript, when asked for.
+struct Transcript(Option<std::io::BufWriter<std::fs::File>>);
+
+impl Transcript {
+    fn open(path: Option<&std::path::Path>) -> Result<Self, CliError> {
+        let file = path
+            .map(|p| {
+                std::fs::File::create(p)
+                    .map_err(|e| CliError::failed(format!("cannot create {}: {e}", p.display())))
+            })
+            .transpose()?;
+        Ok(Self(file.map(std::io::BufWriter::new)))
+    }
+
+    fn write(&mut self, v: Value) -> Result<(), CliError> {
+        if let Some(w) = &mut self.0 {
+            writeln!(w, "{v}")
+                .and_then(|_| w.flush())
+                .map_err(|e| CliError::failed(format!("cannot write the transcript: {e}")))?;
+        }
+        Ok(())
+    }
+}
