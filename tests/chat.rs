@@ -112,3 +112,76 @@ fn an_unknown_resident_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no resident \"nobody\""));
 }
+
+#[test]
+fn with_a_model_the_prompt_carries_the_layers_and_a_marked_reply_makes_the_moment() {
+    use heartvale::llm::fake::{self, FakeReply, FakeRequest, FakeServer};
+    let server = FakeServer::start(std::sync::Arc::new(|req: &FakeRequest| {
+        let prompt = req.prompt();
+        if prompt.contains("坏掉") {
+            return FakeReply::Json {
+                status: 500,
+                headers: vec![],
+                body: serde_json::json!({"error": "down"}),
+            };
+        }
+        if prompt.contains("【可能触发的关键时刻】第一次见面") {
+            fake::chat("（眨眼）初次见面，我是守望精灵。【时刻:first_meeting】")
+        } else {
+            fake::chat("嗯，我在听。")
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, records) = chat(
+        dir.path(),
+        "llm",
+        &["你好", "今天的风很舒服", "坏掉的话会怎样"],
+        &[
+            "--llm",
+            &server.url,
+            "--model",
+            "fake-model",
+            "--llm-timeout",
+            "5",
+        ],
+    );
+    let replies: Vec<&Value> = of(&records, "message")
+        .into_iter()
+        .filter(|m| m["role"] == "companion")
+        .collect();
+    assert_eq!(
+        replies[0]["content"], "（眨眼）初次见面，我是守望精灵。",
+        "mark removed"
+    );
+    assert_eq!(replies[0]["source"], "llm");
+    assert_eq!(replies[1]["content"], "嗯，我在听。");
+    assert_eq!(
+        replies[2]["source"], "builtin",
+        "a failed call: the built-in brain answers"
+    );
+    assert_eq!(
+        of(&records, "key_moment")[0]["id"],
+        "first_meeting",
+        "{stdout}"
+    );
+    let sent = server.requests();
+    let first = sent[0].prompt();
+    for part in [
+        "守望精灵",
+        "你刚认识这个来访者",
+        "第1章：观察者",
+        "用户画像",
+        "你好",
+    ] {
+        assert!(first.contains(part), "{part} in {first}");
+    }
+    let second = sent[1].prompt();
+    assert!(
+        second.contains("初次见面，我是守望精灵"),
+        "the chat so far: {second}"
+    );
+    assert!(
+        !second.contains("【可能触发的关键时刻】第一次见面"),
+        "it happened once"
+    );
+}

@@ -84,6 +84,9 @@ pub struct ChatArgs {
     /// moment and profile update here, one JSON object per line.
     #[arg(long, value_name = "OUT.jsonl")]
     pub(crate) transcript: Option<PathBuf>,
+    /// The companion's model (without one, the built-in brain answers).
+    #[command(flatten)]
+    pub(crate) llm: LlmArgs,
 }
 
 /// `heartvale memory …`

@@ -2,8 +2,10 @@
 //! terminal, one line of input per message (`/wait N` lets N game days
 //! pass in town, `/quit` ends). A resident with `companion:` runs the full
 //! system (affection, stages, key moments, profile); replies come from the
-//! built-in brain, in character.
+//! resident's model when one is configured (the layered prompt), else — or
+//! when the model fails — from the built-in brain, in character.
 
+use std::cell::Cell;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,8 +15,10 @@ use serde_json::{Value, json};
 
 use super::{ChatArgs, CliError};
 use crate::base::time::GameTime;
+use crate::companion::session::ReplyContext;
 use crate::companion::{Turn, builtin};
 use crate::headless::headless_app;
+use crate::llm::companion::CompanionMind;
 use crate::scenario::ResidentId;
 use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
@@ -23,7 +27,7 @@ use crate::sim::end::SimOutcome;
 
 /// Runs the chat; exit 0 when the input ends or says `/quit`.
 pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
-    let town = args.town.open(&crate::llm::LlmArgs::default())?;
+    let town = args.town.open(&args.llm)?;
     let profile = town
         .scenario
         .residents
@@ -31,7 +35,14 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         .find(|p| p.id.as_str() == args.resident || p.name == args.resident)
         .cloned()
         .ok_or_else(|| CliError::failed(format!("no resident {:?} in this town", args.resident)))?;
-    let source = args.save.as_ref().map(|_| town.source()).transpose()?;
+    let save_source = args.save.as_ref().map(|_| town.source()).transpose()?;
+    let mind = match &town.llm {
+        Some(settings) => {
+            CompanionMind::for_resident(settings, &profile).map_err(CliError::Failed)?
+        }
+        None => None,
+    };
+    let budget = town.scenario.tuning.prompt.clone();
     let days = town.settings.days;
     let mut app = headless_app(
         Arc::new(town.scenario),
@@ -45,20 +56,43 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let mut out = Transcript::open(args.transcript.as_deref())?;
     let id = profile.id.clone();
     greet(&mut app, &id, &profile.name, profile.companion.is_some());
+    if let Some(m) = &mind {
+        println!("（{}的回答来自模型 {}）", profile.name, m.model());
+    }
+    let source = Cell::new(ReplySource::Builtin);
+    let name = profile.name.clone();
+    let mut reply = |cx: &ReplyContext<'_>| {
+        let answer = mind.as_ref().map(|m| m.reply(cx, &name, &budget));
+        match answer {
+            Some(Ok(text)) => {
+                source.set(ReplySource::Llm);
+                text
+            }
+            Some(Err(why)) => {
+                eprintln!("（{name}的模型没有回答：{why}；由内置大脑回答）");
+                source.set(ReplySource::Builtin);
+                builtin::reply(cx)
+            }
+            None => builtin::reply(cx),
+        }
+    };
     for line in input_lines(args.input.as_deref())? {
         let line = line.trim();
         match line {
             "" => continue,
             "/quit" => break,
             _ if line.starts_with("/wait") => wait(&mut app, line, &mut out)?,
-            _ => say(&mut app, (&id, &profile.name), line, &mut out)?,
+            _ => {
+                let who = (&id, profile.name.as_str());
+                say(&mut app, who, line, (&mut reply, &source), &mut out)?;
+            }
         }
     }
     // The run keeps its own length (longer only if `/wait` went past it).
     let clock = app.world().resource::<Clock>();
     let elapsed = clock.now.day_number() - clock.start.day_number();
     app.world_mut().resource_mut::<RunSettings>().days = days.max(elapsed as u32 + 1);
-    if let (Some(path), Some(source)) = (&args.save, source) {
+    if let (Some(path), Some(source)) = (&args.save, save_source) {
         crate::save::save_world(app.world_mut(), path, &source)
             .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
     }
@@ -107,10 +141,11 @@ fn say(
     app: &mut App,
     (id, name): (&ResidentId, &str),
     text: &str,
+    (reply, source): (&mut Reply<'_>, &Cell<ReplySource>),
     out: &mut Transcript,
 ) -> Result<(), CliError> {
     let now = app.world().resource::<Clock>().now;
-    let turn = chat_turn(app.world_mut(), id, text, &mut builtin::reply)
+    let turn = chat_turn(app.world_mut(), id, text, reply)
         .ok_or_else(|| CliError::failed(format!("{name} is not in town")))?;
     let state = app
         .world()
@@ -128,7 +163,9 @@ fn say(
                "affection": affection, "stage": stage})
     };
     out.write(common("user", text))?;
-    out.write(common("companion", &turn.reply))?;
+    let mut answer = common("companion", &turn.reply);
+    answer["source"] = json!(source.get().as_str());
+    out.write(answer)?;
     for c in &turn.changes {
         out.write(
             json!({"kind": "affection", "delta": c.delta, "reason": c.reason.text(),
@@ -191,6 +228,27 @@ fn wait(app: &mut App, line: &str, out: &mut Transcript) -> Result<(), CliError>
     let now: GameTime = app.world().resource::<Clock>().now;
     println!("    （{days} 天过去了，现在是 {}）", now.stamp());
     out.write(json!({"kind": "wait", "days": days, "time": now.to_string()}))
+}
+
+/// Writes a reply to the player.
+type Reply<'a> = dyn FnMut(&ReplyContext<'_>) -> String + 'a;
+
+/// Who wrote a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReplySource {
+    /// The resident's model.
+    Llm,
+    /// The built-in brain.
+    Builtin,
+}
+
+impl ReplySource {
+    fn as_str(self) -> &'static str {
+        match self {
+            ReplySource::Llm => "llm",
+            ReplySource::Builtin => "builtin",
+        }
+    }
 }
 
 /// The JSON Lines transcript, when asked for.

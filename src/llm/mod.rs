@@ -7,6 +7,7 @@ pub mod accounting;
 pub mod bridge;
 pub mod cassette;
 pub mod client;
+pub mod companion;
 pub(crate) mod config;
 pub mod context;
 pub mod embed;

@@ -36,7 +36,7 @@ impl<'a> Budgeting<'a> {
         }
     }
 
-    fn assemble(&self, layers: PromptLayers) -> Assembled {
+    pub(crate) fn assemble(&self, layers: PromptLayers) -> Assembled {
         layers.assemble(self.budget, &self.counter)
     }
 }

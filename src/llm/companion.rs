@@ -1,0 +1,219 @@
+//! The companion's replies from a model: the prompt assembled from the
+//! memory design's six layers (the companion's core persona, the stage's
+//! fragment with the key moments that may happen, the player's profile, key
+//! moments verbatim, the recent chat, what it recalls) within the budget, one
+//! call on a small runtime of its own (the chat is a command-line turn, not a
+//! frame). Whatever goes wrong, the caller answers with the built-in brain.
+
+use std::time::Duration;
+
+use super::LlmSettings;
+use super::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
+use super::context::{Layer, PromptLayers};
+use super::prompts::{Budgeting, Prompt, render};
+use crate::companion::moments::mark;
+use crate::companion::session::{KEY_MOMENTS_KEPT, ReplyContext, Speaker};
+use crate::scenario::{Profile, PromptBudget};
+
+const COMPANION: &str = include_str!("../../assets/prompts/companion.md");
+
+/// Chat lines a prompt carries at most (the budget may cut more).
+const DIALOGUE_KEPT: usize = 50;
+
+/// A companion's model.
+pub struct CompanionMind {
+    endpoint: Endpoint,
+    client: Client,
+    runtime: tokio::runtime::Runtime,
+    timeout: Duration,
+    temperature: f32,
+}
+
+impl CompanionMind {
+    /// The resident's model, when the settings give it one.
+    pub fn for_resident(settings: &LlmSettings, profile: &Profile) -> Result<Option<Self>, String> {
+        let Some(endpoint) = settings.endpoint_for(profile) else {
+            return Ok(None);
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the LLM runtime: {e}"))?;
+        Ok(Some(Self {
+            endpoint,
+            client: Client::new(RetryPolicy::default()),
+            runtime,
+            timeout: settings.timeout,
+            temperature: settings.temperature,
+        }))
+    }
+
+    /// The model it asks.
+    pub fn model(&self) -> &str {
+        &self.endpoint.model
+    }
+
+    /// The reply (marked for a key moment that happened), or why there is none.
+    pub fn reply(
+        &self,
+        cx: &ReplyContext<'_>,
+        name: &str,
+        budget: &PromptBudget,
+    ) -> Result<String, String> {
+        let prompt = companion_prompt(cx, name, &Budgeting::for_model(budget, self.model()));
+        let request = ChatRequest {
+            messages: prompt.messages,
+            temperature: self.temperature,
+            max_tokens: 200,
+            seed: None,
+            format: Format::Text,
+            stream: false,
+        };
+        let reply = self
+            .runtime
+            .block_on(self.client.chat(&self.endpoint, &request, self.timeout))
+            .map_err(|e| format!("{} ({}): {e}", self.endpoint.base_url, self.endpoint.model))?;
+        let text = clean_reply(&reply.content, name);
+        if text.is_empty() {
+            return Err("the model answered nothing".into());
+        }
+        Ok(text)
+    }
+}
+
+/// A reply without a reasoning model's `<think>` block, quotes or a
+/// `name：` prefix, at most 400 characters.
+fn clean_reply(text: &str, name: &str) -> String {
+    let text = match text.rfind("</think>") {
+        Some(end) => &text[end + "</think>".len()..],
+        None => text,
+    };
+    let text = text.trim();
+    let text = [format!("{name}："), format!("{name}:")]
+        .iter()
+        .find_map(|p| text.strip_prefix(p.as_str()))
+        .unwrap_or(text);
+    text.trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '「' | '」' | ' ' | '\n'))
+        .chars()
+        .take(400)
+        .collect()
+}
+
+/// The prompt: the six layers cut to the budget, then the player's message.
+pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting<'_>) -> Prompt {
+    let state = cx.state;
+    let stage = state.stage();
+    let mut l = PromptLayers::default();
+    l.push(Layer::Persona, cx.spec.core.trim())
+        .push(
+            Layer::Stage,
+            format!(
+                "第{}章：{}（好感度 {}）",
+                stage.chapter(),
+                stage.name(),
+                state.affection.value()
+            ),
+        )
+        .push(
+            Layer::Stage,
+            cx.spec.stage(stage).map_or("", |s| s.prompt.as_str()),
+        )
+        .extend(Layer::Profile, profile_lines(cx))
+        .extend(
+            Layer::KeyMoments,
+            state
+                .moments
+                .iter()
+                .rev()
+                .take(KEY_MOMENTS_KEPT)
+                .rev()
+                .map(|m| {
+                    format!(
+                        "[{} - {}]\n对方：{}\n{name}：{}",
+                        m.name,
+                        m.time.stamp(),
+                        m.user,
+                        m.reply
+                    )
+                }),
+        )
+        .extend(
+            Layer::Dialogue,
+            state
+                .lines
+                .iter()
+                .rev()
+                .take(DIALOGUE_KEPT)
+                .rev()
+                .map(|line| {
+                    let who = if line.speaker == Speaker::Player {
+                        "对方"
+                    } else {
+                        name
+                    };
+                    format!("{who}：{}", line.content)
+                }),
+        )
+        .extend(
+            Layer::Retrieved,
+            cx.recalled.iter().map(|m| format!("- {m}")),
+        );
+    let layers = b.assemble(l);
+    let moments: String = cx
+        .candidates
+        .iter()
+        .map(|m| {
+            format!(
+                "\n【可能触发的关键时刻】{}（第{}章）：{}\n如果这一刻发生了，在回复末尾加上{}。\n",
+                m.name,
+                m.chapter,
+                m.hint,
+                mark(&m.id)
+            )
+        })
+        .collect();
+    let (system, _) = render(
+        COMPANION,
+        &[
+            ("persona", layers.text(Layer::Persona, "")),
+            ("stage", layers.text(Layer::Stage, "")),
+            ("moments", moments),
+            ("profile", layers.text(Layer::Profile, "（还不了解）")),
+            ("key_moments", layers.text(Layer::KeyMoments, "（还没有）")),
+            (
+                "retrieved",
+                layers.text(Layer::Retrieved, "（没有想起什么）"),
+            ),
+            ("dialogue", layers.text(Layer::Dialogue, "（刚开始）")),
+            ("name", name.to_string()),
+        ],
+    );
+    Prompt {
+        messages: vec![
+            Message::system(system),
+            Message::user(cx.message.to_string()),
+        ],
+        layers,
+    }
+}
+
+fn profile_lines(cx: &ReplyContext<'_>) -> Vec<String> {
+    let p = &cx.state.profile;
+    let mut v = vec![format!(
+        "称呼：{}",
+        p.nickname.as_deref().unwrap_or("（还不知道）")
+    )];
+    for (k, text) in [
+        ("性格", &p.personality),
+        ("偏好", &p.preferences),
+        ("关系进展", &p.relationship),
+    ] {
+        if !text.is_empty() {
+            v.push(format!("{k}：{text}"));
+        }
+    }
+    if !p.recent_topics.is_empty() {
+        v.push(format!("最近聊过：{}", p.recent_topics.join("；")));
+    }
+    v
+}
