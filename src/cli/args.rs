@@ -197,6 +197,9 @@ pub struct WindowArgs {
     /// Start with this resident (id) selected, in the inspector, followed.
     #[arg(long, value_name = "ID")]
     pub(crate) select: Option<String>,
+    /// Start with the chat ("💬 聊天") open with this resident (id).
+    #[arg(long, value_name = "ID")]
+    pub(crate) chat: Option<String>,
     /// Start with only these panels open: inspector, events, relations,
     /// notices, tuning, help (comma-separated; default: inspector,events).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]

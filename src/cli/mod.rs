@@ -236,6 +236,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
         log: town.log,
         speed: args.speed,
         select: args.select,
+        chat: args.chat,
         panels: args.panels,
     };
     crate::window::run(Arc::new(town.scenario), town.settings, options).map_err(CliError::Failed)

@@ -13,6 +13,7 @@ mod autosave;
 mod bubbles;
 mod camera;
 mod capture;
+mod chat;
 mod counsel;
 mod feed;
 mod frames;
@@ -81,6 +82,8 @@ pub(crate) struct WindowOptions {
     pub(crate) speed: Option<f32>,
     /// Start with this resident selected and followed.
     pub(crate) select: Option<String>,
+    /// Start with the chat open with this resident.
+    pub(crate) chat: Option<String>,
     /// Start with only these panels open (`None`: inspector and events).
     pub(crate) panels: Option<Vec<String>>,
     /// The saved state to go on from (`--load`).
@@ -153,6 +156,12 @@ pub(crate) fn run(
     if let Some(id) = options.select {
         select_at_start(&mut app, &id)?;
     }
+    if let Some(id) = options.chat {
+        let profile = scenario_profile(&app, &id)?;
+        let companion = profile.companion.is_some();
+        let mut chat = app.world_mut().resource_mut::<chat::ChatPanel>();
+        chat.open(profile.id.clone(), profile.name.clone(), companion);
+    }
     if let Some(llm) = options.llm {
         // Counselling talks get a bridge of their own to the same endpoint.
         if let Some(mind) = counsel::CounselMind::new(&llm) {
@@ -195,6 +204,19 @@ fn add_plugins(app: &mut App, scenario: &Scenario, log: Option<EventLog>) {
     .add_plugins(plugin);
 }
 
+/// The profile of resident `id` (for panels opened from the command line).
+fn scenario_profile(app: &App, id: &str) -> Result<Arc<crate::scenario::Profile>, String> {
+    let id = crate::scenario::ResidentId::new(id);
+    let w = app.world();
+    let entity = w
+        .resource::<crate::sim::residents::Roster>()
+        .entity(&id)
+        .ok_or_else(|| format!("no resident `{id}` in this town"))?;
+    w.get::<crate::sim::residents::Persona>(entity)
+        .map(|p| p.0.clone())
+        .ok_or_else(|| format!("no resident `{id}` in this town"))
+}
+
 /// Selects (and follows) resident `id` from the first frame.
 fn select_at_start(app: &mut App, id: &str) -> Result<(), String> {
     let id = crate::scenario::ResidentId::new(id);
@@ -229,6 +251,7 @@ pub(crate) fn plugin(app: &mut App) {
         capture::plugin,
         frames::plugin,
         counsel::plugin,
+        chat::plugin,
         autosave::plugin,
     ));
 }

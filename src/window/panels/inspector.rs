@@ -12,6 +12,7 @@ use crate::sim::residents::{
     Activity, Needs, Persona, Relationships, Roster, Thinking, Walking, Whereabouts,
 };
 use crate::sim::social::SocialState;
+use crate::window::chat::ChatPanel;
 use crate::window::counsel::CounselPanel;
 use crate::window::feed::EventFeed;
 use crate::window::people::EmojiIndex;
@@ -54,7 +55,12 @@ pub(super) struct Around<'w> {
 /// The inspector window of the selected resident; closing it clears the selection.
 pub(super) fn inspector(
     mut contexts: EguiContexts,
-    (panels, mut selection, mut counsel): (Res<Panels>, ResMut<Selection>, ResMut<CounselPanel>),
+    (panels, mut selection, mut counsel, mut chat): (
+        Res<Panels>,
+        ResMut<Selection>,
+        ResMut<CounselPanel>,
+        ResMut<ChatPanel>,
+    ),
     around: Around,
     residents: Query<InspectorView>,
     (icons, assets): (Option<Res<EmojiIndex>>, Res<AssetServer>),
@@ -90,6 +96,7 @@ pub(super) fn inspector(
         .vscroll(true)
         .show(ctx, |ui| {
             header(ui, persona, &mut selection, &mut counsel, &around);
+            chat_button(ui, persona, &mut chat);
             persona_section(ui, persona);
             needs_section(ui, needs);
             now_section(ui, &view, icon, &around.town);
@@ -142,6 +149,25 @@ fn header(
         .clicked()
     {
         counsel.start(&persona.0, around.clock.now);
+    }
+}
+
+/// "💬 聊天": the player's free chat with this resident (the full companion
+/// system where it has one).
+fn chat_button(ui: &mut egui::Ui, persona: &Persona, chat: &mut ChatPanel) {
+    let open = chat.is_with(&persona.id);
+    let hover = if persona.companion.is_some() {
+        "和它自由聊天：好感度、阶段、关键时刻"
+    } else {
+        "和TA随便聊聊"
+    };
+    if ui
+        .add_enabled(!open, egui::Button::new("💬 聊天"))
+        .on_hover_text(hover)
+        .clicked()
+    {
+        let companion = persona.companion.is_some();
+        chat.open(persona.id.clone(), persona.name.clone(), companion);
     }
 }
 
