@@ -116,9 +116,10 @@ pub(crate) struct OtherResident {
 pub(crate) fn plan_messages(
     cx: &PlanContext<'_>,
     others: &[OtherResident],
+    recalled: &[String],
     b: &Budgeting<'_>,
 ) -> Prompt {
-    let layers = b.assemble(plan_layers(cx, others));
+    let layers = b.assemble(plan_layers(cx, others, recalled));
     Prompt {
         messages: vec![
             Message::system(plan_system(cx, &layers)),
@@ -129,8 +130,20 @@ pub(crate) fn plan_messages(
 }
 
 /// A planning prompt's material: persona, ties (the others it knows), the
-/// moment, and its memories newest first.
-fn plan_layers(cx: &PlanContext<'_>, others: &[OtherResident]) -> PromptLayers {
+/// moment, and its memories — those recalled for the moment, then the newest.
+fn plan_layers(
+    cx: &PlanContext<'_>,
+    others: &[OtherResident],
+    recalled: &[String],
+) -> PromptLayers {
+    let recent: Vec<String> = cx
+        .memories
+        .iter()
+        .rev()
+        .map(|m| m.line())
+        .filter(|line| !recalled.contains(line))
+        .take(MAX_MEMORIES.saturating_sub(recalled.len().min(MAX_MEMORIES / 2)))
+        .collect();
     let me = cx.me;
     let mut l = PromptLayers::default();
     l.push(
@@ -155,13 +168,10 @@ fn plan_layers(cx: &PlanContext<'_>, others: &[OtherResident]) -> PromptLayers {
     )
     .push(Layer::Stage, agenda_text(cx))
     .push(Layer::Stage, board_text(cx))
+    .extend(Layer::Retrieved, recalled.iter().map(|m| format!("- {m}")))
     .extend(
         Layer::Retrieved,
-        cx.memories
-            .iter()
-            .rev()
-            .take(MAX_MEMORIES)
-            .map(|m| format!("- {}", m.line())),
+        recent.into_iter().map(|m| format!("- {m}")),
     );
     l
 }

@@ -153,7 +153,7 @@ impl Memories {
     }
 
     /// Indexes the entries added since the last search.
-    fn sync(&mut self, seg: &Segmenter) {
+    pub(crate) fn sync(&mut self, seg: &Segmenter) {
         for m in &self.entries[self.index.len().min(self.entries.len())..] {
             let meta = recall::DocMeta {
                 time: m.time,
@@ -177,6 +177,17 @@ impl Memories {
         tuning: &RecallTuning,
     ) -> Vec<recall::Hit> {
         self.sync(seg);
+        self.index.search(seg, q, tuning)
+    }
+
+    /// A search of what is indexed so far, for readers that cannot index
+    /// (the index of a resident with an async mind is kept up to date each step).
+    pub fn search_indexed(
+        &self,
+        seg: &Segmenter,
+        q: &recall::Query<'_>,
+        tuning: &RecallTuning,
+    ) -> Vec<recall::Hit> {
         self.index.search(seg, q, tuning)
     }
 
@@ -303,7 +314,11 @@ pub(super) fn setup(world: &mut World, scenario: &Scenario) {
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<SummaryRequest>().add_systems(
         SimStep,
-        (record, consolidate.in_set(Consolidation))
+        (
+            record,
+            consolidate.in_set(Consolidation),
+            index_async_minds.after(Consolidation),
+        )
             .chain()
             .in_set(SimSet::Memory),
     );
@@ -604,6 +619,16 @@ pub struct SummaryRequest {
     pub(crate) entity: Entity,
     /// What to summarise.
     pub(crate) pending: PendingSummary,
+}
+
+/// Keeps the memory index of residents with an async mind up to date, so
+/// their prompts can search it without writing to it.
+fn index_async_minds(search: Res<MemorySearch>, mut q: Query<&mut Memories, With<AsyncMind>>) {
+    for mut m in &mut q {
+        if m.index.len() < m.entries.len() {
+            m.sync(search.segmenter());
+        }
+    }
 }
 
 /// Memories are recorded, then consolidated; async minds pick up summary requests after.

@@ -16,6 +16,7 @@ use crate::scenario::{LocIdx, ResidentId, Town};
 use crate::sim::brain::Plan;
 use crate::sim::end::FailSim;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
+use crate::sim::memory::MemorySearch;
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest};
 use crate::sim::residents::{Activity, Census, Roster, RosterIdx, Thinking, Walking, Whereabouts};
 
@@ -51,6 +52,7 @@ pub(super) struct PlanCalls<'w, 's> {
     fail: MessageWriter<'w, FailSim>,
     thinking: Query<'w, 's, &'static Thinking>,
     doing: Doing<'w, 's>,
+    search: Res<'w, MemorySearch>,
 }
 
 /// Plans: use finished calls (repairing or falling back), then send new requests.
@@ -243,13 +245,14 @@ impl PlanCalls<'_, '_> {
             fallback_plan(&mut self.inputs, &mut self.ready, req.entity, req.request);
             return;
         }
+        let recalled = self.recalled(req.entity);
         let doing = &self.doing;
         let model = self.brain.endpoints[endpoint].model.clone();
         let Some(prompt) = self.inputs.with_context(req.entity, |cx, _| {
             let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
             let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
             let budget = prompts::Budgeting::for_model(&cx.tuning.prompt, &model);
-            prompts::plan_messages(cx, &others, &budget)
+            prompts::plan_messages(cx, &others, &recalled, &budget)
         }) else {
             return;
         };
@@ -269,6 +272,47 @@ impl PlanCalls<'_, '_> {
             .send(purpose, r.idx, endpoint, priority, request, Some(layers));
     }
 }
+
+impl PlanCalls<'_, '_> {
+    /// The memories most worth recalling where the resident is, after what
+    /// it just did (best first).
+    fn recalled(&self, entity: Entity) -> Vec<String> {
+        let Ok((_, _, _, at, previous, memories, agenda, ..)) = self.inputs.residents.get(entity)
+        else {
+            return Vec::new();
+        };
+        let mut query = self.inputs.town.name(at.0).to_string();
+        if let Some(a) = previous {
+            query.push(' ');
+            query.push_str(&a.text.dialogue);
+        }
+        for g in agenda
+            .appointments
+            .iter()
+            .filter_map(|a| self.inputs.gatherings.get(a.gathering))
+        {
+            query.push(' ');
+            query.push_str(&g.title);
+        }
+        let q = crate::recall::Query {
+            text: &query,
+            now: self.inputs.clock.now,
+            as_of: None,
+            vector: None,
+            k: RECALLED,
+        };
+        let tuning = &self.inputs.tuning.0.memory;
+        memories
+            .search_indexed(self.search.segmenter(), &q, tuning)
+            .into_iter()
+            .filter(|h| h.relevance > 0.0)
+            .filter_map(|h| memories.entries().get(h.doc as usize).map(|m| m.line()))
+            .collect()
+    }
+}
+
+/// Memories a planning prompt recalls by relevance (the newest follow).
+const RECALLED: usize = 8;
 
 /// The built-in brain's plan for a resident whose call failed or was not sent.
 fn fallback_plan(
