@@ -294,3 +294,85 @@ fn a_kill_during_autosave_leaves_the_last_save_loadable() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A conversation waiting on a model's line when the town is saved: the call
+/// is not kept; the resumed town asks again and the conversation goes on.
+#[test]
+fn a_conversation_waiting_on_a_model_line_survives_a_save() {
+    use heartvale::headless::headless_app_with_llm;
+    use heartvale::llm::LlmSettings;
+    use heartvale::llm::fake::{self, FakeReply, FakeRequest, FakeServer};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    let lines_hang = Arc::new(AtomicBool::new(true));
+    let town = fake::town_handler();
+    let hang = lines_hang.clone();
+    let server = FakeServer::start(Arc::new(move |req: &FakeRequest| {
+        let prompt = req.prompt();
+        let is_line =
+            req.format().is_none() && (prompt.contains("打招呼") || prompt.contains("对你说"));
+        if hang.load(Ordering::SeqCst) && is_line {
+            return FakeReply::Hang;
+        }
+        town(req)
+    }));
+    let settings = || {
+        let mut s = LlmSettings::for_endpoint(&server.url, "fake-model");
+        s.timeout = Duration::from_secs(30);
+        s
+    };
+    let scenario = default_scenario();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let source = TownSource::folder(&dir, &scenario).unwrap();
+    let mut a = headless_app_with_llm(scenario, 7, 1, EventLog::in_memory(), Some(settings()))
+        .expect("the LLM brain starts");
+    // Run until a conversation has started and a line call hangs.
+    let mut waiting = None;
+    for _ in 0..20_000 {
+        a.update();
+        heartvale::llm::wait_if_gated(a.world(), Duration::from_millis(5));
+        let log = a.world().resource::<EventLog>().text().to_string();
+        let started: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("\"kind\":\"conversation_start\""))
+            .collect();
+        let brain = a.world().resource::<heartvale::llm::LlmBrain>();
+        if !started.is_empty() && brain.outstanding() > 0 {
+            let v: serde_json::Value = serde_json::from_str(started[0]).unwrap();
+            waiting = Some(v["conversation"].as_u64().unwrap());
+            break;
+        }
+    }
+    let conversation = waiting.expect("a conversation waits on a line");
+    let d = temp();
+    let file = p(&d, "waiting.db");
+    save::save_world(a.world_mut(), &file, &source).unwrap();
+    drop(a);
+    lines_hang.store(false, Ordering::SeqCst);
+    let loaded = save::load(&file).unwrap();
+    let mut b = headless_app_with_llm(
+        Arc::new(loaded.scenario),
+        7,
+        1,
+        EventLog::in_memory(),
+        Some(settings()),
+    )
+    .expect("the LLM brain starts");
+    save::restore(b.world_mut(), loaded.snapshot).unwrap();
+    heartvale::headless::run_to_end(&mut b, 5000);
+    let log = b.world().resource::<EventLog>().text().to_string();
+    let ended = log.lines().any(|l| {
+        l.contains("\"kind\":\"conversation_end\"")
+            && l.contains(&format!("\"conversation\":{conversation},"))
+    });
+    assert!(
+        ended,
+        "conversation {conversation} goes on and ends after the load"
+    );
+    assert!(
+        log.lines().any(|l| l.contains("\"kind\":\"end\"")),
+        "{}",
+        log.lines().rev().take(3).collect::<Vec<_>>().join("\n")
+    );
+}
