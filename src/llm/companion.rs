@@ -101,8 +101,41 @@ fn clean_reply(text: &str, name: &str) -> String {
 
 /// The prompt: the six layers cut to the budget, then the player's message.
 pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting<'_>) -> Prompt {
+    let layers = b.assemble(companion_layers(cx, name));
+    let (system, _) = render(
+        COMPANION,
+        &[
+            ("persona", layers.text(Layer::Persona, "")),
+            ("stage", layers.text(Layer::Stage, "")),
+            ("moments", moment_hints(cx)),
+            ("profile", layers.text(Layer::Profile, "（还不了解）")),
+            ("key_moments", layers.text(Layer::KeyMoments, "（还没有）")),
+            (
+                "retrieved",
+                layers.text(Layer::Retrieved, "（没有想起什么）"),
+            ),
+            ("dialogue", layers.text(Layer::Dialogue, "（刚开始）")),
+            ("name", name.to_string()),
+        ],
+    );
+    Prompt {
+        messages: vec![
+            Message::system(system),
+            Message::user(cx.message.to_string()),
+        ],
+        layers,
+    }
+}
+
+/// The six layers' material: core persona; chapter, affection and the
+/// stage's fragment; the profile; key moments and chat lines, newest last;
+/// what it recalls, best first.
+fn companion_layers(cx: &ReplyContext<'_>, name: &str) -> PromptLayers {
     let state = cx.state;
     let stage = state.stage();
+    let newest = |n: usize, len: usize| len.saturating_sub(n);
+    let moments = &state.moments[newest(KEY_MOMENTS_KEPT, state.moments.len())..];
+    let lines = &state.lines[newest(DIALOGUE_KEPT, state.lines.len())..];
     let mut l = PromptLayers::default();
     l.push(Layer::Persona, cx.spec.core.trim())
         .push(
@@ -121,46 +154,34 @@ pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting<
         .extend(Layer::Profile, profile_lines(cx))
         .extend(
             Layer::KeyMoments,
-            state
-                .moments
-                .iter()
-                .rev()
-                .take(KEY_MOMENTS_KEPT)
-                .rev()
-                .map(|m| {
-                    format!(
-                        "[{} - {}]\n对方：{}\n{name}：{}",
-                        m.name,
-                        m.time.stamp(),
-                        m.user,
-                        m.reply
-                    )
-                }),
+            moments.iter().map(|m| {
+                let when = m.time.stamp();
+                format!(
+                    "[{} - {when}]\n对方：{}\n{name}：{}",
+                    m.name, m.user, m.reply
+                )
+            }),
         )
         .extend(
             Layer::Dialogue,
-            state
-                .lines
-                .iter()
-                .rev()
-                .take(DIALOGUE_KEPT)
-                .rev()
-                .map(|line| {
-                    let who = if line.speaker == Speaker::Player {
-                        "对方"
-                    } else {
-                        name
-                    };
-                    format!("{who}：{}", line.content)
-                }),
+            lines.iter().map(|line| {
+                let who = match line.speaker {
+                    Speaker::Player => "对方",
+                    Speaker::Companion => name,
+                };
+                format!("{who}：{}", line.content)
+            }),
         )
         .extend(
             Layer::Retrieved,
             cx.recalled.iter().map(|m| format!("- {m}")),
         );
-    let layers = b.assemble(l);
-    let moments: String = cx
-        .candidates
+    l
+}
+
+/// The hint of each key moment that may happen, with the mark to add if it does.
+fn moment_hints(cx: &ReplyContext<'_>) -> String {
+    cx.candidates
         .iter()
         .map(|m| {
             format!(
@@ -171,30 +192,7 @@ pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting<
                 mark(&m.id)
             )
         })
-        .collect();
-    let (system, _) = render(
-        COMPANION,
-        &[
-            ("persona", layers.text(Layer::Persona, "")),
-            ("stage", layers.text(Layer::Stage, "")),
-            ("moments", moments),
-            ("profile", layers.text(Layer::Profile, "（还不了解）")),
-            ("key_moments", layers.text(Layer::KeyMoments, "（还没有）")),
-            (
-                "retrieved",
-                layers.text(Layer::Retrieved, "（没有想起什么）"),
-            ),
-            ("dialogue", layers.text(Layer::Dialogue, "（刚开始）")),
-            ("name", name.to_string()),
-        ],
-    );
-    Prompt {
-        messages: vec![
-            Message::system(system),
-            Message::user(cx.message.to_string()),
-        ],
-        layers,
-    }
+        .collect()
 }
 
 fn profile_lines(cx: &ReplyContext<'_>) -> Vec<String> {

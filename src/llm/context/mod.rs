@@ -10,6 +10,8 @@ mod tokens;
 
 use serde::{Deserialize, Serialize};
 
+/// Tokens per layer, as the event log records them (defined with the log).
+pub use crate::sim::event_log::LayerTokens;
 pub use tokens::TokenCounter;
 
 use crate::scenario::PromptBudget;
@@ -79,25 +81,6 @@ impl Layer {
     fn i(self) -> usize {
         self as usize
     }
-}
-
-/// Tokens per layer of one prompt, as logged with each `llm_call`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LayerTokens {
-    /// 核心人设.
-    pub persona: u32,
-    /// 当前阶段.
-    pub stage: u32,
-    /// 用户画像.
-    pub profile: u32,
-    /// 关键记忆.
-    pub key_moments: u32,
-    /// 最近对话.
-    pub dialogue: u32,
-    /// 相关历史.
-    pub retrieved: u32,
-    /// Items cut to fit the budget (all layers).
-    pub cut: u32,
 }
 
 /// A prompt's material, layer by layer: each layer a list of items (lines).

@@ -326,7 +326,7 @@ pub enum EventBody {
         /// The prompt's tokens per layer (persona, stage, profile, key
         /// moments, dialogue, retrieved) after cutting to the budget.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        layers: Option<crate::llm::context::LayerTokens>,
+        layers: Option<LayerTokens>,
     },
     /// LLM accounting for one game day (and the part day at the end).
     LlmUsage {
@@ -515,4 +515,23 @@ pub enum FormatLevel {
     JsonObject,
     /// No response format; JSON asked for in the prompt.
     Plain,
+}
+
+/// Tokens per layer of one prompt, as logged with each `llm_call`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerTokens {
+    /// 核心人设.
+    pub persona: u32,
+    /// 当前阶段.
+    pub stage: u32,
+    /// 用户画像.
+    pub profile: u32,
+    /// 关键记忆.
+    pub key_moments: u32,
+    /// 最近对话.
+    pub dialogue: u32,
+    /// 相关历史.
+    pub retrieved: u32,
+    /// Items cut to fit the budget (all layers).
+    pub cut: u32,
 }

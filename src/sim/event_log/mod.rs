@@ -10,7 +10,7 @@ mod narrate;
 
 pub use events::{
     AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
-    RelationshipDelta, SimEvent,
+    LayerTokens, RelationshipDelta, SimEvent,
 };
 pub use narrate::{LogNames, Names, Narration, Strand, narrate};
 
