@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::{ChatArgs, CliError};
 use crate::base::time::GameTime;
 use crate::companion::session::ReplyContext;
-use crate::companion::{Turn, builtin};
+use crate::companion::{Affection, Turn, builtin};
 use crate::headless::headless_app;
 use crate::llm::companion::CompanionMind;
 use crate::scenario::ResidentId;
@@ -111,17 +111,21 @@ fn input_lines(path: Option<&std::path::Path>) -> Result<Vec<String>, CliError> 
         .map_err(|e| CliError::failed(format!("cannot read the input: {e}")))
 }
 
-/// Where the companion stands, before the first message.
-fn greet(app: &mut App, id: &ResidentId, name: &str, companion: bool) {
-    let w = app.world();
-    let state = w
+/// The resident's affection toward the player (none yet: zero).
+fn affection_of(world: &bevy::prelude::World, id: &ResidentId) -> Affection {
+    world
         .resource::<Companions>()
         .0
         .get(id)
-        .cloned()
-        .unwrap_or_default();
+        .map(|s| s.affection.clone())
+        .unwrap_or_default()
+}
+
+/// Where the companion stands, before the first message.
+fn greet(app: &mut App, id: &ResidentId, name: &str, companion: bool) {
+    let w = app.world();
+    let a = affection_of(w, id);
     let now = w.resource::<Clock>().now;
-    let a = &state.affection;
     println!(
         "和{name}聊天 · {} · 好感度 {}（第{}章：{}）{}",
         now.stamp(),
@@ -147,14 +151,8 @@ fn say(
     let now = app.world().resource::<Clock>().now;
     let turn = chat_turn(app.world_mut(), id, text, reply)
         .ok_or_else(|| CliError::failed(format!("{name} is not in town")))?;
-    let state = app
-        .world()
-        .resource::<Companions>()
-        .0
-        .get(id)
-        .cloned()
-        .unwrap_or_default();
-    let (affection, stage) = (state.affection.value(), state.stage().name());
+    let a = affection_of(app.world(), id);
+    let (affection, stage) = (a.value(), a.stage().name());
     println!("你：{text}");
     println!("{name}：{}", turn.reply);
     print_changes(&turn, affection);

@@ -54,19 +54,20 @@ fn bench(
         .map_err(|e| CliError::failed(format!("cannot read {}: {e}", file.display())))?;
     let set =
         BenchSet::parse(&text).map_err(|e| CliError::failed(format!("{}: {e}", file.display())))?;
-    // The town's names segment as words (the bench is written about it).
-    let names = Scenario::load(scenario).map_or_else(|_| Vec::new(), |s| s.names());
+    // The town's names segment as words (the bench is written about it); its
+    // tuning gives the weights. Without the town, no names and the defaults.
+    let town = Scenario::load(scenario).ok();
+    let names = town.as_ref().map(Scenario::names).unwrap_or_default();
     let seg = Segmenter::new(names.iter().map(String::as_str));
-    let tuning = Scenario::load(scenario).map_or_else(|_| Default::default(), |s| s.tuning.memory);
+    let tuning = town.map(|s| s.tuning.memory).unwrap_or_default();
     let embedder = embedder(args)?;
     let mut embed = |texts: &[String], query: bool| match &embedder {
         Some(e) => e.embed(texts, query),
         None => Ok(Vec::new()),
     };
-    let embed: Option<&mut crate::recall::bench::Embedder> = match embedder {
-        Some(_) => Some(&mut embed),
-        None => None,
-    };
+    let embed = embedder
+        .is_some()
+        .then_some(&mut embed as &mut crate::recall::bench::Embedder);
     let (report, missed) = set.run(&seg, &tuning, embed).map_err(CliError::Failed)?;
     if misses {
         for m in &missed {
@@ -173,21 +174,19 @@ fn embed_missing(
                 .is_none_or(|v| v.model != model)
         })
         .collect();
+    let texts: Vec<String> = missing
+        .iter()
+        .map(|&i| memories.entries()[i].text.clone())
+        .collect();
+    let vectors = embedder.embed(&texts, false).map_err(CliError::Failed)?;
     let mut added = Vec::new();
-    for chunk in missing.chunks(32) {
-        let texts: Vec<String> = chunk
-            .iter()
-            .map(|&i| memories.entries()[i].text.clone())
-            .collect();
-        let vectors = embedder.embed(&texts, false).map_err(CliError::Failed)?;
-        for (&i, values) in chunk.iter().zip(vectors) {
-            let v = Arc::new(Embedding {
-                model: model.clone(),
-                values,
-            });
-            memories.set_vector(i, v.clone());
-            added.push((i, v));
-        }
+    for (&i, values) in missing.iter().zip(vectors) {
+        let v = Arc::new(Embedding {
+            model: model.clone(),
+            values,
+        });
+        memories.set_vector(i, v.clone());
+        added.push((i, v));
     }
     Ok(added)
 }

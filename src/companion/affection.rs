@@ -200,11 +200,6 @@ impl Affection {
         self.streak
     }
 
-    /// The game day of the last message.
-    pub fn last_day(&self) -> Option<i64> {
-        self.last_day
-    }
-
     /// A message from the player on game day `day`: the fading of a long
     /// absence first, then the streak, then the message's own point.
     pub fn on_message(&mut self, day: i64) -> Vec<AffectionChange> {

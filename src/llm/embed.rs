@@ -74,25 +74,14 @@ impl EmbedSettings {
         }))
     }
 
-    /// Settings for one model at `url` (tests).
-    pub fn for_endpoint(url: &str, model: &str) -> Self {
-        let passages = Endpoint {
-            base_url: url.into(),
-            model: model.into(),
-            api_key: None,
-        };
-        Self {
-            queries: passages.clone(),
-            passages,
-            timeout: Duration::from_secs(30),
-        }
-    }
-
     /// The model memories are embedded with (stored beside their vectors).
     pub fn passage_model(&self) -> &str {
         &self.passages.model
     }
 }
+
+/// Texts per embeddings request: servers cap a request's inputs.
+pub const BATCH: usize = 32;
 
 /// Embeds on its own small runtime, blocking the caller: for command-line
 /// tools (`heartvale memory`), never for the frame loop.
@@ -121,15 +110,22 @@ impl BlockingEmbedder {
         self.settings.passage_model()
     }
 
-    /// Vectors for `texts`, as queries or as passages (memories), in order.
+    /// Vectors for `texts`, as queries or as passages (memories), in order
+    /// (sent [`BATCH`] texts a request).
     pub fn embed(&self, texts: &[String], query: bool) -> Result<Vec<Vec<f32>>, String> {
         let ep = if query {
             &self.settings.queries
         } else {
             &self.settings.passages
         };
-        self.runtime
-            .block_on(self.client.embeddings(ep, texts, self.settings.timeout))
-            .map_err(|e| format!("embeddings from {}: {e}", ep.base_url))
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(BATCH) {
+            let vectors = self
+                .runtime
+                .block_on(self.client.embeddings(ep, chunk, self.settings.timeout))
+                .map_err(|e| format!("embeddings from {}: {e}", ep.base_url))?;
+            out.extend(vectors);
+        }
+        Ok(out)
     }
 }

@@ -30,10 +30,12 @@ pub(crate) struct Budgeting<'a> {
 impl<'a> Budgeting<'a> {
     /// For a call to `model`.
     pub(crate) fn for_model(budget: &'a PromptBudget, model: &str) -> Self {
-        Self {
-            budget,
-            counter: TokenCounter::for_model(model, budget),
-        }
+        Self::new(budget, TokenCounter::for_model(model, budget))
+    }
+
+    /// With a counter already chosen.
+    pub(crate) fn new(budget: &'a PromptBudget, counter: TokenCounter) -> Self {
+        Self { budget, counter }
     }
 
     pub(crate) fn assemble(&self, layers: PromptLayers) -> Assembled {

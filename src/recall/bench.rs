@@ -189,11 +189,6 @@ impl BenchSet {
         Ok(())
     }
 
-    /// How many queries the file has.
-    pub fn query_count(&self) -> usize {
-        self.queries.len()
-    }
-
     /// Runs every query; returns the figures and the queries that missed.
     pub fn run(
         &self,
@@ -246,29 +241,19 @@ impl BenchSet {
         embed: &mut Embedder<'_>,
         indexes: &mut HashMap<&str, (Index, Vec<&str>)>,
     ) -> Result<Vec<Vec<f32>>, String> {
+        let texts: Vec<String> = self.memories.iter().map(|m| m.text.clone()).collect();
         let mut next: HashMap<&str, DocId> = HashMap::new();
-        for chunk in self.memories.chunks(EMBED_BATCH) {
-            let texts: Vec<String> = chunk.iter().map(|m| m.text.clone()).collect();
-            let vectors = embed(&texts, false)?;
-            for (m, v) in chunk.iter().zip(vectors) {
-                let doc = next.entry(m.resident.as_str()).or_default();
-                if let Some((ix, _)) = indexes.get_mut(m.resident.as_str()) {
-                    ix.set_vector(*doc, v);
-                }
-                *doc += 1;
+        for (m, v) in self.memories.iter().zip(embed(&texts, false)?) {
+            let doc = next.entry(m.resident.as_str()).or_default();
+            if let Some((ix, _)) = indexes.get_mut(m.resident.as_str()) {
+                ix.set_vector(*doc, v);
             }
+            *doc += 1;
         }
-        let mut out = Vec::with_capacity(self.queries.len());
-        for chunk in self.queries.chunks(EMBED_BATCH) {
-            let texts: Vec<String> = chunk.iter().map(|q| q.text.clone()).collect();
-            out.extend(embed(&texts, true)?);
-        }
-        Ok(out)
+        let texts: Vec<String> = self.queries.iter().map(|q| q.text.clone()).collect();
+        embed(&texts, true)
     }
 }
-
-/// Texts per embeddings request.
-const EMBED_BATCH: usize = 32;
 
 #[derive(Default)]
 struct Totals {

@@ -37,7 +37,7 @@ pub(crate) fn write_vectors(
     resident: &str,
     vectors: &[(usize, Arc<Embedding>)],
 ) -> Result<(), SaveError> {
-    let mut ins = tx.prepare(
+    let mut ins = tx.prepare_cached(
         "INSERT OR REPLACE INTO memory_vectors (resident, seq, model, vector) VALUES (?1, ?2, ?3, ?4)",
     )?;
     for (seq, v) in vectors {
@@ -164,9 +164,6 @@ fn write_residents(
     let mut memory = tx.prepare(
         "INSERT INTO memories (resident, seq, time, kind, importance, text, last_access) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    let mut vector = tx.prepare(
-        "INSERT INTO memory_vectors (resident, seq, model, vector) VALUES (?1, ?2, ?3, ?4)",
-    )?;
     for (i, r) in residents.iter().enumerate() {
         let n = &r.needs;
         let doing = r.state.activity.as_ref().map(|a| a.text.action.clone());
@@ -207,10 +204,14 @@ fn write_residents(
                 m.text,
                 m.last_access.0
             ])?;
-            if let Some(v) = &m.vector {
-                vector.execute(params![r.id, seq as i64, v.model, vector_bytes(&v.values)])?;
-            }
         }
+        let vectors: Vec<(usize, Arc<Embedding>)> = r
+            .memories
+            .iter()
+            .enumerate()
+            .filter_map(|(seq, m)| Some((seq, m.vector.clone()?)))
+            .collect();
+        write_vectors(tx, &r.id, &vectors)?;
     }
     Ok(())
 }

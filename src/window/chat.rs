@@ -60,10 +60,12 @@ fn chat_panel(
     let Some((id, name, companion)) = panel.with.clone() else {
         return Ok(());
     };
+    // Borrowed, not copied: the chat can grow long and this runs every frame.
+    let none = CompanionState::default();
     let state = companions
-        .as_ref()
-        .and_then(|c| c.0.get(&id).cloned())
-        .unwrap_or_default();
+        .as_deref()
+        .and_then(|c| c.0.get(&id))
+        .unwrap_or(&none);
     let ctx = contexts.ctx_mut()?;
     let mut open = true;
     egui::Window::new(format!("聊天 · {name}"))
@@ -72,12 +74,12 @@ fn chat_panel(
         .default_pos([360.0, 80.0])
         .default_size([400.0, 520.0])
         .show(ctx, |ui| {
-            affection_bar(ui, &state, companion);
+            affection_bar(ui, state, companion);
             if companion {
-                key_moments(ui, &state);
+                key_moments(ui, state);
             }
             ui.separator();
-            history(ui, &state, &name);
+            history(ui, state, &name);
             ui.separator();
             input(ui, &mut panel);
         });

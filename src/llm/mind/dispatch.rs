@@ -39,6 +39,15 @@ pub(super) fn collect_replies(
 }
 
 impl LlmBrain {
+    /// How prompts for `endpoint` are counted and cut.
+    pub(super) fn budgeting<'a>(
+        &self,
+        endpoint: usize,
+        budget: &'a crate::scenario::PromptBudget,
+    ) -> crate::llm::prompts::Budgeting<'a> {
+        crate::llm::prompts::Budgeting::for_model(budget, &self.endpoints[endpoint].model)
+    }
+
     /// Keeps a prompt as the resident's last, for the prompt view; returns
     /// its tokens per layer for the call's log line.
     pub(super) fn show(

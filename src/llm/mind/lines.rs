@@ -146,8 +146,7 @@ impl LineCalls<'_, '_> {
             return self.builtin_line(req.conversation);
         }
         let recalled = self.recalled(req, memory);
-        let model = self.brain.endpoints[endpoint].model.clone();
-        let budget = prompts::Budgeting::for_model(&memory.tuning().prompt, &model);
+        let budget = self.brain.budgeting(endpoint, &memory.tuning().prompt);
         let needs = needs.get(req.speaker).ok();
         let Some(built) = self.line_prompt(req, needs, &recalled, &budget) else {
             return;

@@ -131,11 +131,8 @@ impl Recaps<'_, '_> {
         if !admit(brain, &mut self.events, now, call, false) {
             return;
         }
-        let model = brain.endpoints[endpoint].model.clone();
-        let prompt = prompts::recap_messages(
-            req,
-            &prompts::Budgeting::for_model(&self.tuning.0.prompt, &model),
-        );
+        let budget = brain.budgeting(endpoint, &self.tuning.0.prompt);
+        let prompt = prompts::recap_messages(req, &budget);
         let layers = brain.show(idx, endpoint, (CallKind::Recap, now), &prompt);
         let request = ChatRequest {
             messages: prompt.messages,
@@ -284,8 +281,7 @@ impl Summaries<'_, '_> {
                 false,
             )
         {
-            let model = brain.endpoints[endpoint].model.clone();
-            let budget = prompts::Budgeting::for_model(&self.tuning.0.prompt, &model);
+            let budget = brain.budgeting(endpoint, &self.tuning.0.prompt);
             let cx = SummaryContext {
                 me: &persona.0,
                 night: req.pending.night,

@@ -16,7 +16,7 @@ use crate::scenario::{LocIdx, ResidentId, Town};
 use crate::sim::brain::Plan;
 use crate::sim::end::FailSim;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
-use crate::sim::memory::MemorySearch;
+use crate::sim::memory::{Memory, MemorySearch};
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest};
 use crate::sim::residents::{Activity, Census, Roster, RosterIdx, Thinking, Walking, Whereabouts};
 
@@ -247,11 +247,15 @@ impl PlanCalls<'_, '_> {
         }
         let recalled = self.recalled(req.entity);
         let doing = &self.doing;
-        let model = self.brain.endpoints[endpoint].model.clone();
+        // The counter now: the context below borrows the inputs (tuning included).
+        let counter = self
+            .brain
+            .budgeting(endpoint, &self.inputs.tuning.0.prompt)
+            .counter;
         let Some(prompt) = self.inputs.with_context(req.entity, |cx, _| {
             let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
             let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
-            let budget = prompts::Budgeting::for_model(&cx.tuning.prompt, &model);
+            let budget = prompts::Budgeting::new(&cx.tuning.prompt, counter);
             prompts::plan_messages(cx, &others, &recalled, &budget)
         }) else {
             return;
@@ -303,10 +307,9 @@ impl PlanCalls<'_, '_> {
         };
         let tuning = &self.inputs.tuning.0.memory;
         memories
-            .search_indexed(self.search.segmenter(), &q, tuning)
+            .relevant_indexed(self.search.segmenter(), &q, tuning)
             .into_iter()
-            .filter(|h| h.relevance > 0.0)
-            .filter_map(|h| memories.entries().get(h.doc as usize).map(|m| m.line()))
+            .map(Memory::line)
             .collect()
     }
 }

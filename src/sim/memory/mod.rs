@@ -182,15 +182,19 @@ impl Memories {
         self.index.search(seg, q, tuning)
     }
 
-    /// A search of what is indexed so far, for readers that cannot index
-    /// (the index of a resident with an async mind is kept up to date each step).
-    pub fn search_indexed(
+    /// The memories sharing something with the query, best first, among
+    /// those indexed so far: for readers that cannot index or mark (the index
+    /// of a resident with an async mind is kept up to date each step).
+    pub fn relevant_indexed(
         &self,
         seg: &Segmenter,
         q: &recall::Query<'_>,
         tuning: &RecallTuning,
-    ) -> Vec<recall::Hit> {
-        self.index.search(seg, q, tuning)
+    ) -> Vec<&Memory> {
+        relevant(self.index.search(seg, q, tuning), q.k)
+            .iter()
+            .map(|h| &self.entries[h.doc as usize])
+            .collect()
     }
 
     /// [`Memories::search`], and the memories found count as recalled at
@@ -213,10 +217,7 @@ impl Memories {
         q: &recall::Query<'_>,
         tuning: &RecallTuning,
     ) -> Vec<&Memory> {
-        let wide = recall::Query { k: q.k * 4, ..*q };
-        let mut hits = self.search(seg, &wide, tuning);
-        hits.retain(|h| h.relevance > 0.0);
-        hits.truncate(q.k);
+        let hits = relevant(self.search(seg, &widened(q), tuning), q.k);
         self.touch(&hits, q.now)
     }
 
@@ -239,6 +240,18 @@ impl Memories {
     pub fn recent(&self, n: usize) -> &[Memory] {
         &self.entries[self.entries.len().saturating_sub(n)..]
     }
+}
+
+/// A query asking for more hits, so that `k` relevant ones survive the filter.
+fn widened<'a>(q: &recall::Query<'a>) -> recall::Query<'a> {
+    recall::Query { k: q.k * 4, ..*q }
+}
+
+/// The first `k` hits that share something with the query.
+fn relevant(mut hits: Vec<recall::Hit>, k: usize) -> Vec<recall::Hit> {
+    hits.retain(|h| h.relevance > 0.0);
+    hits.truncate(k);
+    hits
 }
 
 /// The town's tokenizer for memory search: jieba with the residents' and
