@@ -2,12 +2,16 @@
 //! edit (compiled in, so the binary runs anywhere). `{name}` fields are filled
 //! from the same contexts the built-in brain sees.
 
+mod line;
+
 use std::fmt::Write;
 
-use crate::base::time::{GameTime, clock_text};
-use crate::scenario::{RelationKind, Service, Town};
-use crate::sim::brain::{LineContext, PlanContext, SummaryContext};
+use crate::base::time::clock_text;
+use crate::scenario::{Service, Town};
+use crate::sim::brain::{PlanContext, SummaryContext};
 use crate::sim::residents::ActivityKind;
+
+pub(crate) use line::{LineExtras, line_messages};
 
 use super::client::Message;
 use super::context::{Assembled, Layer, PromptLayers, TokenCounter};
@@ -43,13 +47,13 @@ impl<'a> Budgeting<'a> {
     }
 }
 
-pub(crate) const PLAN_SYSTEM: &str = include_str!("../../assets/prompts/plan_system.md");
-pub(crate) const PLAN_USER: &str = include_str!("../../assets/prompts/plan_user.md");
-pub(crate) const LINE_OPEN: &str = include_str!("../../assets/prompts/line_open.md");
-pub(crate) const LINE_REPLY: &str = include_str!("../../assets/prompts/line_reply.md");
-pub(crate) const SUMMARY: &str = include_str!("../../assets/prompts/summary.md");
-pub(crate) const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
-pub(crate) const RECAP: &str = include_str!("../../assets/prompts/recap.md");
+pub(crate) const PLAN_SYSTEM: &str = include_str!("../../../assets/prompts/plan_system.md");
+pub(crate) const PLAN_USER: &str = include_str!("../../../assets/prompts/plan_user.md");
+pub(crate) const LINE_OPEN: &str = include_str!("../../../assets/prompts/line_open.md");
+pub(crate) const LINE_REPLY: &str = include_str!("../../../assets/prompts/line_reply.md");
+pub(crate) const SUMMARY: &str = include_str!("../../../assets/prompts/summary.md");
+pub(crate) const REPAIR: &str = include_str!("../../../assets/prompts/repair.md");
+pub(crate) const RECAP: &str = include_str!("../../../assets/prompts/recap.md");
 
 /// How many other residents a planning prompt lists (a big town would blow the budget).
 pub(crate) const MAX_OTHERS: usize = 12;
@@ -358,148 +362,6 @@ fn board_text(cx: &PlanContext<'_>) -> String {
         "- （空的）",
     );
     format!("\n## 公告板\n{board}\n")
-}
-
-/// What else a line prompt needs beyond [`LineContext`].
-pub(crate) struct LineExtras<'a> {
-    pub(crate) my_action: &'a str,
-    pub(crate) their_action: &'a str,
-    /// Lines so far, as (speaker name, line).
-    pub(crate) history: &'a [(String, String)],
-    pub(crate) memories: &'a [String],
-    pub(crate) mood: &'a str,
-}
-
-/// What this particular line must do: greet as staff, invite, propose or accept
-/// a meeting, address a group, @-mention someone. One `- ` line each.
-fn line_notes(cx: &LineContext<'_>) -> String {
-    let mut notes = String::new();
-    if let Some(role) = cx.role {
-        let what = match role {
-            crate::scenario::WorkRole::Waiter => "你正在当班，TA是来店里的客人，请热情招呼TA",
-            crate::scenario::WorkRole::Teacher => "你正在当班，TA是你的学生，请像老师一样招呼TA",
-            crate::scenario::WorkRole::Seller => "你正在当班，TA是上门的顾客，请招呼TA看看货",
-        };
-        notes.push_str(&format!("- {what}\n"));
-    }
-    if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
-        notes.push_str(&format!(
-            "- 这句话里请邀请TA参加{}：{}，在{}\n",
-            g.title,
-            g.starts.stamp(),
-            place
-        ));
-    }
-    if let Some((place, when)) = cx.proposing {
-        notes.push_str(&format!("- 这句话里请约TA{when}在{place}再见面\n"));
-    }
-    if let Some((place, when)) = cx.accepting {
-        notes.push_str(&format!(
-            "- TA约你{when}在{place}见面，这句话里请答应下来\n"
-        ));
-    }
-    if !cx.others.is_empty() {
-        let names: Vec<&str> = cx.others.iter().map(|p| p.name.as_str()).collect();
-        notes.push_str(&format!(
-            "- 这是群聊，在场的还有：{}；可以用「@名字」点名请某人接话\n",
-            names.join("、")
-        ));
-    }
-    if let Some(who) = cx.mention {
-        notes.push_str(&format!("- 这句话请@{who}，问问TA的看法\n"));
-    }
-    notes
-}
-
-/// An opening line (`turn == 0`) or a reply.
-pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>, b: &Budgeting<'_>) -> Prompt {
-    let layers = b.assemble(line_layers(cx, x));
-    let mut values = line_values(cx, x);
-    values.push((
-        "memories",
-        lines_or(
-            layers.items(Layer::Retrieved).map(|m| format!("- {m}")),
-            "- （没有）",
-        ),
-    ));
-    values.push(("history", layers.text(Layer::Dialogue, "（刚开始）")));
-    let template = if cx.turn == 0 { LINE_OPEN } else { LINE_REPLY };
-    Prompt {
-        messages: vec![Message::user(fill(template, &values))],
-        layers,
-    }
-}
-
-/// A line prompt's material: the speaker, the moment, the listener as the
-/// speaker sees TA, the conversation so far, what the speaker recalls.
-fn line_layers(cx: &LineContext<'_>, x: &LineExtras<'_>) -> PromptLayers {
-    let s = cx.speaker;
-    let mut l = PromptLayers::default();
-    l.push(Layer::Persona, format!("{}，{}", s.name, s.occupation))
-        .push(
-            Layer::Stage,
-            format!("{} {} {}", cx.place.name, x.my_action, x.their_action),
-        )
-        .push(Layer::Stage, line_notes(cx))
-        .push(
-            Layer::Profile,
-            format!("{}：{}", cx.listener.name, impression(cx)),
-        )
-        .extend(
-            Layer::Dialogue,
-            x.history.iter().map(|(who, line)| format!("{who}：{line}")),
-        )
-        .extend(Layer::Retrieved, x.memories.iter().cloned());
-    l
-}
-
-fn impression(cx: &LineContext<'_>) -> String {
-    cx.relation
-        .map(|r| r.impression.clone())
-        .filter(|i| !i.is_empty())
-        .unwrap_or_else(|| "还不太了解".into())
-}
-
-/// The line templates' fields but the two cut to the budget.
-fn line_values(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<(&'static str, String)> {
-    let rel = cx.relation;
-    let acquainted = match rel {
-        None => "刚认识".to_string(),
-        Some(r) => match r.met {
-            Some(t) if t.day_number() == cx.now.day_number() => "今天才认识".to_string(),
-            Some(t) => format!("认识{}天了", cx.now.day_number() - t.day_number()),
-            None if r.kind == RelationKind::Stranger => "不太熟".to_string(),
-            None => "认识很久了".to_string(),
-        },
-    };
-    let p = &cx.speaker.personality;
-    vec![
-        ("speaker", cx.speaker.name.clone()),
-        ("listener", cx.listener.name.clone()),
-        ("occupation", cx.speaker.occupation.clone()),
-        ("extraversion", format!("{:.0}", p.extraversion)),
-        ("agreeableness", format!("{:.0}", p.agreeableness)),
-        ("mood", x.mood.to_string()),
-        (
-            "relation",
-            rel.map_or("陌生人", |r| r.kind.label()).to_string(),
-        ),
-        ("impression", impression(cx)),
-        (
-            "last_meeting",
-            rel.and_then(|r| r.last_interaction)
-                .map_or("没见过".to_string(), GameTime::stamp),
-        ),
-        ("place", cx.place.name.clone()),
-        ("time", clock_text(cx.now.minute_of_day())),
-        ("period", cx.now.period().to_string()),
-        ("my_action", x.my_action.to_string()),
-        ("their_action", x.their_action.to_string()),
-        ("topic", cx.topic.label().to_string()),
-        ("notes", line_notes(cx)),
-        ("acquainted", acquainted),
-        ("last_line", cx.previous.to_string()),
-    ]
 }
 
 /// A participant's one-line memory of a conversation (the design's 30-character summary).
