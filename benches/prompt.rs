@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use heartvale::llm::context::{Layer, PromptLayers, TokenCounter};
-use heartvale::scenario::PromptBudget;
+use heartvale::context::PromptBudget;
+use heartvale::context::{Layer, PromptLayers, TokenCounter};
 use serde_json::Value;
 
 fn texts() -> Vec<String> {

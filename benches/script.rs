@@ -84,6 +84,7 @@ fn stepping(c: &mut Criterion) {
     let engine = Engine {
         script: &script,
         now: String::new(),
+        budgeting: Default::default(),
     };
     let mut g = c.benchmark_group("script");
     // Each `call` adds the skill's own `say`: 5 actions per 4 written.

@@ -4,6 +4,8 @@
 //! (`ARCHITECTURE.md` gives the reasons and the order of a step):
 //!
 //! - [`base`]: game time, diagnostics that name `file:line:col`, YAML parsing.
+//! - [`context`]: the memory design's context builder — prompt layers, their
+//!   token budgets, tokens counted as the target model counts them.
 //! - [`recall`]: memory retrieval for Chinese (jieba + bigrams BM25,
 //!   embeddings, reciprocal-rank merge, relevance + importance + recency).
 //! - [`companion`]: the player's companion — affection and its six stages,
@@ -26,6 +28,7 @@ pub mod base;
 pub mod brain;
 pub mod cli;
 pub mod companion;
+pub mod context;
 pub mod headless;
 pub mod llm;
 pub mod recall;

@@ -23,6 +23,7 @@ fn engine(s: &Script) -> Engine<'_> {
     Engine {
         script: s,
         now: "2026-04-06 10:00:00".into(),
+        budgeting: Default::default(),
     }
 }
 
@@ -48,10 +49,19 @@ fn play_full(
     s: &Script,
     session: &str,
     inputs: &[&str],
+    mind: impl FnMut(&State, &LlmRequest) -> String,
+) -> (Vec<String>, State, Vec<Effect>) {
+    play_on(&engine(s), session, inputs, mind)
+}
+
+/// [`play_full`] on a given engine.
+fn play_on(
+    engine: &Engine,
+    session: &str,
+    inputs: &[&str],
     mut mind: impl FnMut(&State, &LlmRequest) -> String,
 ) -> (Vec<String>, State, Vec<Effect>) {
     let mut all = Vec::new();
-    let engine = engine(s);
     let mut st = engine.start(session).unwrap();
     let mut shown = Vec::new();
     let mut next = Input::Start;
@@ -98,6 +108,60 @@ fn play_full(
 }
 
 const HELLO: &str = include_str!("../scenarios/heartvale/scripts/hello/hello.yaml");
+
+/// A step's prompt is built from the context builder's layers: over the
+/// dialogue budget the oldest lines go, the persona and the task never do,
+/// and the request carries its tokens per layer.
+#[test]
+fn step_prompts_keep_to_the_dialogue_budget() {
+    use heartvale::context::{Budgeting, PromptBudget, TokenCounter};
+    let s = script(HELLO);
+    let prompts = |budget: PromptBudget| {
+        let engine = Engine {
+            budgeting: Budgeting::new(&budget, TokenCounter::estimate(&budget)),
+            ..engine(&s)
+        };
+        let (_, _, fx) = play_on(&engine, "首次会谈", &["A", "叫我小林就好"], offline_reply);
+        fx.into_iter()
+            .filter_map(|e| match e {
+                Effect::Llm(r) => Some(r),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let roomy = prompts(PromptBudget::default());
+    let last = roomy.last().expect("the name is extracted by a model step");
+    assert!(
+        last.prompt.contains("守望精灵：欢迎来到游心谷"),
+        "{}",
+        last.prompt
+    );
+    assert!(
+        last.prompt.contains("心旅者：叫我小林就好"),
+        "{}",
+        last.prompt
+    );
+    assert_eq!(last.tokens.cut, 0);
+    assert!(last.tokens.dialogue > 40, "{:?}", last.tokens);
+    let tight = prompts(PromptBudget {
+        dialogue: 20,
+        ..PromptBudget::default()
+    });
+    let last = tight.last().unwrap();
+    assert!(!last.prompt.contains("欢迎来到游心谷"), "{}", last.prompt);
+    assert!(
+        last.prompt.contains("守望精灵：好的，我记下了。"),
+        "{}",
+        last.prompt
+    );
+    assert!(last.prompt.starts_with("你是守望精灵"));
+    assert!(last.prompt.contains("任务："));
+    assert!(
+        last.tokens.dialogue <= 20 && last.tokens.cut > 0,
+        "{:?}",
+        last.tokens
+    );
+}
 
 #[test]
 fn the_hello_script_plays_both_branches() {
@@ -383,6 +447,7 @@ fn wrong_inputs_and_runaways_are_typed_errors() {
     let runaway = Engine {
         script: &looping,
         now: String::new(),
+        budgeting: Default::default(),
     };
     let mut st = runaway.start("s").unwrap();
     assert!(matches!(
@@ -712,6 +777,7 @@ fn a_saved_run_resumes_at_its_action_in_an_edited_script() {
     let engine2 = Engine {
         script: &s2,
         now: "2026-04-06 10:05:00".into(),
+        budgeting: Default::default(),
     };
     let mut back: State = serde_json::from_str(&saved).unwrap();
     let fx = engine2

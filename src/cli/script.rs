@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use super::{CliError, ScriptCommand, SessionArgs};
 use crate::base::closest;
+use crate::context::{Budgeting, PromptBudget, TokenCounter};
 use crate::llm::LlmSettings;
 use crate::llm::script::{LlmPersona, Remote};
 use crate::scenario::Scenario;
@@ -70,9 +71,15 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     let mut mind = mind(settings.as_ref())?;
     let mut human = human(source, settings.as_ref())?;
     let mut sink = transcript(args.transcript.as_deref())?;
+    let budget = PromptBudget::default();
     let engine = Engine {
         script: &script,
         now: wall_clock(),
+        // Cut to the default budget in the endpoint's tokens.
+        budgeting: settings.as_ref().and_then(|s| s.default.as_ref()).map_or(
+            Budgeting::new(&budget, TokenCounter::estimate(&budget)),
+            |e| Budgeting::for_model(&budget, &e.model),
+        ),
     };
     let stdout = std::io::stdout();
     let mut show = stdout.lock();

@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use super::LlmSettings;
 use super::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
-use super::context::{Layer, PromptLayers};
 use super::prompts::{Budgeting, Prompt, render};
 use crate::companion::moments::mark;
 use crate::companion::session::{KEY_MOMENTS_KEPT, ReplyContext, Speaker};
-use crate::scenario::{Profile, PromptBudget};
+use crate::context::PromptBudget;
+use crate::context::{Layer, PromptLayers};
+use crate::scenario::Profile;
 
 const COMPANION: &str = include_str!("../../assets/prompts/companion.md");
 
@@ -100,7 +101,7 @@ fn clean_reply(text: &str, name: &str) -> String {
 }
 
 /// The prompt: the six layers cut to the budget, then the player's message.
-pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting<'_>) -> Prompt {
+pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting) -> Prompt {
     let layers = b.assemble(companion_layers(cx, name));
     let (system, _) = render(
         COMPANION,

@@ -9,7 +9,6 @@ pub mod cassette;
 pub mod client;
 pub mod companion;
 pub(crate) mod config;
-pub mod context;
 pub mod embed;
 pub mod fake;
 mod mind;

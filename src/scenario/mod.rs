@@ -6,7 +6,6 @@
 pub mod generate;
 mod planner_tuning;
 mod profile;
-mod prompt_tuning;
 mod resolve;
 mod social_tuning;
 mod spec;
@@ -32,7 +31,6 @@ pub use profile::{
     CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
     Profile, ResidentId, WorkShift,
 };
-pub use prompt_tuning::PromptBudget;
 pub use town::{LocIdx, Location, LocationId, Town};
 
 use crate::base::time::GameTime;

@@ -429,7 +429,7 @@ pub struct Tuning {
     /// How memory retrieval weighs relevance, importance and recency.
     pub memory: crate::recall::RecallTuning,
     /// LLM prompts' token budget, layer by layer.
-    pub prompt: super::prompt_tuning::PromptBudget,
+    pub prompt: crate::context::PromptBudget,
 }
 
 impl Default for Tuning {
@@ -442,7 +442,7 @@ impl Default for Tuning {
             durations: DurationTuning::default(),
             planner: PlannerTuning::default(),
             memory: crate::recall::RecallTuning::default(),
-            prompt: super::prompt_tuning::PromptBudget::default(),
+            prompt: crate::context::PromptBudget::default(),
         }
     }
 }

@@ -4,6 +4,8 @@
 //! variable by scope. No Bevy and no I/O: the caller hands in the player's
 //! inputs and the LLM's replies (or asks for the offline answer).
 
+use crate::context::Budgeting;
+
 use super::engine::{
     Effect, Engine, EngineError, Input, LlmRequest, Script, State, Var, Wait, offline_reply,
 };
@@ -63,11 +65,21 @@ pub struct Host {
     pub vars: Vec<(String, String, Var)>,
     /// LLM replies answered offline (no model, or the model failed).
     pub(crate) offline_replies: u32,
+    /// The prompts' budget and token count (the host's model; not saved: a
+    /// loaded session counts with the defaults until its host sets it again).
+    #[serde(skip)]
+    budgeting: Budgeting,
 }
 
 impl Host {
-    /// Starts `session` (the first one when `None`).
-    pub fn start(script: &Script, session: Option<&str>, now: &str) -> Result<Host, EngineError> {
+    /// Starts `session` (the first one when `None`), its prompts cut to
+    /// `budgeting`.
+    pub fn start(
+        script: &Script,
+        session: Option<&str>,
+        now: &str,
+        budgeting: Budgeting,
+    ) -> Result<Host, EngineError> {
         let name = match session {
             Some(s) => s.to_string(),
             None => script
@@ -79,8 +91,9 @@ impl Host {
         let engine = Engine {
             script,
             now: now.to_string(),
+            budgeting,
         };
-        Self::begin(script, now, engine.start(&name)?)
+        Self::begin(script, now, engine.start(&name)?, budgeting)
     }
 
     /// Starts one skill of the set on its own, its variables set from `inputs`
@@ -91,14 +104,21 @@ impl Host {
         inputs: std::collections::BTreeMap<String, String>,
         now: &str,
     ) -> Result<Host, EngineError> {
+        let budgeting = Budgeting::default();
         let engine = Engine {
             script,
             now: now.to_string(),
+            budgeting,
         };
-        Self::begin(script, now, engine.start_skill(skill, inputs)?)
+        Self::begin(script, now, engine.start_skill(skill, inputs)?, budgeting)
     }
 
-    fn begin(script: &Script, now: &str, state: State) -> Result<Host, EngineError> {
+    fn begin(
+        script: &Script,
+        now: &str,
+        state: State,
+        budgeting: Budgeting,
+    ) -> Result<Host, EngineError> {
         let mut host = Host {
             state,
             shown: Vec::new(),
@@ -107,6 +127,7 @@ impl Host {
             stage: String::new(),
             vars: Vec::new(),
             offline_replies: 0,
+            budgeting,
         };
         host.resume(script, now, Input::Start)?;
         Ok(host)
@@ -193,6 +214,7 @@ impl Host {
         let engine = Engine {
             script,
             now: now.to_string(),
+            budgeting: self.budgeting,
         };
         let effects = engine.resume(&mut self.state, input)?;
         let mut choices = None;
@@ -271,7 +293,7 @@ mod tests {
     fn a_player_plays_the_first_session_to_the_end_offline() {
         let script = guardian();
         let now = "2026-04-06 10:00:00";
-        let mut host = Host::start(&script, Some("初次会谈"), now).unwrap();
+        let mut host = Host::start(&script, Some("初次会谈"), now, Budgeting::default()).unwrap();
         let mut steps = 0;
         let mut kinds = std::collections::BTreeSet::new();
         while host.prompt != Prompt::Done {

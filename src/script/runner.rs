@@ -161,11 +161,17 @@ pub(crate) fn play(
     transcript: &mut dyn Write,
 ) -> Result<Played, EngineError> {
     let mut st = engine.start(session)?;
-    // What a replay needs besides the inputs: the session, the clock, the script.
+    // What a replay needs besides the inputs: the session, the clock, the
+    // script, how prompt tokens were counted.
     let _ = writeln!(
         transcript,
         "{}",
-        json!({ "start": { "session": session, "now": engine.now, "script_hash": format!("{:016x}", engine.script.hash) } })
+        json!({ "start": {
+            "session": session,
+            "now": engine.now,
+            "script_hash": format!("{:016x}", engine.script.hash),
+            "counter": engine.budgeting.counter.name(),
+        } })
     );
     let mut input = Input::Start;
     let mut places = VarPlaces::default();
@@ -364,9 +370,15 @@ pub(crate) fn replay(
             .unwrap_or("")
             .to_string()
     };
+    // Prompts are cut as they were: default budget, the recorded counter.
+    let budget = crate::context::PromptBudget::default();
     let engine = Engine {
         script,
         now: text("now"),
+        budgeting: crate::context::Budgeting::new(
+            &budget,
+            crate::context::TokenCounter::named(&text("counter"), &budget),
+        ),
     };
     let mut st = engine.start(&text("session"))?;
     let mut replayed = Vec::new();

@@ -453,7 +453,7 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// A rough token count for text when the server reports no usage: about one
 /// token per CJK character and one per four other characters.
 pub fn estimate_tokens(text: &str) -> u32 {
-    let rough = crate::llm::context::TokenCounter::Estimate {
+    let rough = crate::context::TokenCounter::Estimate {
         cjk: 1.0,
         other: 0.25,
     };

@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 
 use super::LlmBrain;
-use crate::llm::context::LayerTokens;
+use crate::context::LayerTokens;
 use crate::sim::clock::Clock;
 use crate::sim::end::SimOutcome;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};

@@ -7,9 +7,9 @@ use bevy::prelude::*;
 use super::{Breaker, Gate, LlmBrain, LlmFocus, Pending, Purpose};
 use super::{PRIORITY_NORMAL, PRIORITY_WATCHED};
 use crate::base::time::GameTime;
+use crate::context::LayerTokens;
 use crate::llm::bridge::{Done, Job};
 use crate::llm::client::{ChatReply, ChatRequest, Format, LlmError, Message, estimate_tokens};
-use crate::llm::context::LayerTokens;
 use crate::llm::prompts::Prompt;
 use crate::llm::schema::PLAN_SCHEMA_NAME;
 use crate::scenario::ResidentId;
@@ -40,11 +40,11 @@ pub(super) fn collect_replies(
 
 impl LlmBrain {
     /// How prompts for `endpoint` are counted and cut.
-    pub(super) fn budgeting<'a>(
+    pub(super) fn budgeting(
         &self,
         endpoint: usize,
-        budget: &'a crate::scenario::PromptBudget,
-    ) -> crate::llm::prompts::Budgeting<'a> {
+        budget: &crate::context::PromptBudget,
+    ) -> crate::llm::prompts::Budgeting {
         crate::llm::prompts::Budgeting::for_model(budget, &self.endpoints[endpoint].model)
     }
 

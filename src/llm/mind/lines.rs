@@ -198,7 +198,7 @@ impl LineCalls<'_, '_> {
         req: &LineRequest,
         needs: Option<&Needs>,
         recalled: &[String],
-        budget: &prompts::Budgeting<'_>,
+        budget: &prompts::Budgeting,
     ) -> Option<prompts::Prompt> {
         let c = self
             .social

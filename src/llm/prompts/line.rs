@@ -4,8 +4,8 @@
 
 use super::{Budgeting, LINE_OPEN, LINE_REPLY, Prompt, fill, lines_or};
 use crate::base::time::{GameTime, clock_text};
+use crate::context::{Layer, PromptLayers};
 use crate::llm::client::Message;
-use crate::llm::context::{Layer, PromptLayers};
 use crate::scenario::RelationKind;
 use crate::sim::brain::LineContext;
 
@@ -61,7 +61,7 @@ fn line_notes(cx: &LineContext<'_>) -> String {
 }
 
 /// An opening line (`turn == 0`) or a reply.
-pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>, b: &Budgeting<'_>) -> Prompt {
+pub(crate) fn line_messages(cx: &LineContext<'_>, x: &LineExtras<'_>, b: &Budgeting) -> Prompt {
     let layers = b.assemble(line_layers(cx, x));
     let mut values = line_values(cx, x);
     values.push((

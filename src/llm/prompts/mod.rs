@@ -14,37 +14,14 @@ use crate::sim::residents::ActivityKind;
 pub(crate) use line::{LineExtras, line_messages};
 
 use super::client::Message;
-use super::context::{Assembled, Layer, PromptLayers, TokenCounter};
-use crate::scenario::PromptBudget;
+pub(crate) use crate::context::Budgeting;
+use crate::context::{Assembled, Layer, PromptLayers};
 
 /// A prompt ready to send, with its layers as cut to the budget.
 #[derive(Debug, Clone)]
 pub(crate) struct Prompt {
     pub(crate) messages: Vec<Message>,
     pub(crate) layers: Assembled,
-}
-
-/// The budget a prompt is cut to and how its tokens are counted.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Budgeting<'a> {
-    pub(crate) budget: &'a PromptBudget,
-    pub(crate) counter: TokenCounter,
-}
-
-impl<'a> Budgeting<'a> {
-    /// For a call to `model`.
-    pub(crate) fn for_model(budget: &'a PromptBudget, model: &str) -> Self {
-        Self::new(budget, TokenCounter::for_model(model, budget))
-    }
-
-    /// With a counter already chosen.
-    pub(crate) fn new(budget: &'a PromptBudget, counter: TokenCounter) -> Self {
-        Self { budget, counter }
-    }
-
-    pub(crate) fn assemble(&self, layers: PromptLayers) -> Assembled {
-        layers.assemble(self.budget, &self.counter)
-    }
 }
 
 pub(crate) const PLAN_SYSTEM: &str = include_str!("../../../assets/prompts/plan_system.md");
@@ -123,7 +100,7 @@ pub(crate) fn plan_messages(
     cx: &PlanContext<'_>,
     others: &[OtherResident],
     recalled: &[String],
-    b: &Budgeting<'_>,
+    b: &Budgeting,
 ) -> Prompt {
     let layers = b.assemble(plan_layers(cx, others, recalled));
     Prompt {
@@ -365,7 +342,7 @@ fn board_text(cx: &PlanContext<'_>) -> String {
 }
 
 /// A participant's one-line memory of a conversation (the design's 30-character summary).
-pub(crate) fn recap_messages(r: &crate::sim::social::RecapRequest, b: &Budgeting<'_>) -> Prompt {
+pub(crate) fn recap_messages(r: &crate::sim::social::RecapRequest, b: &Budgeting) -> Prompt {
     let mut l = PromptLayers::default();
     l.push(Layer::Persona, r.name.clone())
         .push(Layer::Stage, format!("{} {}", r.place, r.others))
@@ -390,7 +367,7 @@ pub(crate) fn recap_messages(r: &crate::sim::social::RecapRequest, b: &Budgeting
 
 /// The night's summary: the day's memories are its dialogue with itself
 /// (the oldest cut first when the day was too full).
-pub(crate) fn summary_messages(cx: &SummaryContext<'_>, b: &Budgeting<'_>) -> Prompt {
+pub(crate) fn summary_messages(cx: &SummaryContext<'_>, b: &Budgeting) -> Prompt {
     let mut l = PromptLayers::default();
     l.push(
         Layer::Persona,

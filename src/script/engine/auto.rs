@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value as Json};
 
 use super::Engine;
+use super::prompt::StepPrompt;
 use super::protocol::{ChatLine, Effect, LlmKind, LlmRequest, State, Var};
 use crate::script::format::VarDecl;
 
@@ -117,14 +118,14 @@ impl Engine<'_> {
         (known, wants)
     }
 
-    fn update_prompt(&self, known: &str, lines: &[ChatLine], human: &str) -> String {
-        let mut chat = String::new();
-        for l in lines {
-            chat.push_str(&format!("{}：{}\n", l.role, l.text));
-        }
-        format!(
-            "你在整理一段对话的记录。现在是{}。\n\n变量和它们现在的值：\n{known}\n新的对话：\n{chat}\n任务：如果新的对话里{human}提到了某个变量的信息，或者更正了之前说的，写出更新后的完整值；没有新信息的变量不要写。\n只输出一个 JSON 对象：{{\"vars\": {{变量名: 新的值}}}}",
-            self.now
+    fn update_prompt(&self, known: &str, lines: &[ChatLine], human: &str) -> StepPrompt {
+        self.step_prompt(
+            "你在整理一段对话的记录。".into(),
+            format!("现在是{}。\n\n变量和它们现在的值：\n{known}", self.now),
+            lines,
+            format!(
+                "任务：如果上面新的对话里{human}提到了某个变量的信息，或者更正了之前说的，写出更新后的完整值；没有新信息的变量不要写。\n只输出一个 JSON 对象：{{\"vars\": {{变量名: 新的值}}}}"
+            ),
         )
     }
 

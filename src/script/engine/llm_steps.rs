@@ -8,6 +8,7 @@ use serde_json::{Map, Value as Json};
 
 use super::Engine;
 use super::offline::offline_say;
+use super::prompt::StepPrompt;
 use super::protocol::{Effect, LlmKind, LlmRequest, State, Var, Wait, answer_schema, json_text};
 use crate::base::json::extract_object;
 use crate::script::format::{Action, ActionKind, Step};
@@ -17,39 +18,23 @@ const DEFAULT_ROUNDS: u32 = 3;
 
 impl Engine<'_> {
     /// The prompt of an LLM step: who speaks (definition, tone), the time to the
-    /// second, the scene, the recent chat (bounded), the task.
-    fn prompt(&self, st: &State, a: &Action, task: &str, ask: &str) -> String {
+    /// second and the scene, the chat (within the dialogue budget), the task.
+    fn prompt(&self, st: &State, a: &Action, task: &str, ask: &str) -> StepPrompt {
         let role = &st.ai_role;
-        let mut p = format!("你是{role}");
+        let mut persona = format!("你是{role}");
         if let Some(d) = self.script.role_define(role) {
-            p.push_str(&format!("（{d}）"));
+            persona.push_str(&format!("（{d}）"));
         }
-        p.push('。');
+        persona.push('。');
         let tone = a.tone.as_deref().or(self.script.role_tone(role));
         if let Some(t) = tone {
-            p.push_str(&format!("说话风格：{t}。"));
+            persona.push_str(&format!("说话风格：{t}。"));
         }
-        p.push_str(&format!("\n现在是{}。", self.now));
+        let mut moment = format!("现在是{}。", self.now);
         if let Some(scene) = &st.scene {
-            p.push_str(&format!("场景：{scene}。"));
+            moment.push_str(&format!("场景：{scene}。"));
         }
-        p.push_str("\n\n最近的对话：\n");
-        if st.chat.is_empty() {
-            p.push_str("（还没有）\n");
-        }
-        for l in st
-            .chat
-            .iter()
-            .rev()
-            .take(12)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
-            p.push_str(&format!("{}：{}\n", l.role, l.text));
-        }
-        p.push_str(&format!("\n任务：{task}\n{ask}"));
-        p
+        self.step_prompt(persona, moment, &st.chat, format!("任务：{task}\n{ask}"))
     }
 
     /// Asks the host's model and waits for the answer.
@@ -57,7 +42,7 @@ impl Engine<'_> {
         &self,
         st: &mut State,
         kind: LlmKind,
-        prompt: String,
+        prompt: StepPrompt,
         wants: Vec<(String, String)>,
         list: bool,
         fx: &mut Vec<Effect>,
@@ -66,7 +51,8 @@ impl Engine<'_> {
         let req = LlmRequest {
             id: st.next_request,
             kind,
-            prompt,
+            prompt: prompt.text,
+            tokens: prompt.tokens,
             schema: answer_schema(kind, &wants, list),
             wants,
             list,

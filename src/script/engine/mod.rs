@@ -11,6 +11,7 @@
 //! - `vars`: scopes, interpolation, conditions;
 //! - `flow`: inputs accepted, goals and stages entered and left;
 //! - `call`: `call` actions and their timings;
+//! - `prompt`: a step's prompt from the context builder's layers;
 //! - `llm_steps`: the requests of `ai_say`, `ai_ask`, `think`, `ask` and their answers;
 //! - `auto`: `auto: true` variables brought up to date at a goal's end;
 //! - `offline`: the built-in answers when no model is configured.
@@ -20,6 +21,7 @@ mod call;
 mod flow;
 mod llm_steps;
 mod offline;
+mod prompt;
 pub mod protocol;
 pub mod script;
 mod vars;
@@ -43,6 +45,8 @@ pub struct Engine<'a> {
     pub script: &'a Script,
     /// The current time, to the second, for prompts (the host's clock).
     pub now: String,
+    /// The prompts' token budget, counted as the host's model counts.
+    pub budgeting: crate::context::Budgeting,
 }
 
 impl Engine<'_> {

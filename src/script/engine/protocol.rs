@@ -253,6 +253,9 @@ pub struct LlmRequest {
     pub kind: LlmKind,
     /// The speaking role's definition and tone, the time, the recent chat and the task.
     pub prompt: String,
+    /// The prompt's tokens per layer, as the budget left them.
+    #[serde(default)]
+    pub tokens: crate::context::LayerTokens,
     /// Variables to produce: (name, definition).
     pub wants: Vec<(String, String)>,
     /// `tolist`: the variables come back as a list of records.

@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::base::time::GameTime;
+use crate::context::LayerTokens;
 use crate::scenario::{LocationId, RelationKind, ResidentId};
 use crate::sim::residents::{ActivityKind, Heard};
 use crate::sim::social::{Emotion, EndCause, Trigger};
@@ -515,23 +516,4 @@ pub enum FormatLevel {
     JsonObject,
     /// No response format; JSON asked for in the prompt.
     Plain,
-}
-
-/// Tokens per layer of one prompt, as logged with each `llm_call`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LayerTokens {
-    /// 核心人设.
-    pub persona: u32,
-    /// 当前阶段.
-    pub stage: u32,
-    /// 用户画像.
-    pub profile: u32,
-    /// 关键记忆.
-    pub key_moments: u32,
-    /// 最近对话.
-    pub dialogue: u32,
-    /// 相关历史.
-    pub retrieved: u32,
-    /// Items cut to fit the budget (all layers).
-    pub cut: u32,
 }

@@ -8,9 +8,10 @@ use bevy::prelude::*;
 mod events;
 mod narrate;
 
+pub use crate::context::LayerTokens;
 pub use events::{
     AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
-    LayerTokens, RelationshipDelta, SimEvent,
+    RelationshipDelta, SimEvent,
 };
 pub use narrate::{LogNames, Names, Narration, Strand, narrate};
 

@@ -17,6 +17,7 @@ use bevy_egui::EguiPrimaryContextPass;
 
 use super::ViewSet;
 use crate::base::time::GameTime;
+use crate::context::{Budgeting, PromptBudget, TokenCounter};
 use crate::llm::bridge::{Bridge, BridgeSettings, Job};
 use crate::llm::client::Endpoint;
 use crate::llm::script::step_request;
@@ -90,9 +91,21 @@ impl CounselMind {
     }
 }
 
+impl CounselMind {
+    /// How the counselling prompts are counted and cut: the town's budget,
+    /// in the endpoint's tokens (estimated without an endpoint).
+    pub(crate) fn budgeting(mind: Option<&Self>, budget: &PromptBudget) -> Budgeting {
+        match mind {
+            Some(m) => Budgeting::for_model(budget, &m.endpoint.model),
+            None => Budgeting::new(budget, TokenCounter::estimate(budget)),
+        }
+    }
+}
+
 impl CounselPanel {
-    /// Starts `profile`'s session; script errors end up in `error`.
-    pub(super) fn start(&mut self, profile: &Profile, now: GameTime) {
+    /// Starts `profile`'s session, its prompts cut to `budgeting`; script
+    /// errors end up in `error`.
+    pub(super) fn start(&mut self, profile: &Profile, now: GameTime, budgeting: Budgeting) {
         self.error = None;
         self.session = None;
         let Some(counsel) = &profile.counsel else {
@@ -105,7 +118,12 @@ impl CounselPanel {
                 return;
             }
         };
-        match Host::start(&script, counsel.session.as_deref(), &now.seconds_text()) {
+        match Host::start(
+            &script,
+            counsel.session.as_deref(),
+            &now.seconds_text(),
+            budgeting,
+        ) {
             Ok(host) => {
                 self.session = Some(Session {
                     resident: profile.id.clone(),
@@ -247,7 +265,9 @@ mod tests {
             .clone();
         assert_eq!(guardian.name, "守望精灵");
         let now = world.resource::<Clock>().now;
-        world.resource_mut::<CounselPanel>().start(&guardian, now);
+        world
+            .resource_mut::<CounselPanel>()
+            .start(&guardian, now, Budgeting::default());
         assert!(world.resource::<CounselPanel>().error.is_none());
         let mut turns = 0;
         loop {
@@ -292,7 +312,7 @@ mod tests {
             session: None,
         });
         let mut panel = CounselPanel::default();
-        panel.start(&profile, GameTime(0));
+        panel.start(&profile, GameTime(0), Budgeting::default());
         panel
     }
 

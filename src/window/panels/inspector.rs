@@ -50,6 +50,8 @@ pub(super) struct Around<'w> {
     feed: Res<'w, EventFeed>,
     clock: Res<'w, Clock>,
     brain: Option<Res<'w, crate::llm::LlmBrain>>,
+    counsel_mind: Option<Res<'w, crate::window::counsel::CounselMind>>,
+    tuning: Res<'w, crate::sim::town::ActiveTuning>,
 }
 
 /// The inspector window of the selected resident; closing it clears the selection.
@@ -148,7 +150,11 @@ fn header(
         .on_hover_text("和它进行一次 HEART RULE 会谈")
         .clicked()
     {
-        counsel.start(&persona.0, around.clock.now);
+        let budgeting = crate::window::counsel::CounselMind::budgeting(
+            around.counsel_mind.as_deref(),
+            &around.tuning.0.prompt,
+        );
+        counsel.start(&persona.0, around.clock.now, budgeting);
     }
 }
 

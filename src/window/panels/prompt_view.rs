@@ -4,8 +4,8 @@
 
 use bevy_egui::egui;
 
+use crate::context::Layer;
 use crate::llm::LlmBrain;
-use crate::llm::context::Layer;
 use crate::sim::residents::RosterIdx;
 
 /// The section; nothing when no LLM drives the town or this resident has

@@ -6,15 +6,13 @@
 //! retrieved history goes first, then older dialogue. Persona and stage are
 //! never cut.
 
+mod budget;
 mod tokens;
 
 use serde::{Deserialize, Serialize};
 
-/// Tokens per layer, as the event log records them (defined with the log).
-pub use crate::sim::event_log::LayerTokens;
+pub use budget::{LayerTokens, PromptBudget};
 pub use tokens::TokenCounter;
-
-use crate::scenario::PromptBudget;
 
 /// A layer of a prompt, in prompt order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -80,6 +78,43 @@ impl Layer {
 
     fn i(self) -> usize {
         self as usize
+    }
+}
+
+/// The budget a prompt is cut to and how its tokens are counted.
+#[derive(Debug, Clone, Copy)]
+pub struct Budgeting {
+    /// Tokens per layer and in all.
+    pub budget: PromptBudget,
+    /// The target model's tokens.
+    pub counter: TokenCounter,
+}
+
+impl Budgeting {
+    /// For a call to `model`.
+    pub fn for_model(budget: &PromptBudget, model: &str) -> Self {
+        Self::new(budget, TokenCounter::for_model(model, budget))
+    }
+
+    /// With a counter already chosen.
+    pub fn new(budget: &PromptBudget, counter: TokenCounter) -> Self {
+        Self {
+            budget: *budget,
+            counter,
+        }
+    }
+
+    /// Cuts `layers` to the budget.
+    pub fn assemble(&self, layers: PromptLayers) -> Assembled {
+        layers.assemble(&self.budget, &self.counter)
+    }
+}
+
+impl Default for Budgeting {
+    /// The default budget, tokens estimated (no model known).
+    fn default() -> Self {
+        let budget = PromptBudget::default();
+        Self::new(&budget, TokenCounter::estimate(&budget))
     }
 }
 

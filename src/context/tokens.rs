@@ -2,14 +2,15 @@
 //! for the models they belong to, an estimate per script for everyone else.
 
 use tiktoken_rs::CoreBPE;
+use tiktoken_rs::tokenizer::Tokenizer;
 
-use crate::scenario::PromptBudget;
+use super::PromptBudget;
 
 /// How a prompt's tokens are counted for one model.
 #[derive(Clone, Copy)]
 pub enum TokenCounter {
     /// The model's own BPE (gpt-4o: o200k, gpt-4 / gpt-3.5: cl100k …).
-    Tiktoken(&'static CoreBPE),
+    Tiktoken(Tokenizer, &'static CoreBPE),
     /// Per-script rates: tokens per CJK character and per other character.
     Estimate {
         /// Per CJK (or other wide) character.
@@ -22,7 +23,7 @@ pub enum TokenCounter {
 impl std::fmt::Debug for TokenCounter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TokenCounter::Tiktoken(_) => f.write_str("Tiktoken"),
+            TokenCounter::Tiktoken(t, _) => write!(f, "Tiktoken({t:?})"),
             TokenCounter::Estimate { cjk, other } => write!(f, "Estimate({cjk}, {other})"),
         }
     }
@@ -33,14 +34,34 @@ impl TokenCounter {
     /// else the budget's per-script estimate.
     pub fn for_model(model: &str, budget: &PromptBudget) -> Self {
         tiktoken_rs::tokenizer::get_tokenizer(model)
-            .and_then(|t| tiktoken_rs::bpe_for_tokenizer(t).ok())
-            .map_or(
-                TokenCounter::Estimate {
-                    cjk: budget.tokens_per_cjk,
-                    other: budget.tokens_per_other,
-                },
-                TokenCounter::Tiktoken,
-            )
+            .and_then(Self::tiktoken)
+            .unwrap_or(Self::estimate(budget))
+    }
+
+    fn tiktoken(t: Tokenizer) -> Option<Self> {
+        let bpe = tiktoken_rs::bpe_for_tokenizer(t).ok()?;
+        Some(TokenCounter::Tiktoken(t, bpe))
+    }
+
+    /// The counter's name as a transcript records it: the tokenizer's
+    /// (`o200k_base` …) or `estimate`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TokenCounter::Tiktoken(t, _) => TOKENIZERS
+                .iter()
+                .find(|(_, x)| x == t)
+                .map_or("estimate", |(n, _)| n),
+            TokenCounter::Estimate { .. } => "estimate",
+        }
+    }
+
+    /// The counter [`TokenCounter::name`] named (the estimate for any other name).
+    pub fn named(name: &str, budget: &PromptBudget) -> Self {
+        TOKENIZERS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, t)| Self::tiktoken(*t))
+            .unwrap_or(Self::estimate(budget))
     }
 
     /// The estimate alone (no model known).
@@ -54,7 +75,7 @@ impl TokenCounter {
     /// Tokens in `text`.
     pub fn count(&self, text: &str) -> usize {
         match self {
-            TokenCounter::Tiktoken(bpe) => bpe.encode_ordinary(text).len(),
+            TokenCounter::Tiktoken(_, bpe) => bpe.encode_ordinary(text).len(),
             TokenCounter::Estimate { cjk, other } => {
                 let (mut wide, mut narrow) = (0usize, 0usize);
                 for c in text.chars() {
@@ -70,6 +91,17 @@ impl TokenCounter {
     }
 }
 
+/// tiktoken's tokenizers by their own names.
+const TOKENIZERS: [(&str, Tokenizer); 7] = [
+    ("o200k_harmony", Tokenizer::O200kHarmony),
+    ("o200k_base", Tokenizer::O200kBase),
+    ("cl100k_base", Tokenizer::Cl100kBase),
+    ("p50k_base", Tokenizer::P50kBase),
+    ("r50k_base", Tokenizer::R50kBase),
+    ("p50k_edit", Tokenizer::P50kEdit),
+    ("gpt2", Tokenizer::Gpt2),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,11 +111,17 @@ mod tests {
         let budget = PromptBudget::default();
         let text = "医生说我血压高，要少吃咸的。";
         let gpt = TokenCounter::for_model("gpt-4o-mini", &budget);
-        assert!(matches!(gpt, TokenCounter::Tiktoken(_)));
+        assert!(matches!(gpt, TokenCounter::Tiktoken(..)));
+        assert_eq!(gpt.name(), "o200k_base");
+        assert_eq!(
+            TokenCounter::named("o200k_base", &budget).count(text),
+            gpt.count(text)
+        );
         let n = gpt.count(text);
         assert!((5..=20).contains(&n), "{n}");
         let local = TokenCounter::for_model("qwen2.5-7b-instruct", &budget);
         assert!(matches!(local, TokenCounter::Estimate { .. }));
+        assert_eq!(local.name(), "estimate");
         assert_eq!(local.count(text), 14);
         assert_eq!(local.count("hello world"), 4, "11 × 0.3, rounded up");
     }

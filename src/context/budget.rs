@@ -1,6 +1,6 @@
-//! `prompt:` in `tuning.yaml`: the token budget of each layer of an LLM
-//! prompt (the memory design's context builder), and how tokens are
-//! estimated for models without a known tokenizer.
+//! What a prompt may hold: the token budget of each layer (`prompt:` in
+//! `tuning.yaml`), how tokens are estimated for models without a known
+//! tokenizer, and the tokens a prompt ended up with, as the log records them.
 
 use serde::{Deserialize, Serialize};
 
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// dialogue, the least relevant memories, the oldest key moments); over
 /// `total`, retrieved history goes first, then older dialogue. Persona and
 /// stage are never cut.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PromptBudget {
     /// 核心人设: who the resident is.
@@ -45,4 +45,23 @@ impl Default for PromptBudget {
             tokens_per_other: 0.3,
         }
     }
+}
+
+/// Tokens per layer of one prompt, as logged with each `llm_call`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerTokens {
+    /// 核心人设.
+    pub persona: u32,
+    /// 当前阶段.
+    pub stage: u32,
+    /// 用户画像.
+    pub profile: u32,
+    /// 关键记忆.
+    pub key_moments: u32,
+    /// 最近对话.
+    pub dialogue: u32,
+    /// 相关历史.
+    pub retrieved: u32,
+    /// Items cut to fit the budget (all layers).
+    pub cut: u32,
 }

@@ -1,0 +1,50 @@
+//! The prompt of a step, made of the context builder's layers: who speaks
+//! (核心人设), the moment and the task (当前阶段), the chat so far (最近对话,
+//! oldest lines cut first when over the budget). The task comes last, after
+//! the chat it is about.
+
+use crate::context::{Layer, LayerTokens, PromptLayers};
+
+use super::Engine;
+use super::protocol::ChatLine;
+
+/// A step's prompt as sent, and its tokens per layer (for the log).
+#[derive(Debug, Clone)]
+pub(super) struct StepPrompt {
+    pub(super) text: String,
+    pub(super) tokens: LayerTokens,
+}
+
+impl Engine<'_> {
+    /// Assembles `persona`, the `moment`, the `chat` and the `task` within the budget.
+    pub(super) fn step_prompt(
+        &self,
+        persona: String,
+        moment: String,
+        chat: &[ChatLine],
+        task: String,
+    ) -> StepPrompt {
+        let mut l = PromptLayers::default();
+        l.push(Layer::Persona, persona)
+            .push(Layer::Stage, moment)
+            .push(Layer::Stage, task)
+            .extend(
+                Layer::Dialogue,
+                chat.iter().map(|c| format!("{}：{}", c.role, c.text)),
+            );
+        let a = self.budgeting.assemble(l);
+        // The stage is never cut: its two items are the moment and the task.
+        let stage: Vec<&str> = a.items(Layer::Stage).collect();
+        let text = format!(
+            "{}\n{}\n\n最近的对话：\n{}\n\n{}",
+            a.text(Layer::Persona, ""),
+            stage.first().copied().unwrap_or(""),
+            a.text(Layer::Dialogue, "（还没有）"),
+            stage.get(1).copied().unwrap_or(""),
+        );
+        StepPrompt {
+            text,
+            tokens: a.layer_tokens(),
+        }
+    }
+}
