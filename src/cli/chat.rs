@@ -42,7 +42,7 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let budget = town.scenario.tuning.prompt.clone();
+    let budget = town.scenario.tuning.prompt;
     let days = town.settings.days;
     let mut app = headless_app(
         Arc::new(town.scenario),
