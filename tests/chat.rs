@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+#[path = "util/concepts.rs"]
+mod concepts;
 mod util;
 use util::heartvale;
 
@@ -184,4 +186,51 @@ fn with_a_model_the_prompt_carries_the_layers_and_a_marked_reply_makes_the_momen
         !second.contains("【可能触发的关键时刻】第一次见面"),
         "it happened once"
     );
+}
+
+/// With `--embed`, what the player said long ago comes back for a message
+/// that shares no word with it (the fake model knows 身体 and 血压 are one
+/// concept); without it, lexical recall cannot find it. The vectors are kept
+/// in the save.
+#[test]
+fn with_embeddings_the_resident_recalls_a_paraphrase() {
+    use heartvale::llm::fake::FakeRequest;
+    let server = concepts::embedding_server();
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("town.db");
+    let lines = [
+        "医生说我血压高",
+        "今天的风很舒服",
+        "河边的柳树发芽了",
+        "身体要注意什么",
+    ];
+    let llm = ["--llm", &server.url, "--model", "fake-model"];
+    let last_prompt = |embed: bool| {
+        let mut extra = llm.to_vec();
+        if embed {
+            extra.extend(["--embed", &server.url, "--embed-model", "m"]);
+            extra.extend(["--save", save.to_str().unwrap()]);
+        }
+        chat(dir.path(), "embed", &lines, &extra);
+        let sent: Vec<FakeRequest> = server
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .collect();
+        sent.last().unwrap().prompt()
+    };
+    let lexical = last_prompt(false);
+    // The 你记得的事 section (the chat so far comes after it).
+    let retrieved = |p: &str| {
+        let from = p.split("## 你记得的事").nth(1).unwrap_or("");
+        from.split("## 最近的对话").next().unwrap_or("").to_string()
+    };
+    assert!(!retrieved(&lexical).contains("血压"), "{lexical}");
+    let semantic = last_prompt(true);
+    assert!(retrieved(&semantic).contains("血压高"), "{semantic}");
+    let db = rusqlite::Connection::open(&save).unwrap();
+    let kept: i64 = db
+        .query_row("SELECT count(*) FROM memory_vectors", [], |r| r.get(0))
+        .unwrap();
+    assert!(kept >= 3, "{kept} vectors kept");
 }

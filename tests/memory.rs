@@ -3,13 +3,13 @@
 //! `/embeddings`), search in a save with its vectors kept, older saves.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use heartvale::llm::fake::{FakeReply, FakeRequest, FakeServer};
-
+#[path = "util/concepts.rs"]
+mod concepts;
 mod util;
+use concepts::embedding_server;
 use util::heartvale;
 
 fn stdout_of(args: &[&str]) -> String {
@@ -24,41 +24,6 @@ fn stdout_of(args: &[&str]) -> String {
 
 fn report(args: &[&str]) -> Value {
     serde_json::from_str(stdout_of(args).trim()).expect("one JSON object")
-}
-
-/// Concepts a tiny fake model knows: texts about the same thing get close
-/// vectors even when they share no word.
-const CONCEPTS: [&[&str]; 4] = [
-    &["身体", "血压", "医生", "健康", "药"],
-    &["妈妈", "母亲", "姐姐", "家人"],
-    &["面包", "吃", "饭", "菜"],
-    &["雨", "天气", "晴"],
-];
-
-fn concept_vector(text: &str) -> Vec<f32> {
-    let mut v: Vec<f32> = CONCEPTS
-        .iter()
-        .map(|words| words.iter().filter(|w| text.contains(*w)).count() as f32)
-        .collect();
-    v.push(0.1);
-    v
-}
-
-fn embedding_server() -> FakeServer {
-    FakeServer::start(Arc::new(|req: &FakeRequest| {
-        let data: Vec<Value> = req.body["input"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, t)| json!({ "index": i, "embedding": concept_vector(t.as_str().unwrap_or("")) }))
-            .collect();
-        FakeReply::Json {
-            status: 200,
-            headers: vec![],
-            body: json!({ "data": data }),
-        }
-    }))
 }
 
 #[test]

