@@ -742,3 +742,34 @@ fn sim_timings_show_where_the_step_went() {
         .sum();
     assert!((shares - 100.0).abs() < 1.0, "{shares}\n{out}");
 }
+
+/// A scenario may name only API-key variables for its endpoints: any other
+/// (a cloud secret, a token) is refused by `check`, with the place and the fix.
+#[test]
+fn api_key_env_must_name_an_api_key() {
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen(
+            "  - id: zhong\n",
+            "  - id: zhong\n    brain: { endpoint: \"https://x.example/v1\", api_key_env: AWS_SECRET_ACCESS_KEY }\n",
+            1,
+        )
+    });
+    let lines = check_lines(&dir);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("residents.yaml:4:"), "{lines:?}");
+    assert!(lines[0].contains("brain.api_key_env"), "{lines:?}");
+    assert!(lines[0].contains("`AWS_SECRET_ACCESS_KEY` is not an API key's name"));
+    assert!(lines[0].contains("ending in _API_KEY"), "{lines:?}");
+    let (_t, dir) = broken("town.yaml", |t| {
+        t.replacen(
+            "name: 心谷镇\n",
+            "name: 心谷镇\nllm: { api_key_env: GITHUB_TOKEN }\n",
+            1,
+        )
+    });
+    let lines = check_lines(&dir);
+    assert!(
+        lines[0].contains("town.yaml") && lines[0].contains("GITHUB_TOKEN"),
+        "{lines:?}"
+    );
+}

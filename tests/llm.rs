@@ -658,6 +658,57 @@ fn client_calls_embeddings_and_streams_directly() {
     assert_eq!(fake.requests()[1].body["stream"], json!(true));
 }
 
+/// A server that echoes what it was sent (the bearer key, the URL's
+/// password) in its error body: the error the town logs and prints has them
+/// blanked out, and the URL as printed has no user info.
+#[test]
+fn keys_and_passwords_echoed_by_a_server_are_redacted() {
+    use heartvale::llm::client::{
+        ApiKey, ChatRequest, Client, Endpoint, Format, Message, RetryPolicy,
+    };
+    let fake = server(|req| {
+        let auth: Vec<String> = req
+            .headers
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        FakeReply::Json {
+            status: 401,
+            headers: vec![],
+            body: json!({ "error": format!("bad credentials: {}", auth.join(" ")) }),
+        }
+    });
+    let with_password = fake.url.replacen("http://", "http://alice:hunter2pw@", 1);
+    let ep = Endpoint {
+        base_url: with_password,
+        model: "m".into(),
+        api_key: ApiKey::new("sk-live-0123456789"),
+    };
+    assert_eq!(ep.shown_url(), fake.url);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let client = Client::new(RetryPolicy::default());
+    let req = ChatRequest {
+        messages: vec![Message::user("hi")],
+        temperature: 0.0,
+        max_tokens: 10,
+        seed: None,
+        format: Format::Text,
+        stream: false,
+    };
+    let err = rt
+        .block_on(client.chat(&ep, &req, Duration::from_secs(5)))
+        .unwrap_err()
+        .to_string();
+    let sent = &fake.requests()[0].headers;
+    assert!(
+        sent.iter().any(|(_, v)| v.contains("sk-live-0123456789")),
+        "the key was sent: {sent:?}"
+    );
+    assert!(err.contains("bad credentials"), "{err}");
+    assert!(!err.contains("sk-live-0123456789"), "{err}");
+    assert!(!err.contains("hunter2pw"), "{err}");
+}
+
 /// `{field}`s left in a rendered prompt (a template asks for something the code does not fill).
 fn unfilled(text: &str) -> Vec<String> {
     let mut out = Vec::new();

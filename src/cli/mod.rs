@@ -137,6 +137,9 @@ impl TownArgs {
             &town.scenario.residents,
         )
         .map_err(CliError::Failed)?;
+        for note in town.llm.iter().flat_map(|s| &s.notes) {
+            eprintln!("note: {note}");
+        }
         town.log = match &self.log {
             Some(path) => Some(EventLog::to_file(path).map_err(|e| {
                 CliError::failed(format!("cannot create log file {}: {e}", path.display()))

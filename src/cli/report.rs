@@ -30,7 +30,7 @@ pub(super) fn llm_line(world: &World, residents: usize) -> Option<String> {
     Some(format!(
         "LLM: {} of {residents} residents on {} ({}), timeout {:?}, {} in flight at most{cassette}",
         brain.routed(),
-        ep.map_or("-", |e| e.base_url.as_str()),
+        ep.map_or("-".into(), |e| e.shown_url()),
         ep.map_or("-", |e| e.model.as_str()),
         settings.timeout,
         settings.concurrency,

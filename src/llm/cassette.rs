@@ -63,7 +63,7 @@ impl Cassette {
         std::fs::create_dir_all(dir)?;
         if let Some(ep) = default {
             let meta = Meta {
-                base_url: ep.base_url.clone(),
+                base_url: ep.shown_url(),
                 model: ep.model.clone(),
             };
             std::fs::write(dir.join(META), serde_json::to_vec_pretty(&meta)?)?;

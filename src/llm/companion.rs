@@ -61,25 +61,45 @@ impl CompanionMind {
         name: &str,
         budget: &PromptBudget,
     ) -> Result<String, String> {
-        let prompt = companion_prompt(cx, name, &Budgeting::for_model(budget, self.model()));
-        let request = ChatRequest {
-            messages: prompt.messages,
-            temperature: self.temperature,
-            max_tokens: 200,
-            seed: None,
-            format: Format::Text,
-            stream: false,
-        };
+        let request = reply_request(cx, name, budget, self.model(), self.temperature);
         let reply = self
             .runtime
             .block_on(self.client.chat(&self.endpoint, &request, self.timeout))
-            .map_err(|e| format!("{} ({}): {e}", self.endpoint.base_url, self.endpoint.model))?;
-        let text = clean_reply(&reply.content, name);
-        if text.is_empty() {
-            return Err("the model answered nothing".into());
-        }
-        Ok(text)
+            .map_err(|e| {
+                let url = self.endpoint.shown_url();
+                format!("{url} ({}): {e}", self.endpoint.model)
+            })?;
+        usable_reply(&reply.content, name)
     }
+}
+
+/// The chat request for a reply to the player, its prompt cut to `budget`
+/// in `model`'s tokens.
+pub(crate) fn reply_request(
+    cx: &ReplyContext<'_>,
+    name: &str,
+    budget: &PromptBudget,
+    model: &str,
+    temperature: f32,
+) -> ChatRequest {
+    let prompt = companion_prompt(cx, name, &Budgeting::for_model(budget, model));
+    ChatRequest {
+        messages: prompt.messages,
+        temperature,
+        max_tokens: 200,
+        seed: None,
+        format: Format::Text,
+        stream: false,
+    }
+}
+
+/// A model's answer made a reply (still marked for key moments), or why it cannot be one.
+pub(crate) fn usable_reply(content: &str, name: &str) -> Result<String, String> {
+    let text = clean_reply(content, name);
+    if text.is_empty() {
+        return Err("the model answered nothing".into());
+    }
+    Ok(text)
 }
 
 /// A reply without a reasoning model's `<think>` block, quotes or a

@@ -9,8 +9,8 @@ use clap::Args;
 
 use super::cassette::{Cassette, CassetteMode};
 use super::client::{ApiKey, Endpoint};
-use crate::scenario::LlmSpec;
 use crate::scenario::Profile;
+use crate::scenario::{LlmSpec, key_name_allowed};
 
 /// LLM flags shared by `heartvale` and `heartvale sim`.
 #[derive(Args, Debug, Default, Clone)]
@@ -39,6 +39,55 @@ pub struct LlmArgs {
     /// Ignore every endpoint setting and use the built-in brain.
     #[arg(long)]
     pub(crate) no_llm: bool,
+    /// Send API keys to endpoints named in the scenario's files too (by
+    /// default only to the endpoints given by flags or environment; env
+    /// HEARTVALE_LLM_TRUSTED_HOSTS trusts chosen hosts, comma-separated).
+    #[arg(long)]
+    pub(crate) trust_scenario_endpoints: bool,
+}
+
+/// Which endpoints named in a scenario file may receive the user's keys:
+/// none, unless the user says so (scenarios are shared files).
+#[derive(Debug, Clone, Default)]
+struct Trust {
+    all: bool,
+    hosts: Vec<String>,
+}
+
+impl Trust {
+    fn from(args: &LlmArgs, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let hosts = env("HEARTVALE_LLM_TRUSTED_HOSTS")
+            .unwrap_or_default()
+            .split(',')
+            .map(|h| h.trim().to_ascii_lowercase())
+            .filter(|h| !h.is_empty())
+            .collect();
+        Self {
+            all: args.trust_scenario_endpoints,
+            hosts,
+        }
+    }
+
+    /// Whether `url` (from a scenario file) is trusted: its host, or host:port, listed.
+    fn allows(&self, url: &str) -> bool {
+        let (host, with_port) = host_of(url);
+        self.all || self.hosts.iter().any(|t| *t == host || *t == with_port)
+    }
+}
+
+/// A URL's host and host:port, lowercase, without scheme or user info.
+fn host_of(url: &str) -> (String, String) {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let with_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, h)| h)
+        .to_ascii_lowercase();
+    let host = match with_port.rsplit_once(':') {
+        Some((h, port)) if !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => with_port.as_str(),
+    };
+    (host.to_string(), with_port.clone())
 }
 
 /// The resolved settings of the LLM brain.
@@ -69,6 +118,12 @@ pub struct LlmSettings {
     pub(crate) breaker_cooldown_minutes: u32,
     /// Keys from the environment by variable name, for per-resident `api_key_env`.
     env_keys: Vec<(String, ApiKey)>,
+    /// Scenario endpoints that may receive keys.
+    trust: Trust,
+    /// The default endpoint may receive keys (the user's, or trusted).
+    default_trusted: bool,
+    /// What the run should say once: endpoints from the scenario left without a key.
+    pub notes: Vec<String>,
 }
 
 impl LlmSettings {
@@ -91,6 +146,9 @@ impl LlmSettings {
             breaker_failures: 5,
             breaker_cooldown_minutes: 30,
             env_keys: Vec::new(),
+            trust: Trust::default(),
+            default_trusted: true,
+            notes: Vec::new(),
         }
     }
 
@@ -105,10 +163,14 @@ impl LlmSettings {
             return Ok(None);
         }
         let env_nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-        let default = default_endpoint(args, &env_nonempty, spec)?;
+        let trust = Trust::from(args, &env_nonempty);
+        let mut notes = Vec::new();
+        let (default, default_trusted) =
+            default_endpoint(args, &env_nonempty, spec, (&trust, &mut notes))?;
         let mut env_keys = Vec::new();
         for p in residents {
             if let Some(name) = p.brain.as_ref().and_then(|b| b.api_key_env.clone())
+                && key_name_allowed(&name)
                 && let Some(key) = env_nonempty(&name).and_then(ApiKey::new)
             {
                 env_keys.push((name, key));
@@ -131,8 +193,29 @@ impl LlmSettings {
         let mut s = Self::for_endpoint("", "");
         s.default = default;
         s.env_keys = env_keys;
+        s.trust = trust;
+        s.default_trusted = default_trusted;
+        s.notes = notes;
+        s.note_untrusted(residents);
         s.tune(args, spec)?;
         Ok(Some(s))
+    }
+
+    /// One note per host of a resident's `brain.endpoint` that gets no key.
+    fn note_untrusted(&mut self, residents: &[std::sync::Arc<Profile>]) {
+        let key_wanted =
+            self.default.as_ref().is_some_and(|d| d.api_key.is_some()) || !self.env_keys.is_empty();
+        for p in residents {
+            let Some(url) = p.brain.as_ref().and_then(|b| b.endpoint.as_deref()) else {
+                continue;
+            };
+            if key_wanted && !self.trust.allows(url) {
+                let note = untrusted_note(url);
+                if !self.notes.contains(&note) {
+                    self.notes.push(note);
+                }
+            }
+        }
     }
 
     /// Timeout, concurrency, budget, sampling and cassette: flags first, then
@@ -189,7 +272,12 @@ impl LlmSettings {
             .and_then(|o| o.model.clone())
             .or_else(|| default.map(|d| d.model.clone()))
             .unwrap_or_else(|| "default".into());
+        // A key goes to the resident's own endpoint only when the user trusts
+        // it; the default endpoint's key was settled when it was resolved.
+        let own_url = o.and_then(|o| o.endpoint.as_deref());
+        let trusted = own_url.map_or(self.default_trusted, |u| self.trust.allows(u));
         let api_key = match o.and_then(|o| o.api_key_env.as_deref()) {
+            _ if !trusted => None,
             Some(name) => self
                 .env_keys
                 .iter()
@@ -205,6 +293,15 @@ impl LlmSettings {
     }
 }
 
+/// What the run says about a scenario's endpoint left without a key.
+fn untrusted_note(url: &str) -> String {
+    let (host, _) = host_of(url);
+    format!(
+        "the scenario names the LLM endpoint {host}; it gets no API key unless you trust it \
+         (--trust-scenario-endpoints, or HEARTVALE_LLM_TRUSTED_HOSTS={host})"
+    )
+}
+
 /// Reads the process environment (the CLI's source).
 pub(crate) fn process_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
@@ -217,14 +314,18 @@ fn default_endpoint(
     args: &LlmArgs,
     env_nonempty: &dyn Fn(&str) -> Option<String>,
     spec: Option<&LlmSpec>,
-) -> Result<Option<Endpoint>, String> {
+    (trust, notes): (&Trust, &mut Vec<String>),
+) -> Result<(Option<Endpoint>, bool), String> {
     let replay_meta = args.replay.as_deref().and_then(Cassette::meta);
-    let base_url = args
+    let users = args
         .llm
         .clone()
         .or_else(|| env_nonempty("HEARTVALE_LLM_BASE_URL"))
-        .or_else(|| env_nonempty("OPENAI_BASE_URL"))
-        .or_else(|| spec.and_then(|s| s.base_url.clone()))
+        .or_else(|| env_nonempty("OPENAI_BASE_URL"));
+    let scenarios = spec.and_then(|s| s.base_url.clone());
+    let from_scenario = users.is_none() && scenarios.is_some();
+    let base_url = users
+        .or(scenarios)
         .or_else(|| replay_meta.as_ref().map(|m| m.base_url.clone()));
     let model = args
         .model
@@ -232,11 +333,22 @@ fn default_endpoint(
         .or_else(|| env_nonempty("HEARTVALE_LLM_MODEL"))
         .or_else(|| spec.and_then(|s| s.model.clone()))
         .or_else(|| replay_meta.as_ref().map(|m| m.model.clone()));
-    let key_env = spec.and_then(|s| s.api_key_env.clone());
-    let api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
+    let key_env = spec
+        .and_then(|s| s.api_key_env.clone())
+        .filter(|n| key_name_allowed(n));
+    let mut api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
         .or_else(|| key_env.as_deref().and_then(env_nonempty))
         .or_else(|| env_nonempty("OPENAI_API_KEY"))
         .and_then(ApiKey::new);
+    let trusted = base_url
+        .as_deref()
+        .is_none_or(|url| !from_scenario || trust.allows(url));
+    if let Some(url) = base_url.as_deref().filter(|_| !trusted)
+        && api_key.is_some()
+    {
+        api_key = None;
+        notes.push(untrusted_note(url));
+    }
     if let Some(url) = &base_url
         && !(url.starts_with("http://") || url.starts_with("https://"))
     {
@@ -244,11 +356,12 @@ fn default_endpoint(
             "LLM base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)"
         ));
     }
-    Ok(base_url.map(|base_url| Endpoint {
+    let endpoint = base_url.map(|base_url| Endpoint {
         base_url,
         model: model.unwrap_or_else(|| "default".into()),
         api_key,
-    }))
+    });
+    Ok((endpoint, trusted))
 }
 
 #[cfg(test)]
@@ -256,6 +369,7 @@ mod tests {
     use super::*;
     use crate::headless::default_scenario;
     use crate::scenario::BrainOverride;
+    use std::sync::Arc;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {
@@ -331,7 +445,7 @@ mod tests {
         p0.brain = Some(BrainOverride {
             endpoint: Some("https://api.deepseek.com/v1".into()),
             model: Some("deepseek-chat".into()),
-            api_key_env: Some("DEEPSEEK_KEY".into()),
+            api_key_env: Some("DEEPSEEK_API_KEY".into()),
             builtin: false,
         });
         let mut p1 = (*residents[1]).clone();
@@ -346,9 +460,13 @@ mod tests {
         let e = env(&[
             ("HEARTVALE_LLM_BASE_URL", "http://127.0.0.1:8089/v1"),
             ("HEARTVALE_LLM_API_KEY", "local-key"),
-            ("DEEPSEEK_KEY", "ds-key"),
+            ("DEEPSEEK_API_KEY", "ds-key"),
         ]);
-        let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
+        let trusting = LlmArgs {
+            trust_scenario_endpoints: true,
+            ..LlmArgs::default()
+        };
+        let r = LlmSettings::resolve(&trusting, &e, None, &residents)
             .unwrap()
             .unwrap();
         let own = r.endpoint_for(&residents[0]).unwrap();
@@ -361,6 +479,107 @@ mod tests {
         let shared = r.endpoint_for(&residents[2]).unwrap();
         assert_eq!(shared.api_key, ApiKey::new("local-key"));
         assert_eq!(format!("{:?}", shared.api_key), "Some(ApiKey(***))");
+    }
+
+    /// A resident whose scenario names its own endpoint and key variable.
+    fn with_own_endpoint(key_env: Option<&str>, url: Option<&str>) -> Vec<Arc<Profile>> {
+        let mut residents = default_scenario().residents.clone();
+        let mut p0 = (*residents[0]).clone();
+        p0.brain = Some(BrainOverride {
+            endpoint: url.map(String::from),
+            model: Some("m".into()),
+            api_key_env: key_env.map(String::from),
+            builtin: false,
+        });
+        residents[0] = Arc::new(p0);
+        residents
+    }
+
+    #[test]
+    fn a_scenario_endpoint_gets_no_key_unless_the_user_trusts_it() {
+        let residents = with_own_endpoint(
+            Some("DEEPSEEK_API_KEY"),
+            Some("https://evil.example:8443/v1"),
+        );
+        let e = env(&[
+            ("HEARTVALE_LLM_BASE_URL", "http://127.0.0.1:8089/v1"),
+            ("HEARTVALE_LLM_API_KEY", "local-key"),
+            ("DEEPSEEK_API_KEY", "ds-key"),
+        ]);
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        assert_eq!(r.notes.len(), 1, "said once: {:?}", r.notes);
+        assert!(r.notes[0].contains("HEARTVALE_LLM_TRUSTED_HOSTS=evil.example"));
+        // The user's own endpoint keeps its key.
+        let shared = r.endpoint_for(&residents[2]).unwrap();
+        assert_eq!(shared.api_key, ApiKey::new("local-key"));
+        // Trusted by host (or host:port): the key goes.
+        for hosts in ["evil.example", "other.org, EVIL.example:8443"] {
+            let trusted = |k: &str| {
+                if k == "HEARTVALE_LLM_TRUSTED_HOSTS" {
+                    Some(hosts.to_string())
+                } else {
+                    e(k)
+                }
+            };
+            let r = LlmSettings::resolve(&LlmArgs::default(), &trusted, None, &residents)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                r.endpoint_for(&residents[0]).unwrap().api_key,
+                ApiKey::new("ds-key")
+            );
+            assert!(r.notes.is_empty());
+        }
+        // Without its own variable, a scenario endpoint does not get the user's key either.
+        let residents = with_own_endpoint(None, Some("https://evil.example/v1"));
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+    }
+
+    #[test]
+    fn the_towns_endpoint_gets_no_key_unless_trusted_and_only_api_keys_are_read() {
+        let spec = LlmSpec {
+            base_url: Some("http://evil.example/v1".into()),
+            api_key_env: Some("GITHUB_TOKEN".into()),
+            ..LlmSpec::default()
+        };
+        let e = env(&[
+            ("OPENAI_API_KEY", "sk-user"),
+            ("GITHUB_TOKEN", "ghp-secret"),
+        ]);
+        let residents = with_own_endpoint(Some("AWS_SECRET_ACCESS_KEY"), None);
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, Some(&spec), &residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.default.as_ref().unwrap().api_key, None);
+        assert_eq!(r.notes.len(), 1);
+        // A resident with only a key variable goes to the same untrusted endpoint: no key.
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        // Trusted, the user's key goes — never GITHUB_TOKEN or AWS_SECRET_ACCESS_KEY.
+        let trusting = LlmArgs {
+            trust_scenario_endpoints: true,
+            ..LlmArgs::default()
+        };
+        let r = LlmSettings::resolve(&trusting, &e, Some(&spec), &residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.default.as_ref().unwrap().api_key, ApiKey::new("sk-user"));
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        // The user's own URL (flag or environment) takes the key as before.
+        let args = LlmArgs {
+            llm: Some("http://127.0.0.1:8089/v1".into()),
+            ..LlmArgs::default()
+        };
+        let r = LlmSettings::resolve(&args, &e, Some(&spec), &residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.default.as_ref().unwrap().api_key, ApiKey::new("sk-user"));
+        assert!(r.notes.is_empty());
     }
 
     #[test]

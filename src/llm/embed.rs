@@ -125,7 +125,7 @@ impl BlockingEmbedder {
             let vectors = self
                 .runtime
                 .block_on(self.client.embeddings(ep, chunk, self.settings.timeout))
-                .map_err(|e| format!("embeddings from {}: {e}", ep.base_url))?;
+                .map_err(|e| format!("embeddings from {}: {e}", ep.shown_url()))?;
             out.extend(vectors);
         }
         Ok(out)

@@ -24,7 +24,7 @@ pub use social_tuning::{
 };
 pub use spec::{
     BigFive, BrainOverride, DurationTuning, LlmSpec, LocationKind, MapSize, NeedRates, NeedsTuning,
-    PlannerTuning, RelationKind, Service, Tuning, WorkRole,
+    PlannerTuning, RelationKind, Service, Tuning, WorkRole, key_name_allowed,
 };
 
 pub use profile::{

@@ -392,6 +392,22 @@ pub(super) struct HobbySpec {
     pub(super) evening: bool,
 }
 
+/// What an `api_key_env` may name: an API key, not any secret of the user's.
+pub(super) const KEY_SUFFIX: &str = "_API_KEY";
+
+/// Whether a scenario's `api_key_env` names a variable it may read.
+pub fn key_name_allowed(name: &str) -> bool {
+    name.len() > KEY_SUFFIX.len() && name.ends_with(KEY_SUFFIX)
+}
+
+/// The diagnostic's hint for a name [`key_name_allowed`] refuses.
+pub(crate) fn key_name_hint() -> String {
+    format!(
+        "name the environment variable that holds this endpoint's key, ending in {KEY_SUFFIX} \
+         (e.g. DEEPSEEK_API_KEY); no other variable is ever read"
+    )
+}
+
 /// A resident's own brain: its own endpoint, or always the built-in one.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]

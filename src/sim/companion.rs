@@ -80,6 +80,30 @@ pub fn chat_turn(
     Some(turn)
 }
 
+/// The context a reply to `message` would be written in, shown to `look`
+/// while nothing changes (the turn runs on a copy): for a model asked before
+/// the turn is taken, whose answer then goes to [`chat_turn`].
+pub fn chat_preview(
+    world: &mut World,
+    who: &ResidentId,
+    (message, vector): (&str, Option<&[f32]>),
+    look: &mut dyn FnMut(&ReplyContext<'_>),
+) -> Option<()> {
+    let entity = world.resource::<Roster>().entity(who)?;
+    let spec = spec_of(&world.get::<Persona>(entity)?.0);
+    let now = world.resource::<Clock>().now;
+    let recalled = recall_for(world, entity, message, vector);
+    let mut copy = world
+        .get_resource::<Companions>()
+        .and_then(|c| c.0.get(who).cloned())
+        .unwrap_or_default();
+    copy.turn(&spec, (message, now), &recalled, &mut |cx| {
+        look(cx);
+        String::new()
+    });
+    Some(())
+}
+
 /// The resident's memories most worth recalling for the message.
 fn recall_for(
     world: &mut World,

@@ -4,6 +4,7 @@
 //! the disk. Only the exit save is written in the frame: nothing comes after.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -26,6 +27,10 @@ pub(crate) struct Autosave {
     worker: Option<JoinHandle<()>>,
     /// What the last write did, for the HUD.
     pub(crate) status: Arc<Mutex<SaveStatus>>,
+    /// Snapshots taken (frame statistics tell the frames that took one).
+    pub(crate) snapshots: u32,
+    /// The worker is writing (frames meanwhile count as "during autosave").
+    writing: Arc<AtomicBool>,
 }
 
 /// The last write's outcome.
@@ -42,7 +47,8 @@ impl Autosave {
     pub(crate) fn new(path: PathBuf, source: TownSource, now: GameTime) -> Self {
         let (tx, rx) = crossbeam_channel::unbounded::<SaveJob>();
         let status = Arc::new(Mutex::new(SaveStatus::default()));
-        let (out, to) = (status.clone(), path.clone());
+        let writing = Arc::new(AtomicBool::new(false));
+        let (out, to, busy) = (status.clone(), path.clone(), writing.clone());
         let worker = std::thread::Builder::new()
             .name("heartvale-autosave".into())
             .spawn(move || {
@@ -51,7 +57,9 @@ impl Autosave {
                     while let Ok(newer) = rx.try_recv() {
                         job = newer;
                     }
+                    busy.store(true, Ordering::Relaxed);
                     record(&out, &job, job.write(&to));
+                    busy.store(false, Ordering::Relaxed);
                 }
             })
             .ok();
@@ -62,7 +70,14 @@ impl Autosave {
             jobs: Some(tx),
             worker,
             status,
+            snapshots: 0,
+            writing,
         }
+    }
+
+    /// Whether the worker is writing a save now.
+    pub(crate) fn writing(&self) -> bool {
+        self.writing.load(Ordering::Relaxed)
     }
 }
 
@@ -104,6 +119,7 @@ fn snapshot_hourly(world: &mut World) {
         return;
     }
     autosave.last_hour = hour(now);
+    autosave.snapshots += 1;
     let source = autosave.source.clone();
     let job = SaveJob::take(world, source);
     if let Some(tx) = &world.resource::<Autosave>().jobs {

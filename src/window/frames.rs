@@ -24,6 +24,9 @@ pub(crate) struct FrameStatsPlan {
 struct FrameSamples {
     frames: Vec<Duration>,
     sim: Vec<Duration>,
+    /// Whether each frame took an autosave snapshot or ran beside its write.
+    saving: Vec<bool>,
+    snapshots_seen: u32,
     started: Option<Instant>,
     last_frame: Option<Instant>,
     sim_since: Option<Instant>,
@@ -69,6 +72,9 @@ pub(crate) struct FrameReport {
     pub(crate) slow_from_sim: usize,
     pub(crate) sim_median_ms: f64,
     pub(crate) sim_p99_ms: f64,
+    /// Frames during an autosave (its snapshot, or its write under way) and
+    /// the worst of them, ms.
+    pub(crate) saving: (usize, f64),
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -79,7 +85,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i]
 }
 
-pub(crate) fn report(frames: &[Duration], sim: &[Duration]) -> FrameReport {
+pub(crate) fn report(frames: &[Duration], sim: &[Duration], saving: &[bool]) -> FrameReport {
     let ms = |d: &Duration| d.as_secs_f64() * 1000.0;
     let mut f: Vec<f64> = frames.iter().map(ms).collect();
     let mut s: Vec<f64> = sim.iter().map(ms).collect();
@@ -104,6 +110,13 @@ pub(crate) fn report(frames: &[Duration], sim: &[Duration]) -> FrameReport {
             .count(),
         sim_median_ms: percentile(&s, 0.5),
         sim_p99_ms: percentile(&s, 0.99),
+        saving: frames
+            .iter()
+            .zip(saving)
+            .filter(|(_, s)| **s)
+            .fold((0, 0.0), |(n, worst), (d, _)| {
+                (n + 1, f64::max(worst, ms(d)))
+            }),
     }
 }
 
@@ -123,16 +136,29 @@ impl std::fmt::Display for FrameReport {
             self.slow_from_sim,
             self.sim_median_ms,
             self.sim_p99_ms
-        )
+        )?;
+        let (n, worst) = self.saving;
+        if n > 0 {
+            write!(
+                f,
+                "; during autosave: {n} frames, worst {worst:.2} ms ({:.1}× the median)",
+                worst / self.median_ms.max(1e-9)
+            )?;
+        }
+        Ok(())
     }
 }
 
 fn record(
     time: Res<Time<Real>>,
     plan: Res<FrameStatsPlan>,
+    autosave: Option<Res<super::autosave::Autosave>>,
     mut s: ResMut<FrameSamples>,
     mut exit: MessageWriter<AppExit>,
 ) {
+    let snapshots = autosave.as_ref().map_or(0, |a| a.snapshots);
+    let saving = snapshots != s.snapshots_seen || autosave.is_some_and(|a| a.writing());
+    s.snapshots_seen = snapshots;
     let now = Instant::now();
     let last = s.last_frame.replace(now);
     if time.elapsed_secs() < plan.warmup {
@@ -144,9 +170,10 @@ fn record(
         let sim = std::mem::take(&mut s.sim_this_frame);
         s.frames.push(frame);
         s.sim.push(sim);
+        s.saving.push(saving);
     }
     if started.elapsed().as_secs_f32() >= plan.seconds {
-        let r = report(&s.frames, &s.sim);
+        let r = report(&s.frames, &s.sim, &s.saving);
         println!("{r}");
         if let Some(out) = &plan.out
             && let Err(e) = std::fs::write(out, format!("{r}\n"))
@@ -171,13 +198,16 @@ mod tests {
         sim.push(ms(2));
         frames.push(ms(60));
         sim.push(ms(40));
-        let r = report(&frames, &sim);
+        let mut saving = vec![false; 100];
+        saving[98] = true;
+        let r = report(&frames, &sim, &saving);
         assert_eq!(r.frames, 100);
         assert_eq!(r.median_ms, 16.0);
         assert_eq!(r.max_ms, 60.0);
         assert_eq!(r.slow, 2);
         assert_eq!(r.slow_from_sim, 1);
         assert_eq!(r.sim_median_ms, 1.0);
+        assert_eq!(r.saving, (1, 50.0));
         assert!(r.to_string().contains("median 16.00 ms (62 fps)"), "{r}");
     }
 }

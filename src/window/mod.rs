@@ -167,6 +167,10 @@ pub(crate) fn run(
         if let Some(mind) = counsel::CounselMind::new(&llm) {
             app.insert_resource(mind);
         }
+        // … and so does the player's chat.
+        if let Some(mind) = chat::ChatMind::new(&llm) {
+            app.insert_resource(mind);
+        }
         crate::llm::attach(app.world_mut(), llm)?;
     }
     Ok(match app.run() {

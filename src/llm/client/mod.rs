@@ -51,6 +51,34 @@ impl Endpoint {
     fn url(&self, path: &str) -> String {
         format!("{}/{path}", self.base_url.trim_end_matches('/'))
     }
+
+    /// The URL as printed or stored: without its user info (a password).
+    pub fn shown_url(&self) -> String {
+        match user_info(&self.base_url) {
+            Some(info) => self.base_url.replacen(&format!("{info}@"), "", 1),
+            None => self.base_url.clone(),
+        }
+    }
+
+    /// `text` (a server's error body, an error chain) with the key and the
+    /// URL's user info blanked out: servers echo what they were sent.
+    fn redact(&self, text: String) -> String {
+        let mut text = text;
+        if let Some(key) = &self.api_key {
+            text = text.replace(&key.0, "***");
+        }
+        if let Some(info) = user_info(&self.base_url) {
+            text = text.replace(info, "***");
+        }
+        text
+    }
+}
+
+/// The `user:password` part of a URL, if any.
+fn user_info(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    authority.rsplit_once('@').map(|(info, _)| info)
 }
 
 /// Who says a message of a chat.
@@ -342,14 +370,17 @@ impl Client {
                         continue;
                     }
                     Failure {
-                        error: LlmError::Status { code, body },
+                        error: LlmError::Status {
+                            code,
+                            body: ep.redact(body),
+                        },
                         retryable: code == 429 || code == 408 || code >= 500,
                         retry_after,
                     }
                 }
                 Err(e) if e.is_timeout() => return Err(LlmError::Timeout),
                 Err(e) => Failure {
-                    error: LlmError::Connect(error_chain(&e)),
+                    error: LlmError::Connect(ep.redact(error_chain(&e))),
                     // A refused connection is rarely a blip: one more try, not the full ladder.
                     retryable: retries == 0,
                     retry_after: None,
@@ -398,13 +429,16 @@ impl Client {
             if e.is_timeout() {
                 LlmError::Timeout
             } else {
-                LlmError::Connect(error_chain(&e))
+                LlmError::Connect(ep.redact(error_chain(&e)))
             }
         })?;
         let code = resp.status().as_u16();
         if !resp.status().is_success() {
             let body = resp.text().await.unwrap_or_default();
-            return Err(LlmError::Status { code, body });
+            return Err(LlmError::Status {
+                code,
+                body: ep.redact(body),
+            });
         }
         let mut answer: Answer = resp
             .json()

@@ -35,7 +35,7 @@ impl Finished<'_> {
             let ep = &brain.endpoints[pending.endpoint];
             brain
                 .failures
-                .push(format!("{} ({}): {e}", ep.base_url, ep.model));
+                .push(format!("{} ({}): {e}", ep.shown_url(), ep.model));
         }
         let (prompt, completion, estimated, attempts, format) = match &done.result {
             Ok(r) => match r.usage {

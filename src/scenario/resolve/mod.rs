@@ -93,6 +93,18 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
         ));
     }
     check_tuning(&mut cx, &files.tuning);
+    if let Some(name) = tf.llm.as_ref().and_then(|l| l.api_key_env.as_deref())
+        && !super::spec::key_name_allowed(name)
+    {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            &format!(
+                "`llm.api_key_env`: `{}` is not an API key's name",
+                shown(name)
+            ),
+            Some(&super::spec::key_name_hint()),
+        ));
+    }
 
     let town = resolve_locations(&mut cx, &files.locations, tf)?;
     let (residents, gatherings) = resolve_residents(
@@ -117,6 +129,14 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
         tuning: files.tuning,
         llm: tf.llm.clone(),
     })
+}
+
+/// A value as an error message quotes it: at most 60 characters.
+pub(super) fn shown(value: &str) -> String {
+    match value.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &value[..at]),
+        None => value.to_string(),
+    }
 }
 
 /// Checks the map alone (used when residents.yaml could not be read).

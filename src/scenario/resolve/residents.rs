@@ -99,6 +99,17 @@ fn resident(
     gatherings: &mut Vec<Gathering>,
 ) -> Profile {
     let home = home(cx, known, r, p);
+    if let Some(name) = r.brain.as_ref().and_then(|b| b.api_key_env.as_deref())
+        && !crate::scenario::key_name_allowed(name)
+    {
+        cx.err(
+            &known.file,
+            &r.id,
+            format!("{p}.brain.api_key_env"),
+            format!("`{}` is not an API key's name", super::shown(name)),
+            Some(super::super::spec::key_name_hint()),
+        );
+    }
     let work = r.work.as_ref().and_then(|w| work(cx, known, w, p));
     if let (Some(h), Some(w)) = (home, &work)
         && !known.town.reachable(h, w.place)

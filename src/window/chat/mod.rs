@@ -1,8 +1,12 @@
 //! The player's free chat with a resident ("💬 聊天" in the inspector): the
 //! affection bar with the stage's name, the key moments kept verbatim, the
-//! chat so far and a text box. A message is answered between frames by the
-//! built-in brain, in character (a model's companion replies are the
-//! terminal's for now: `heartvale chat`).
+//! chat so far and a text box. With an LLM configured, the resident's model
+//! answers (`mind`: off the frame, through a bridge); without one, or when
+//! it fails, the built-in brain answers between frames, in character.
+
+mod mind;
+
+pub(crate) use mind::ChatMind;
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
@@ -26,6 +30,8 @@ pub(crate) struct ChatPanel {
     with: Option<(ResidentId, String, bool)>,
     text: String,
     sent: Option<String>,
+    /// A message the model is answering.
+    waiting: Option<mind::Waiting>,
 }
 
 impl ChatPanel {
@@ -40,16 +46,37 @@ impl ChatPanel {
     }
 }
 
-/// Answers the message sent this frame (the turn needs the whole world:
-/// the resident's memories, the clock, the companions).
+/// Takes the turn of a message the model has answered, and sends (or, with
+/// no model, answers) the message sent this frame. The turn needs the whole
+/// world: the resident's memories, the clock, the companions.
 fn answer(world: &mut World) {
+    let waiting = world
+        .get_resource_mut::<ChatPanel>()
+        .and_then(|mut p| p.waiting.take());
+    if let Some(w) = waiting {
+        let Some(reply) = mind::answered(world, &w) else {
+            world.resource_mut::<ChatPanel>().waiting = Some(w);
+            return;
+        };
+        if let Err(why) = &reply {
+            warn!("the chat's model did not answer ({why}); the built-in brain does");
+        }
+        chat_turn(world, &w.resident, (&w.message, None), &mut |cx| {
+            reply.clone().unwrap_or_else(|_| builtin::reply(cx))
+        });
+    }
     let Some((id, text)) = world.get_resource_mut::<ChatPanel>().and_then(|mut p| {
         let text = p.sent.take()?;
         Some((p.with.as_ref()?.0.clone(), text))
     }) else {
         return;
     };
-    chat_turn(world, &id, (&text, None), &mut builtin::reply);
+    match mind::ask(world, &id, &text) {
+        Some(w) => world.resource_mut::<ChatPanel>().waiting = Some(w),
+        None => {
+            chat_turn(world, &id, (&text, None), &mut builtin::reply);
+        }
+    }
 }
 
 fn chat_panel(
@@ -80,6 +107,10 @@ fn chat_panel(
             }
             ui.separator();
             history(ui, state, &name);
+            if let Some(w) = panel.waiting.as_ref().filter(|w| w.resident == id) {
+                ui.label(format!("你：{}", w.message));
+                ui.weak(format!("（{name}在想……）"));
+            }
             ui.separator();
             input(ui, &mut panel);
         });
@@ -159,10 +190,91 @@ fn input(ui: &mut egui::Ui, panel: &mut ChatPanel) {
                 .desired_width(280.0),
         );
         let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        if (ui.button("发送").clicked() || enter) && !panel.text.trim().is_empty() {
+        let free = panel.waiting.is_none();
+        let send = ui.add_enabled(free, egui::Button::new("发送")).clicked();
+        if (send || enter) && free && !panel.text.trim().is_empty() {
             panel.sent = Some(panel.text.trim().to_string());
             panel.text.clear();
             edit.request_focus();
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::llm::LlmSettings;
+    use crate::llm::fake::{self, FakeReply, FakeRequest, FakeServer};
+    use crate::sim::residents::Persona;
+
+    fn server() -> FakeServer {
+        FakeServer::start(Arc::new(|req: &FakeRequest| {
+            let prompt = req.prompt();
+            if prompt.contains("坏掉") {
+                FakeReply::Json {
+                    status: 400,
+                    headers: vec![],
+                    body: serde_json::json!({"error": "bad"}),
+                }
+            } else if prompt.contains("【可能触发的关键时刻】第一次见面") {
+                fake::chat("（眨眼）初次见面。【时刻:first_meeting】")
+            } else {
+                fake::chat("嗯，我在听。")
+            }
+        }))
+    }
+
+    /// Sends `text` and runs frames until the turn is taken.
+    fn send(app: &mut App, text: &str) {
+        app.world_mut().resource_mut::<ChatPanel>().sent = Some(text.into());
+        let start = Instant::now();
+        app.update();
+        while app.world().resource::<ChatPanel>().waiting.is_some() {
+            assert!(start.elapsed() < Duration::from_secs(20), "no answer");
+            std::thread::sleep(Duration::from_millis(5));
+            app.update();
+        }
+    }
+
+    /// The guardian's model answers through the bridge (frames go on while it
+    /// does), a marked reply makes the key moment, and a failed call is
+    /// answered by the built-in brain.
+    #[test]
+    fn the_residents_model_answers_off_the_frame() {
+        let server = server();
+        let mut app = crate::window::testing::view_app();
+        app.add_plugins(plugin);
+        let llm = LlmSettings::for_endpoint(&server.url, "fake-model");
+        app.insert_resource(ChatMind::new(&llm).unwrap());
+        app.update();
+        let world = app.world_mut();
+        let guardian = world
+            .query::<&Persona>()
+            .iter(world)
+            .find(|p| p.companion.is_some())
+            .unwrap()
+            .id
+            .clone();
+        let mut panel = world.resource_mut::<ChatPanel>();
+        panel.open(guardian.clone(), "守望精灵".into(), true);
+        send(&mut app, "你好");
+        send(&mut app, "今天的风很舒服");
+        send(&mut app, "坏掉的话会怎样");
+        let companions = app.world().resource::<Companions>();
+        let state = &companions.0[&guardian];
+        let replies: Vec<&str> = state
+            .lines
+            .iter()
+            .filter(|l| l.speaker == Speaker::Companion)
+            .map(|l| l.content.as_str())
+            .collect();
+        assert_eq!(replies[..2], ["（眨眼）初次见面。", "嗯，我在听。"]);
+        assert!(!replies[2].is_empty() && replies[2] != "嗯，我在听。");
+        assert_eq!(state.moments[0].id, "first_meeting");
+        assert_eq!(state.messages, 3);
+        assert_eq!(server.requests().len(), 3, "one call a message");
+    }
 }
