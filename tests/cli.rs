@@ -706,6 +706,29 @@ fn no_subcommand_without_a_display_runs_headless() {
     );
 }
 
+/// A stale `DISPLAY` (no X server there) counts as no display: bare
+/// `heartvale` runs headless, `heartvale window` says why it cannot open and
+/// exits 1 instead of panicking.
+#[test]
+fn a_stale_display_is_no_display() {
+    let out = command(&[]).env("DISPLAY", ":987").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no display found"));
+    for display in [":987", "", "garbage"] {
+        let out = command(&["window"])
+            .env("DISPLAY", display)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "DISPLAY={display:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no usable display"), "{err}");
+    }
+}
+
 /// The window's options are checked before any window opens.
 #[test]
 fn window_reports_a_broken_scenario_before_opening() {
@@ -770,6 +793,37 @@ fn api_key_env_must_name_an_api_key() {
     let lines = check_lines(&dir);
     assert!(
         lines[0].contains("town.yaml") && lines[0].contains("GITHUB_TOKEN"),
+        "{lines:?}"
+    );
+}
+
+/// Sizes that are not positive finite numbers (NaN, infinity, negative) are
+/// refused by `check` with the place, instead of reaching the simulation.
+#[test]
+fn non_finite_sizes_are_refused() {
+    for bad in ["[.nan, .nan]", "[.inf, 10]", "[-5, 10]"] {
+        let (_t, dir) = broken("locations.yaml", |t| {
+            t.replacen("size: [180, 130]", &format!("size: {bad}"), 1)
+        });
+        let lines = check_lines(&dir);
+        assert_eq!(lines.len(), 1, "{bad}: {lines:?}");
+        assert!(lines[0].contains("locations.yaml:"), "{lines:?}");
+        assert!(lines[0].contains(".size"), "{lines:?}");
+        // `sim` refuses it the same way: exit 1, no panic.
+        let o = heartvale(&["sim", "--scenario", dir.to_str().unwrap(), "--days", "1"]);
+        assert_eq!(o.status.code(), Some(1), "{bad}");
+    }
+    let (_t, dir) = broken("town.yaml", |t| {
+        t.replace(
+            "map: { width: 1600, height: 1000 }",
+            "map: { width: .nan, height: 1000 }",
+        )
+    });
+    let lines = check_lines(&dir);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("`map` must be two positive sizes")),
         "{lines:?}"
     );
 }

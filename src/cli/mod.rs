@@ -212,6 +212,12 @@ impl TownArgs {
 /// `heartvale window`.
 fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
+    // After the options, so a broken scenario is reported wherever it is run.
+    if !crate::window::has_display() {
+        return Err(CliError::failed(
+            "no usable display: set DISPLAY to a running X server (or run the town headless with `heartvale sim`)",
+        ));
+    }
     // Autosave to `--save`, else back into the file loaded.
     let autosave = match args.save.as_ref().or(args.town.load.as_ref()) {
         Some(path) => Some((path.clone(), town.source()?)),

@@ -108,10 +108,45 @@ pub(crate) fn asset_root() -> PathBuf {
     }
 }
 
-/// Whether a window can open here: on Linux an X display must be set (the
-/// build has no Wayland backend, and XWayland sets `DISPLAY`).
+/// Whether a window can open here: on Linux an X server must answer at
+/// `DISPLAY` (the build has no Wayland backend, and XWayland sets
+/// `DISPLAY`); a stale or empty one does not count.
 pub(crate) fn has_display() -> bool {
-    !cfg!(target_os = "linux") || std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    std::env::var("DISPLAY").is_ok_and(|d| x_server_answers(&d))
+}
+
+/// Connects to the X server `display` names (`:0`, `:1.0`, `unix:2`,
+/// `host:0`): its local socket, or TCP port 6000 + N on a host.
+fn x_server_answers(display: &str) -> bool {
+    let Some((host, rest)) = display.rsplit_once(':') else {
+        return false;
+    };
+    let Ok(n) = rest.split('.').next().unwrap_or("").parse::<u16>() else {
+        return false;
+    };
+    if host.is_empty() || host == "unix" {
+        return unix_socket_answers(n);
+    }
+    let timeout = std::time::Duration::from_millis(500);
+    use std::net::ToSocketAddrs;
+    (host, 6000u16.saturating_add(n))
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|a| std::net::TcpStream::connect_timeout(&a, timeout).is_ok())
+}
+
+#[cfg(unix)]
+fn unix_socket_answers(n: u16) -> bool {
+    std::os::unix::net::UnixStream::connect(format!("/tmp/.X11-unix/X{n}")).is_ok()
+}
+
+#[cfg(not(unix))]
+fn unix_socket_answers(_: u16) -> bool {
+    false
 }
 
 /// Opens the window on `scenario`; returns the exit code when it is closed,

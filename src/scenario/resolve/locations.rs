@@ -70,7 +70,18 @@ fn index_locations<'f>(
             );
         }
         let [x, y] = l.position;
-        if x < 0.0 || y < 0.0 || x > tf.map.width || y > tf.map.height {
+        let [w, h] = l.size;
+        // Written so NaN fails too: every comparison with NaN is false.
+        if !(w > 0.0 && h > 0.0 && w.is_finite() && h.is_finite()) {
+            cx.err(
+                file,
+                &l.id,
+                format!("locations[{i}].size"),
+                format!("`{}` has size [{w}, {h}]", l.id.value),
+                Some("a size is two positive numbers of pixels, e.g. [120, 80]".into()),
+            );
+        }
+        if !((0.0..=tf.map.width).contains(&x) && (0.0..=tf.map.height).contains(&y)) {
             cx.err(
                 file,
                 &l.id,

@@ -92,6 +92,17 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
             None,
         ));
     }
+    let map = &tf.map;
+    if !(map.width > 0.0 && map.height > 0.0 && map.width.is_finite() && map.height.is_finite()) {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            &format!(
+                "`map` must be two positive sizes, not {} × {}",
+                map.width, map.height
+            ),
+            Some("e.g. map: { width: 1600, height: 1000 }"),
+        ));
+    }
     check_tuning(&mut cx, &files.tuning);
     if let Some(name) = tf.llm.as_ref().and_then(|l| l.api_key_env.as_deref())
         && !super::spec::key_name_allowed(name)
