@@ -491,6 +491,33 @@ fn check_reads_script_folders_too() {
     assert_eq!(out.lines().count(), 21, "{out}");
 }
 
+/// Input that answers nothing (an empty line, an unknown or out-of-range
+/// option) is asked again; a lowercase key is the option.
+#[test]
+fn script_run_asks_again_on_input_it_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "\n9\nx\nb\n\n叫我小林\n").unwrap();
+    let out = heartvale(&[
+        "script",
+        "run",
+        "scenarios/heartvale/scripts/hello",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = stdout(&out);
+    assert!(shown.contains("  > B"), "{shown}");
+    assert!(shown.contains("  > 叫我小林"), "{shown}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("请选 A、B").count(), 3, "{err}");
+    assert_eq!(err.matches("请输入你的回答").count(), 1, "{err}");
+}
+
 #[test]
 fn script_run_plays_a_session_from_an_input_file() {
     let dir = tempfile::tempdir().unwrap();

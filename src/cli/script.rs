@@ -142,7 +142,8 @@ fn human(source: HumanSource, settings: Option<&LlmSettings>) -> Result<Box<dyn 
 fn transcript(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
     match path {
         Some(p) => std::fs::File::create(p)
-            .map(|f| Box::new(std::io::BufWriter::new(f)) as Box<dyn Write>)
+            // Line by line, so a killed run keeps what happened.
+            .map(|f| Box::new(std::io::LineWriter::new(f)) as Box<dyn Write>)
             .map_err(|e| CliError::failed(format!("{}: {e}", p.display()))),
         None => Ok(Box::new(std::io::sink())),
     }

@@ -35,27 +35,50 @@ impl Mind for Offline {
     }
 }
 
-/// Replies read one per line: an option by its key (or its number), free text as is.
+/// Replies read one per line: an option by its key (any case), its number or
+/// its text; free text as is. A line that answers nothing is asked again
+/// (what is accepted said on stderr), never the end of the session.
 pub(crate) struct Scripted<I: Iterator<Item = String>> {
     pub(crate) lines: I,
 }
 
 impl<I: Iterator<Item = String>> Human for Scripted<I> {
     fn choose(&mut self, options: &[(String, String)], _: &State) -> Option<String> {
-        let line = self.lines.next()?;
-        let t = line.trim();
-        if let Ok(n) = t.parse::<usize>()
-            && (1..=options.len()).contains(&n)
-            && !options.iter().any(|(k, _)| k == t)
-        {
-            return Some(options[n - 1].0.clone());
+        loop {
+            let line = self.lines.next()?;
+            if let Some(key) = pick(options, line.trim()) {
+                return Some(key);
+            }
+            let keys: Vec<&str> = options.iter().map(|(k, _)| k.as_str()).collect();
+            eprintln!(
+                "（请选 {}，或输入序号 1–{}）",
+                keys.join("、"),
+                options.len()
+            );
         }
-        Some(t.to_string())
     }
 
     fn answer(&mut self, _: &State) -> Option<String> {
-        self.lines.next().map(|l| l.trim().to_string())
+        loop {
+            let line = self.lines.next()?;
+            if !line.trim().is_empty() {
+                return Some(line.trim().to_string());
+            }
+            eprintln!("（请输入你的回答）");
+        }
     }
+}
+
+/// The option `text` names: its key (any case), its number, or its text.
+fn pick(options: &[(String, String)], text: &str) -> Option<String> {
+    let by_key = options.iter().find(|(k, _)| k.eq_ignore_ascii_case(text));
+    let by_number = text
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| options.get(i));
+    let by_text = options.iter().find(|(_, t)| t == text);
+    by_key.or(by_number).or(by_text).map(|(k, _)| k.clone())
 }
 
 /// The built-in playtester: a persona description answers in its own words
