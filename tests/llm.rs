@@ -621,9 +621,22 @@ fn watched_residents_keep_the_llm_when_the_queue_is_long() {
     );
 }
 
+/// A short text request, streamed or not.
+fn hi(stream: bool) -> heartvale::llm::client::ChatRequest {
+    use heartvale::llm::client::{ChatRequest, Format, Message};
+    ChatRequest {
+        messages: vec![Message::user("hi")],
+        temperature: 0.0,
+        max_tokens: 10,
+        seed: None,
+        format: Format::Text,
+        stream,
+    }
+}
+
 #[test]
 fn client_calls_embeddings_and_streams_directly() {
-    use heartvale::llm::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
+    use heartvale::llm::client::{Client, Endpoint, RetryPolicy};
     let fake = server(|req| {
         if req.path.ends_with("/embeddings") {
             fake::town_handler()(req)
@@ -643,14 +656,7 @@ fn client_calls_embeddings_and_streams_directly() {
         .unwrap();
     assert_eq!(v.len(), 2);
     assert_eq!(v[1][0], 1.0);
-    let req = ChatRequest {
-        messages: vec![Message::user("hi")],
-        temperature: 0.0,
-        max_tokens: 10,
-        seed: None,
-        format: Format::Text,
-        stream: true,
-    };
+    let req = hi(true);
     let reply = rt
         .block_on(client.chat(&ep, &req, Duration::from_secs(5)))
         .unwrap();
@@ -663,9 +669,7 @@ fn client_calls_embeddings_and_streams_directly() {
 /// blanked out, and the URL as printed has no user info.
 #[test]
 fn keys_and_passwords_echoed_by_a_server_are_redacted() {
-    use heartvale::llm::client::{
-        ApiKey, ChatRequest, Client, Endpoint, Format, Message, RetryPolicy,
-    };
+    use heartvale::llm::client::{ApiKey, Client, Endpoint, RetryPolicy};
     let fake = server(|req| {
         let auth: Vec<String> = req
             .headers
@@ -687,14 +691,7 @@ fn keys_and_passwords_echoed_by_a_server_are_redacted() {
     assert_eq!(ep.shown_url(), fake.url);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let client = Client::new(RetryPolicy::default());
-    let req = ChatRequest {
-        messages: vec![Message::user("hi")],
-        temperature: 0.0,
-        max_tokens: 10,
-        seed: None,
-        format: Format::Text,
-        stream: false,
-    };
+    let req = hi(false);
     let err = rt
         .block_on(client.chat(&ep, &req, Duration::from_secs(5)))
         .unwrap_err()

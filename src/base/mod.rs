@@ -10,3 +10,12 @@ mod yaml;
 
 pub use diagnostic::{Diagnostic, Diagnostics, closest};
 pub use yaml::parse_yaml;
+
+/// `text` cut to `chars` characters, with `…` when it was longer: a value as
+/// a table cell or an error message quotes it.
+pub fn shortened(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}

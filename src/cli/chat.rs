@@ -19,7 +19,7 @@ use crate::companion::session::ReplyContext;
 use crate::companion::{Affection, Turn, builtin};
 use crate::headless::headless_app;
 use crate::llm::companion::CompanionMind;
-use crate::llm::embed::{BlockingEmbedder, EmbedSettings};
+use crate::llm::embed::BlockingEmbedder;
 use crate::scenario::ResidentId;
 use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
@@ -45,11 +45,7 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let embedder = EmbedSettings::resolve(&args.embed)
-        .map_err(CliError::Failed)?
-        .map(BlockingEmbedder::new)
-        .transpose()
-        .map_err(CliError::Failed)?;
+    let embedder = BlockingEmbedder::from_args(&args.embed).map_err(CliError::Failed)?;
     let budget = town.scenario.tuning.prompt;
     let days = town.settings.days;
     let mut app = headless_app(

@@ -8,7 +8,7 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 
 use super::CliError;
 use super::args::MemoryCommand;
-use crate::llm::embed::{BlockingEmbedder, EmbedArgs, EmbedSettings};
+use crate::llm::embed::{BlockingEmbedder, EmbedArgs};
 use crate::recall::bench::BenchSet;
 use crate::recall::{Query, Segmenter};
 use crate::save::ResidentMemories;
@@ -35,11 +35,7 @@ pub(super) fn memory(command: MemoryCommand) -> Result<ExitCode, CliError> {
 }
 
 fn embedder(args: &EmbedArgs) -> Result<Option<BlockingEmbedder>, CliError> {
-    EmbedSettings::resolve(args)
-        .map_err(CliError::Failed)?
-        .map(BlockingEmbedder::new)
-        .transpose()
-        .map_err(CliError::Failed)
+    BlockingEmbedder::from_args(args).map_err(CliError::Failed)
 }
 
 /// Prints the bench's figures as one JSON object (the misses on stderr).
@@ -137,7 +133,7 @@ fn search(
             format!("{:.2}", h.importance),
             format!("{:.2}", h.recency),
             m.time.stamp(),
-            shortened(&m.text),
+            crate::base::shortened(&m.text, 60),
         ]);
     }
     println!(
@@ -149,13 +145,4 @@ fn search(
     );
     println!("{table}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// A memory's text cut to a table cell's width.
-fn shortened(text: &str) -> String {
-    const CELL: usize = 60;
-    match text.char_indices().nth(CELL) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }

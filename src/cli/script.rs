@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use super::{CliError, ScriptCommand, SessionArgs};
 use crate::base::closest;
-use crate::context::{Budgeting, PromptBudget, TokenCounter};
+use crate::context::{Budgeting, PromptBudget};
 use crate::llm::LlmSettings;
 use crate::llm::script::{LlmPersona, Remote};
 use crate::scenario::Scenario;
@@ -76,9 +76,12 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
         script: &script,
         now: wall_clock(),
         // Cut to the default budget in the endpoint's tokens.
-        budgeting: settings.as_ref().and_then(|s| s.default.as_ref()).map_or(
-            Budgeting::new(&budget, TokenCounter::estimate(&budget)),
-            |e| Budgeting::for_model(&budget, &e.model),
+        budgeting: Budgeting::for_endpoint(
+            &budget,
+            settings
+                .as_ref()
+                .and_then(|s| s.default.as_ref())
+                .map(|e| e.model.as_str()),
         ),
     };
     let stdout = std::io::stdout();

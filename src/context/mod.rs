@@ -96,6 +96,14 @@ impl Budgeting {
         Self::new(budget, TokenCounter::for_model(model, budget))
     }
 
+    /// For a call to `model`, or estimated when no model is known.
+    pub fn for_endpoint(budget: &PromptBudget, model: Option<&str>) -> Self {
+        match model {
+            Some(m) => Self::for_model(budget, m),
+            None => Self::new(budget, TokenCounter::estimate(budget)),
+        }
+    }
+
     /// With a counter already chosen.
     pub fn new(budget: &PromptBudget, counter: TokenCounter) -> Self {
         Self {
@@ -113,8 +121,7 @@ impl Budgeting {
 impl Default for Budgeting {
     /// The default budget, tokens estimated (no model known).
     fn default() -> Self {
-        let budget = PromptBudget::default();
-        Self::new(&budget, TokenCounter::estimate(&budget))
+        Self::for_endpoint(&PromptBudget::default(), None)
     }
 }
 

@@ -77,12 +77,7 @@ impl Trust {
 
 /// A URL's host and host:port, lowercase, without scheme or user info.
 fn host_of(url: &str) -> (String, String) {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let with_port = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, h)| h)
-        .to_ascii_lowercase();
+    let with_port = super::client::authority(url).1.to_ascii_lowercase();
     let host = match with_port.rsplit_once(':') {
         Some((h, port)) if !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => h,
         _ => with_port.as_str(),

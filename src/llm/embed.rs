@@ -107,6 +107,11 @@ impl BlockingEmbedder {
         })
     }
 
+    /// The embedder the flags (or the environment) configure; `None` without a URL.
+    pub fn from_args(args: &EmbedArgs) -> Result<Option<Self>, String> {
+        EmbedSettings::resolve(args)?.map(Self::new).transpose()
+    }
+
     /// The model memories are embedded with.
     pub fn passage_model(&self) -> &str {
         self.settings.passage_model()

@@ -60,6 +60,14 @@ impl Endpoint {
         }
     }
 
+    /// A failed status, its body redacted.
+    fn status_error(&self, code: u16, body: String) -> LlmError {
+        LlmError::Status {
+            code,
+            body: self.redact(body),
+        }
+    }
+
     /// `text` (a server's error body, an error chain) with the key and the
     /// URL's user info blanked out: servers echo what they were sent.
     fn redact(&self, text: String) -> String {
@@ -74,11 +82,19 @@ impl Endpoint {
     }
 }
 
+/// A URL's authority split: its `user:password` part, if any, and `host[:port]`.
+pub(crate) fn authority(url: &str) -> (Option<&str>, &str) {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    match authority.rsplit_once('@') {
+        Some((info, host)) => (Some(info), host),
+        None => (None, authority),
+    }
+}
+
 /// The `user:password` part of a URL, if any.
 fn user_info(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    authority.rsplit_once('@').map(|(info, _)| info)
+    authority(url).0
 }
 
 /// Who says a message of a chat.
@@ -370,10 +386,7 @@ impl Client {
                         continue;
                     }
                     Failure {
-                        error: LlmError::Status {
-                            code,
-                            body: ep.redact(body),
-                        },
+                        error: ep.status_error(code, body),
                         retryable: code == 429 || code == 408 || code >= 500,
                         retry_after,
                     }
@@ -435,10 +448,7 @@ impl Client {
         let code = resp.status().as_u16();
         if !resp.status().is_success() {
             let body = resp.text().await.unwrap_or_default();
-            return Err(LlmError::Status {
-                code,
-                body: ep.redact(body),
-            });
+            return Err(ep.status_error(code, body));
         }
         let mut answer: Answer = resp
             .json()

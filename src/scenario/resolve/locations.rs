@@ -71,8 +71,7 @@ fn index_locations<'f>(
         }
         let [x, y] = l.position;
         let [w, h] = l.size;
-        // Written so NaN fails too: every comparison with NaN is false.
-        if !(w > 0.0 && h > 0.0 && w.is_finite() && h.is_finite()) {
+        if !(super::positive(w) && super::positive(h)) {
             cx.err(
                 file,
                 &l.id,

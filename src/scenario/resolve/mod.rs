@@ -78,44 +78,8 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
             Some("write it as \"YYYY-MM-DD HH:MM\", e.g. \"2026-04-06 06:00\"".into()),
         );
     }
-    if tf.days == 0 {
-        cx.diags.push(Diagnostic::file(
-            &cx.town_file,
-            "`days` must be at least 1",
-            None,
-        ));
-    }
-    if tf.minutes_per_second <= 0.0 || !tf.minutes_per_second.is_finite() {
-        cx.diags.push(Diagnostic::file(
-            &cx.town_file,
-            "`minutes_per_second` must be positive",
-            None,
-        ));
-    }
-    let map = &tf.map;
-    if !(map.width > 0.0 && map.height > 0.0 && map.width.is_finite() && map.height.is_finite()) {
-        cx.diags.push(Diagnostic::file(
-            &cx.town_file,
-            &format!(
-                "`map` must be two positive sizes, not {} × {}",
-                map.width, map.height
-            ),
-            Some("e.g. map: { width: 1600, height: 1000 }"),
-        ));
-    }
+    check_town(&mut cx, tf);
     check_tuning(&mut cx, &files.tuning);
-    if let Some(name) = tf.llm.as_ref().and_then(|l| l.api_key_env.as_deref())
-        && !super::spec::key_name_allowed(name)
-    {
-        cx.diags.push(Diagnostic::file(
-            &cx.town_file,
-            &format!(
-                "`llm.api_key_env`: `{}` is not an API key's name",
-                shown(name)
-            ),
-            Some(&super::spec::key_name_hint()),
-        ));
-    }
 
     let town = resolve_locations(&mut cx, &files.locations, tf)?;
     let (residents, gatherings) = resolve_residents(
@@ -142,12 +106,50 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
     })
 }
 
-/// A value as an error message quotes it: at most 60 characters.
-pub(super) fn shown(value: &str) -> String {
-    match value.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &value[..at]),
-        None => value.to_string(),
+/// town.yaml's own numbers and its `llm:` key variable.
+fn check_town(cx: &mut Ctx<'_>, tf: &spec::TownFile) {
+    if tf.days == 0 {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            "`days` must be at least 1",
+            None,
+        ));
     }
+    if !positive(tf.minutes_per_second) {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            "`minutes_per_second` must be positive",
+            None,
+        ));
+    }
+    let map = &tf.map;
+    if !(positive(map.width) && positive(map.height)) {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            &format!(
+                "`map` must be two positive sizes, not {} × {}",
+                map.width, map.height
+            ),
+            Some("e.g. map: { width: 1600, height: 1000 }"),
+        ));
+    }
+    if let Some(name) = tf.llm.as_ref().and_then(|l| l.api_key_env.as_deref())
+        && !super::spec::key_name_allowed(name)
+    {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            &format!(
+                "`llm.api_key_env`: `{}` is not an API key's name",
+                crate::base::shortened(name, 60)
+            ),
+            Some(&super::spec::key_name_hint()),
+        ));
+    }
+}
+
+/// A size, speed or rate the model needs: finite and above zero (NaN fails).
+pub(super) fn positive(v: f32) -> bool {
+    v > 0.0 && v.is_finite()
 }
 
 /// Checks the map alone (used when residents.yaml could not be read).

@@ -99,17 +99,7 @@ fn resident(
     gatherings: &mut Vec<Gathering>,
 ) -> Profile {
     let home = home(cx, known, r, p);
-    if let Some(name) = r.brain.as_ref().and_then(|b| b.api_key_env.as_deref())
-        && !crate::scenario::key_name_allowed(name)
-    {
-        cx.err(
-            &known.file,
-            &r.id,
-            format!("{p}.brain.api_key_env"),
-            format!("`{}` is not an API key's name", super::shown(name)),
-            Some(super::super::spec::key_name_hint()),
-        );
-    }
+    check_brain(cx, known, r, p);
     let work = r.work.as_ref().and_then(|w| work(cx, known, w, p));
     if let (Some(h), Some(w)) = (home, &work)
         && !known.town.reachable(h, w.place)
@@ -176,6 +166,24 @@ fn resident(
         counsel,
         converse,
         companion,
+    }
+}
+
+/// A resident's own brain may name only an API key's variable.
+fn check_brain(cx: &mut Ctx<'_>, known: &Known, r: &spec::ResidentSpec, p: &str) {
+    if let Some(name) = r.brain.as_ref().and_then(|b| b.api_key_env.as_deref())
+        && !crate::scenario::key_name_allowed(name)
+    {
+        cx.err(
+            &known.file,
+            &r.id,
+            format!("{p}.brain.api_key_env"),
+            format!(
+                "`{}` is not an API key's name",
+                crate::base::shortened(name, 60)
+            ),
+            Some(super::super::spec::key_name_hint()),
+        );
     }
 }
 

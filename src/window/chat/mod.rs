@@ -50,6 +50,13 @@ impl ChatPanel {
 /// no model, answers) the message sent this frame. The turn needs the whole
 /// world: the resident's memories, the clock, the companions.
 fn answer(world: &mut World) {
+    // Most frames have nothing to do: no mutable borrow (and no change) then.
+    let idle = world
+        .get_resource::<ChatPanel>()
+        .is_none_or(|p| p.waiting.is_none() && p.sent.is_none());
+    if idle {
+        return;
+    }
     let waiting = world
         .get_resource_mut::<ChatPanel>()
         .and_then(|mut p| p.waiting.take());

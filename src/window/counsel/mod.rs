@@ -17,7 +17,7 @@ use bevy_egui::EguiPrimaryContextPass;
 
 use super::ViewSet;
 use crate::base::time::GameTime;
-use crate::context::{Budgeting, PromptBudget, TokenCounter};
+use crate::context::{Budgeting, PromptBudget};
 use crate::llm::bridge::{Bridge, BridgeSettings, Job};
 use crate::llm::client::Endpoint;
 use crate::llm::script::step_request;
@@ -95,10 +95,7 @@ impl CounselMind {
     /// How the counselling prompts are counted and cut: the town's budget,
     /// in the endpoint's tokens (estimated without an endpoint).
     pub(crate) fn budgeting(mind: Option<&Self>, budget: &PromptBudget) -> Budgeting {
-        match mind {
-            Some(m) => Budgeting::for_model(budget, &m.endpoint.model),
-            None => Budgeting::new(budget, TokenCounter::estimate(budget)),
-        }
+        Budgeting::for_endpoint(budget, mind.map(|m| m.endpoint.model.as_str()))
     }
 }
 
