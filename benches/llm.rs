@@ -4,6 +4,9 @@
 //! - `bridge/200` vs `direct/200`: 200 chat calls with 4 in flight, through the
 //!   bridge (crossbeam → dispatcher → tokio → crossbeam) vs the same client
 //!   called straight from tokio with a semaphore of 4. Ratio = direct / bridge time.
+//! - `pool/1`, `pool/2`, `pool/4`: 80 calls through the bridge to a pool of
+//!   1, 2 or 4 fake servers that each answer after 50 ms, 4 in flight per
+//!   server. Throughput ratio = `pool/1` time / `pool/N` time (ideal N).
 //! - `frame/100_in_flight` vs `frame/builtin`: one app update running one
 //!   simulation step of a 100-resident town, with every resident's plan call
 //!   hanging at the server, vs the same town on the built-in brain.
@@ -16,6 +19,7 @@ use heartvale::headless::headless_app_with_llm;
 use heartvale::llm::bridge::{Bridge, BridgeSettings, Job};
 use heartvale::llm::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
 use heartvale::llm::fake::{self, FakeReply, FakeServer};
+use heartvale::llm::pool::Pool;
 use heartvale::llm::{LlmBrain, LlmSettings};
 use heartvale::scenario::generate::generated_town;
 use heartvale::sim::clock::{SimSpeed, StepMode};
@@ -47,31 +51,15 @@ fn bridge_vs_direct(c: &mut Criterion) {
         model: "fake".into(),
         api_key: None,
     });
+    let pool = Arc::new(Pool::single((*ep).clone()));
     let bridge = Bridge::start(BridgeSettings::default(), None).expect("bridge");
     let mut g = c.benchmark_group("llm");
     g.sample_size(40);
     let mut next = 0u64;
     g.bench_function("bridge/200", |b| {
         b.iter(|| {
-            for _ in 0..CALLS {
-                next += 1;
-                bridge.send(Job {
-                    id: next,
-                    priority: 100,
-                    endpoint: ep.clone(),
-                    request: request(),
-                });
-            }
-            let mut got = 0;
-            while got < CALLS {
-                match bridge.try_recv() {
-                    Some(done) => {
-                        assert!(done.result.is_ok());
-                        got += 1;
-                    }
-                    None => bridge.wait(Duration::from_millis(5)),
-                }
-            }
+            send(&bridge, &pool, &mut next, CALLS);
+            receive(&bridge, CALLS);
         })
     });
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -98,6 +86,63 @@ fn bridge_vs_direct(c: &mut Criterion) {
             })
         })
     });
+    g.finish();
+}
+
+/// Sends `n` calls (25 residents' worth of affinity), ids after `next`.
+fn send(bridge: &Bridge, pool: &Arc<Pool>, next: &mut u64, n: usize) {
+    for _ in 0..n {
+        *next += 1;
+        bridge.send(Job {
+            id: *next,
+            priority: 100,
+            pool: pool.clone(),
+            affinity: Some(*next % 25),
+            request: request(),
+        });
+    }
+}
+
+/// Waits for `n` answers, all good.
+fn receive(bridge: &Bridge, n: usize) {
+    let mut got = 0;
+    while got < n {
+        match bridge.try_recv() {
+            Some(done) => {
+                assert!(done.result.is_ok(), "{:?}", done.result);
+                got += 1;
+            }
+            None => bridge.wait(Duration::from_millis(5)),
+        }
+    }
+}
+
+/// Calls per pool run: enough to keep four servers busy for a while.
+const POOL_CALLS: usize = 80;
+
+fn pools(c: &mut Criterion) {
+    let servers: Vec<FakeServer> = (0..4)
+        .map(|_| {
+            FakeServer::start(Arc::new(|_| {
+                FakeReply::Delay(Duration::from_millis(50), Box::new(fake::chat("好。")))
+            }))
+        })
+        .collect();
+    let mut g = c.benchmark_group("llm");
+    g.sample_size(10);
+    for members in [1, 2, 4] {
+        let urls: Vec<&str> = servers[..members].iter().map(|s| s.url.as_str()).collect();
+        let settings = LlmSettings::for_endpoint(&urls.join(","), "fake");
+        let pool = Arc::new(settings.default_pool().expect("a pool").clone());
+        let bridge = Bridge::start(BridgeSettings::default(), None).expect("bridge");
+        let mut next = 0u64;
+        g.bench_function(format!("pool/{members}"), |b| {
+            b.iter(|| {
+                send(&bridge, &pool, &mut next, POOL_CALLS);
+                receive(&bridge, POOL_CALLS);
+            })
+        });
+    }
     g.finish();
 }
 
@@ -188,6 +233,7 @@ fn economy(c: &mut Criterion) {
 criterion_group!(
     benches,
     bridge_vs_direct,
+    pools,
     frame_with_calls_in_flight,
     economy
 );

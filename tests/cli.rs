@@ -429,6 +429,24 @@ fn sim_with_an_llm_records_replays_and_never_leaks_the_key() {
         err.contains("no recorded answer") && err.contains("--record"),
         "{err}"
     );
+    // A run killed while writing leaves a cut-off last line: the entries before
+    // it still replay, and the run says so once.
+    let calls = cassette.join("calls.jsonl");
+    let mut text = std::fs::read_to_string(&calls).unwrap();
+    text.push_str("{\"key\":\"0123\",\"mod");
+    std::fs::write(&calls, &text).unwrap();
+    let args = ["sim", "--days", "1", "--replay", cassette.to_str().unwrap()];
+    let cut = heartvale(&args);
+    let err = String::from_utf8_lossy(&cut.stderr);
+    assert_eq!(cut.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("the last line is cut off").count(), 1, "{err}");
+    // Damage before the end is an error with the line.
+    let lines = text.lines().count();
+    std::fs::write(&calls, format!("{text}\n{{}}\n")).unwrap();
+    let bad = heartvale(&args);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains(&format!("calls.jsonl:{lines}:")), "{err}");
 }
 
 #[test]
@@ -853,4 +871,164 @@ fn non_finite_sizes_are_refused() {
             .any(|l| l.contains("`map` must be two positive sizes")),
         "{lines:?}"
     );
+}
+
+/// `--llm` with several servers: a pool; the end-of-run table counts each one.
+#[test]
+fn sim_spreads_calls_over_a_pool_and_reports_each_server() {
+    use heartvale::llm::fake::{FakeServer, town_handler};
+    let (a, b) = (
+        FakeServer::start(town_handler()),
+        FakeServer::start(town_handler()),
+    );
+    let o = command(&[
+        "sim",
+        "--days",
+        "1",
+        "--llm",
+        &a.url,
+        "--llm",
+        &format!("{}#weight=2", b.url),
+        "--model",
+        "fake-model",
+    ])
+    .output()
+    .unwrap();
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        a.count() > 0 && b.count() > a.count(),
+        "{} {}",
+        a.count(),
+        b.count()
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("{},{}#weight=2", a.url, b.url)),
+        "{err}"
+    );
+    for url in [&a.url, &b.url] {
+        let row = out
+            .lines()
+            .find(|l| l.contains(url.as_str()) && l.contains('│'));
+        assert!(row.is_some(), "a row for {url}: {out}");
+    }
+    // A weight that does not read is refused before anything runs.
+    let o = heartvale(&["sim", "--days", "1", "--llm", "http://a/v1#weight=0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("#weight=N"));
+    let (_t, dir) = broken("town.yaml", |t| {
+        t.replacen(
+            "name: 心谷镇\n",
+            "name: 心谷镇\nllm: { base_url: [\"http://a/v1\", \"ftp://b\"] }\n",
+            1,
+        )
+    });
+    let lines = check_lines(&dir);
+    assert!(
+        lines[0].contains("llm.base_url") && lines[0].contains("ftp://b"),
+        "{lines:?}"
+    );
+}
+
+/// A huge value in a file is quoted briefly in the error, not echoed whole.
+#[test]
+fn errors_quote_at_most_a_few_hundred_characters_of_a_value() {
+    let huge = "x".repeat(5_000_000);
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("home: home_zhong", &format!("home: {huge}"), 1)
+    });
+    let lines = check_lines(&dir);
+    assert!(!lines.is_empty());
+    for line in &lines {
+        assert!(line.len() < 2000, "{} bytes", line.len());
+    }
+    assert!(lines[0].contains(".home"), "{}", &lines[0][..200]);
+}
+
+/// SIGTERM and SIGHUP end a run like Ctrl-C: the log gets its `end` line
+/// and the save is written.
+#[test]
+fn sigterm_and_sighup_end_a_run_with_its_end_line() {
+    for signal in ["-TERM", "-HUP"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, save) = (dir.path().join("run.jsonl"), dir.path().join("town.db"));
+        let mut child = command(&[
+            "sim",
+            "--generate",
+            "2000",
+            "--days",
+            "30",
+            "--log",
+            log.to_str().unwrap(),
+            "--save",
+            save.to_str().unwrap(),
+            "-q",
+        ])
+        .spawn()
+        .unwrap();
+        // Wait until the run is stepping (its log has lines), then signal it.
+        let started = std::time::Instant::now();
+        while std::fs::metadata(&log).map_or(0, |m| m.len()) < 10_000 {
+            assert!(started.elapsed().as_secs() < 60, "the run did not start");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let pid = child.id().to_string();
+        let killed = Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(killed.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{signal}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.contains(r#""kind":"end""#) && last.contains("stopped"),
+            "{signal}: {last}"
+        );
+        assert!(save.exists(), "{signal}: the save is written");
+    }
+}
+
+/// NaN, infinite or negative speeds and need rates are refused with the field.
+#[test]
+fn bad_speeds_and_need_rates_are_refused() {
+    for (from, to, field) in [
+        ("walk_speed: ", "walk_speed: .nan #", "walk_speed"),
+        ("walk_speed: ", "walk_speed: -3 #", "walk_speed"),
+        (
+            "sleep_restore: 0.22",
+            "sleep_restore: .inf",
+            "needs.sleep_restore",
+        ),
+        (
+            "walking_decay: 1.3",
+            "walking_decay: -1",
+            "needs.walking_decay",
+        ),
+        (
+            "decay: { energy: 0.07",
+            "decay: { energy: .nan",
+            "needs.decay.energy",
+        ),
+    ] {
+        let (_t, dir) = broken("tuning.yaml", |t| {
+            assert!(t.contains(from), "{from}");
+            t.replacen(from, to, 1)
+        });
+        let lines = check_lines(&dir);
+        assert_eq!(lines.len(), 1, "{to}: {lines:?}");
+        assert!(lines[0].contains(&format!("`{field}`")), "{lines:?}");
+        let o = heartvale(&["sim", "--scenario", dir.to_str().unwrap(), "--days", "1"]);
+        assert_eq!(o.status.code(), Some(1), "{to}");
+    }
+}
+
+/// `--days 0` and `--generate 0` are refused, not quietly made 1.
+#[test]
+fn zero_days_or_residents_are_refused() {
+    for args in [["sim", "--days", "0"], ["sim", "--generate", "0"]] {
+        let o = heartvale(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("not in 1.."), "{err}");
+    }
 }

@@ -54,21 +54,26 @@ impl Diagnostic {
     }
 }
 
+/// The most of a message, field or hint a printed diagnostic shows: values
+/// quoted from a file (a 50 MB id) must not make a line of that size.
+const SHOWN: usize = 400;
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cut = |text: &str| super::shortened(text, SHOWN);
         write!(
             f,
             "{}:{}:{}: {}",
             self.file.display(),
             self.line,
             self.col,
-            self.message
+            cut(&self.message)
         )?;
         if !self.field.is_empty() {
-            write!(f, " (field `{}`)", self.field)?;
+            write!(f, " (field `{}`)", cut(&self.field))?;
         }
         if let Some(h) = &self.hint {
-            write!(f, " — hint: {h}")?;
+            write!(f, " — hint: {}", cut(h))?;
         }
         Ok(())
     }

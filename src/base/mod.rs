@@ -3,6 +3,7 @@
 //! hints, and the repair of JSON that models write.
 
 mod diagnostic;
+pub(crate) mod files;
 pub(crate) mod json;
 pub(crate) mod pairs;
 pub mod time;

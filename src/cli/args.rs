@@ -138,8 +138,8 @@ pub struct TownArgs {
     /// Scenario folder.
     #[arg(long, default_value = "scenarios/heartvale")]
     pub(crate) scenario: PathBuf,
-    /// Days to run (default: the scenario's).
-    #[arg(long)]
+    /// Days to run, at least 1 (default: the scenario's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) days: Option<u32>,
     /// Random seed (default: the scenario's).
     #[arg(long)]
@@ -147,8 +147,8 @@ pub struct TownArgs {
     /// Write the event log (JSON Lines) here.
     #[arg(long)]
     pub(crate) log: Option<PathBuf>,
-    /// Instead of a scenario, run a generated town of N residents.
-    #[arg(long, value_name = "N")]
+    /// Instead of a scenario, run a generated town of N residents (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub(crate) generate: Option<usize>,
     /// Go on from a save (its scenario and seed; `--days` more days, by
     /// default the rest of the saved run).

@@ -28,10 +28,10 @@ pub(super) fn llm_line(world: &World, residents: usize) -> Option<String> {
         None => String::new(),
     };
     Some(format!(
-        "LLM: {} of {residents} residents on {} ({}), timeout {:?}, {} in flight at most{cassette}",
+        "LLM: {} of {residents} residents on {} ({}), timeout {:?}, {} in flight per server at most{cassette}",
         brain.routed(),
-        ep.map_or("-".into(), |e| e.shown_url()),
-        ep.map_or("-", |e| e.model.as_str()),
+        ep.map_or("-".into(), |e| e.shown()),
+        ep.map_or("-", |e| e.model()),
         settings.timeout,
         settings.concurrency,
     ))
@@ -168,5 +168,28 @@ fn llm_table(world: &World, brain: &LlmBrain) -> String {
         p99,
         total.fallbacks,
         total.skipped
-    )
+    ) + &member_table(stats)
+}
+
+/// Requests per server (a pool's members; failovers counted where they went).
+fn member_table(stats: &crate::llm::accounting::LlmStats) -> String {
+    if stats.members.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "server", "requests", "failed", "p50 ms", "p90 ms", "p99 ms",
+    ]);
+    for (url, m) in &stats.members {
+        let (p50, p90, p99) = m.latency_percentiles();
+        table.add_row(vec![
+            url.clone(),
+            m.calls.to_string(),
+            m.failures.to_string(),
+            p50.to_string(),
+            p90.to_string(),
+            p99.to_string(),
+        ]);
+    }
+    format!("\n{table}")
 }

@@ -81,7 +81,7 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
             settings
                 .as_ref()
                 .and_then(|s| s.default.as_ref())
-                .map(|e| e.model.as_str()),
+                .map(|e| e.model()),
         ),
     };
     let stdout = std::io::stdout();

@@ -67,8 +67,8 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Steps the town until it ends (or `steps` and a few more, as a guard),
-/// the progress bar on stderr; Ctrl-C is a manual stop: the step in progress
-/// finishes and `end` is logged.
+/// the progress bar on stderr; Ctrl-C (or SIGTERM, SIGHUP) is a manual stop:
+/// the step in progress finishes and `end` is logged.
 fn drive(app: &mut App, steps: u64, quiet: bool, saver: Option<&Saver>) -> Result<(), CliError> {
     let first = app.world().resource::<Clock>().steps;
     let bar = progress_bar(steps, quiet);

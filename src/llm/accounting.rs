@@ -57,9 +57,29 @@ struct Day {
     by_resident: BTreeMap<ResidentId, u32>,
 }
 
+/// One pool member's requests over a run (failovers included).
+#[derive(Debug, Clone, Default)]
+pub struct MemberUsage {
+    /// Requests it was sent.
+    pub calls: u32,
+    /// Requests that failed there.
+    pub failures: u32,
+    /// Each request's wall time, in ms.
+    latencies: Vec<u64>,
+}
+
+impl MemberUsage {
+    /// Latency percentiles (ms): p50, p90, p99.
+    pub fn latency_percentiles(&self) -> (u64, u64, u64) {
+        percentiles(&self.latencies)
+    }
+}
+
 /// Everything counted over a run.
 #[derive(Debug, Clone, Default)]
 pub struct LlmStats {
+    /// Per pool member (its URL as shown), every request it was sent.
+    pub members: BTreeMap<String, MemberUsage>,
     /// Per resident, by roster index.
     pub residents: Vec<ResidentUsage>,
     /// Latency of every call sent, in ms.
@@ -105,6 +125,16 @@ impl LlmStats {
         *d.by_resident.entry(id.clone()).or_default() += 1;
     }
 
+    /// Counts the requests of one call per member that took them.
+    pub fn tries(&mut self, tries: &[crate::llm::bridge::Try]) {
+        for t in tries {
+            let m = self.members.entry(t.member.clone()).or_default();
+            m.calls += 1;
+            m.failures += u32::from(!t.ok);
+            m.latencies.push(t.latency_ms);
+        }
+    }
+
     /// Counts an answer the built-in brain gave instead.
     pub fn fallback(&mut self, idx: RosterIdx) {
         self.residents[idx.i()].fallbacks += 1;
@@ -142,13 +172,7 @@ impl LlmStats {
 
     /// Latency percentiles over the whole run (ms): p50, p90, p99.
     pub fn latency_percentiles(&self) -> (u64, u64, u64) {
-        let mut lat = self.latencies.clone();
-        lat.sort_unstable();
-        (
-            percentile(&lat, 50.0),
-            percentile(&lat, 90.0),
-            percentile(&lat, 99.0),
-        )
+        percentiles(&self.latencies)
     }
 
     /// The median prompt size over the run, in tokens.
@@ -157,6 +181,17 @@ impl LlmStats {
         t.sort_unstable();
         t.get(t.len() / 2).copied().unwrap_or(0)
     }
+}
+
+/// p50, p90 and p99 of unsorted values.
+fn percentiles(values: &[u64]) -> (u64, u64, u64) {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    (
+        percentile(&sorted, 50.0),
+        percentile(&sorted, 90.0),
+        percentile(&sorted, 99.0),
+    )
 }
 
 /// Nearest-rank percentile of sorted values (0 when empty).

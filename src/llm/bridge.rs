@@ -1,16 +1,20 @@
-//! The bridge between Bevy and the network: a tokio runtime on its own threads
-//! that keeps at most `concurrency` calls in flight (highest priority first), and
-//! crossbeam channels both ways. Bevy systems only ever `send` and `try_recv`;
-//! nothing here blocks a frame.
+//! The bridge between Bevy and the network: a tokio runtime on its own threads,
+//! and crossbeam channels back. Calls queue per endpoint pool (highest priority
+//! first); each starts when a member of its pool has a free slot, on the member
+//! the pool's [`Router`] picks, and fails over to another member when that one
+//! fails. Bevy systems only ever `send` and `try_recv`; nothing here waits on
+//! the network.
 
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
+use serde::{Deserialize, Serialize};
 
 use super::cassette::{Cassette, Recorded};
-use super::client::{ChatReply, ChatRequest, Client, Endpoint, LlmError, RetryPolicy};
+use super::client::{ChatReply, ChatRequest, Client, DEFAULT_MAX_BODY, LlmError, RetryPolicy};
+use super::pool::{Pick, Pool, Router};
 
 /// One call to make.
 #[derive(Debug, Clone)]
@@ -19,10 +23,23 @@ pub struct Job {
     pub id: u64,
     /// Higher goes first.
     pub priority: u8,
-    /// Where to send it.
-    pub endpoint: Arc<Endpoint>,
+    /// The servers that may answer it.
+    pub pool: Arc<Pool>,
+    /// Whose call (a resident), to keep it on the member that served it last.
+    pub affinity: Option<u64>,
     /// What to send.
     pub request: ChatRequest,
+}
+
+/// One request to one member of a pool, as booked per member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Try {
+    /// The member's URL, as shown (no user info).
+    pub member: String,
+    /// Whether it answered.
+    pub ok: bool,
+    /// Wall-clock milliseconds it took.
+    pub latency_ms: u64,
 }
 
 /// A finished call.
@@ -34,19 +51,27 @@ pub struct Done {
     pub result: Result<ChatReply, LlmError>,
     /// Wall time of the call (as recorded, when replayed).
     pub(crate) latency_ms: u64,
+    /// The members asked, in order: the last one gave the result.
+    pub tries: Vec<Try>,
 }
 
 /// How the bridge runs its calls.
 #[derive(Debug, Clone)]
 pub struct BridgeSettings {
-    /// Calls in flight at once.
+    /// Calls in flight at once per pool member (times its weight).
     pub(crate) concurrency: usize,
-    /// Time a call may take, retries included.
+    /// Time a call may take, retries and failovers included.
     pub(crate) timeout: Duration,
-    /// When and how often to retry.
+    /// When and how often to retry a pool of one server.
     pub(crate) retry: RetryPolicy,
     /// Threads of the tokio runtime.
     pub(crate) worker_threads: usize,
+    /// The largest answer read, in bytes.
+    pub(crate) max_body: usize,
+    /// Failures in a row that take a member of a larger pool out of service.
+    pub(crate) member_failures: u32,
+    /// How long it stays out before a probe (doubling while probes fail).
+    pub(crate) member_cooldown: Duration,
 }
 
 impl Default for BridgeSettings {
@@ -56,6 +81,9 @@ impl Default for BridgeSettings {
             timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             worker_threads: 2,
+            max_body: DEFAULT_MAX_BODY,
+            member_failures: 2,
+            member_cooldown: Duration::from_secs(30),
         }
     }
 }
@@ -83,21 +111,27 @@ impl Ord for Queued {
     }
 }
 
+/// One pool's waiting calls and its members' load and health.
+struct PoolQueue {
+    waiting: BinaryHeap<Queued>,
+    router: Router,
+}
+
 /// What the runtime's tasks share.
 struct Shared {
-    /// Jobs as Bevy sent them, not yet sorted into `heap`.
-    inbox: Receiver<Job>,
-    heap: Mutex<BinaryHeap<Queued>>,
-    permits: Arc<tokio::sync::Semaphore>,
+    queues: Mutex<HashMap<String, PoolQueue>>,
     replies: Sender<Done>,
+    /// For a pool of one server: retries with backoff, as configured.
     client: Client,
-    timeout: Duration,
+    /// For larger pools: no retry on the same member, fail over instead.
+    failover: Client,
+    settings: BridgeSettings,
     cassette: Option<Arc<Cassette>>,
+    handle: tokio::runtime::Handle,
 }
 
 /// The tokio runtime that runs LLM calls, with its channels to and from Bevy.
 pub struct Bridge {
-    jobs: Sender<Job>,
     replies: Receiver<Done>,
     /// Replies taken off the channel by [`Bridge::wait`], handed out first.
     stash: Mutex<VecDeque<Done>>,
@@ -116,20 +150,22 @@ impl Bridge {
             .thread_name("heartvale-llm")
             .enable_all()
             .build()?;
-        let client = Client::new(settings.retry);
-        let (jobs_tx, jobs_rx) = unbounded::<Job>();
+        let client = Client::new(settings.retry).with_max_body(settings.max_body);
+        let failover = client.with_retry(RetryPolicy {
+            max_retries: 0,
+            ..settings.retry
+        });
         let (reply_tx, reply_rx) = unbounded::<Done>();
         let shared = Arc::new(Shared {
-            inbox: jobs_rx,
-            heap: Mutex::new(BinaryHeap::new()),
-            permits: Arc::new(tokio::sync::Semaphore::new(settings.concurrency.max(1))),
+            queues: Mutex::new(HashMap::new()),
             replies: reply_tx,
             client,
-            timeout: settings.timeout,
+            failover,
+            settings,
             cassette,
+            handle: runtime.handle().clone(),
         });
         Ok(Self {
-            jobs: jobs_tx,
             replies: reply_rx,
             stash: Mutex::new(VecDeque::new()),
             shared,
@@ -137,16 +173,26 @@ impl Bridge {
         })
     }
 
-    /// Queues a call. Never blocks: the job goes into a crossbeam channel and a
-    /// task on the runtime waits for a free slot, then runs the best queued job.
+    /// Queues a call. Never waits on the network: the job joins its pool's
+    /// queue and starts on the runtime as soon as a member has a free slot.
     pub fn send(&self, job: Job) {
-        if self.jobs.send(job).is_err() {
+        if let Some(c) = &self.shared.cassette
+            && let Some(answer) = c.answer(job.pool.model(), &job.request)
+        {
+            let _ = self.shared.replies.send(replayed(job.id, answer));
             return;
         }
-        let shared = self.shared.clone();
-        if let Some(rt) = &self.runtime {
-            rt.spawn(run_next(shared));
-        }
+        let key = job.pool.key();
+        self.shared
+            .lock()
+            .entry(key.clone())
+            .or_insert_with(|| PoolQueue {
+                waiting: BinaryHeap::new(),
+                router: self.shared.router(&job.pool),
+            })
+            .waiting
+            .push(Queued(job));
+        dispatch(&self.shared, &key);
     }
 
     /// A finished call, if any. Never blocks.
@@ -174,6 +220,58 @@ impl Bridge {
     }
 }
 
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, PoolQueue>> {
+        self.queues.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn router(&self, pool: &Pool) -> Router {
+        let weights: Vec<u32> = pool.members().iter().map(|m| m.weight).collect();
+        let s = &self.settings;
+        Router::new(
+            &weights,
+            s.concurrency,
+            s.member_failures,
+            s.member_cooldown,
+        )
+    }
+
+    /// Gives back `member`'s slot; after a failure, the member to try next
+    /// (one not tried yet, in service, with a free slot) while time is left.
+    fn finish(
+        &self,
+        key: &str,
+        (member, ok): (usize, bool),
+        (affinity, tried): (Option<u64>, &[usize]),
+        deadline: Instant,
+    ) -> Option<usize> {
+        let now = Instant::now();
+        let mut queues = self.lock();
+        let router = &mut queues.get_mut(key)?.router;
+        router.finish(member, ok, now);
+        if ok || now >= deadline {
+            return None;
+        }
+        match router.pick(affinity, tried, now) {
+            Pick::Member(next) => Some(next),
+            Pick::Busy | Pick::AllOut => None,
+        }
+    }
+
+    fn deliver(&self, job: &Job, done: Done) {
+        if let Some(c) = &self.cassette {
+            let recorded = Recorded {
+                result: done.result.clone(),
+                latency_ms: done.latency_ms,
+                tries: done.tries.clone(),
+            };
+            c.write(job.pool.model(), &job.request, &recorded);
+        }
+        // The app may be gone; nothing to do then.
+        let _ = self.replies.send(done);
+    }
+}
+
 impl Drop for Bridge {
     fn drop(&mut self) {
         // Hanging calls are abandoned, not awaited: quitting must be instant.
@@ -183,62 +281,102 @@ impl Drop for Bridge {
     }
 }
 
-/// One ticket per job sent: once a slot is free, run the highest-priority job
-/// waiting (not necessarily the one this ticket was spawned for).
-async fn run_next(shared: Arc<Shared>) {
-    let Ok(_permit) = shared.permits.clone().acquire_owned().await else {
-        return;
-    };
-    let job = {
-        let mut heap = shared.heap.lock().unwrap_or_else(|p| p.into_inner());
-        heap.extend(shared.inbox.try_iter().map(Queued));
-        heap.pop()
-    };
-    let Some(Queued(job)) = job else { return };
-    let done = call(
-        &shared.client,
-        job,
-        shared.timeout,
-        shared.cassette.as_deref(),
-    )
-    .await;
-    // The app may be gone; nothing to do then.
-    let _ = shared.replies.send(done);
+/// Starts the best waiting calls of a pool while its members have free slots;
+/// fails them at once when no member is in service.
+fn dispatch(shared: &Arc<Shared>, key: &str) {
+    loop {
+        let mut queues = shared.lock();
+        let Some(queue) = queues.get_mut(key) else {
+            return;
+        };
+        let Some(top) = queue.waiting.peek() else {
+            return;
+        };
+        let pick = queue.router.pick(top.0.affinity, &[], Instant::now());
+        if pick == Pick::Busy {
+            return;
+        }
+        let Some(Queued(job)) = queue.waiting.pop() else {
+            return;
+        };
+        drop(queues);
+        match pick {
+            Pick::Member(m) => {
+                shared
+                    .handle
+                    .spawn(run(shared.clone(), key.to_string(), job, m));
+            }
+            _ => {
+                let done = Done {
+                    id: job.id,
+                    result: Err(LlmError::PoolOut),
+                    latency_ms: 0,
+                    tries: Vec::new(),
+                };
+                shared.deliver(&job, done);
+            }
+        }
+    }
 }
 
-async fn call(client: &Client, job: Job, timeout: Duration, cassette: Option<&Cassette>) -> Done {
-    if let Some(c) = cassette
-        && let Some(answer) = c.answer(&job.endpoint.model, &job.request)
-    {
-        return match answer {
-            Ok(rec) => Done {
-                id: job.id,
-                result: rec.result,
-                latency_ms: rec.latency_ms,
-            },
-            Err(miss) => Done {
-                id: job.id,
-                result: Err(miss),
-                latency_ms: 0,
-            },
-        };
-    }
+/// One call on `member`, failing over to the pool's other members while they
+/// have room and time is left.
+async fn run(shared: Arc<Shared>, key: String, job: Job, member: usize) {
     let started = Instant::now();
-    let result = client.chat(&job.endpoint, &job.request, timeout).await;
-    let latency_ms = started.elapsed().as_millis() as u64;
-    if let Some(c) = cassette {
-        c.write(
-            &job.endpoint.model,
-            &job.request,
-            &Recorded {
-                result: result.clone(),
-                latency_ms,
-            },
+    let deadline = started + shared.settings.timeout;
+    let client = match job.pool.members().len() {
+        1 => &shared.client,
+        _ => &shared.failover,
+    };
+    let (mut member, mut tried, mut tries) = (member, Vec::new(), Vec::new());
+    let result = loop {
+        let endpoint = &job.pool.members()[member].endpoint;
+        let asked = Instant::now();
+        let result = match deadline.saturating_duration_since(asked) {
+            left if left.is_zero() => Err(LlmError::Timeout),
+            left => client.chat(endpoint, &job.request, left).await,
+        };
+        tries.push(Try {
+            member: endpoint.shown_url(),
+            ok: result.is_ok(),
+            latency_ms: asked.elapsed().as_millis() as u64,
+        });
+        tried.push(member);
+        let next = shared.finish(
+            &key,
+            (member, result.is_ok()),
+            (job.affinity, &tried),
+            deadline,
         );
-    }
-    Done {
+        dispatch(&shared, &key);
+        match (result, next) {
+            (Err(_), Some(next)) => member = next,
+            (result, _) => break result,
+        }
+    };
+    let done = Done {
         id: job.id,
         result,
-        latency_ms,
+        latency_ms: started.elapsed().as_millis() as u64,
+        tries,
+    };
+    shared.deliver(&job, done);
+}
+
+/// A replayed call: the recorded answer, or the miss.
+fn replayed(id: u64, answer: Result<Recorded, LlmError>) -> Done {
+    match answer {
+        Ok(rec) => Done {
+            id,
+            result: rec.result,
+            latency_ms: rec.latency_ms,
+            tries: rec.tries,
+        },
+        Err(miss) => Done {
+            id,
+            result: Err(miss),
+            latency_ms: 0,
+            tries: Vec::new(),
+        },
     }
 }

@@ -10,7 +10,9 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::client::{ChatReply, ChatRequest, Endpoint, LlmError};
+use super::bridge::Try;
+use super::client::{ChatReply, ChatRequest, LlmError};
+use super::pool::Pool;
 
 const CALLS: &str = "calls.jsonl";
 const META: &str = "meta.json";
@@ -29,6 +31,9 @@ pub struct Recorded {
     pub(crate) result: Result<ChatReply, LlmError>,
     /// Wall-clock milliseconds it took.
     pub(crate) latency_ms: u64,
+    /// The pool members asked, in order (older cassettes have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) tries: Vec<Try>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -43,7 +48,7 @@ struct Entry {
 /// The default endpoint of the recorded run, so `--replay` needs no other flags.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Meta {
-    /// The endpoint's base URL.
+    /// The endpoint's base URL, or its pool's members (`a,b#weight=2`).
     pub(crate) base_url: String,
     /// The model asked.
     pub(crate) model: String,
@@ -59,12 +64,12 @@ pub enum Cassette {
 
 impl Cassette {
     /// Starts a new cassette in `dir` (created if needed; an old one is replaced).
-    pub fn record(dir: &Path, default: Option<&Endpoint>) -> std::io::Result<Self> {
+    pub fn record(dir: &Path, default: Option<&Pool>) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
-        if let Some(ep) = default {
+        if let Some(pool) = default {
             let meta = Meta {
-                base_url: ep.shown_url(),
-                model: ep.model.clone(),
+                base_url: pool.shown(),
+                model: pool.model().to_string(),
             };
             std::fs::write(dir.join(META), serde_json::to_vec_pretty(&meta)?)?;
         }
@@ -72,22 +77,28 @@ impl Cassette {
         Ok(Self::Recording(Mutex::new(std::io::BufWriter::new(file))))
     }
 
-    /// Loads a cassette for replay.
+    /// Loads a cassette for replay. A damaged last line (a run killed while
+    /// writing it) is left out; damage anywhere else is an error.
     pub fn replay(dir: &Path) -> Result<Self, String> {
-        let path = dir.join(CALLS);
-        let file = std::fs::File::open(&path)
-            .map_err(|e| format!("cannot open cassette {}: {e}", path.display()))?;
         let mut entries: HashMap<String, VecDeque<Recorded>> = HashMap::new();
-        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let e: Entry = serde_json::from_str(&line)
-                .map_err(|e| format!("{}:{}:{}: {e}", path.display(), n + 1, e.column()))?;
+        for e in read_entries(dir)?.0 {
             entries.entry(e.key).or_default().push_back(e.recorded);
         }
         Ok(Self::Replaying(Mutex::new(entries)))
+    }
+
+    /// What to tell the user when the cassette's last line is damaged (and
+    /// left out by [`Cassette::replay`]).
+    pub fn damaged_tail(dir: &Path) -> Option<String> {
+        let (good, damaged) = read_entries(dir).ok()?;
+        damaged.map(|line| {
+            format!(
+                "{}:{line}: the last line is cut off (a run stopped while writing it); \
+                 replaying the {} calls before it",
+                dir.join(CALLS).display(),
+                good.len()
+            )
+        })
     }
 
     /// The recorded run's default endpoint, if it had one.
@@ -131,6 +142,31 @@ impl Cassette {
             let _ = writeln!(file, "{line}").and_then(|_| file.flush());
         }
     }
+}
+
+/// The entries of `dir/calls.jsonl`, and the number of a damaged last line
+/// left out, if any.
+fn read_entries(dir: &Path) -> Result<(Vec<Entry>, Option<usize>), String> {
+    let path = dir.join(CALLS);
+    let file = std::fs::File::open(&path)
+        .map_err(|e| format!("cannot open cassette {}: {e}", path.display()))?;
+    let mut entries = Vec::new();
+    let mut damaged: Option<(usize, String)> = None;
+    for (n, line) in std::io::BufReader::new(file).split(b'\n').enumerate() {
+        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if let Some((at, e)) = damaged {
+            // More lines after a bad one: the damage is not a cut-off end.
+            return Err(format!("{}:{at}:{e}", path.display()));
+        }
+        match serde_json::from_slice::<Entry>(&line) {
+            Ok(e) => entries.push(e),
+            Err(e) => damaged = Some((n + 1, format!("{}: {e}", e.column()))),
+        }
+    }
+    Ok((entries, damaged.map(|(at, _)| at)))
 }
 
 /// Where a cassette goes or comes from.

@@ -8,7 +8,8 @@
 use std::time::Duration;
 
 use super::LlmSettings;
-use super::client::{ChatRequest, Client, Endpoint, Format, Message, RetryPolicy};
+use super::client::{ChatRequest, Client, Format, Message, RetryPolicy};
+use super::pool::Pool;
 use super::prompts::{Budgeting, Prompt, render};
 use crate::companion::moments::mark;
 use crate::companion::session::{KEY_MOMENTS_KEPT, ReplyContext, Speaker};
@@ -23,7 +24,7 @@ const DIALOGUE_KEPT: usize = 50;
 
 /// A companion's model.
 pub struct CompanionMind {
-    endpoint: Endpoint,
+    endpoint: Pool,
     client: Client,
     runtime: tokio::runtime::Runtime,
     timeout: Duration,
@@ -51,7 +52,7 @@ impl CompanionMind {
 
     /// The model it asks.
     pub fn model(&self) -> &str {
-        &self.endpoint.model
+        self.endpoint.model()
     }
 
     /// The reply (marked for a key moment that happened), or why there is none.
@@ -64,10 +65,10 @@ impl CompanionMind {
         let request = reply_request(cx, name, budget, self.model(), self.temperature);
         let reply = self
             .runtime
-            .block_on(self.client.chat(&self.endpoint, &request, self.timeout))
+            .block_on(self.endpoint.chat(&self.client, &request, self.timeout))
             .map_err(|e| {
-                let url = self.endpoint.shown_url();
-                format!("{url} ({}): {e}", self.endpoint.model)
+                let urls = self.endpoint.shown();
+                format!("{urls} ({}): {e}", self.endpoint.model())
             })?;
         usable_reply(&reply.content, name)
     }

@@ -8,25 +8,31 @@ use std::time::Duration;
 use clap::Args;
 
 use super::cassette::{Cassette, CassetteMode};
-use super::client::{ApiKey, Endpoint};
-use crate::scenario::Profile;
-use crate::scenario::{LlmSpec, key_name_allowed};
+use super::client::{ApiKey, DEFAULT_MAX_BODY, Endpoint};
+use super::pool::{Member, Pool};
+use crate::scenario::{LlmSpec, Profile, Urls, key_name_allowed};
 
 /// LLM flags shared by `heartvale` and `heartvale sim`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct LlmArgs {
-    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8089/v1` (env HEARTVALE_LLM_BASE_URL).
-    #[arg(long, value_name = "URL")]
-    pub(crate) llm: Option<String>,
+    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8089/v1` (env
+    /// HEARTVALE_LLM_BASE_URL). Several servers make a pool: repeat the flag or
+    /// separate with commas; `URL#weight=N` gives a bigger server more calls.
+    #[arg(long, value_name = "URL", value_delimiter = ',')]
+    pub(crate) llm: Vec<String>,
     /// Model name sent to the server (env HEARTVALE_LLM_MODEL).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,
     /// Seconds one call may take, retries included (default 60).
     #[arg(long, value_name = "SECS")]
     pub(crate) llm_timeout: Option<f64>,
-    /// Calls in flight at once (default 4).
+    /// Calls in flight at once per server, times its weight (default 4).
     #[arg(long, value_name = "N")]
     pub(crate) llm_concurrency: Option<usize>,
+    /// The largest answer read from a server, in KiB (default 1024); a longer
+    /// one is cut off and counts as a failed call.
+    #[arg(long, value_name = "KIB")]
+    pub(crate) llm_max_body_kib: Option<usize>,
     /// At most this many LLM calls per game day; then the built-in brain answers.
     #[arg(long, value_name = "N")]
     pub(crate) max_llm_calls_per_day: Option<u32>,
@@ -88,12 +94,14 @@ fn host_of(url: &str) -> (String, String) {
 /// The resolved settings of the LLM brain.
 #[derive(Debug, Clone)]
 pub struct LlmSettings {
-    /// The endpoint residents use unless their own `brain:` says otherwise.
-    pub(crate) default: Option<Endpoint>,
+    /// The servers residents use unless their own `brain:` says otherwise.
+    pub(crate) default: Option<Pool>,
     /// Time a call may take, retries included.
     pub timeout: Duration,
-    /// Calls in flight at once.
+    /// Calls in flight at once per server (times its weight).
     pub concurrency: usize,
+    /// The largest answer read, in bytes.
+    pub max_body: usize,
     /// Calls a game day may make (no limit when `None`).
     pub max_calls_per_day: Option<u32>,
     /// Sampling temperature.
@@ -122,16 +130,29 @@ pub struct LlmSettings {
 }
 
 impl LlmSettings {
-    /// Settings with one endpoint and the defaults (tests, benches).
+    /// Settings with one endpoint (or a comma-separated pool, which must read)
+    /// and the defaults: for tests and benches.
     pub fn for_endpoint(base_url: &str, model: &str) -> Self {
+        let members = Urls::One(base_url.to_string())
+            .members()
+            .unwrap_or_default();
         Self {
-            default: Some(Endpoint {
-                base_url: base_url.to_string(),
-                model: model.to_string(),
-                api_key: None,
-            }),
+            default: Pool::new(
+                members
+                    .into_iter()
+                    .map(|(base_url, weight)| Member {
+                        endpoint: Endpoint {
+                            base_url,
+                            model: model.to_string(),
+                            api_key: None,
+                        },
+                        weight,
+                    })
+                    .collect(),
+            ),
             timeout: Duration::from_secs(60),
             concurrency: 4,
+            max_body: DEFAULT_MAX_BODY,
             max_calls_per_day: None,
             temperature: 0.7,
             stream_lines: false,
@@ -145,6 +166,11 @@ impl LlmSettings {
             default_trusted: true,
             notes: Vec::new(),
         }
+    }
+
+    /// The servers residents use unless their own `brain:` says otherwise.
+    pub fn default_pool(&self) -> Option<&Pool> {
+        self.default.as_ref()
     }
 
     /// Resolves flags, environment and scenario. `Ok(None)`: no LLM at all.
@@ -192,22 +218,30 @@ impl LlmSettings {
         s.default_trusted = default_trusted;
         s.notes = notes;
         s.note_untrusted(residents);
+        if let Some(note) = args.replay.as_deref().and_then(Cassette::damaged_tail) {
+            s.notes.push(note);
+        }
         s.tune(args, spec)?;
         Ok(Some(s))
     }
 
     /// One note per host of a resident's `brain.endpoint` that gets no key.
     fn note_untrusted(&mut self, residents: &[std::sync::Arc<Profile>]) {
-        let key_wanted =
-            self.default.as_ref().is_some_and(|d| d.api_key.is_some()) || !self.env_keys.is_empty();
+        let key_wanted = self
+            .default
+            .as_ref()
+            .is_some_and(|d| d.members().iter().any(|m| m.endpoint.api_key.is_some()))
+            || !self.env_keys.is_empty();
         for p in residents {
-            let Some(url) = p.brain.as_ref().and_then(|b| b.endpoint.as_deref()) else {
+            let Some(urls) = p.brain.as_ref().and_then(|b| b.endpoint.as_ref()) else {
                 continue;
             };
-            if key_wanted && !self.trust.allows(url) {
-                let note = untrusted_note(url);
-                if !self.notes.contains(&note) {
-                    self.notes.push(note);
+            for url in urls.items() {
+                if key_wanted && !self.trust.allows(url) {
+                    let note = untrusted_note(url);
+                    if !self.notes.contains(&note) {
+                        self.notes.push(note);
+                    }
                 }
             }
         }
@@ -229,15 +263,25 @@ impl LlmSettings {
             .or_else(|| spec.and_then(|s| s.concurrency))
             .unwrap_or(4)
             .max(1);
+        let kib = args
+            .llm_max_body_kib
+            .or_else(|| spec.and_then(|s| s.max_body_kib))
+            .unwrap_or(DEFAULT_MAX_BODY / 1024);
+        if kib == 0 {
+            return Err("--llm-max-body-kib must be at least 1".into());
+        }
+        self.max_body = kib.saturating_mul(1024);
         self.max_calls_per_day = args
             .max_llm_calls_per_day
             .or_else(|| spec.and_then(|s| s.max_calls_per_day));
         self.temperature = spec.and_then(|s| s.temperature).unwrap_or(0.7);
         self.stream_lines = spec.and_then(|s| s.stream).unwrap_or(false);
         self.only = spec.and_then(|s| s.residents.clone());
-        self.lod_queue = spec
-            .and_then(|s| s.lod_queue)
-            .unwrap_or(16 * self.concurrency);
+        // Sixteen waiting calls per slot of the default pool.
+        let slots = self.default.as_ref().map_or(1, |d| {
+            d.members().iter().map(|m| m.weight as usize).sum::<usize>()
+        }) * self.concurrency;
+        self.lod_queue = spec.and_then(|s| s.lod_queue).unwrap_or(16 * slots);
         self.cassette = match (&args.record, &args.replay) {
             (Some(d), _) => Some(CassetteMode::Record(d.clone())),
             (_, Some(d)) => Some(CassetteMode::Replay(d.clone())),
@@ -246,8 +290,8 @@ impl LlmSettings {
         Ok(())
     }
 
-    /// This resident's endpoint, or `None` for the built-in brain.
-    pub fn endpoint_for(&self, p: &Profile) -> Option<Endpoint> {
+    /// This resident's servers, or `None` for the built-in brain.
+    pub fn endpoint_for(&self, p: &Profile) -> Option<Pool> {
         let o = p.brain.as_ref();
         if o.is_some_and(|o| o.builtin) {
             return None;
@@ -260,31 +304,54 @@ impl LlmSettings {
             return None;
         }
         let default = self.default.as_ref();
-        let base_url = o
-            .and_then(|o| o.endpoint.clone())
-            .or_else(|| default.map(|d| d.base_url.clone()))?;
         let model = o
             .and_then(|o| o.model.clone())
-            .or_else(|| default.map(|d| d.model.clone()))
+            .or_else(|| default.map(|d| d.model().to_string()))
             .unwrap_or_else(|| "default".into());
-        // A key goes to the resident's own endpoint only when the user trusts
-        // it; the default endpoint's key was settled when it was resolved.
-        let own_url = o.and_then(|o| o.endpoint.as_deref());
-        let trusted = own_url.map_or(self.default_trusted, |u| self.trust.allows(u));
-        let api_key = match o.and_then(|o| o.api_key_env.as_deref()) {
-            _ if !trusted => None,
-            Some(name) => self
-                .env_keys
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, k)| k.clone()),
-            None => default.and_then(|d| d.api_key.clone()),
+        let key_env = o.and_then(|o| o.api_key_env.as_deref());
+        let own_key = key_env.and_then(|name| {
+            let found = self.env_keys.iter().find(|(n, _)| n == name);
+            found.map(|(_, k)| k.clone())
+        });
+        let default_key = default.and_then(|d| d.first().api_key.clone());
+        let member = |base_url: String, weight: u32, api_key: Option<ApiKey>| Member {
+            endpoint: Endpoint {
+                base_url,
+                model: model.clone(),
+                api_key,
+            },
+            weight,
         };
-        Some(Endpoint {
-            base_url,
-            model,
-            api_key,
-        })
+        // A key goes to the resident's own servers only when the user trusts
+        // them; the default servers' keys were settled when they were resolved.
+        let members = match o.and_then(|o| o.endpoint.as_ref()) {
+            Some(urls) => urls
+                .members()
+                .ok()?
+                .into_iter()
+                .map(|(url, weight)| {
+                    let key = match key_env {
+                        _ if !self.trust.allows(&url) => None,
+                        Some(_) => own_key.clone(),
+                        None => default_key.clone(),
+                    };
+                    member(url, weight, key)
+                })
+                .collect(),
+            None => default?
+                .members()
+                .iter()
+                .map(|m| {
+                    let key = match key_env {
+                        _ if !self.default_trusted => None,
+                        Some(_) => own_key.clone(),
+                        None => m.endpoint.api_key.clone(),
+                    };
+                    member(m.endpoint.base_url.clone(), m.weight, key)
+                })
+                .collect(),
+        };
+        Pool::new(members)
     }
 }
 
@@ -302,61 +369,60 @@ pub(crate) fn process_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
 
-/// The endpoint residents use unless their own `brain:` says otherwise: the
-/// URL from the flags, the environment, the scenario, or a replayed
-/// cassette's record of it; the key from the environment.
+/// The servers residents use unless their own `brain:` says otherwise: the
+/// URLs from the flags, the environment, the scenario, or a replayed
+/// cassette's record of them; the key from the environment. Also whether all
+/// of them may receive the key.
 fn default_endpoint(
     args: &LlmArgs,
     env_nonempty: &dyn Fn(&str) -> Option<String>,
     spec: Option<&LlmSpec>,
     (trust, notes): (&Trust, &mut Vec<String>),
-) -> Result<(Option<Endpoint>, bool), String> {
+) -> Result<(Option<Pool>, bool), String> {
     let replay_meta = args.replay.as_deref().and_then(Cassette::meta);
-    let users = args
-        .llm
-        .clone()
-        .or_else(|| env_nonempty("HEARTVALE_LLM_BASE_URL"))
-        .or_else(|| env_nonempty("OPENAI_BASE_URL"));
+    let users = (!args.llm.is_empty())
+        .then(|| Urls::Many(args.llm.clone()))
+        .or_else(|| env_nonempty("HEARTVALE_LLM_BASE_URL").map(Urls::One))
+        .or_else(|| env_nonempty("OPENAI_BASE_URL").map(Urls::One));
     let scenarios = spec.and_then(|s| s.base_url.clone());
     let from_scenario = users.is_none() && scenarios.is_some();
-    let base_url = users
+    let Some(urls) = users
         .or(scenarios)
-        .or_else(|| replay_meta.as_ref().map(|m| m.base_url.clone()));
+        .or_else(|| replay_meta.as_ref().map(|m| Urls::One(m.base_url.clone())))
+    else {
+        return Ok((None, true));
+    };
     let model = args
         .model
         .clone()
         .or_else(|| env_nonempty("HEARTVALE_LLM_MODEL"))
         .or_else(|| spec.and_then(|s| s.model.clone()))
-        .or_else(|| replay_meta.as_ref().map(|m| m.model.clone()));
+        .or_else(|| replay_meta.as_ref().map(|m| m.model.clone()))
+        .unwrap_or_else(|| "default".into());
     let key_env = spec
         .and_then(|s| s.api_key_env.clone())
         .filter(|n| key_name_allowed(n));
-    let mut api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
+    let api_key = env_nonempty("HEARTVALE_LLM_API_KEY")
         .or_else(|| key_env.as_deref().and_then(env_nonempty))
         .or_else(|| env_nonempty("OPENAI_API_KEY"))
         .and_then(ApiKey::new);
-    let trusted = base_url
-        .as_deref()
-        .is_none_or(|url| !from_scenario || trust.allows(url));
-    if let Some(url) = base_url.as_deref().filter(|_| !trusted)
-        && api_key.is_some()
-    {
-        api_key = None;
-        notes.push(untrusted_note(url));
+    let mut all_trusted = true;
+    let mut members = Vec::new();
+    for (base_url, weight) in urls.members()? {
+        let trusted = !from_scenario || trust.allows(&base_url);
+        all_trusted &= trusted;
+        let note = untrusted_note(&base_url);
+        if !trusted && api_key.is_some() && !notes.contains(&note) {
+            notes.push(note);
+        }
+        let endpoint = Endpoint {
+            base_url,
+            model: model.clone(),
+            api_key: api_key.clone().filter(|_| trusted),
+        };
+        members.push(Member { endpoint, weight });
     }
-    if let Some(url) = &base_url
-        && !(url.starts_with("http://") || url.starts_with("https://"))
-    {
-        return Err(format!(
-            "LLM base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)"
-        ));
-    }
-    let endpoint = base_url.map(|base_url| Endpoint {
-        base_url,
-        model: model.unwrap_or_else(|| "default".into()),
-        api_key,
-    });
-    Ok((endpoint, trusted))
+    Ok((Pool::new(members), all_trusted))
 }
 
 #[cfg(test)]
@@ -408,19 +474,22 @@ mod tests {
             .unwrap();
         let d = r.default.as_ref().unwrap();
         assert_eq!(
-            (d.base_url.as_str(), d.model.as_str()),
+            (d.first().base_url.as_str(), d.model()),
             ("http://openai-env/v1", "env-model")
         );
         assert_eq!(r.timeout, Duration::from_secs(5));
         let args = LlmArgs {
-            llm: Some("http://flag/v1".into()),
+            llm: vec!["http://flag/v1".into()],
             llm_timeout: Some(2.5),
             ..LlmArgs::default()
         };
         let r = LlmSettings::resolve(&args, &e, Some(&spec), &s.residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.default.as_ref().unwrap().base_url, "http://flag/v1");
+        assert_eq!(
+            r.default.as_ref().unwrap().first().base_url,
+            "http://flag/v1"
+        );
         assert_eq!(r.timeout, Duration::from_millis(2500));
         let off = LlmArgs {
             no_llm: true,
@@ -466,14 +535,14 @@ mod tests {
             .unwrap();
         let own = r.endpoint_for(&residents[0]).unwrap();
         assert_eq!(
-            (own.base_url.as_str(), own.model.as_str()),
+            (own.first().base_url.as_str(), own.model()),
             ("https://api.deepseek.com/v1", "deepseek-chat")
         );
-        assert_eq!(own.api_key, ApiKey::new("ds-key"));
+        assert_eq!(own.first().api_key, ApiKey::new("ds-key"));
         assert!(r.endpoint_for(&residents[1]).is_none(), "builtin: true");
         let shared = r.endpoint_for(&residents[2]).unwrap();
-        assert_eq!(shared.api_key, ApiKey::new("local-key"));
-        assert_eq!(format!("{:?}", shared.api_key), "Some(ApiKey(***))");
+        assert_eq!(shared.first().api_key, ApiKey::new("local-key"));
+        assert_eq!(format!("{:?}", shared.first().api_key), "Some(ApiKey(***))");
     }
 
     /// A resident whose scenario names its own endpoint and key variable.
@@ -481,7 +550,7 @@ mod tests {
         let mut residents = default_scenario().residents.clone();
         let mut p0 = (*residents[0]).clone();
         p0.brain = Some(BrainOverride {
-            endpoint: url.map(String::from),
+            endpoint: url.map(Urls::from),
             model: Some("m".into()),
             api_key_env: key_env.map(String::from),
             builtin: false,
@@ -504,12 +573,12 @@ mod tests {
         let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().first().api_key, None);
         assert_eq!(r.notes.len(), 1, "said once: {:?}", r.notes);
         assert!(r.notes[0].contains("HEARTVALE_LLM_TRUSTED_HOSTS=evil.example"));
         // The user's own endpoint keeps its key.
         let shared = r.endpoint_for(&residents[2]).unwrap();
-        assert_eq!(shared.api_key, ApiKey::new("local-key"));
+        assert_eq!(shared.first().api_key, ApiKey::new("local-key"));
         // Trusted by host (or host:port): the key goes.
         for hosts in ["evil.example", "other.org, EVIL.example:8443"] {
             let trusted = |k: &str| {
@@ -523,7 +592,7 @@ mod tests {
                 .unwrap()
                 .unwrap();
             assert_eq!(
-                r.endpoint_for(&residents[0]).unwrap().api_key,
+                r.endpoint_for(&residents[0]).unwrap().first().api_key,
                 ApiKey::new("ds-key")
             );
             assert!(r.notes.is_empty());
@@ -533,7 +602,7 @@ mod tests {
         let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().first().api_key, None);
     }
 
     #[test]
@@ -551,10 +620,10 @@ mod tests {
         let r = LlmSettings::resolve(&LlmArgs::default(), &e, Some(&spec), &residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.default.as_ref().unwrap().api_key, None);
+        assert_eq!(r.default.as_ref().unwrap().first().api_key, None);
         assert_eq!(r.notes.len(), 1);
         // A resident with only a key variable goes to the same untrusted endpoint: no key.
-        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().first().api_key, None);
         // Trusted, the user's key goes — never GITHUB_TOKEN or AWS_SECRET_ACCESS_KEY.
         let trusting = LlmArgs {
             trust_scenario_endpoints: true,
@@ -563,31 +632,77 @@ mod tests {
         let r = LlmSettings::resolve(&trusting, &e, Some(&spec), &residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.default.as_ref().unwrap().api_key, ApiKey::new("sk-user"));
-        assert_eq!(r.endpoint_for(&residents[0]).unwrap().api_key, None);
+        assert_eq!(
+            r.default.as_ref().unwrap().first().api_key,
+            ApiKey::new("sk-user")
+        );
+        assert_eq!(r.endpoint_for(&residents[0]).unwrap().first().api_key, None);
         // The user's own URL (flag or environment) takes the key as before.
         let args = LlmArgs {
-            llm: Some("http://127.0.0.1:8089/v1".into()),
+            llm: vec!["http://127.0.0.1:8089/v1".into()],
             ..LlmArgs::default()
         };
         let r = LlmSettings::resolve(&args, &e, Some(&spec), &residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.default.as_ref().unwrap().api_key, ApiKey::new("sk-user"));
+        assert_eq!(
+            r.default.as_ref().unwrap().first().api_key,
+            ApiKey::new("sk-user")
+        );
         assert!(r.notes.is_empty());
+    }
+
+    #[test]
+    fn several_urls_make_a_pool_with_weights_and_keys() {
+        let s = default_scenario();
+        let args = LlmArgs {
+            llm: vec!["http://a:1/v1".into(), "http://b:2/v1#weight=3".into()],
+            ..LlmArgs::default()
+        };
+        let e = env(&[("HEARTVALE_LLM_API_KEY", "k")]);
+        let r = LlmSettings::resolve(&args, &e, None, &s.residents)
+            .unwrap()
+            .unwrap();
+        let pool = r.default_pool().unwrap();
+        assert_eq!(pool.shown(), "http://a:1/v1,http://b:2/v1#weight=3");
+        assert!(pool.members().iter().all(|m| m.endpoint.api_key.is_some()));
+        assert_eq!(r.lod_queue, 16 * 4 * 4, "sixteen waiting calls per slot");
+        // The same from the environment, comma-separated; a resident's own pool too.
+        let e = env(&[("HEARTVALE_LLM_BASE_URL", "http://a:1/v1, http://b:2/v1")]);
+        let mut residents = with_own_endpoint(None, None);
+        let mut p0 = (*residents[0]).clone();
+        p0.brain.as_mut().unwrap().endpoint = Some(Urls::Many(vec![
+            "http://c/v1".into(),
+            "http://d/v1#weight=2".into(),
+        ]));
+        residents[0] = Arc::new(p0);
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.default_pool().unwrap().members().len(), 2);
+        let own = r.endpoint_for(&residents[0]).unwrap();
+        assert_eq!(own.shown(), "http://c/v1,http://d/v1#weight=2");
+        assert_eq!(own.model(), "m");
+        // A bad weight is refused with the form to use.
+        let args = LlmArgs {
+            llm: vec!["http://a/v1#weight=x".into()],
+            ..LlmArgs::default()
+        };
+        let err = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
+        assert!(err.contains("#weight=N"), "{err}");
     }
 
     #[test]
     fn bad_urls_and_timeouts_are_errors() {
         let s = default_scenario();
         let args = LlmArgs {
-            llm: Some("127.0.0.1:8089".into()),
+            llm: vec!["127.0.0.1:8089".into()],
             ..LlmArgs::default()
         };
         let e = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
         assert!(e.contains("http://"), "{e}");
         let args = LlmArgs {
-            llm: Some("http://x/v1".into()),
+            llm: vec!["http://x/v1".into()],
             llm_timeout: Some(0.0),
             ..LlmArgs::default()
         };

@@ -72,6 +72,15 @@ pub enum FakeReply {
     Stream(Vec<Value>),
     /// Never answers.
     Hang,
+    /// A chat answer whose content is `bytes` of `x` (`u64::MAX`: endless),
+    /// written piece by piece so the fake itself holds little; as one JSON
+    /// document, or as an SSE stream of pieces.
+    Flood {
+        /// The content's length.
+        bytes: u64,
+        /// Stream it over SSE.
+        stream: bool,
+    },
     /// Answers after a pause.
     Delay(Duration, Box<FakeReply>),
 }
@@ -304,8 +313,48 @@ async fn write_reply(sock: &mut TcpStream, reply: FakeReply) -> std::io::Result<
             sock.shutdown().await?;
             Ok(false)
         }
+        FakeReply::Flood { bytes, stream } => {
+            flood(sock, bytes, stream).await?;
+            Ok(false)
+        }
         FakeReply::Delay(..) => unreachable!("delays were unwrapped"),
     }
+}
+
+/// Writes a [`FakeReply::Flood`] and closes the connection (the body's end).
+async fn flood(sock: &mut TcpStream, bytes: u64, stream: bool) -> std::io::Result<()> {
+    const PIECE: usize = 64 * 1024;
+    let kind = if stream {
+        "text/event-stream"
+    } else {
+        "application/json"
+    };
+    let head = format!("HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\nconnection: close\r\n\r\n");
+    sock.write_all(head.as_bytes()).await?;
+    if !stream {
+        sock.write_all(br#"{"choices":[{"message":{"content":""#)
+            .await?;
+    }
+    let piece = "x".repeat(PIECE);
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(PIECE as u64) as usize;
+        let text = &piece[..n];
+        let chunk = if stream {
+            format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
+        } else {
+            text.to_string()
+        };
+        sock.write_all(chunk.as_bytes()).await?;
+        left -= n as u64;
+    }
+    let end: &[u8] = if stream {
+        b"data: [DONE]\n\n"
+    } else {
+        br#""}}]}"#
+    };
+    sock.write_all(end).await?;
+    sock.shutdown().await
 }
 
 fn reason(code: u16) -> &'static str {

@@ -13,6 +13,7 @@ pub mod embed;
 pub mod fake;
 mod mind;
 pub(crate) mod parse;
+pub mod pool;
 pub(crate) mod prompts;
 pub(crate) mod schema;
 pub(crate) mod script;

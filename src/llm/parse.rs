@@ -24,9 +24,10 @@ pub(crate) fn plan_from_text(text: &str) -> Result<Plan, String> {
             .as_i64()
             .or_else(|| n.as_f64().map(|f| f.round() as i64))
             .ok_or_else(|| "`duration` is not a whole number".to_string())?,
-        Some(Value::String(s)) => {
-            leading_int(s).ok_or_else(|| format!("`duration` is not a number: {s:?}"))?
-        }
+        Some(Value::String(s)) => leading_int(s).ok_or_else(|| {
+            let s = crate::base::shortened(s, 60);
+            format!("`duration` is not a number: {s:?}")
+        })?,
         _ => return Err("missing `duration`".into()),
     };
     Ok(Plan {

@@ -11,7 +11,7 @@ use crate::script::runner::{Human, Mind, Persona};
 pub(crate) struct Remote {
     pub(crate) runtime: tokio::runtime::Runtime,
     pub(crate) client: super::client::Client,
-    pub(crate) endpoint: super::client::Endpoint,
+    pub(crate) endpoint: super::pool::Pool,
     pub(crate) timeout: std::time::Duration,
     pub(crate) temperature: f32,
 }
@@ -43,7 +43,7 @@ impl Remote {
     ) -> Result<String, String> {
         let chat = step_request(prompt, max_tokens, schema, self.temperature);
         self.runtime
-            .block_on(self.client.chat(&self.endpoint, &chat, self.timeout))
+            .block_on(self.endpoint.chat(&self.client, &chat, self.timeout))
             .map(|r| r.content)
             .map_err(|e| e.to_string())
     }

@@ -10,6 +10,7 @@ mod resolve;
 mod social_tuning;
 mod spec;
 mod town;
+mod urls;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub use profile::{
     Profile, ResidentId, WorkShift,
 };
 pub use town::{LocIdx, Location, LocationId, Town};
+pub use urls::Urls;
 
 use crate::base::time::GameTime;
 

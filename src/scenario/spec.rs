@@ -31,9 +31,9 @@ pub(super) struct TownFile {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LlmSpec {
-    /// e.g. `http://127.0.0.1:8089/v1`
+    /// e.g. `http://127.0.0.1:8089/v1`, or several servers (a pool).
     #[serde(default)]
-    pub(crate) base_url: Option<String>,
+    pub(crate) base_url: Option<super::Urls>,
     /// The model to ask for.
     #[serde(default)]
     pub(crate) model: Option<String>,
@@ -61,6 +61,9 @@ pub struct LlmSpec {
     /// Queued calls beyond which unwatched residents use the built-in brain.
     #[serde(default)]
     pub(crate) lod_queue: Option<usize>,
+    /// The largest answer read from a server, in KiB (default 1024).
+    #[serde(default)]
+    pub(crate) max_body_kib: Option<usize>,
 }
 
 /// The map's size in map units.
@@ -412,9 +415,9 @@ pub(crate) fn key_name_hint() -> String {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BrainOverride {
-    /// This resident's own OpenAI-compatible base URL.
+    /// This resident's own OpenAI-compatible base URL, or several (a pool).
     #[serde(default)]
-    pub(crate) endpoint: Option<String>,
+    pub(crate) endpoint: Option<super::Urls>,
     /// The model to ask for.
     #[serde(default)]
     pub(crate) model: Option<String>,

@@ -257,6 +257,8 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
         action = "Look around".into();
     }
     let wanted = plan.target_location.trim();
+    // What a fix quotes of a brain's text: never a log line the size of a hostile answer.
+    let quoted = |text: &str| crate::base::shortened(text.trim(), 120);
     // Accept the id or the display name (a model may write either).
     let found = town
         .find(wanted)
@@ -265,14 +267,16 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
         Some(t) if town.reachable(at, t) => t,
         Some(_) => {
             problems.push(format!(
-                "`{wanted}` cannot be reached from `{}`; staying",
+                "`{}` cannot be reached from `{}`; staying",
+                quoted(wanted),
                 town.id(at)
             ));
             at
         }
         None => {
             problems.push(format!(
-                "unknown target_location `{wanted}`; staying at `{}`",
+                "unknown target_location `{}`; staying at `{}`",
+                quoted(wanted),
                 town.id(at)
             ));
             at
@@ -295,7 +299,7 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
     let mut emoji: String = plan.emoji.trim().chars().take(4).collect();
     if emoji.is_empty() || emoji.chars().all(|c| c.is_ascii_alphanumeric()) {
         if !plan.emoji.trim().is_empty() {
-            problems.push(format!("`{}` is not an emoji", plan.emoji.trim()));
+            problems.push(format!("`{}` is not an emoji", quoted(&plan.emoji)));
         }
         emoji = "🙂".into();
     }
@@ -470,6 +474,19 @@ mod tests {
         let (p, problems) = validate(&plan("mine", 60, "Explore"), home, &s.town, &s.tuning);
         assert_eq!(p.target, home);
         assert!(problems[0].contains("cannot be reached"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_huge_answer_is_quoted_briefly() {
+        let s = default_scenario();
+        let home = s.town.find("home_zhong").unwrap();
+        let mut bad = plan(&"x".repeat(20_000_000), 60, &"Go".repeat(1_000_000));
+        bad.emoji = "y".repeat(1_000_000);
+        bad.dialogue = "好".repeat(1_000_000);
+        let (p, problems) = validate(&bad, home, &s.town, &s.tuning);
+        assert!(p.action.len() <= 80 && p.dialogue.chars().count() <= 200);
+        let quoted: usize = problems.iter().map(String::len).sum();
+        assert!(quoted < 1000, "{quoted} bytes of problems");
     }
 
     #[test]

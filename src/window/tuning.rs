@@ -282,13 +282,15 @@ fn join(lines: Vec<String>, original: &str) -> String {
 /// What writing back did.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Written {
-    /// The slider values were set in place.
+    /// The slider values were set in the text, comments kept.
     InPlace(PathBuf),
-    /// A key was missing: the whole file was written anew, the old one kept as `.bak`.
+    /// A key was missing: the whole file was written anew.
     Rewritten(PathBuf),
 }
 
-/// Writes the sliders' values of `tuning` into `dir/tuning.yaml`.
+/// Writes the sliders' values of `tuning` into `dir/tuning.yaml`: a new file
+/// renamed into place (never a half-written one), the previous version kept
+/// as `tuning.yaml.bak`.
 pub(crate) fn write_back(dir: &Path, tuning: &Tuning) -> Result<Written, String> {
     let path = dir.join("tuning.yaml");
     let old = match std::fs::read_to_string(&path) {
@@ -309,7 +311,8 @@ pub(crate) fn write_back(dir: &Path, tuning: &Tuning) -> Result<Written, String>
         })
     });
     let write = |text: &str| {
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        crate::base::files::replace_keeping_previous(&path, text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
     match in_place {
         Some(t) => {
@@ -317,10 +320,6 @@ pub(crate) fn write_back(dir: &Path, tuning: &Tuning) -> Result<Written, String>
             Ok(Written::InPlace(path))
         }
         None => {
-            if !old.is_empty() {
-                std::fs::write(path.with_extension("yaml.bak"), &old)
-                    .map_err(|e| format!("cannot keep a backup of {}: {e}", path.display()))?;
-            }
             let yaml = serde_saphyr::to_string(tuning)
                 .map_err(|e| format!("cannot write the tuning as YAML: {e}"))?;
             write(&format!("# Written by the window's tuning panel.\n{yaml}"))?;
@@ -396,6 +395,11 @@ mod tests {
         ));
         let text = std::fs::read_to_string(dir.path().join("tuning.yaml")).unwrap();
         assert!(text.contains("# Numbers designers turn."), "comments kept");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("tuning.yaml.bak")).unwrap(),
+            shipped(),
+            "the previous version kept"
+        );
         let back: Tuning = crate::base::parse_yaml(&text).unwrap();
         for s in SLIDERS {
             assert!(

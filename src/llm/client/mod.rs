@@ -7,7 +7,7 @@
 mod wire;
 
 pub use wire::request_body;
-use wire::{read_plain, read_stream};
+use wire::{read_capped, read_plain, read_stream};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -229,6 +229,13 @@ pub enum LlmError {
         /// The request's cassette key.
         key: String,
     },
+    /// The answer ran past the size limit and was cut off.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// Every server of the endpoint's pool is out of service for now.
+    PoolOut,
 }
 
 impl std::error::Error for LlmError {}
@@ -244,6 +251,8 @@ impl std::fmt::Display for LlmError {
             }
             Self::Decode(e) => write!(f, "bad response: {e}"),
             Self::CassetteMiss { key } => write!(f, "no recorded answer (cassette key {key})"),
+            Self::TooLarge { limit } => write!(f, "answer over {limit} bytes, cut off"),
+            Self::PoolOut => write!(f, "every server of the pool is out of service for now"),
         }
     }
 }
@@ -269,6 +278,16 @@ impl Default for RetryPolicy {
     }
 }
 
+/// The largest answer read by default: far beyond any plan, line or summary,
+/// small enough that a hostile server cannot fill memory or a cassette.
+pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
+
+/// The largest error body kept (for its message; the rest is dropped).
+const MAX_ERROR_BODY: usize = 16 * 1024;
+
+/// The largest embeddings answer: a batch of large vectors as JSON text.
+const MAX_EMBED_BODY: usize = 64 * 1024 * 1024;
+
 /// The HTTP client plus what it learnt about each endpoint's response formats.
 #[derive(Clone)]
 pub struct Client {
@@ -276,6 +295,8 @@ pub struct Client {
     formats: Arc<Mutex<HashMap<String, FormatLevel>>>,
     /// When and how often to retry.
     pub(crate) retry: RetryPolicy,
+    /// The largest chat answer read, in bytes (a stream's lines included).
+    max_body: usize,
 }
 
 impl Default for Client {
@@ -296,7 +317,22 @@ impl Client {
             http,
             formats: Arc::default(),
             retry,
+            max_body: DEFAULT_MAX_BODY,
         }
+    }
+
+    /// The same client (connections, learnt formats) with another retry policy.
+    pub fn with_retry(&self, retry: RetryPolicy) -> Self {
+        Self {
+            retry,
+            ..self.clone()
+        }
+    }
+
+    /// The same client reading chat answers of at most `bytes`.
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes.max(1024);
+        self
     }
 
     /// The best format this endpoint has not refused yet.
@@ -359,9 +395,9 @@ impl Client {
             let failure = match builder.send().await {
                 Ok(resp) if resp.status().is_success() => {
                     let mut reply = if req.stream {
-                        read_stream(resp).await?
+                        read_stream(resp, self.max_body).await?
                     } else {
-                        read_plain(resp).await?
+                        read_plain(resp, self.max_body).await?
                     };
                     reply.format = level;
                     reply.attempts = attempts;
@@ -376,7 +412,7 @@ impl Client {
                         .and_then(|v| v.trim().parse::<f64>().ok())
                         .filter(|s| s.is_finite() && *s >= 0.0)
                         .map(Duration::from_secs_f64);
-                    let body = resp.text().await.unwrap_or_default();
+                    let body = error_body(resp).await;
                     // A server that cannot do this response format says so with a 400/422/501.
                     if matches!(code, 400 | 422 | 501)
                         && let Some(l) = level
@@ -447,13 +483,11 @@ impl Client {
         })?;
         let code = resp.status().as_u16();
         if !resp.status().is_success() {
-            let body = resp.text().await.unwrap_or_default();
-            return Err(ep.status_error(code, body));
+            return Err(ep.status_error(code, error_body(resp).await));
         }
-        let mut answer: Answer = resp
-            .json()
-            .await
-            .map_err(|e| LlmError::Decode(e.to_string()))?;
+        let body = read_capped(resp, MAX_EMBED_BODY).await?;
+        let mut answer: Answer =
+            serde_json::from_slice(&body).map_err(|e| LlmError::Decode(e.to_string()))?;
         answer.data.sort_by_key(|i| i.index.unwrap_or(0));
         if answer.data.len() != input.len() {
             return Err(LlmError::Decode(format!(
@@ -464,6 +498,20 @@ impl Client {
         }
         Ok(answer.data.into_iter().map(|i| i.embedding).collect())
     }
+}
+
+/// An error answer's body, its first [`MAX_ERROR_BODY`] bytes.
+async fn error_body(resp: reqwest::Response) -> String {
+    let mut resp = resp;
+    let mut body = Vec::new();
+    while body.len() < MAX_ERROR_BODY {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(MAX_ERROR_BODY);
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 struct Failure {

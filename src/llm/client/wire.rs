@@ -63,7 +63,37 @@ impl From<WireUsage> for Usage {
     }
 }
 
-pub(super) async fn read_plain(resp: reqwest::Response) -> Result<ChatReply, LlmError> {
+/// The whole body, or [`LlmError::TooLarge`] as soon as it passes `limit`
+/// bytes (read chunk by chunk: an endless body never fills memory).
+pub(super) async fn read_capped(
+    mut resp: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, LlmError> {
+    if resp.content_length().is_some_and(|n| n > limit as u64) {
+        return Err(LlmError::TooLarge { limit });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(read_error)? {
+        if body.len() + chunk.len() > limit {
+            return Err(LlmError::TooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn read_error(e: reqwest::Error) -> LlmError {
+    if e.is_timeout() {
+        LlmError::Timeout
+    } else {
+        LlmError::Decode(e.to_string())
+    }
+}
+
+pub(super) async fn read_plain(
+    resp: reqwest::Response,
+    limit: usize,
+) -> Result<ChatReply, LlmError> {
     #[derive(Deserialize)]
     struct Msg {
         content: Option<String>,
@@ -79,18 +109,10 @@ pub(super) async fn read_plain(resp: reqwest::Response) -> Result<ChatReply, Llm
         choices: Vec<Choice>,
         usage: Option<WireUsage>,
     }
-    let text = resp.text().await.map_err(|e| {
-        if e.is_timeout() {
-            LlmError::Timeout
-        } else {
-            LlmError::Decode(e.to_string())
-        }
-    })?;
-    let answer: Answer = serde_json::from_str(&text).map_err(|e| {
-        LlmError::Decode(format!(
-            "{e}: {}",
-            text.chars().take(120).collect::<String>()
-        ))
+    let body = read_capped(resp, limit).await?;
+    let answer: Answer = serde_json::from_slice(&body).map_err(|e| {
+        let text = String::from_utf8_lossy(&body[..body.len().min(480)]);
+        LlmError::Decode(format!("{e}: {}", crate::base::shortened(&text, 120)))
     })?;
     let choice = answer
         .choices
@@ -111,21 +133,25 @@ pub(super) async fn read_plain(resp: reqwest::Response) -> Result<ChatReply, Llm
     })
 }
 
-/// Reads a `text/event-stream` answer: `data: {chunk}` lines until `data: [DONE]`.
-pub(super) async fn read_stream(mut resp: reqwest::Response) -> Result<ChatReply, LlmError> {
+/// Reads a `text/event-stream` answer: `data: {chunk}` lines until `data:
+/// [DONE]`, at most `limit` bytes in all.
+pub(super) async fn read_stream(
+    mut resp: reqwest::Response,
+    limit: usize,
+) -> Result<ChatReply, LlmError> {
     let mut buf: Vec<u8> = Vec::new();
     let mut content = String::new();
     let mut usage = None;
     let mut done = false;
+    let mut read = 0usize;
     while !done {
-        let chunk = resp.chunk().await.map_err(|e| {
-            if e.is_timeout() {
-                LlmError::Timeout
-            } else {
-                LlmError::Decode(e.to_string())
-            }
-        })?;
-        let Some(chunk) = chunk else { break };
+        let Some(chunk) = resp.chunk().await.map_err(read_error)? else {
+            break;
+        };
+        read += chunk.len();
+        if read > limit {
+            return Err(LlmError::TooLarge { limit });
+        }
         buf.extend_from_slice(&chunk);
         while let Some(end) = buf.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = buf.drain(..=end).collect();

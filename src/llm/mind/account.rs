@@ -55,9 +55,11 @@ pub(super) fn account(
                 body: EventBody::LlmCall {
                     resident: id,
                     call: kind,
-                    model: brain.endpoints[endpoint].model.clone(),
+                    model: brain.endpoints[endpoint].model().to_string(),
                     outcome: CallOutcome::Abandoned,
                     used: AnswerUsed::None,
+                    endpoint: None,
+                    failed_over: Vec::new(),
                     reason: Some("the run ended first".into()),
                     latency_ms: 0,
                     prompt_tokens: prompt,

@@ -45,7 +45,7 @@ impl LlmBrain {
         endpoint: usize,
         budget: &crate::context::PromptBudget,
     ) -> crate::llm::prompts::Budgeting {
-        crate::llm::prompts::Budgeting::for_model(budget, &self.endpoints[endpoint].model)
+        crate::llm::prompts::Budgeting::for_model(budget, self.endpoints[endpoint].model())
     }
 
     /// Keeps a prompt as the resident's last, for the prompt view; returns
@@ -60,7 +60,7 @@ impl LlmBrain {
         let shown = super::ShownPrompt {
             kind,
             time,
-            model: self.endpoints[endpoint].model.clone(),
+            model: self.endpoints[endpoint].model().to_string(),
             layers: prompt.layers.clone(),
             messages: prompt.messages.clone(),
         };
@@ -121,7 +121,8 @@ impl LlmBrain {
         self.bridge.send(Job {
             id: self.next_job,
             priority,
-            endpoint: self.endpoints[endpoint].clone(),
+            pool: self.endpoints[endpoint].clone(),
+            affinity: Some(u64::from(idx.0)),
             request,
         });
     }

@@ -28,8 +28,9 @@ use bevy::prelude::*;
 use super::accounting::LlmStats;
 use super::bridge::{Bridge, BridgeSettings, Done};
 use super::cassette::{Cassette, CassetteMode};
-use super::client::{Endpoint, Message};
+use super::client::Message;
 use super::config::LlmSettings;
+use super::pool::Pool;
 use super::schema::plan_schema;
 use crate::base::time::GameTime;
 use crate::context::{Assembled, LayerTokens};
@@ -125,7 +126,7 @@ enum Gate {
 pub struct LlmBrain {
     bridge: Bridge,
     settings: LlmSettings,
-    endpoints: Vec<Arc<Endpoint>>,
+    endpoints: Vec<Arc<Pool>>,
     /// Endpoint index per roster index (`None`: built-in brain).
     route: Vec<Option<usize>>,
     /// Resident ids by roster index.
@@ -182,7 +183,7 @@ impl LlmBrain {
     }
 
     /// The endpoints in use, first come first.
-    pub fn endpoints(&self) -> &[Arc<Endpoint>] {
+    pub fn endpoints(&self) -> &[Arc<Pool>] {
         &self.endpoints
     }
 
@@ -231,7 +232,7 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
     let scenario = world.resource::<LoadedScenario>().0.clone();
     let bridge = start_bridge(&settings)?;
     let roster_entities = world.resource::<Roster>().entities().to_vec();
-    let mut endpoints: Vec<Arc<Endpoint>> = Vec::new();
+    let mut endpoints: Vec<Arc<Pool>> = Vec::new();
     let mut route = Vec::with_capacity(scenario.residents.len());
     for (i, profile) in scenario.residents.iter().enumerate() {
         let r = settings.endpoint_for(profile).map(|ep| {
@@ -287,6 +288,7 @@ fn start_bridge(settings: &LlmSettings) -> Result<Bridge, String> {
         BridgeSettings {
             concurrency: settings.concurrency,
             timeout: settings.timeout,
+            max_body: settings.max_body,
             ..BridgeSettings::default()
         },
         cassette,
@@ -296,9 +298,9 @@ fn start_bridge(settings: &LlmSettings) -> Result<Bridge, String> {
 
 /// What the `start` line names as the brain: `builtin`, `llm:MODEL`, or
 /// `llm:MODEL+builtin` when only some residents think with a model.
-fn brain_label(endpoints: &[Arc<Endpoint>], route: &[Option<usize>]) -> String {
+fn brain_label(endpoints: &[Arc<Pool>], route: &[Option<usize>]) -> String {
     let routed = route.iter().flatten().count();
-    let mut models: Vec<&str> = endpoints.iter().map(|e| e.model.as_str()).collect();
+    let mut models: Vec<&str> = endpoints.iter().map(|e| e.model()).collect();
     models.dedup();
     match (routed, route.len()) {
         (0, _) => "builtin".to_string(),

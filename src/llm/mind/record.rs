@@ -31,12 +31,21 @@ impl Finished<'_> {
         events: &mut MessageWriter<SimEvent>,
     ) {
         let (done, pending) = (self.done, self.pending);
+        let (failed_over, endpoint) = match done.tries.split_last() {
+            Some((last, before)) => (
+                before.iter().map(|t| t.member.clone()).collect(),
+                Some(last.member.clone()),
+            ),
+            None => (Vec::new(), None),
+        };
         if let Err(e) = &done.result {
-            let ep = &brain.endpoints[pending.endpoint];
+            let pool = &brain.endpoints[pending.endpoint];
+            let shown = endpoint.clone().unwrap_or_else(|| pool.shown());
             brain
                 .failures
-                .push(format!("{} ({}): {e}", ep.shown_url(), ep.model));
+                .push(format!("{shown} ({}): {e}", pool.model()));
         }
+        brain.stats.tries(&done.tries);
         let (prompt, completion, estimated, attempts, format) = match &done.result {
             Ok(r) => match r.usage {
                 Some(u) => (
@@ -69,9 +78,11 @@ impl Finished<'_> {
             body: EventBody::LlmCall {
                 resident: self.resident.clone(),
                 call: self.kind,
-                model: brain.endpoints[pending.endpoint].model.clone(),
+                model: brain.endpoints[pending.endpoint].model().to_string(),
                 outcome,
                 used,
+                endpoint,
+                failed_over,
                 reason,
                 latency_ms: done.latency_ms,
                 prompt_tokens: prompt,
@@ -120,9 +131,11 @@ fn log_skip(
         body: EventBody::LlmCall {
             resident: id.clone(),
             call: kind,
-            model: brain.endpoints[endpoint].model.clone(),
+            model: brain.endpoints[endpoint].model().to_string(),
             outcome: CallOutcome::Skipped,
             used: AnswerUsed::Builtin,
+            endpoint: None,
+            failed_over: Vec::new(),
             reason: Some(why.to_string()),
             latency_ms: 0,
             prompt_tokens: 0,

@@ -5,6 +5,15 @@
 use crate::scenario::{LocIdx, Town, Tuning};
 use crate::sim::brain::Plan;
 
+/// How much of a model's text a reason quotes: enough to see what went wrong,
+/// never a log line the size of a hostile answer.
+const QUOTED: usize = 120;
+
+/// A model's text as a reason quotes it: trimmed and cut to [`QUOTED`] characters.
+fn quote(text: &str) -> String {
+    crate::base::shortened(text.trim(), QUOTED)
+}
+
 /// What is wrong with a model's plan for this resident, if anything.
 pub(crate) fn plan_problem(
     plan: &Plan,
@@ -17,10 +26,11 @@ pub(crate) fn plan_problem(
         .find(wanted)
         .or_else(|| town.indices().find(|&l| town.name(l) == wanted));
     match target {
-        None => return Some(format!("`{wanted}` is not a place id")),
+        None => return Some(format!("`{}` is not a place id", quote(wanted))),
         Some(t) if !town.reachable(at, t) => {
             return Some(format!(
-                "`{wanted}` cannot be reached from `{}`",
+                "`{}` cannot be reached from `{}`",
+                quote(wanted),
                 town.id(at)
             ));
         }
@@ -36,7 +46,7 @@ pub(crate) fn plan_problem(
     if !plan.action.chars().any(|c| c.is_ascii_alphabetic()) {
         return Some(format!(
             "action `{}` is not an English verb phrase",
-            plan.action.trim()
+            quote(&plan.action)
         ));
     }
     // Small models copy the field descriptions instead of answering.
@@ -51,7 +61,7 @@ pub(crate) fn plan_problem(
         {
             return Some(format!(
                 "`{field}` copies the instructions: `{}`",
-                text.trim()
+                quote(text)
             ));
         }
     }
@@ -62,6 +72,7 @@ pub(crate) fn plan_problem(
 /// too short or long, copied from the prompt (a small model's favourite), or noise.
 pub(crate) fn line_problem(line: &str, prompt: &str) -> Option<String> {
     let chars: Vec<char> = line.chars().collect();
+    let line = &quote(line);
     if !has_cjk(line) {
         return Some(format!("not a Chinese line: {line:?}"));
     }
@@ -104,6 +115,23 @@ mod tests {
             line_problem("石松，今天怎么有空进镇啦？来碗炖菜！", prompt),
             None
         );
+    }
+
+    #[test]
+    fn reasons_quote_a_huge_answer_briefly() {
+        let s = default_scenario();
+        let home = s.town.find("home_zhong").unwrap();
+        let plan = Plan {
+            action: "Go".into(),
+            target_location: "x".repeat(20_000_000),
+            dialogue: String::new(),
+            emoji: String::new(),
+            duration: 60,
+        };
+        let why = plan_problem(&plan, home, &s.town, &s.tuning).unwrap();
+        assert!(why.chars().count() < 200, "{} characters", why.len());
+        let why = line_problem(&"好".repeat(1_000_000), "").unwrap();
+        assert!(why.chars().count() < 200, "{} characters", why.len());
     }
 
     #[test]

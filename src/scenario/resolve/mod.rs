@@ -145,6 +145,20 @@ fn check_town(cx: &mut Ctx<'_>, tf: &spec::TownFile) {
             Some(&super::spec::key_name_hint()),
         ));
     }
+    check_llm_urls(cx, tf);
+}
+
+/// The town's `llm.base_url`: every member a URL, weights in range.
+fn check_llm_urls(cx: &mut Ctx<'_>, tf: &spec::TownFile) {
+    if let Some(urls) = tf.llm.as_ref().and_then(|l| l.base_url.as_ref())
+        && let Err(e) = urls.members()
+    {
+        cx.diags.push(Diagnostic::file(
+            &cx.town_file,
+            &format!("`llm.base_url`: {e}"),
+            Some("e.g. base_url: [http://127.0.0.1:8089/v1, \"http://10.0.0.2:8089/v1#weight=2\"]"),
+        ));
+    }
 }
 
 /// A size, speed or rate the model needs: finite and above zero (NaN fails).

@@ -169,8 +169,13 @@ fn resident(
     }
 }
 
-/// A resident's own brain may name only an API key's variable.
+/// A resident's own brain: URLs that read, and only an API key's variable.
 fn check_brain(cx: &mut Ctx<'_>, known: &Known, r: &spec::ResidentSpec, p: &str) {
+    if let Some(urls) = r.brain.as_ref().and_then(|b| b.endpoint.as_ref())
+        && let Err(e) = urls.members()
+    {
+        cx.err(&known.file, &r.id, format!("{p}.brain.endpoint"), e, None);
+    }
     if let Some(name) = r.brain.as_ref().and_then(|b| b.api_key_env.as_deref())
         && !crate::scenario::key_name_allowed(name)
     {

@@ -27,9 +27,10 @@ pub(super) fn check_tuning(cx: &mut Ctx<'_>, t: &spec::Tuning) {
     if !(1..=60).contains(&t.step_minutes) {
         p.bad("step_minutes", "must be between 1 and 60");
     }
-    if t.walk_speed <= 0.0 {
-        p.bad("walk_speed", "must be positive");
+    if !super::positive(t.walk_speed) {
+        p.bad("walk_speed", "must be a positive number");
     }
+    check_needs(&mut p, &t.needs);
     check_social(&mut p, &t.social);
     let d = &t.durations;
     if d.min == 0 || d.min > d.max {
@@ -38,14 +39,31 @@ pub(super) fn check_tuning(cx: &mut Ctx<'_>, t: &spec::Tuning) {
             "must be positive and not above durations.max",
         );
     }
-    for (name, v) in [
-        ("needs.decay.energy", t.needs.decay.energy),
-        ("needs.decay.hunger", t.needs.decay.hunger),
-        ("needs.decay.social", t.needs.decay.social),
-        ("needs.decay.fun", t.needs.decay.fun),
+}
+
+/// Rates and shares of the needs: finite, not negative (NaN fails every range).
+fn check_needs(p: &mut Problems, n: &spec::NeedsTuning) {
+    let per_minute = "must be between 0 and 10 points per minute";
+    let amount = "must be a number from 0 to 100";
+    for (name, v, max, msg) in [
+        ("needs.decay.energy", n.decay.energy, 10.0, per_minute),
+        ("needs.decay.hunger", n.decay.hunger, 10.0, per_minute),
+        ("needs.decay.social", n.decay.social, 10.0, per_minute),
+        ("needs.decay.fun", n.decay.fun, 10.0, per_minute),
+        ("needs.sleep_restore", n.sleep_restore, 100.0, amount),
+        ("needs.eat_restore", n.eat_restore, 100.0, amount),
+        ("needs.talk_restore", n.talk_restore, 100.0, amount),
+        ("needs.company_restore", n.company_restore, 100.0, amount),
+        ("needs.leisure_restore", n.leisure_restore, 100.0, amount),
+        ("needs.asleep_decay", n.asleep_decay, 100.0, amount),
+        ("needs.walking_decay", n.walking_decay, 100.0, amount),
+        ("needs.company_cap", n.company_cap, 100.0, amount),
+        ("needs.social_fun", n.social_fun, 100.0, amount),
+        ("needs.idle_energy", n.idle_energy, 100.0, amount),
+        ("needs.company_nearby", n.company_nearby, 100.0, amount),
     ] {
-        if !(0.0..=10.0).contains(&v) {
-            p.bad(name, "must be between 0 and 10 points per minute");
+        if !(0.0..=max).contains(&v) {
+            p.bad(name, msg);
         }
     }
 }

@@ -308,6 +308,12 @@ pub enum EventBody {
         outcome: CallOutcome,
         /// Whose answer the resident used.
         used: AnswerUsed,
+        /// The server that gave the result (a member of the endpoint's pool).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        endpoint: Option<String>,
+        /// Pool members that failed this call before, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failed_over: Vec<String>,
         /// Why the answer was unusable or not sent, when it was.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,

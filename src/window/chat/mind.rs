@@ -65,7 +65,7 @@ pub(super) fn ask(world: &mut World, who: &ResidentId, message: &str) -> Option<
             cx,
             &profile.name,
             &budget,
-            &endpoint.model,
+            endpoint.model(),
             temperature,
         ));
     })?;
@@ -75,7 +75,8 @@ pub(super) fn ask(world: &mut World, who: &ResidentId, message: &str) -> Option<
     mind.bridge.send(Job {
         id: job,
         priority: 255,
-        endpoint: Arc::new(endpoint),
+        pool: Arc::new(endpoint),
+        affinity: None,
         request: request?,
     });
     Some(Waiting {

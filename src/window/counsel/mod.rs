@@ -19,7 +19,7 @@ use super::ViewSet;
 use crate::base::time::GameTime;
 use crate::context::{Budgeting, PromptBudget};
 use crate::llm::bridge::{Bridge, BridgeSettings, Job};
-use crate::llm::client::Endpoint;
+use crate::llm::pool::Pool;
 use crate::llm::script::step_request;
 use crate::scenario::{Profile, ResidentId};
 use crate::script::engine::Script;
@@ -64,7 +64,7 @@ pub(crate) struct Session {
 #[derive(Resource)]
 pub(crate) struct CounselMind {
     bridge: Bridge,
-    endpoint: Arc<Endpoint>,
+    endpoint: Arc<Pool>,
     temperature: f32,
     next_job: u64,
 }
@@ -95,7 +95,7 @@ impl CounselMind {
     /// How the counselling prompts are counted and cut: the town's budget,
     /// in the endpoint's tokens (estimated without an endpoint).
     pub(crate) fn budgeting(mind: Option<&Self>, budget: &PromptBudget) -> Budgeting {
-        Budgeting::for_endpoint(budget, mind.map(|m| m.endpoint.model.as_str()))
+        Budgeting::for_endpoint(budget, mind.map(|m| m.endpoint.model()))
     }
 }
 
@@ -225,7 +225,8 @@ fn drive(
             mind.bridge.send(Job {
                 id: job,
                 priority: 255,
-                endpoint,
+                pool: endpoint,
+                affinity: None,
                 request,
             });
             s.inflight = Some((job, req.id));

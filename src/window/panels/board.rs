@@ -91,7 +91,9 @@ pub(super) fn tuning_panel(
                     && let Some(dir) = dir
                 {
                     *message = match write_back(&dir, &tuning.0) {
-                        Ok(Written::InPlace(p)) => format!("已写入 {}", p.display()),
+                        Ok(Written::InPlace(p)) => {
+                            format!("已写入 {}（上一版另存为 .bak）", p.display())
+                        }
                         Ok(Written::Rewritten(p)) => {
                             format!("已重写 {}（原文件另存为 .bak）", p.display())
                         }
