@@ -1032,3 +1032,49 @@ fn zero_days_or_residents_are_refused() {
         assert!(err.contains("not in 1.."), "{err}");
     }
 }
+
+/// `counsel:` and `converse:` sets must be inside the scenario folder and
+/// load, a named session must exist; every broken set under `scripts/` is
+/// reported, and a folder of broken YAML is checked as a script set.
+#[test]
+fn script_sets_are_checked_wherever_they_are_named() {
+    for (path, expect) in [
+        ("../..", "outside the scenario folder"),
+        ("/etc", "outside the scenario folder"),
+        (
+            "scripts/guardian/../guardian",
+            "outside the scenario folder",
+        ),
+    ] {
+        let (_t, dir) = broken("residents.yaml", |t| {
+            let from = "counsel: { scripts: scripts/guardian,";
+            t.replacen(from, &format!("counsel: {{ scripts: \"{path}\","), 1)
+        });
+        let lines = check_lines(&dir);
+        assert!(
+            lines.iter().any(|l| l.contains(expect)),
+            "{path}: {lines:?}"
+        );
+    }
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("session: 初次会谈 }", "session: 不存在 }", 1)
+    });
+    let lines = check_lines(&dir);
+    assert!(
+        lines.iter().any(|l| l.contains("no session `不存在`")),
+        "{lines:?}"
+    );
+    // A broken set under scripts/ is reported, not skipped.
+    let (_t, dir) = broken("town.yaml", |t| t + "\n");
+    let set = dir.join("scripts").join("broken");
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::write(set.join("a.yaml"), "  sessions: [\n").unwrap();
+    let o = heartvale(&["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("broken/a.yaml:"), "{}", stdout(&o));
+    // A folder of YAML with no town.yaml is a script set: its own error, once.
+    let o = heartvale(&["check", set.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(!out.contains("town.yaml"), "{out}");
+}

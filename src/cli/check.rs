@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use super::CliError;
 use crate::scenario::Scenario;
-use crate::script::check::{check_dir, is_script_dir};
+use crate::script::check::check_dir;
 use crate::script::diag::Severity;
 
 /// Checks every path; fails with the number of problems found.
@@ -16,7 +16,9 @@ pub(super) fn check(paths: &[PathBuf]) -> Result<ExitCode, CliError> {
     let mut out = stdout.lock();
     let mut problems = 0;
     for path in paths {
-        problems += if !path.join("town.yaml").exists() && is_script_dir(path) {
+        // A folder without town.yaml but with YAML files is a script set,
+        // however broken; anything else is checked as a scenario.
+        problems += if !path.join("town.yaml").exists() && has_yaml(path) {
             check_scripts(path, &mut out)
         } else {
             check_scenario(path, &mut out)
@@ -35,7 +37,7 @@ fn check_scenario(path: &Path, out: &mut impl Write) -> usize {
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir() && is_script_dir(p))
+        .filter(|p| p.is_dir() && has_yaml(p))
         .collect();
     sets.sort();
     for set in &sets {
@@ -57,6 +59,17 @@ fn check_scenario(path: &Path, out: &mut impl Write) -> usize {
         }
     }
     problems
+}
+
+/// Whether a folder holds a `.yaml` or `.yml` file.
+fn has_yaml(dir: &Path) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().any(|e| {
+        e.ok().is_some_and(|e| {
+            e.path()
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml")
+        })
+    })
 }
 
 /// Checks one HEART RULE script folder; prints every diagnostic; returns the error count.

@@ -1,7 +1,7 @@
 //! The bridge between Bevy and the network: a tokio runtime on its own threads,
 //! and crossbeam channels back. Calls queue per endpoint pool (highest priority
 //! first); each starts when a member of its pool has a free slot, on the member
-//! the pool's [`Router`] picks, and fails over to another member when that one
+//! the pool's `Router` picks, and fails over to another member when that one
 //! fails. Bevy systems only ever `send` and `try_recv`; nothing here waits on
 //! the network.
 

@@ -1,7 +1,7 @@
 //! Endpoint pools: several servers answering for one model (Ollama or
 //! llama.cpp servers side by side, a vLLM deployment, a hosted API with a local
 //! fallback). The bridge spreads a pool's calls over its members with a
-//! [`Router`]; a sequential caller (a terminal chat) keeps to the first member
+//! `Router`; a sequential caller (a terminal chat) keeps to the first member
 //! that answers and fails over in order.
 //! Members are written as [`crate::scenario::Urls`] reads them.
 

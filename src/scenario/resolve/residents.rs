@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use serde_saphyr::Spanned;
 
-use super::scripts::{converse, script_dir};
+use super::scripts::{converse, counsel};
 use super::{Ctx, clock, parse_hours, unknown_hint, weekday_index};
 use crate::base::Diagnostic;
 use crate::base::time::GameTime;
 use crate::scenario::spec::{self, Service};
 use crate::scenario::{
-    Counsel, Gathering, Goal, Hobby, InitialRelationship, LocIdx, Profile, ResidentId, Town,
-    WorkShift,
+    Gathering, Goal, Hobby, InitialRelationship, LocIdx, Profile, ResidentId, Town, WorkShift,
 };
 
 /// What a resident's entries are resolved against: the town's places, the
@@ -117,13 +116,10 @@ fn resident(
     let hobbies = hobbies(cx, known, r, home, p);
     let goals = goals(cx, known, r, p, gatherings);
     let (wake, bedtime, late) = schedule(cx, known, r, p);
-    let counsel = r.counsel.as_ref().and_then(|c| {
-        let dir = script_dir(cx, &known.file, &c.scripts, format!("{p}.counsel.scripts"))?;
-        Some(Counsel {
-            dir,
-            session: c.session.clone(),
-        })
-    });
+    let counsel = r
+        .counsel
+        .as_ref()
+        .and_then(|c| counsel(cx, &known.file, p, c));
     let converse = r
         .converse
         .as_ref()

@@ -2,7 +2,7 @@
 //! `converse:` (skills in its own conversations), loaded and checked with
 //! the scenario.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use serde_saphyr::Spanned;
@@ -10,18 +10,30 @@ use serde_saphyr::Spanned;
 use super::Ctx;
 use crate::base::closest;
 use crate::scenario::spec;
-use crate::scenario::{CONVERSE_FIELDS, Converse, ConverseSkill};
+use crate::scenario::{CONVERSE_FIELDS, Converse, ConverseSkill, Counsel};
 use crate::script::check::referenced_vars;
 use crate::script::engine::Script;
 
 /// A script folder named in `residents.yaml`, resolved against the scenario
-/// folder; an error at the entry when it is not there.
-pub(super) fn script_dir(
+/// folder; an error at the entry when it is not there, or not inside the
+/// scenario folder (a shared scenario must not reach into the user's files).
+fn script_dir(
     cx: &mut Ctx,
     file: &Path,
     scripts: &Spanned<String>,
     field: String,
-) -> Option<std::path::PathBuf> {
+) -> Option<PathBuf> {
+    let rel = Path::new(&scripts.value);
+    if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::ParentDir)) {
+        let msg = format!(
+            "script folder `{}` is outside the scenario folder",
+            crate::base::shortened(&scripts.value, 120)
+        );
+        let hint = "name a folder inside it, e.g. `scripts/guardian`; to use a set kept \
+                    elsewhere, link it into the scenario folder (`ln -s`)";
+        cx.err(file, scripts, field, msg, Some(hint.into()));
+        return None;
+    }
     let dir = file.parent().unwrap_or(Path::new(".")).join(&scripts.value);
     if dir.is_dir() {
         return Some(dir);
@@ -36,6 +48,71 @@ pub(super) fn script_dir(
     None
 }
 
+/// A script set named in `residents.yaml`, in its folder and loaded without
+/// errors; else an error at the entry with the set's first problems.
+fn load_set(
+    cx: &mut Ctx,
+    file: &Path,
+    scripts: &Spanned<String>,
+    field: String,
+) -> Option<(PathBuf, Script)> {
+    let dir = script_dir(cx, file, scripts, field.clone())?;
+    match Script::load_clean(&dir) {
+        Ok(script) => Some((dir, script)),
+        Err(errors) => {
+            // The first few go along, so the window's reload message shows them.
+            let mut hint = errors.iter().take(3).cloned().collect::<Vec<_>>();
+            hint.push(format!("run `heartvale check {}` for all", dir.display()));
+            let msg = format!(
+                "script set `{}` has {} error(s)",
+                scripts.value,
+                errors.len()
+            );
+            cx.err(file, scripts, field, msg, Some(hint.join("; ")));
+            None
+        }
+    }
+}
+
+/// A resident's `counsel:`: the script set loads without errors and has the
+/// session named (or any session, when none is).
+pub(super) fn counsel(
+    cx: &mut Ctx,
+    file: &Path,
+    p: &str,
+    c: &spec::CounselSpec,
+) -> Option<Counsel> {
+    let (dir, script) = load_set(cx, file, &c.scripts, format!("{p}.counsel.scripts"))?;
+    let names = || script.sessions.iter().map(|s| s.session.value.as_str());
+    let missing = match &c.session {
+        Some(name) => !names().any(|n| n == name),
+        None => names().next().is_none(),
+    };
+    if missing {
+        let wanted = c.session.as_deref().unwrap_or("");
+        let msg = match &c.session {
+            Some(name) => format!("no session `{name}` in `{}`", c.scripts.value),
+            None => format!("script set `{}` has no session to play", c.scripts.value),
+        };
+        let hint = match closest(wanted, names()) {
+            Some(n) if c.session.is_some() => format!("did you mean `{n}`?"),
+            _ => format!("its sessions: {}", names().collect::<Vec<_>>().join(", ")),
+        };
+        cx.err(
+            file,
+            &c.scripts,
+            format!("{p}.counsel.session"),
+            msg,
+            Some(hint),
+        );
+        return None;
+    }
+    Some(Counsel {
+        dir,
+        session: c.session.clone(),
+    })
+}
+
 /// A resident's `converse:`: the script set loads without errors, every skill
 /// exists, and each input names a variable of its skill and only known fields.
 pub(super) fn converse(
@@ -45,22 +122,7 @@ pub(super) fn converse(
     c: &spec::ConverseSpec,
 ) -> Option<Converse> {
     let field = format!("{p}.converse.scripts");
-    let dir = script_dir(cx, file, &c.scripts, field.clone())?;
-    let script = match Script::load_clean(&dir) {
-        Ok(s) => s,
-        Err(errors) => {
-            // The first few go along, so the window's reload message shows them.
-            let mut hint = errors.iter().take(3).cloned().collect::<Vec<_>>();
-            hint.push(format!("run `heartvale check {}` for all", dir.display()));
-            let msg = format!(
-                "script set `{}` has {} error(s)",
-                c.scripts.value,
-                errors.len()
-            );
-            cx.err(file, &c.scripts, field, msg, Some(hint.join("; ")));
-            return None;
-        }
-    };
+    let (dir, script) = load_set(cx, file, &c.scripts, field)?;
     let mut ok = true;
     if !(0.0..=1.0).contains(&c.chance) {
         let msg = format!("chance {} is not between 0 and 1", c.chance);

@@ -26,7 +26,7 @@ mod cycles;
 mod names;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_saphyr::Spanned;
 
@@ -295,18 +295,4 @@ pub fn check_dir(dir: &Path) -> (ScriptSources, Vec<ScriptDiagnostic>) {
     let (src, mut diags) = super::load::load_dir(dir);
     diags.extend(check(&src));
     (src, diags)
-}
-
-/// Whether a folder looks like a script set (any YAML with a script key).
-pub fn is_script_dir(dir: &Path) -> bool {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    let keys = ["sessions:", "skills:", "roles:", "global:", "forms:"];
-    rd.filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p: &PathBuf| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-        .any(|p| {
-            std::fs::read_to_string(&p)
-                .is_ok_and(|t| t.lines().any(|l| keys.iter().any(|k| l.starts_with(k))))
-        })
 }
