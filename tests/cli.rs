@@ -1078,3 +1078,16 @@ fn script_sets_are_checked_wherever_they_are_named() {
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(!out.contains("town.yaml"), "{out}");
 }
+
+/// A FIFO (or any non-file) as `tuning.yaml` is refused at once, not read forever.
+#[test]
+fn a_fifo_as_a_scenario_file_is_refused_not_waited_on() {
+    let (_t, dir) = broken("town.yaml", |t| t + "\n");
+    let tuning = dir.join("tuning.yaml");
+    std::fs::remove_file(&tuning).unwrap();
+    let made = Command::new("mkfifo").arg(&tuning).status().unwrap();
+    assert!(made.success());
+    let lines = check_lines(&dir);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("tuning.yaml") && lines[0].contains("not a regular file"));
+}

@@ -1,5 +1,5 @@
-//! Writing a file a user edits so that a crash or a full disk never leaves it
-//! half-written: the new text goes to a temporary file beside it, is synced,
+//! Reading a user's file with bounds (regular files only, a size limit), and
+//! writing one so that a crash or a full disk never leaves it half-written: the new text goes to a temporary file beside it, is synced,
 //! and replaces the old one by a rename (atomic on one file system). The
 //! previous version is kept as `NAME.bak`.
 
@@ -36,9 +36,66 @@ pub(crate) fn replace_keeping_previous(path: &Path, text: &str) -> std::io::Resu
     })
 }
 
+/// The largest file a scenario or script set may have: far beyond any town
+/// written by hand or generated, small enough to read into memory.
+pub(crate) const MAX_FILE: u64 = 64 * 1024 * 1024;
+
+/// A file's text, refusing what is not a regular file (a FIFO would block
+/// the reader forever, a device never end) or is over `limit` bytes.
+pub(crate) fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file (a folder, pipe or device)",
+        ));
+    }
+    let too_big = || {
+        std::io::Error::other(format!(
+            "{} MiB is over the limit of {} MiB",
+            meta.len().div_ceil(1024 * 1024),
+            limit / (1024 * 1024)
+        ))
+    };
+    if meta.len() > limit {
+        return Err(too_big());
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(too_big());
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_regular_files_within_the_limit_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, "a: 1\n").unwrap();
+        assert_eq!(read_text(&path, 100).unwrap(), "a: 1\n");
+        let e = read_text(&path, 3).unwrap_err();
+        assert!(e.to_string().contains("over the limit"), "{e}");
+        let e = read_text(dir.path(), 100).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let missing = read_text(&dir.path().join("b.yaml"), 100).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("fifo.yaml");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let e = read_text(&fifo, 100).unwrap_err();
+                assert!(e.to_string().contains("not a regular file"), "{e}");
+            }
+        }
+    }
 
     #[test]
     fn the_file_is_replaced_whole_and_the_previous_kept() {

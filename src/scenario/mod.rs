@@ -145,14 +145,16 @@ fn read_yaml<T: DeserializeOwned>(
     diags: &mut Diagnostics,
 ) -> Option<T> {
     let path = dir.join(name);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::base::files::read_text(&path, crate::base::files::MAX_FILE) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return None,
         Err(e) => {
+            let hint = (e.kind() == std::io::ErrorKind::NotFound)
+                .then_some("every scenario needs town.yaml, locations.yaml and residents.yaml");
             diags.push(Diagnostic::file(
                 &path,
                 &format!("cannot read file: {e}"),
-                Some("every scenario needs town.yaml, locations.yaml and residents.yaml"),
+                hint,
             ));
             return None;
         }

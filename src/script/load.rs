@@ -111,7 +111,7 @@ fn load_files(files: &[PathBuf]) -> (ScriptSources, Vec<ScriptDiagnostic>) {
     let mut sources = ScriptSources::default();
     let mut diags = Vec::new();
     for path in files {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::base::files::read_text(path, crate::base::files::MAX_FILE) {
             Ok(t) => t,
             Err(e) => {
                 diags.push(ScriptDiagnostic::error(

@@ -293,7 +293,7 @@ pub(crate) enum Written {
 /// as `tuning.yaml.bak`.
 pub(crate) fn write_back(dir: &Path, tuning: &Tuning) -> Result<Written, String> {
     let path = dir.join("tuning.yaml");
-    let old = match std::fs::read_to_string(&path) {
+    let old = match crate::base::files::read_text(&path, crate::base::files::MAX_FILE) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
