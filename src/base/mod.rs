@@ -12,6 +12,12 @@ mod yaml;
 pub use diagnostic::{Diagnostic, Diagnostics, closest};
 pub use yaml::parse_yaml;
 
+/// A brain's or a model's text as a reason or a fix quotes it: trimmed and
+/// cut to 120 characters, never a log line the size of a hostile answer.
+pub fn quoted(text: &str) -> String {
+    shortened(text.trim(), 120)
+}
+
 /// `text` cut to `chars` characters, with `…` when it was longer: a value as
 /// a table cell or an error message quotes it.
 pub fn shortened(text: &str, chars: usize) -> String {

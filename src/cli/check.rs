@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use super::CliError;
 use crate::scenario::Scenario;
-use crate::script::check::check_dir;
+use crate::script::check::{check_dir, has_yaml};
 use crate::script::diag::Severity;
 
 /// Checks every path; fails with the number of problems found.
@@ -59,17 +59,6 @@ fn check_scenario(path: &Path, out: &mut impl Write) -> usize {
         }
     }
     problems
-}
-
-/// Whether a folder holds a `.yaml` or `.yml` file.
-fn has_yaml(dir: &Path) -> bool {
-    std::fs::read_dir(dir).into_iter().flatten().any(|e| {
-        e.ok().is_some_and(|e| {
-            e.path()
-                .extension()
-                .is_some_and(|x| x == "yaml" || x == "yml")
-        })
-    })
 }
 
 /// Checks one HEART RULE script folder; prints every diagnostic; returns the error count.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::cassette::{Cassette, CassetteMode};
-use super::client::{ApiKey, DEFAULT_MAX_BODY, Endpoint};
+use super::client::{ApiKey, DEFAULT_MAX_BODY};
 use super::pool::{Member, Pool};
 use crate::scenario::{LlmSpec, Profile, Urls, key_name_allowed};
 
@@ -140,14 +140,7 @@ impl LlmSettings {
             default: Pool::new(
                 members
                     .into_iter()
-                    .map(|(base_url, weight)| Member {
-                        endpoint: Endpoint {
-                            base_url,
-                            model: model.to_string(),
-                            api_key: None,
-                        },
-                        weight,
-                    })
+                    .map(|(base_url, weight)| Member::new(base_url, model, None, weight))
                     .collect(),
             ),
             timeout: Duration::from_secs(60),
@@ -278,9 +271,7 @@ impl LlmSettings {
         self.stream_lines = spec.and_then(|s| s.stream).unwrap_or(false);
         self.only = spec.and_then(|s| s.residents.clone());
         // Sixteen waiting calls per slot of the default pool.
-        let slots = self.default.as_ref().map_or(1, |d| {
-            d.members().iter().map(|m| m.weight as usize).sum::<usize>()
-        }) * self.concurrency;
+        let slots = self.default.as_ref().map_or(1, Pool::total_weight) * self.concurrency;
         self.lod_queue = spec.and_then(|s| s.lod_queue).unwrap_or(16 * slots);
         self.cassette = match (&args.record, &args.replay) {
             (Some(d), _) => Some(CassetteMode::Record(d.clone())),
@@ -314,13 +305,8 @@ impl LlmSettings {
             found.map(|(_, k)| k.clone())
         });
         let default_key = default.and_then(|d| d.first().api_key.clone());
-        let member = |base_url: String, weight: u32, api_key: Option<ApiKey>| Member {
-            endpoint: Endpoint {
-                base_url,
-                model: model.clone(),
-                api_key,
-            },
-            weight,
+        let member = |base_url: String, weight: u32, api_key: Option<ApiKey>| {
+            Member::new(base_url, &model, api_key, weight)
         };
         // A key goes to the resident's own servers only when the user trusts
         // them; the default servers' keys were settled when they were resolved.
@@ -415,12 +401,8 @@ fn default_endpoint(
         if !trusted && api_key.is_some() && !notes.contains(&note) {
             notes.push(note);
         }
-        let endpoint = Endpoint {
-            base_url,
-            model: model.clone(),
-            api_key: api_key.clone().filter(|_| trusted),
-        };
-        members.push(Member { endpoint, weight });
+        let key = api_key.clone().filter(|_| trusted);
+        members.push(Member::new(base_url, &model, key, weight));
     }
     Ok((Pool::new(members), all_trusted))
 }

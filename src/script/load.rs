@@ -68,7 +68,7 @@ pub fn load_dir(dir: &Path) -> (ScriptSources, Vec<ScriptDiagnostic>) {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            .filter(|p| is_yaml(p))
             .collect(),
         Err(e) => {
             diags.push(ScriptDiagnostic::error(
@@ -104,6 +104,11 @@ pub fn load_dir(dir: &Path) -> (ScriptSources, Vec<ScriptDiagnostic>) {
         diags.extend(part_diags);
     }
     (sources, diags)
+}
+
+/// Whether a path names a YAML file (`.yaml` or `.yml`).
+pub(super) fn is_yaml(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "yaml" || x == "yml")
 }
 
 /// Reads and parses some files, in order.

@@ -257,8 +257,7 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
         action = "Look around".into();
     }
     let wanted = plan.target_location.trim();
-    // What a fix quotes of a brain's text: never a log line the size of a hostile answer.
-    let quoted = |text: &str| crate::base::shortened(text.trim(), 120);
+    let quoted = crate::base::quoted;
     // Accept the id or the display name (a model may write either).
     let found = town
         .find(wanted)

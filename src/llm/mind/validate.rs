@@ -2,17 +2,9 @@
 //! bounds, or one that copies the instructions; a line that is not Chinese,
 //! too short, copied from the prompt, or noise.
 
+use crate::base::quoted as quote;
 use crate::scenario::{LocIdx, Town, Tuning};
 use crate::sim::brain::Plan;
-
-/// How much of a model's text a reason quotes: enough to see what went wrong,
-/// never a log line the size of a hostile answer.
-const QUOTED: usize = 120;
-
-/// A model's text as a reason quotes it: trimmed and cut to [`QUOTED`] characters.
-fn quote(text: &str) -> String {
-    crate::base::shortened(text.trim(), QUOTED)
-}
 
 /// What is wrong with a model's plan for this resident, if anything.
 pub(crate) fn plan_problem(

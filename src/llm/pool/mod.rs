@@ -11,7 +11,7 @@ pub(crate) use router::{Pick, Router};
 
 use std::time::{Duration, Instant};
 
-use super::client::{ChatReply, ChatRequest, Client, Endpoint, LlmError};
+use super::client::{ApiKey, ChatReply, ChatRequest, Client, Endpoint, LlmError};
 
 /// One server of a pool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +20,20 @@ pub struct Member {
     pub endpoint: Endpoint,
     /// Its share of the calls and of the concurrency (1 unless written `#weight=N`).
     pub weight: u32,
+}
+
+impl Member {
+    /// The server at `base_url`, asked for `model`, with its key and weight.
+    pub fn new(base_url: String, model: &str, api_key: Option<ApiKey>, weight: u32) -> Self {
+        Self {
+            endpoint: Endpoint {
+                base_url,
+                model: model.to_string(),
+                api_key,
+            },
+            weight,
+        }
+    }
 }
 
 /// The servers that answer for one model: never empty.
@@ -52,6 +66,11 @@ impl Pool {
     /// The first member's endpoint (the one a sequential caller tries first).
     pub fn first(&self) -> &Endpoint {
         &self.members[0].endpoint
+    }
+
+    /// The members' weights summed: the pool's slots per unit of concurrency.
+    pub fn total_weight(&self) -> usize {
+        self.members.iter().map(|m| m.weight as usize).sum()
     }
 
     /// The model every member is asked for.

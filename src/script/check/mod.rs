@@ -290,6 +290,13 @@ fn check_stage(
     }
 }
 
+/// Whether a folder holds YAML files: a script set, however broken, unless
+/// it is a scenario.
+pub fn has_yaml(dir: &Path) -> bool {
+    let files = std::fs::read_dir(dir).into_iter().flatten();
+    files.flatten().any(|e| super::load::is_yaml(&e.path()))
+}
+
 /// Loads and checks a folder.
 pub fn check_dir(dir: &Path) -> (ScriptSources, Vec<ScriptDiagnostic>) {
     let (src, mut diags) = super::load::load_dir(dir);
