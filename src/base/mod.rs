@@ -4,6 +4,8 @@
 
 mod diagnostic;
 pub(crate) mod files;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub(crate) mod json;
 pub(crate) mod pairs;
 pub mod time;

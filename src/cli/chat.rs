@@ -25,6 +25,7 @@ use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
 use crate::sim::companion::{Companions, chat_turn};
 use crate::sim::end::SimOutcome;
+use crate::sim::event_log::EventLog;
 use crate::sim::memory::Memories;
 use crate::sim::residents::Roster;
 
@@ -52,12 +53,16 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         Arc::new(town.scenario),
         town.settings.seed,
         days + 3650,
-        town.log.unwrap_or_default(),
+        EventLog::default(),
     );
     if let Some(snap) = town.resume {
         crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
     }
     let mut out = Transcript::open(args.transcript.as_deref())?;
+    // Last: nothing is logged before the first step.
+    if let Some(log) = super::open_log(town.log.as_deref())? {
+        app.insert_resource(log);
+    }
     let id = profile.id.clone();
     greet(&mut app, &id, &profile.name, profile.companion.is_some());
     if let Some(m) = &mind {

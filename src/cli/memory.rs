@@ -45,13 +45,23 @@ fn bench(
     misses: bool,
     args: &EmbedArgs,
 ) -> Result<ExitCode, CliError> {
-    let text = std::fs::read_to_string(file)
+    let text = crate::base::files::read_text(file, crate::base::files::MAX_FILE)
         .map_err(|e| CliError::failed(format!("cannot read {}: {e}", file.display())))?;
     let set =
         BenchSet::parse(&text).map_err(|e| CliError::failed(format!("{}: {e}", file.display())))?;
     // The town's names segment as words (the bench is written about it); its
     // tuning gives the weights. Without the town, no names and the defaults.
-    let town = Scenario::load(scenario).ok();
+    let town = match Scenario::load(super::locate(scenario)) {
+        Ok(town) => Some(town),
+        Err(problems) => {
+            eprintln!(
+                "note: the scenario {} has {} problem(s) (`heartvale check` lists them): no names, default weights",
+                scenario.display(),
+                problems.len()
+            );
+            None
+        }
+    };
     let names = town.as_ref().map(Scenario::names).unwrap_or_default();
     let seg = Segmenter::new(names.iter().map(String::as_str));
     let tuning = town.map(|s| s.tuning.memory).unwrap_or_default();

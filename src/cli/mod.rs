@@ -96,13 +96,26 @@ struct Town {
     /// The scenario folder (none for a generated town or a loaded save).
     dir: Option<PathBuf>,
     settings: RunSettings,
-    log: Option<EventLog>,
+    /// `--log`: opened by [`open_log`], last.
+    log: Option<PathBuf>,
     llm: Option<LlmSettings>,
     /// The saved state a loaded town resumes from.
     resume: Option<TownSnapshot>,
     /// Where the scenario came from, for saves (a folder's files are read
     /// when a save is written, so hot-reloaded edits are kept).
     source: Option<TownSource>,
+}
+
+/// The event log of `--log`, created (emptied) only now: a command calls
+/// it once every option, file and display has been checked, so a run that
+/// cannot start never empties an existing log.
+fn open_log(path: Option<&Path>) -> Result<Option<EventLog>, CliError> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    EventLog::to_file(path)
+        .map(Some)
+        .map_err(|e| CliError::failed(format!("cannot create log file {}: {e}", path.display())))
 }
 
 impl Town {
@@ -123,8 +136,7 @@ impl Town {
 
 impl TownArgs {
     /// Loads the town (a scenario, a generated town or a save) and checks the
-    /// LLM settings, then opens the log (so a bad option never empties an
-    /// existing log file).
+    /// LLM settings. The log is not opened here: see [`open_log`].
     fn open(&self, llm: &LlmArgs) -> Result<Town, CliError> {
         let mut town = match &self.load {
             Some(path) => self.resume(path)?,
@@ -140,12 +152,7 @@ impl TownArgs {
         for note in town.llm.iter().flat_map(|s| &s.notes) {
             eprintln!("note: {note}");
         }
-        town.log = match &self.log {
-            Some(path) => Some(EventLog::to_file(path).map_err(|e| {
-                CliError::failed(format!("cannot create log file {}: {e}", path.display()))
-            })?),
-            None => None,
-        };
+        town.log = self.log.clone();
         Ok(town)
     }
 
@@ -223,6 +230,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
         Some(path) => Some((path.clone(), town.source()?)),
         None => None,
     };
+    let log = open_log(town.log.as_deref())?;
     let options = crate::window::WindowOptions {
         resume: town.resume,
         autosave,
@@ -242,7 +250,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
                 out: None,
             }),
         llm: town.llm,
-        log: town.log,
+        log,
         speed: args.speed,
         select: args.select,
         chat: args.chat,
@@ -251,15 +259,21 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     crate::window::run(Arc::new(town.scenario), town.settings, options).map_err(CliError::Failed)
 }
 
-/// Finds a scenario folder given relative to the working directory or the crate.
+/// Finds a scenario folder: as given (relative to the working directory);
+/// else relative to the executable's folder or any folder above it (a
+/// desktop build keeps `scenarios/` beside the binary, and `target/release/`
+/// lies inside the source tree); else in the source tree it was built from.
+/// Not found anywhere: the path as given, for the loader to report.
 fn locate(path: &Path) -> PathBuf {
     if path.exists() || path.is_absolute() {
         return path.to_path_buf();
     }
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    if beside.exists() {
-        beside
-    } else {
-        path.to_path_buf()
-    }
+    let exe = std::env::current_exe().ok();
+    let beside_exe = exe.iter().flat_map(|e| e.ancestors().skip(1));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"));
+    beside_exe
+        .chain(std::iter::once(source))
+        .map(|dir| dir.join(path))
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| path.to_path_buf())
 }

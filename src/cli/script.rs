@@ -127,7 +127,7 @@ fn human(source: HumanSource, settings: Option<&LlmSettings>) -> Result<Box<dyn 
             lines: std::io::stdin().lines().map_while(Result::ok),
         }),
         HumanSource::InputFile(f) => {
-            let text = std::fs::read_to_string(&f)
+            let text = crate::base::files::read_text(&f, crate::base::files::MAX_FILE)
                 .map_err(|e| CliError::failed(format!("{}: {e}", f.display())))?;
             let lines: Vec<String> = text.lines().map(str::to_string).collect();
             Box::new(Scripted {
@@ -197,7 +197,8 @@ fn persona_text(
     scenario: &Path,
 ) -> Result<String, String> {
     if let Some(f) = file {
-        return std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()));
+        return crate::base::files::read_text(&f, crate::base::files::MAX_FILE)
+            .map_err(|e| format!("{}: {e}", f.display()));
     }
     let id = resident.unwrap_or_default();
     let town = Scenario::load(super::locate(scenario))
@@ -220,7 +221,8 @@ fn script_replay(dir: &Path, transcript: &Path) -> Result<ExitCode, CliError> {
     let script = load_script(dir)?;
     let failed =
         |e: &dyn std::fmt::Display| CliError::failed(format!("{}: {e}", transcript.display()));
-    let text = std::fs::read_to_string(transcript).map_err(|e| failed(&e))?;
+    let text = crate::base::files::read_text(transcript, crate::base::files::MAX_FILE)
+        .map_err(|e| failed(&e))?;
     let r = runner::replay(&script, &text).map_err(|e| failed(&e))?;
     println!(
         "{}: replayed {} inputs; all {} effects are the same{}",

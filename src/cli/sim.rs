@@ -25,11 +25,16 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     };
     let (seed, days) = (town.settings.seed, town.settings.days);
     let scenario = Arc::new(town.scenario);
-    let log = town.log.unwrap_or_default();
-    let mut app = headless_app_with_llm(scenario.clone(), seed, days, log, town.llm)
-        .map_err(CliError::Failed)?;
+    let log_file = town.log.clone();
+    let mut app =
+        headless_app_with_llm(scenario.clone(), seed, days, EventLog::default(), town.llm)
+            .map_err(CliError::Failed)?;
     if let Some(snap) = town.resume {
         crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
+    }
+    // Last: nothing is logged before the first step.
+    if let Some(log) = super::open_log(log_file.as_deref())? {
+        app.insert_resource(log);
     }
     if !args.quiet
         && let Some(line) = llm_line(app.world(), scenario.residents.len())

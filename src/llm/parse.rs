@@ -53,9 +53,7 @@ fn leading_int(s: &str) -> Option<i64> {
 /// reports whether the speaker wants to leave (`[END]`).
 pub(crate) fn line_from_text(text: &str, speaker: &str) -> (String, bool, Option<Emotion>) {
     let ends = text.contains("[END]") || text.contains("［END］");
-    let mut line = text
-        .replace("[END]", "")
-        .replace("［END］", "")
+    let mut line = without_end(text)
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -67,12 +65,23 @@ pub(crate) fn line_from_text(text: &str, speaker: &str) -> (String, bool, Option
         }
     }
     let (line, emotion) = emotion_tag(&line);
+    let line = without_end(&line);
     let line = line
         .trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '「' | '」' | '\'' | ' '))
         .chars()
         .take(80)
         .collect();
     (line, ends, emotion)
+}
+
+/// `text` without the end marker, removed until none is left: removing one
+/// (or a tag) may join the pieces of another (`[EN[END]D]`).
+fn without_end(text: &str) -> String {
+    let mut text = text.to_string();
+    while text.contains("[END]") || text.contains("［END］") {
+        text = text.replace("[END]", "").replace("［END］", "");
+    }
+    text
 }
 
 /// The emotion tag the line prompt asks for (`【开心】`, or `[happy]`), anywhere
@@ -178,5 +187,44 @@ mod tests {
             line_from_text("我读了【红楼梦】。", "阿朵"),
             ("我读了【红楼梦】。".to_string(), false, None)
         );
+    }
+
+    /// Property: no answer makes the readers panic; an error is a sentence
+    /// of bounded length (never the hostile answer echoed back); a cleaned
+    /// line is one short line without the end marker.
+    #[test]
+    fn fuzzed_answers_never_panic_and_errors_stay_short() {
+        use crate::base::fuzz::{Bounds, fuzz};
+        let corpus = [
+            GOOD,
+            "```json\n{\"action\":\"Read\",\"target_location\":\"library\",\"duration\":\"60 minutes\",}\n```",
+            "Sure! {\"action\":\"Walk\",\"target_location\":\"river\",\"duration\":30,\"dialogue\":\"河边真",
+            "钟大川：「今晚来喝一杯吧！」【开心】[END]",
+        ];
+        let vocabulary = [
+            "{",
+            "}",
+            "\"duration\":",
+            "\"action\":",
+            ",",
+            "```json",
+            "[END]",
+            "【",
+            "】",
+            "：",
+            "\"target_location\":",
+            "1e400",
+            "\"60",
+            "\\u",
+        ];
+        let ran = fuzz(23, &corpus, &vocabulary, Bounds::cases(20_000), |text| {
+            if let Err(e) = plan_from_text(text) {
+                assert!(e.chars().count() <= 500, "a {}-character error", e.len());
+            }
+            let (line, _, _) = line_from_text(text, "钟大川");
+            assert!(line.chars().count() <= 80 && !line.contains('\n'));
+            assert!(!line.contains("[END]"));
+        });
+        assert!(ran >= 1_000, "only {ran} cases ran");
     }
 }

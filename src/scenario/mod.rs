@@ -159,6 +159,10 @@ fn read_yaml<T: DeserializeOwned>(
             return None;
         }
     };
+    if let Some(d) = cut_off(&path, &text) {
+        diags.push(d);
+        return None;
+    }
     match parse_yaml::<T>(&text) {
         Ok(v) => Some(v),
         Err(e) => {
@@ -166,6 +170,38 @@ fn read_yaml<T: DeserializeOwned>(
             None
         }
     }
+}
+
+/// The line a file may promise on its first line (`… the last line is
+/// "# end of tuning.yaml" …`) and must then end with: a copy cut off by a
+/// crash or a full disk would otherwise read as a short file, its missing
+/// fields silently at their defaults. Heartvale writes it in the tuning files
+/// it writes; a file that promises nothing is read as it is.
+pub(crate) fn end_line(name: &str) -> String {
+    format!("# end of {name}")
+}
+
+/// A diagnostic when `text` promises its [`end_line`] on its first line and
+/// does not end with it.
+fn cut_off(path: &Path, text: &str) -> Option<Diagnostic> {
+    let name = path.file_name()?.to_str()?;
+    let end = end_line(name);
+    let first = text.lines().next()?;
+    let promised = first.starts_with('#') && first.contains(&format!("\"{end}\""));
+    if !promised || text.trim_end().lines().last() == Some(end.as_str()) {
+        return None;
+    }
+    let mut d = Diagnostic::file(
+        path,
+        &format!(
+            "the file is cut off: its first line promises the last line \"{end}\", and it ends without it"
+        ),
+        Some(&format!(
+            "restore {name}.bak (the version before the last write), or add the missing lines back"
+        )),
+    );
+    d.line = text.lines().count().max(1) as u64;
+    Some(d)
 }
 
 #[cfg(test)]
@@ -194,6 +230,46 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_off_file_is_told_from_a_short_one() {
+        let path = Path::new("tuning.yaml");
+        let whole = "# tuning — the last line is \"# end of tuning.yaml\"\na: 1\nb: 2\n# end of tuning.yaml\n";
+        assert_eq!(cut_off(path, whole), None);
+        let cut = &whole[..whole.find("b: 2").unwrap() + 3];
+        let d = cut_off(path, cut).unwrap();
+        assert!(d.message.contains("cut off"), "{d}");
+        assert_eq!(d.line, 3);
+        assert!(d.hint.as_deref().unwrap().contains("tuning.yaml.bak"));
+        // A short file that promises nothing is read as it is.
+        assert_eq!(cut_off(path, "a: 1\n"), None);
+        assert_eq!(cut_off(path, ""), None);
+    }
+
+    /// The shipped file keeps its promise, and cut anywhere it is refused.
+    #[test]
+    fn the_shipped_tuning_is_whole_and_any_cut_is_caught() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+        let path = dir.join("tuning.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(cut_off(&path, &text), None);
+        assert!(
+            text.lines()
+                .next()
+                .unwrap()
+                .contains("\"# end of tuning.yaml\"")
+        );
+        // A cut inside the first line loses the promise too: such a file has
+        // no field left, and reads as the defaults it says nothing about.
+        let first = text.find('\n').unwrap() + 1;
+        for (at, _) in text.char_indices().skip(first).step_by(97) {
+            let cut = &text[..at];
+            if cut.trim_end().ends_with("# end of tuning.yaml") {
+                continue;
+            }
+            assert!(cut_off(&path, cut).is_some(), "cut at byte {at} passed");
+        }
+    }
+
+    #[test]
     fn type_errors_name_the_field_path() {
         let e = parse_yaml::<spec::LocationsFile>(
             "locations:\n  - id: a\n    name: A\n    kind: shop\n    position: [1, 2]\n",
@@ -207,5 +283,106 @@ mod tests {
             e.message
         );
         assert!(e.hint.is_some());
+    }
+
+    /// YAML words that make a scenario file say something else.
+    const YAML_VOCABULARY: &[&str] = &[
+        "- ", ": ", "&a ", "*a", "!!str ", "? ", "|\n", ">-\n", "---\n", "...\n", "~", ".nan",
+        ".inf", "-.inf", "0x10", "1e999", "[", "]", "{", "}", "#", "\n  ", "\n    - ", "<<: *a",
+    ];
+
+    /// Property: a spec file edited anywhere parses or is refused with a
+    /// place inside the file and a message of bounded length, never a panic.
+    #[test]
+    fn fuzzed_scenario_files_parse_or_are_refused_with_a_place() {
+        use crate::base::fuzz::{Bounds, fuzz};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+        let text = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let (town, places, people, tuning) = (
+            text("town.yaml"),
+            text("locations.yaml"),
+            text("residents.yaml"),
+            text("tuning.yaml"),
+        );
+        fn refused_well(text: &str, e: Diagnostic) {
+            let lines = text.lines().count() as u64 + 1;
+            assert!(
+                (1..=lines.max(1)).contains(&e.line),
+                "line {} of {lines}",
+                e.line
+            );
+            assert!(e.col >= 1);
+            assert!(
+                e.to_string().chars().count() <= 1_300,
+                "{}",
+                e.to_string().len()
+            );
+        }
+        fn probe<T: DeserializeOwned>(text: &str) {
+            if let Err(e) = parse_yaml::<T>(text) {
+                refused_well(text, e);
+            }
+        }
+        let bounds = Bounds::cases(2_000);
+        fuzz(
+            31,
+            &[town.as_str()],
+            YAML_VOCABULARY,
+            bounds,
+            probe::<spec::TownFile>,
+        );
+        fuzz(
+            32,
+            &[places.as_str()],
+            YAML_VOCABULARY,
+            bounds,
+            probe::<spec::LocationsFile>,
+        );
+        fuzz(
+            33,
+            &[people.as_str()],
+            YAML_VOCABULARY,
+            bounds,
+            probe::<spec::ResidentsFile>,
+        );
+        fuzz(
+            34,
+            &[tuning.as_str()],
+            YAML_VOCABULARY,
+            bounds,
+            probe::<Tuning>,
+        );
+    }
+
+    /// Property: a scenario with one file edited anywhere loads, or is
+    /// refused with diagnostics, never a panic (what `check` and `sim` do).
+    #[test]
+    fn fuzzed_scenarios_load_or_are_refused() {
+        use crate::base::fuzz::{Bounds, fuzz};
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+        let tmp = tempfile::tempdir().unwrap();
+        crate::headless::copy_dir(&shipped, tmp.path()).unwrap();
+        for (seed, name) in [
+            (41, "locations.yaml"),
+            (42, "residents.yaml"),
+            (43, "tuning.yaml"),
+        ] {
+            let path = tmp.path().join(name);
+            let original = std::fs::read_to_string(&path).unwrap();
+            let bounds = Bounds::cases(150);
+            fuzz(
+                seed,
+                &[original.as_str()],
+                YAML_VOCABULARY,
+                bounds,
+                |text| {
+                    std::fs::write(&path, text).unwrap();
+                    if let Err(problems) = Scenario::load(tmp.path()) {
+                        assert!(!problems.is_empty());
+                    }
+                },
+            );
+            std::fs::write(&path, original).unwrap();
+        }
     }
 }

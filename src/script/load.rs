@@ -307,4 +307,54 @@ roles:
         assert_eq!(texts, ["a: 1\n", "b: |\n  text --- here\n", "c: 3\n"]);
         assert_eq!(docs[2].0, 7);
     }
+
+    /// Property: a script file edited anywhere loads and is checked, or is
+    /// refused with diagnostics inside the file; never a panic.
+    #[test]
+    fn fuzzed_script_files_load_and_check_without_panics() {
+        use crate::base::fuzz::{Bounds, fuzz};
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale/scripts/guardian");
+        let files = [
+            "first-day.yaml",
+            "global.yaml",
+            "roles.yaml",
+            "skills.yaml",
+            "forms.yaml",
+        ];
+        let texts: Vec<String> = files
+            .iter()
+            .map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
+            .collect();
+        let corpus: Vec<&str> = texts.iter().map(String::as_str).chain([HELLO]).collect();
+        let vocabulary = [
+            "- say: ",
+            "- ai_say: ",
+            "- user_option: x\n",
+            "- call: ",
+            "{",
+            "}",
+            "｛",
+            "condition: ",
+            "timing: BEFORE_GOAL",
+            "---\n",
+            "&a ",
+            "*a",
+            "- ",
+            ": ",
+            "\n      ",
+            "max_rounds: -1",
+        ];
+        fuzz(51, &corpus, &vocabulary, Bounds::cases(1_500), |text| {
+            let path = Path::new("fuzz.yaml");
+            let mut sources = ScriptSources::default();
+            let mut diags = Vec::new();
+            load_text(path, text, &mut sources, &mut diags);
+            sources.texts.push((path.to_path_buf(), text.to_string()));
+            diags.extend(crate::script::check::check(&sources));
+            for d in &diags {
+                d.to_string();
+            }
+        });
+    }
 }

@@ -13,6 +13,8 @@ pub struct ActiveTuning(pub Tuning);
 pub struct Gatherings(pub Vec<Gathering>);
 
 pub(super) fn setup(world: &mut World, scenario: &Scenario) {
+    // The route table is built once, here, not by the first step that walks.
+    scenario.town.prepare_routes();
     world.insert_resource(scenario.town.clone());
     world.insert_resource(ActiveTuning(scenario.tuning.clone()));
     world.insert_resource(Gatherings(scenario.gatherings.clone()));

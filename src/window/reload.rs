@@ -185,7 +185,7 @@ fn note_changes(
 fn read_files(dir: &Path, files: &[String]) -> Vec<Option<String>> {
     files
         .iter()
-        .map(|f| std::fs::read_to_string(dir.join(f)).ok())
+        .map(|f| crate::base::files::read_text(&dir.join(f), crate::base::files::MAX_FILE).ok())
         .collect()
 }
 

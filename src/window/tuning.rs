@@ -322,7 +322,13 @@ pub(crate) fn write_back(dir: &Path, tuning: &Tuning) -> Result<Written, String>
         None => {
             let yaml = serde_saphyr::to_string(tuning)
                 .map_err(|e| format!("cannot write the tuning as YAML: {e}"))?;
-            write(&format!("# Written by the window's tuning panel.\n{yaml}"))?;
+            // The promise of an end line lets the next load tell this file
+            // from one cut off on its way to the disk.
+            let end = crate::scenario::end_line("tuning.yaml");
+            let yaml = yaml.trim_end();
+            write(&format!(
+                "# Written by the window's tuning panel. Its last line is \"{end}\": a copy without it was cut off and is refused.\n{yaml}\n{end}\n"
+            ))?;
             Ok(Written::Rewritten(path))
         }
     }
@@ -414,11 +420,18 @@ mod tests {
             write_back(dir.path(), &tuning),
             Ok(Written::Rewritten(_))
         ));
-        let back: Tuning = crate::base::parse_yaml(
-            &std::fs::read_to_string(dir.path().join("tuning.yaml")).unwrap(),
-        )
-        .unwrap();
+        let written = std::fs::read_to_string(dir.path().join("tuning.yaml")).unwrap();
+        let back: Tuning = crate::base::parse_yaml(&written).unwrap();
         assert_eq!(back, tuning);
+        // It promises its end line and keeps the promise: a load tells a cut copy.
+        assert!(
+            written
+                .lines()
+                .next()
+                .unwrap()
+                .contains("\"# end of tuning.yaml\"")
+        );
+        assert!(written.ends_with("\n# end of tuning.yaml\n"), "{written}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("tuning.yaml.bak")).unwrap(),
             "step_minutes: 1\n"

@@ -403,4 +403,75 @@ mod tests {
         assert!(error(&deep).message.contains("deeper"));
         assert!(error(&"1||".repeat(700)).message.contains("longer"));
     }
+
+    /// Property: whatever a writer types, parsing never panics; an error
+    /// points inside the text; a parsed condition evaluates (with any values)
+    /// without panicking, the same each time, and parses again from its
+    /// source to the same variables.
+    #[test]
+    fn fuzzed_conditions_never_panic_and_errors_point_inside() {
+        use crate::base::fuzz::{Bounds, fuzz};
+        let corpus = [
+            "{用户选择}=='A' && !{是否已登录}",
+            "!({用户选择}=='A' && {分数}==7) || {年龄}>=15",
+            "'{甲}-{乙}' == {丙} && {甲} != 'x'",
+            "{家人} == '妈妈,爸爸' || {空} === null",
+            "'0x10' == 16 && '1e3' !== 1000 && {真}",
+        ];
+        let vocabulary = [
+            "&&",
+            "||",
+            "!",
+            "==",
+            "===",
+            "!=",
+            "!==",
+            ">",
+            "<",
+            ">=",
+            "<=",
+            "{用户选择}",
+            "{分数}",
+            "{家人}",
+            "{",
+            "}",
+            "(",
+            ")",
+            "'",
+            "\"",
+            "true",
+            "false",
+            "null",
+            "undefined",
+            "and",
+            "1.5e3",
+            "-0",
+        ];
+        let ran =
+            fuzz(
+                17,
+                &corpus,
+                &vocabulary,
+                Bounds::cases(20_000),
+                |text| match Condition::parse(text) {
+                    Ok(c) => {
+                        let once = c.eval(&vars);
+                        assert_eq!(c.eval(&vars), once);
+                        let again = Condition::parse(&c.source).expect("its own source parses");
+                        assert_eq!(again.variables(), c.variables());
+                        c.compared_literals();
+                    }
+                    Err(e) => {
+                        let len = text.chars().count();
+                        assert!(
+                            (1..=len.max(MAX_LEN) + 1).contains(&e.column),
+                            "column {} of {len}",
+                            e.column
+                        );
+                        assert!(!e.message.is_empty());
+                    }
+                },
+            );
+        assert!(ran >= 1_000, "only {ran} cases ran");
+    }
 }

@@ -1,0 +1,185 @@
+//! Hostile and unlucky input, as a user meets it through the command line:
+//! small files that expand to gigabytes, towns of ten thousand places, a log
+//! that must survive a failed start, a cut-off `tuning.yaml`, a binary run
+//! from somewhere else. Each test failed before its fix.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use util::heartvale;
+
+/// A copy of the default town, to edit.
+fn town_copy() -> (tempfile::TempDir, PathBuf) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("town");
+    heartvale::headless::copy_dir(&src, &to).unwrap();
+    (dir, to)
+}
+
+/// `heartvale ARGS` with its address space limited to `mib` MiB: a command
+/// that would grow past it dies (abort, not exit 1).
+fn within_memory(mib: u64, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {}; exec \"$0\" \"$@\"", mib * 1024))
+        .arg(env!("CARGO_BIN_EXE_heartvale"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("HEARTVALE_LLM_BASE_URL")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .expect("sh runs")
+}
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+/// What `check` of the unedited town needs, with room to spare: the limit
+/// the tests below run under.
+const ROOM_MIB: u64 = 1_536;
+
+#[test]
+fn the_default_town_checks_within_the_memory_limit() {
+    let o = within_memory(ROOM_MIB, &["check", "scenarios/heartvale"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+/// A 17 KB `locations.yaml` whose 10 KB description is repeated through two
+/// levels of aliases would take a gigabyte: refused at the alias that
+/// crosses 64 MiB, with its file, line and column, in bounded memory.
+#[test]
+fn an_alias_bomb_is_refused_at_its_place_in_bounded_memory() {
+    let (_t, dir) = town_copy();
+    let long = "长".repeat(3_400);
+    let d = vec!["*d"; 100].join(", ");
+    let mut yaml = format!(
+        "locations:\n  - &p\n    id: a\n    name: A\n    description: &d \"{long}\"\n    kind: public\n    position: [1, 1]\n    size: [10, 10]\n    connections: [{d}]\n"
+    );
+    for _ in 0..1_000 {
+        yaml.push_str("  - *p\n");
+    }
+    assert!(yaml.len() < 20_000, "{}", yaml.len());
+    std::fs::write(dir.join("locations.yaml"), &yaml).unwrap();
+    let o = within_memory(ROOM_MIB, &["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("aliases"), "{out}");
+    // The first item costs 1 MB, each `*p` as much: the 65th crosses 64 MiB
+    // (9 lines before them).
+    assert!(out.contains("locations.yaml:74:5:"), "{out}");
+    let o = within_memory(ROOM_MIB, &["sim", "--scenario", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+}
+
+/// 10,000 places more: `check` took 515 s and 2.1 GB for the route table;
+/// connectivity is all it needs.
+#[test]
+fn a_town_of_ten_thousand_places_checks_in_bounded_memory() {
+    let (_t, dir) = town_copy();
+    let mut yaml = std::fs::read_to_string(dir.join("locations.yaml")).unwrap();
+    for i in 0..10_000 {
+        let prev = if i == 0 {
+            "square".to_string()
+        } else {
+            format!("p{}", i - 1)
+        };
+        let (x, y) = (10 + (i % 150) * 10, 10 + (i / 150) * 10);
+        yaml.push_str(&format!(
+            "  - {{id: p{i}, name: 地{i}, kind: public, position: [{x}, {y}], size: [8, 8], connections: [{prev}]}}\n"
+        ));
+    }
+    std::fs::write(dir.join("locations.yaml"), yaml).unwrap();
+    let o = within_memory(ROOM_MIB, &["check", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("10016 locations"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// A start that fails — no display for the window, an unknown resident for
+/// the chat — leaves an existing `--log` file as it was.
+#[test]
+fn a_failed_start_leaves_the_log_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.jsonl");
+    let before = "{\"kind\":\"yesterday's run\"}\n";
+    let log_arg = log.to_str().unwrap();
+    for args in [
+        vec!["window", "--log", log_arg],
+        vec!["chat", "nobody", "--log", log_arg],
+    ] {
+        std::fs::write(&log, before).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_heartvale"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("DISPLAY")
+            .env_remove("HEARTVALE_LLM_BASE_URL")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o.stderr));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), before, "{args:?}");
+    }
+    // A run that starts writes it anew.
+    let o = heartvale(&["sim", "--days", "1", "-q", "--log", log_arg]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.starts_with("{\"time\""), "{}", &written[..80]);
+}
+
+/// A `tuning.yaml` cut off on its way to the disk is refused (its first line
+/// promises its last); a short file that promises nothing is read.
+#[test]
+fn a_cut_off_tuning_file_is_refused_and_a_short_one_read() {
+    let (_t, dir) = town_copy();
+    let path = dir.join("tuning.yaml");
+    let whole = std::fs::read_to_string(&path).unwrap();
+    let cut = &whole[..whole.find("social:").unwrap()];
+    std::fs::write(&path, cut).unwrap();
+    let o = heartvale(&["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("tuning.yaml:") && out.contains("cut off"),
+        "{out}"
+    );
+    assert!(out.contains("tuning.yaml.bak"), "{out}");
+    std::fs::write(&path, "walk_speed: 70\n").unwrap();
+    let o = heartvale(&["check", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+}
+
+/// The default scenario is found beside the binary (a desktop build's
+/// folder), wherever it is run from, before the source tree it was built in.
+#[test]
+fn the_default_scenario_is_found_beside_the_binary() {
+    let app = tempfile::tempdir().unwrap();
+    let moved = app.path().join("scenarios").join("heartvale");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    heartvale::headless::copy_dir(&src, &moved).unwrap();
+    let town_yaml = moved.join("town.yaml");
+    let renamed =
+        std::fs::read_to_string(&town_yaml)
+            .unwrap()
+            .replacen("name: 心谷镇", "name: 别处镇", 1);
+    std::fs::write(&town_yaml, renamed).unwrap();
+    std::fs::create_dir_all(app.path().join("bin")).unwrap();
+    let exe = app.path().join("bin").join("heartvale");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_heartvale"), &exe).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_heartvale"), &exe).unwrap();
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let o = Command::new(&exe)
+        .args(["sim", "--days", "1"])
+        .current_dir(elsewhere.path())
+        .env_remove("HEARTVALE_LLM_BASE_URL")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("别处镇"), "{}", text(&o.stdout));
+}
