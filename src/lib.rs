@@ -14,6 +14,8 @@
 //!   condition language, the resumable engine and its hosts.
 //! - [`scenario`]: scenario folders (YAML) → a validated [`scenario::Scenario`],
 //!   and generated towns.
+//! - [`cupid`]: the dating host — a resumable date of up to 10 scenes between
+//!   two residents, its rules, the offline host and avatars, the scene bank.
 //! - [`sim`]: the render-free simulation plugins (clock, residents, needs,
 //!   planning, actions, notices, memory, social life, end, event log) and the
 //!   [`sim::brain::Brain`] interface every mind implements.
@@ -22,13 +24,14 @@
 //! - [`save`]: a whole town in one SQLite file, resumed exactly.
 //! - [`headless`]: apps without a window, for `heartvale sim`, tests and benchmarks.
 //! - `window` (private): the animated 2D town with egui panels, hot reload and tuning.
-//! - [`cli`]: `heartvale sim | check | replay | script | window`.
+//! - [`cli`]: `heartvale sim | check | replay | script | window | chat | date | memory`.
 
 pub mod base;
 pub mod brain;
 pub mod cli;
 pub mod companion;
 pub mod context;
+pub mod cupid;
 pub mod headless;
 pub mod llm;
 pub mod recall;

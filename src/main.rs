@@ -9,6 +9,7 @@ use clap::Parser;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    quiet_broken_pipe();
     let cli = heartvale::cli::Cli::parse();
     match heartvale::cli::run(cli) {
         Ok(code) => code,
@@ -16,5 +17,16 @@ fn main() -> ExitCode {
             eprintln!("{e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so printing to a closed pipe panics; a command-line
+/// tool read through `head` should just stop.
+fn quiet_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; it only
+    // restores the signal's default action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

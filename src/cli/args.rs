@@ -46,6 +46,9 @@ pub enum Command {
     /// Talk with a resident in the terminal, one line of input per message
     /// (`/wait N`: N game days pass in town; `/quit`).
     Chat(ChatArgs),
+    /// Cupid, the dating host: two residents through up to 10
+    /// multiple-choice scenes, a 0–50 compatibility score, every choice explained.
+    Date(DateArgs),
     /// Memory retrieval: measure it on a bench file, or search a resident's
     /// memories in a save.
     Memory {
@@ -64,6 +67,31 @@ pub enum Command {
         #[arg(long)]
         resident: Option<String>,
     },
+}
+
+/// `heartvale date`.
+#[derive(Args, Debug, Clone)]
+pub struct DateArgs {
+    /// One resident (id or name).
+    pub(crate) a: String,
+    /// The other.
+    pub(crate) b: String,
+    /// The town they live in (its `cupid/scenes.yaml` is the host's scene bank).
+    #[arg(long, default_value = "scenarios/heartvale")]
+    pub(crate) scenario: PathBuf,
+    /// Random seed (default: the scenario's): the same seed, the same date.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// At most this many rounds, 1–10.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub(crate) rounds: u32,
+    /// Write every message here, one JSON object per line (host, avatar, score, end).
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub(crate) transcript: Option<PathBuf>,
+    /// Run N dates (seeds S, S+1, …) and print the scores' mean and standard
+    /// deviation, and the same with the two residents' roles swapped.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub(crate) repeat: Option<u32>,
 }
 
 /// `heartvale chat`.

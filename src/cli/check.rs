@@ -30,7 +30,8 @@ pub(super) fn check(paths: &[PathBuf]) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A scenario folder and the script sets under its `scripts/`; the problem count.
+/// A scenario folder, the script sets under its `scripts/` and its Cupid
+/// scene bank; the problem count.
 fn check_scenario(path: &Path, out: &mut impl Write) -> usize {
     let mut problems = 0;
     let mut sets: Vec<PathBuf> = std::fs::read_dir(path.join("scripts"))
@@ -42,6 +43,15 @@ fn check_scenario(path: &Path, out: &mut impl Write) -> usize {
     sets.sort();
     for set in &sets {
         problems += check_scripts(set, out);
+    }
+    let scenes = path.join("cupid").join("scenes.yaml");
+    if scenes.exists()
+        && let Err(diags) = crate::cupid::SceneBank::load(&scenes)
+    {
+        problems += diags.len();
+        for d in diags.iter() {
+            let _ = writeln!(out, "{d}");
+        }
     }
     match Scenario::load(path) {
         Ok(s) => eprintln!(

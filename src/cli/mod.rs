@@ -7,11 +7,13 @@
 //! - `script`: HEART RULE sessions in the terminal;
 //! - `replay`: an event log, told;
 //! - `memory`: retrieval's bench, and search in a save;
-//! - `chat`: the player talks with a resident (the companion system).
+//! - `chat`: the player talks with a resident (the companion system);
+//! - `date`: Cupid's dates between two residents, in the terminal.
 
 mod args;
 mod chat;
 mod check;
+mod date;
 mod memory;
 mod replay;
 mod report;
@@ -23,7 +25,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub use args::{
-    ChatArgs, Cli, Command, MemoryCommand, ScriptCommand, SessionArgs, SimArgs, TownArgs,
+    ChatArgs, Cli, Command, DateArgs, MemoryCommand, ScriptCommand, SessionArgs, SimArgs, TownArgs,
     WindowArgs,
 };
 
@@ -81,6 +83,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Window(args)) => window(args),
         Some(Command::Memory { command }) => memory::memory(command),
         Some(Command::Chat(args)) => chat::chat(args),
+        Some(Command::Date(args)) => date::date(args),
         Some(Command::Replay {
             file,
             kind,

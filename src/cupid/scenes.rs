@@ -1,0 +1,302 @@
+//! The offline host's scene bank (`cupid/scenes.yaml` in a scenario): stages,
+//! scenes with 2–4 options, each option tagged with the traits it expresses.
+//! Checked like every scenario file: `file:line:col`, the field, a hint.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::base::{Diagnostic, Diagnostics, parse_yaml};
+
+/// Where a date stands in the story; the host raises the difficulty in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// First meeting.
+    Meeting,
+    /// Dates.
+    Dating,
+    /// Conflict.
+    Conflict,
+    /// Commitment.
+    Commitment,
+}
+
+impl Stage {
+    /// Every stage, in story order.
+    pub const ALL: [Stage; 4] = [
+        Stage::Meeting,
+        Stage::Dating,
+        Stage::Conflict,
+        Stage::Commitment,
+    ];
+
+    /// The stage's Chinese name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Meeting => "初识",
+            Stage::Dating => "约会",
+            Stage::Conflict => "冲突",
+            Stage::Commitment => "承诺",
+        }
+    }
+}
+
+/// What an option expresses: the avatars choose by how well it fits them, the
+/// host scores how two choices meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+pub enum Trait {
+    /// Takes the first step.
+    #[serde(rename = "主动")]
+    Initiative,
+    /// Warm, eager.
+    #[serde(rename = "热情")]
+    Warmth,
+    /// Minds the other's feelings.
+    #[serde(rename = "体贴")]
+    Care,
+    /// Says what is true.
+    #[serde(rename = "坦诚")]
+    Candour,
+    /// Makes light of it.
+    #[serde(rename = "幽默")]
+    Humour,
+    /// Tries the new and the risky.
+    #[serde(rename = "冒险")]
+    Adventure,
+    /// Plays it safe, plans.
+    #[serde(rename = "稳妥")]
+    Caution,
+    /// Gives way.
+    #[serde(rename = "妥协")]
+    Compromise,
+    /// Holds one's ground.
+    #[serde(rename = "坚持")]
+    Firmness,
+    /// Steps back from it.
+    #[serde(rename = "回避")]
+    Avoidance,
+    /// Goes one's own way.
+    #[serde(rename = "独立")]
+    Independence,
+    /// Romantic gestures.
+    #[serde(rename = "浪漫")]
+    Romance,
+}
+
+impl Trait {
+    /// The trait's Chinese word, as scene files write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Trait::Initiative => "主动",
+            Trait::Warmth => "热情",
+            Trait::Care => "体贴",
+            Trait::Candour => "坦诚",
+            Trait::Humour => "幽默",
+            Trait::Adventure => "冒险",
+            Trait::Caution => "稳妥",
+            Trait::Compromise => "妥协",
+            Trait::Firmness => "坚持",
+            Trait::Avoidance => "回避",
+            Trait::Independence => "独立",
+            Trait::Romance => "浪漫",
+        }
+    }
+
+    /// Whether it brings two people closer.
+    pub(crate) fn connects(self) -> bool {
+        matches!(
+            self,
+            Trait::Initiative
+                | Trait::Warmth
+                | Trait::Care
+                | Trait::Candour
+                | Trait::Humour
+                | Trait::Compromise
+                | Trait::Romance
+        )
+    }
+}
+
+/// Part of a day, in order; the timeline never goes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DayPart {
+    /// Morning.
+    Morning,
+    /// Noon.
+    Noon,
+    /// Afternoon.
+    Afternoon,
+    /// Evening.
+    Evening,
+    /// Night.
+    Night,
+}
+
+impl DayPart {
+    /// Every part, in order.
+    pub const ALL: [DayPart; 5] = [
+        DayPart::Morning,
+        DayPart::Noon,
+        DayPart::Afternoon,
+        DayPart::Evening,
+        DayPart::Night,
+    ];
+
+    /// The English word the design's `time` uses ("Day 1, Morning").
+    pub fn english(self) -> &'static str {
+        match self {
+            DayPart::Morning => "Morning",
+            DayPart::Noon => "Noon",
+            DayPart::Afternoon => "Afternoon",
+            DayPart::Evening => "Evening",
+            DayPart::Night => "Night",
+        }
+    }
+
+    /// The Chinese word the player reads.
+    pub fn label(self) -> &'static str {
+        match self {
+            DayPart::Morning => "上午",
+            DayPart::Noon => "中午",
+            DayPart::Afternoon => "下午",
+            DayPart::Evening => "傍晚",
+            DayPart::Night => "夜里",
+        }
+    }
+}
+
+/// Which turn of the story a scene suits best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum After {
+    /// After a round that raised the score.
+    Good,
+    /// After a round that lowered it.
+    Bad,
+}
+
+/// One answer a side may give.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneOption {
+    /// What the side does.
+    pub text: String,
+    /// What it expresses.
+    pub traits: Vec<Trait>,
+}
+
+/// A scene and its question.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Unique in the bank.
+    pub id: Spanned<String>,
+    /// When in the day it happens.
+    pub time: DayPart,
+    /// Which turn of the story it suits, if any.
+    #[serde(default)]
+    pub after: Option<After>,
+    /// What happens.
+    pub scene: String,
+    /// What the side is asked.
+    pub question: String,
+    /// 2–4 answers.
+    pub options: Spanned<Vec<SceneOption>>,
+}
+
+/// One stage's scenes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageScenes {
+    /// Which stage.
+    pub stage: Spanned<Stage>,
+    /// Its scenes.
+    pub scenes: Vec<Scene>,
+}
+
+/// The whole bank.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneBank {
+    /// Every stage, each once.
+    pub stages: Vec<StageScenes>,
+}
+
+impl SceneBank {
+    /// Reads and checks a scene file.
+    pub fn load(path: &Path) -> Result<SceneBank, Diagnostics> {
+        let one = |d: Diagnostic| Diagnostics(vec![d]);
+        let text =
+            crate::base::files::read_text(path, crate::base::files::MAX_FILE).map_err(|e| {
+                one(Diagnostic::file(
+                    path,
+                    &format!("cannot read file: {e}"),
+                    None,
+                ))
+            })?;
+        let bank: SceneBank = parse_yaml(&text).map_err(|d| one(d.in_file(path)))?;
+        let problems = bank.problems(path);
+        if problems.is_empty() {
+            Ok(bank)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The scenes of a stage.
+    pub fn scenes(&self, stage: Stage) -> &[Scene] {
+        self.stages
+            .iter()
+            .find(|s| s.stage.value == stage)
+            .map_or(&[], |s| &s.scenes)
+    }
+
+    fn problems(&self, path: &Path) -> Diagnostics {
+        let mut out = Diagnostics::default();
+        let mut ids = std::collections::HashSet::new();
+        for (i, st) in self.stages.iter().enumerate() {
+            if self.stages[..i]
+                .iter()
+                .any(|o| o.stage.value == st.stage.value)
+            {
+                let msg = format!("stage `{:?}` is listed twice", st.stage.value);
+                out.push(Diagnostic::at(
+                    path,
+                    &st.stage,
+                    &format!("stages[{i}].stage"),
+                    msg,
+                ));
+            }
+            for (j, sc) in st.scenes.iter().enumerate() {
+                let field = format!("stages[{i}].scenes[{j}]");
+                if !ids.insert(sc.id.value.clone()) {
+                    let msg = format!("scene id `{}` is used twice", sc.id.value);
+                    out.push(Diagnostic::at(path, &sc.id, &format!("{field}.id"), msg));
+                }
+                if !(2..=4).contains(&sc.options.value.len()) {
+                    let msg = format!(
+                        "a scene has 2–4 options, this one {}",
+                        sc.options.value.len()
+                    );
+                    let mut d = Diagnostic::at(path, &sc.options, &format!("{field}.options"), msg);
+                    d.hint = Some("give the side two, three or four answers".into());
+                    out.push(d);
+                }
+            }
+        }
+        for stage in Stage::ALL {
+            if self.scenes(stage).is_empty() {
+                let hint = "every stage (meeting, dating, conflict, commitment) needs a scene";
+                out.push(Diagnostic::file(
+                    path,
+                    &format!("no scene for the stage `{stage:?}`"),
+                    Some(hint),
+                ));
+            }
+        }
+        out
+    }
+}

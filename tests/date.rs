@@ -1,0 +1,201 @@
+//! `heartvale date`, as a user runs it: a full offline date with its
+//! transcript, the same date for the same seed, `--repeat`, and the errors a
+//! mistyped name or a broken scene file get.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use util::heartvale;
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+/// A full date: its printout and its transcript, parsed.
+fn date(args: &[&str]) -> (String, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("date.jsonl");
+    let mut all = vec!["date"];
+    all.extend_from_slice(args);
+    all.extend(["--transcript", out.to_str().unwrap()]);
+    let o = heartvale(&all);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let lines = std::fs::read_to_string(&out).unwrap();
+    let msgs = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (text(&o.stdout), msgs)
+}
+
+fn str_of<'v>(v: &'v Value, key: &str) -> &'v str {
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is not text in {v}"))
+}
+
+/// Each round is host, avatar, avatar, score; the last line is the end.
+#[test]
+fn an_offline_date_runs_end_to_end_with_its_transcript() {
+    let (shown, msgs) = date(&["heqing", "shisong", "--seed", "11"]);
+    let (end, rounds) = msgs.split_last().unwrap();
+    assert_eq!(rounds.len() % 4, 0, "{rounds:?}");
+    let played = rounds.len() / 4;
+    assert!((1..=10).contains(&played));
+    let mut score = 25;
+    for (n, round) in rounds.chunks(4).enumerate() {
+        let host = &round[0];
+        assert_eq!(str_of(host, "kind"), "host");
+        let action = &host["action"];
+        assert_eq!(str_of(action, "type"), "predict");
+        assert!(["heqing", "shisong"].contains(&str_of(action, "object")));
+        assert!(str_of(action, "answers").starts_with("A. "));
+        assert!(str_of(host, "time").starts_with("Day "));
+        assert_eq!(str_of(host, "cumulative_rate"), score.to_string());
+        assert!(!str_of(host, "rationale").is_empty());
+        let sides: Vec<&str> = round[1..3]
+            .iter()
+            .map(|a| {
+                assert_eq!(str_of(a, "kind"), "avatar");
+                let option = str_of(&a["decision"], "option");
+                assert!(str_of(action, "answers").contains(&format!("{option}. ")));
+                assert!(!str_of(a, "rationale").is_empty());
+                assert!(!str_of(a, "gender").is_empty());
+                str_of(a, "resident")
+            })
+            .collect();
+        assert_eq!(
+            sides[0],
+            str_of(action, "object"),
+            "the side asked answers first"
+        );
+        assert_ne!(sides[0], sides[1]);
+        let s = &round[3];
+        assert_eq!(str_of(s, "kind"), "score");
+        assert_eq!(s["round"], n + 1);
+        assert_eq!(s["before"], score);
+        let after = s["after"].as_i64().unwrap();
+        assert!((0..=50).contains(&after) && (after - score).abs() <= 10);
+        assert!(!str_of(s, "reason").is_empty());
+        score = after;
+    }
+    assert_eq!(str_of(end, "kind"), "end");
+    assert_eq!(end["score"], score);
+    assert_eq!(end["rounds"], played);
+    assert!(["host", "rounds", "broke_up", "established"].contains(&str_of(end, "reason")));
+    let band = str_of(end, "band");
+    assert!(["不和谐", "一般", "良好", "高度契合"].contains(&band));
+    // The printout tells the same date, with both names and the summary.
+    assert!(shown.contains("何青") && shown.contains("石松"), "{shown}");
+    assert!(shown.contains(&format!("{score} 分，{band}")), "{shown}");
+    assert!(shown.contains("选择最常体现"), "{shown}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_date_and_another_seed_another() {
+    let (_, first) = date(&["adou", "林小溪", "--seed", "5"]);
+    let (_, again) = date(&["adou", "xiaoxi", "--seed", "5"]);
+    assert_eq!(first, again, "a name and an id are the same resident");
+    let others: Vec<Vec<Value>> = (6..10)
+        .map(|s| date(&["adou", "xiaoxi", "--seed", &s.to_string()]).1)
+        .collect();
+    assert!(others.iter().any(|o| *o != first));
+}
+
+#[test]
+fn rounds_cap_the_date() {
+    let (_, msgs) = date(&["su", "ma", "--rounds", "2"]);
+    let end = msgs.last().unwrap();
+    assert!(end["rounds"].as_u64().unwrap() <= 2, "{end}");
+    let o = heartvale(&["date", "su", "ma", "--rounds", "11"]);
+    assert!(!o.status.success());
+}
+
+#[test]
+fn repeat_prints_the_mean_the_spread_and_the_swapped_roles() {
+    let o = heartvale(&["date", "shen", "yue", "--repeat", "12", "--seed", "1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let shown = text(&o.stdout);
+    assert!(shown.contains("12 次约会"), "{shown}");
+    assert!(
+        shown.contains("平均") && shown.contains("标准差"),
+        "{shown}"
+    );
+    assert!(shown.contains("角色对调（沈月 在先）"), "{shown}");
+}
+
+#[test]
+fn unknown_and_self_dates_are_refused() {
+    let o = heartvale(&["date", "heqng", "shen"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("no resident `heqng`"), "{err}");
+    assert!(err.contains("did you mean `heqing`"), "{err}");
+    let o = heartvale(&["date", "shen", "沈博远"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("cannot date themself"));
+}
+
+/// A copy of the default town whose scene file is `edit`ed.
+fn town_with_scenes(edit: impl FnOnce(String) -> String) -> (tempfile::TempDir, PathBuf) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("town");
+    heartvale::headless::copy_dir(&src, &to).unwrap();
+    let scenes = to.join("cupid/scenes.yaml");
+    let yaml = std::fs::read_to_string(&scenes).unwrap();
+    std::fs::write(&scenes, edit(yaml)).unwrap();
+    (dir, to)
+}
+
+#[test]
+fn a_broken_scene_file_is_named_with_its_line_and_column() {
+    let (_t, town) =
+        town_with_scenes(|y| y.replacen("traits: [冒险, 主动]", "traits: [冒险, 飞翔]", 1));
+    let line = std::fs::read_to_string(town.join("cupid/scenes.yaml"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("飞翔"))
+        .unwrap()
+        + 1;
+    let out = town.parent().unwrap().join("never.jsonl");
+    let o = heartvale(&[
+        "date",
+        "su",
+        "ma",
+        "--scenario",
+        town.to_str().unwrap(),
+        "--transcript",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains(&format!("scenes.yaml:{line}:")), "{err}");
+    assert!(err.contains("飞翔"), "{err}");
+    assert!(!out.exists(), "no transcript for a date that never started");
+    // `check` reports the same file.
+    let o = heartvale(&["check", town.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let told = text(&o.stdout) + &text(&o.stderr);
+    assert!(told.contains(&format!("scenes.yaml:{line}:")), "{told}");
+}
+
+#[test]
+fn a_scene_with_one_option_is_refused() {
+    let (_t, town) = town_with_scenes(|y| {
+        y.replacen(
+            "          - text: 点头回以微笑，安静地吃饭\n            traits: [稳妥, 体贴]\n          - text: 端着碗换到角落去站着吃\n            traits: [回避, 独立]\n",
+            "",
+            1,
+        )
+    });
+    let o = heartvale(&["date", "su", "ma", "--scenario", town.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("scenes.yaml:") && err.contains("options"),
+        "{err}"
+    );
+}
