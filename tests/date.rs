@@ -199,3 +199,40 @@ fn a_scene_with_one_option_is_refused() {
         "{err}"
     );
 }
+
+/// With a model: three calls a round (one more to open), the design's JSON
+/// in the transcript, the bill printed; recorded, then replayed with the
+/// server gone, the same date.
+#[test]
+fn a_date_with_a_model_records_and_replays() {
+    use heartvale::llm::fake::{FakeServer, cupid_handler};
+    let server = FakeServer::start(cupid_handler());
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("tape");
+    let (shown, live) = date(&[
+        "heqing",
+        "shisong",
+        "--llm",
+        &server.url,
+        "--model",
+        "fake",
+        "--record",
+        tape.to_str().unwrap(),
+    ]);
+    assert!(shown.contains("来自模型 fake"), "{shown}");
+    let rounds = live.iter().filter(|m| m["kind"] == "score").count();
+    assert_eq!(server.count(), 3 * rounds + 1, "{shown}");
+    assert!(
+        shown.contains(&format!("LLM：{} 次调用", 3 * rounds + 1)),
+        "{shown}"
+    );
+    assert!(
+        live[0]["action"]["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("第1幕")
+    );
+    drop(server);
+    let (_, replayed) = date(&["heqing", "shisong", "--replay", tape.to_str().unwrap()]);
+    assert_eq!(live, replayed);
+}

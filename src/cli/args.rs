@@ -92,6 +92,9 @@ pub struct DateArgs {
     /// deviation, and the same with the two residents' roles swapped.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub(crate) repeat: Option<u32>,
+    /// The host and both avatars ask this model (else the built-in ones answer).
+    #[command(flatten)]
+    pub(crate) llm: LlmArgs,
 }
 
 /// `heartvale chat`.

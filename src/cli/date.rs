@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use super::{CliError, DateArgs};
 use crate::base::closest;
-use crate::cupid::{Avatar, Date, Message, OfflineMinds, SceneBank, Summary, Timeline};
+use crate::cupid::{Avatar, Date, Message, Minds, OfflineMinds, SceneBank, Summary, Timeline};
+use crate::llm::LlmSettings;
+use crate::llm::cupid::{DateCalls, LlmMinds};
 use crate::scenario::{Profile, Scenario};
 
 /// Runs the date (or `--repeat` dates); exit 0 when it was played.
@@ -28,9 +30,21 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
     let bank =
         SceneBank::load(&dir.join("cupid").join("scenes.yaml")).map_err(CliError::Scenario)?;
     let bank = Arc::new(bank);
+    let settings = LlmSettings::resolve(
+        &args.llm,
+        &crate::llm::config::process_env,
+        town.llm.as_ref(),
+        &town.residents,
+    )
+    .map_err(CliError::Failed)?;
     let seed = args.seed.unwrap_or(town.seed);
+    let mut minds = DateMinds {
+        settings,
+        bank,
+        calls: DateCalls::default(),
+    };
     if let Some(n) = args.repeat {
-        return repeat(a, b, &bank, seed, n, args.rounds);
+        return repeat(a, b, &mut minds, seed, n, args.rounds);
     }
     let mut out = match &args.transcript {
         Some(path) => Some(
@@ -41,9 +55,13 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
     };
     println!("💘 约会：{} × {}（种子 {seed}）", a.name, b.name);
     let mut date = Date::new(Avatar::new(a, b), Avatar::new(b, a), args.rounds);
-    let mut minds = OfflineMinds::new(bank, seed);
+    let mut mind = minds.start(seed)?;
+    if let Some(m) = mind.llm() {
+        println!("（主持人和两位居民的选择来自模型 {}）", m.model());
+    }
     while date.ended().is_none() {
-        let messages = date.step(&mut minds);
+        let messages = date.step(mind.as_minds());
+        mind.report_notes();
         for m in &messages {
             println!("{}", told(m, &date));
             if let Some(file) = out.as_mut() {
@@ -57,7 +75,90 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
     for line in Summary::of(&date).lines() {
         println!("  · {line}");
     }
+    minds.add(&mind);
+    minds.report();
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where a date's minds come from: the model when one is configured, else
+/// the offline host and avatars; what the model's calls came to.
+struct DateMinds {
+    settings: Option<LlmSettings>,
+    bank: Arc<SceneBank>,
+    calls: DateCalls,
+}
+
+/// One date's minds.
+enum OneDate {
+    Offline(Box<OfflineMinds>),
+    Llm(Box<LlmMinds>),
+}
+
+impl DateMinds {
+    fn start(&self, seed: u64) -> Result<OneDate, CliError> {
+        match &self.settings {
+            None => Ok(OneDate::Offline(Box::new(OfflineMinds::new(
+                self.bank.clone(),
+                seed,
+            )))),
+            Some(s) => match LlmMinds::new(s, self.bank.clone(), seed) {
+                Some(m) => Ok(OneDate::Llm(Box::new(m.map_err(CliError::Failed)?))),
+                None => Ok(OneDate::Offline(Box::new(OfflineMinds::new(
+                    self.bank.clone(),
+                    seed,
+                )))),
+            },
+        }
+    }
+
+    fn add(&mut self, one: &OneDate) {
+        if let Some(m) = one.llm() {
+            let c = m.calls();
+            let t = &mut self.calls;
+            t.calls += c.calls;
+            t.repairs += c.repairs;
+            t.fallbacks += c.fallbacks;
+            t.prompt_tokens += c.prompt_tokens;
+            t.completion_tokens += c.completion_tokens;
+        }
+    }
+
+    /// The model's bill, when there was one.
+    fn report(&self) {
+        if self.settings.is_none() {
+            return;
+        }
+        let c = self.calls;
+        println!(
+            "  LLM：{} 次调用（其中修复 {} 次），{} 个回合由内置规则代答，提示 {} tokens，回答 {} tokens",
+            c.calls, c.repairs, c.fallbacks, c.prompt_tokens, c.completion_tokens
+        );
+    }
+}
+
+impl OneDate {
+    fn as_minds(&mut self) -> &mut dyn Minds {
+        match self {
+            OneDate::Offline(m) => m.as_mut(),
+            OneDate::Llm(m) => m.as_mut(),
+        }
+    }
+
+    fn llm(&self) -> Option<&LlmMinds> {
+        match self {
+            OneDate::Llm(m) => Some(m),
+            OneDate::Offline(_) => None,
+        }
+    }
+
+    /// What the model got wrong, on stderr as it happens.
+    fn report_notes(&mut self) {
+        if let OneDate::Llm(m) = self {
+            for note in m.take_notes() {
+                eprintln!("note: {note}");
+            }
+        }
+    }
 }
 
 /// A resident by id or name; unknown → an error with a suggestion.
@@ -134,25 +235,28 @@ fn told(m: &Message, date: &Date) -> String {
 fn repeat(
     a: &Profile,
     b: &Profile,
-    bank: &Arc<SceneBank>,
+    minds: &mut DateMinds,
     seed: u64,
     n: u32,
     rounds: u32,
 ) -> Result<ExitCode, CliError> {
-    let scores = |first: &Profile, second: &Profile| -> Vec<f64> {
-        (0..n as u64)
-            .map(|i| {
-                let mut date = Date::new(
-                    Avatar::new(first, second),
-                    Avatar::new(second, first),
-                    rounds,
-                );
-                date.play(&mut OfflineMinds::new(bank.clone(), seed + i));
-                f64::from(date.score())
-            })
-            .collect()
+    let mut scores = |first: &Profile, second: &Profile| -> Result<Vec<f64>, CliError> {
+        let mut out = Vec::new();
+        for i in 0..u64::from(n) {
+            let mut date = Date::new(
+                Avatar::new(first, second),
+                Avatar::new(second, first),
+                rounds,
+            );
+            let mut one = minds.start(seed + i)?;
+            date.play(one.as_minds());
+            one.report_notes();
+            minds.add(&one);
+            out.push(f64::from(date.score()));
+        }
+        Ok(out)
     };
-    let (ab, ba) = (scores(a, b), scores(b, a));
+    let (ab, ba) = (scores(a, b)?, scores(b, a)?);
     let (m1, s1) = mean_std(&ab);
     let (m2, s2) = mean_std(&ba);
     println!(
@@ -167,6 +271,7 @@ fn repeat(
         b.name
     );
     println!("  对调前后相差 {:.1} 分", (m1 - m2).abs());
+    minds.report();
     Ok(ExitCode::SUCCESS)
 }
 

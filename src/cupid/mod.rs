@@ -19,7 +19,7 @@ mod rules;
 pub mod scenes;
 mod summary;
 
-pub use offline::OfflineMinds;
+pub use offline::{OfflineMinds, stage_of};
 pub use rules::{Band, EndReason, Timeline};
 pub use scenes::{SceneBank, Stage, Trait};
 pub use summary::Summary;

@@ -36,7 +36,7 @@ impl OfflineMinds {
 
 /// The stage of round `round` (1-based) of `max`: a fifth meeting, then
 /// dates, conflict, commitment (2, 3, 3, 2 of ten).
-pub(crate) fn stage_of(round: u32, max: u32) -> Stage {
+pub fn stage_of(round: u32, max: u32) -> Stage {
     let at = (round - 1) as f32 / max.max(1) as f32;
     match at {
         a if a < 0.2 => Stage::Meeting,

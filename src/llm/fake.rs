@@ -466,3 +466,60 @@ fn fnv(s: &str) -> u64 {
     }
     h
 }
+
+/// A well-behaved model for Cupid: the host writes a scene of three options
+/// for the side the hash picks, moves the score by −4…+6, and ends the date
+/// when told it is the last round; an avatar picks an offered letter.
+pub fn cupid_handler() -> Handler {
+    Arc::new(|req: &FakeRequest| {
+        let prompt = req.prompt();
+        let h = fnv(&prompt);
+        let format = &req.body["response_format"]["json_schema"];
+        let content = match format["name"].as_str() {
+            Some("cupid_avatar") => {
+                let letters =
+                    &format["schema"]["properties"]["decision"]["properties"]["option"]["enum"];
+                let n = letters.as_array().map_or(1, Vec::len).max(1);
+                let option = letters[(h as usize) % n]
+                    .as_str()
+                    .unwrap_or("A")
+                    .to_string();
+                json!({
+                    "gender": "女",
+                    "decision": { "option": option, "content": "照我的性子来" },
+                    "rationale": "这样做最像我。"
+                })
+            }
+            _ => cupid_host(format, &prompt, h),
+        };
+        chat_with_usage(
+            &content.to_string(),
+            super::client::estimate_tokens(&prompt),
+            super::client::estimate_tokens(&content.to_string()),
+        )
+    })
+}
+
+fn cupid_host(format: &Value, prompt: &str, h: u64) -> Value {
+    let ids = &format["schema"]["properties"]["action"]["properties"]["object"]["enum"];
+    let after = |mark: &str| -> Option<i64> {
+        let rest = &prompt[prompt.rfind(mark)? + mark.len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    // A day a scene: the next day after the one the prompt says it is.
+    let round = after("时间：Day ").map_or(1, |d| d + 1);
+    let score = after("当前分数：").unwrap_or(25);
+    let last = prompt.contains("这是最后一轮");
+    json!({
+        "action": {
+            "type": if last { "end" } else { "predict" },
+            "object": ids[(h % 2) as usize],
+            "question": format!("第{round}幕：傍晚的广场上，你们又遇见了。你会怎么做？"),
+            "answers": "A. 走过去打招呼 B. 远远地挥挥手 C. 假装没看见"
+        },
+        "time": format!("Day {round}, Evening"),
+        "cumulative_rate": (score + (h % 11) as i64 - 4).clamp(0, 50).to_string(),
+        "rationale": "✅ 两人都很自然。下一幕：换个地方，看看他们会不会更近一步。"
+    })
+}

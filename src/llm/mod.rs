@@ -9,6 +9,7 @@ pub mod cassette;
 pub mod client;
 pub mod companion;
 pub(crate) mod config;
+pub mod cupid;
 pub mod embed;
 pub mod fake;
 mod mind;

@@ -275,7 +275,7 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
 }
 
 /// The bridge to the runtime, recording or replaying when asked.
-fn start_bridge(settings: &LlmSettings) -> Result<Bridge, String> {
+pub(crate) fn start_bridge(settings: &LlmSettings) -> Result<Bridge, String> {
     let cassette = match &settings.cassette {
         Some(CassetteMode::Record(dir)) => Some(Arc::new(
             Cassette::record(dir, settings.default.as_ref())

@@ -70,7 +70,7 @@ pub(crate) fn render(template: &str, values: &[(&str, String)]) -> (String, Vec<
     (out, missing)
 }
 
-fn fill(template: &str, values: &[(&str, String)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, String)]) -> String {
     render(template, values).0
 }
 

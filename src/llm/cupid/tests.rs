@@ -1,0 +1,228 @@
+//! Reading what a model wrote, and dates against the fake server: a
+//! well-behaved model, one that breaks every rule, one that writes garbage.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::cupid::{Avatar, Date, EndReason, Message as Line};
+use crate::llm::fake::{self, FakeReply, FakeRequest, FakeServer};
+
+#[test]
+fn options_are_split_as_models_write_them() {
+    assert_eq!(
+        split_options("A. 主动打招呼 B. 微笑 C. 走开"),
+        ["主动打招呼", "微笑", "走开"]
+    );
+    assert_eq!(split_options("A、去 B、不去"), ["去", "不去"]);
+    assert_eq!(split_options("A）去B）不去"), ["去", "不去"]);
+    // A letter inside a word is not an option.
+    assert_eq!(split_options("A. Bob's idea B. no"), ["Bob's idea", "no"]);
+    assert!(split_options("随便").is_empty());
+}
+
+#[test]
+fn the_host_json_is_read_leniently_and_checked() {
+    let ids = ["a", "b"];
+    let text = r#"好的：```json
+{"action":{"type":"predict","object":"b","question":"下雨了","answers":["A. 撑伞","B. 跑"]},"time":"Day 2, Noon","cumulative_rate":32,"rationale":"✅ 互补。下一幕：雨停"}
+```"#;
+    let h = read_host(text, ids).unwrap();
+    assert_eq!(h.options, ["撑伞", "跑"]);
+    assert_eq!(h.turn.action.answers, "A. 撑伞 B. 跑");
+    assert_eq!(h.rate, Some(32));
+    assert_eq!(h.split_rationale(), ("✅ 互补".into(), "雨停".into()));
+    let err = read_host(
+        r#"{"action":{"type":"predict","object":"c","question":"q","answers":"A. x B. y"}}"#,
+        ids,
+    )
+    .unwrap_err();
+    assert!(err.contains("object"), "{err}");
+    let err = read_host(
+        r#"{"action":{"type":"predict","object":"a","question":"q","answers":"只有一个"}}"#,
+        ids,
+    )
+    .unwrap_err();
+    assert!(err.contains("2–4"), "{err}");
+    // Ending needs no scene.
+    assert!(
+        read_host(r#"{"action":{"type":"end"},"cumulative_rate":"40分"}"#, ids)
+            .unwrap()
+            .end
+    );
+}
+
+#[test]
+fn an_avatar_must_choose_an_offered_letter() {
+    let letters = ["A".to_string(), "B".to_string()];
+    let t = read_avatar(
+        r#"{"decision":{"option":"b.","content":"跑"},"rationale":"想跑"}"#,
+        &letters,
+        "男",
+    )
+    .unwrap();
+    assert_eq!((t.decision.option.as_str(), t.gender.as_str()), ("B", "男"));
+    let err = read_avatar(r#"{"decision":{"option":"E"}}"#, &letters, "男").unwrap_err();
+    assert!(err.contains("not offered"), "{err}");
+}
+
+fn bank() -> Arc<SceneBank> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/heartvale/cupid/scenes.yaml");
+    Arc::new(SceneBank::load(&path).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn pair() -> (Avatar, Avatar) {
+    let town = crate::headless::default_scenario();
+    let find = |id: &str| town.residents.iter().find(|p| p.id.as_str() == id).unwrap();
+    (
+        Avatar::new(find("heqing"), find("shisong")),
+        Avatar::new(find("shisong"), find("heqing")),
+    )
+}
+
+fn minds(server: &FakeServer) -> LlmMinds {
+    let mut settings = LlmSettings::for_endpoint(&server.url, "fake");
+    settings.timeout = Duration::from_secs(10);
+    LlmMinds::new(&settings, bank(), 7).unwrap().unwrap()
+}
+
+#[test]
+fn a_date_with_a_model_takes_three_calls_a_round() {
+    let server = FakeServer::start(fake::cupid_handler());
+    let mut m = minds(&server);
+    let (a, b) = pair();
+    let mut date = Date::new(a, b, 10);
+    let lines = date.play(&mut m);
+    let calls = m.calls();
+    let rounds = date.rounds().len() as u32;
+    assert_eq!(calls.calls, 3 * rounds + 1, "{calls:?}");
+    assert_eq!(
+        (calls.repairs, calls.fallbacks),
+        (0, 0),
+        "{:?}",
+        m.take_notes()
+    );
+    assert!(calls.prompt_tokens > 0);
+    let Some(Line::Host(h)) = lines.first() else {
+        panic!()
+    };
+    assert!(h.action.question.starts_with("第1幕"), "{h:?}");
+    // Every request asked for the design's JSON by schema; the avatars'
+    // option an enum of the letters offered.
+    for r in server.requests() {
+        assert_eq!(r.format(), Some("json_schema"), "{}", r.raw);
+    }
+    let avatar = server
+        .requests()
+        .into_iter()
+        .find(|r| r.body["response_format"]["json_schema"]["name"] == "cupid_avatar")
+        .unwrap();
+    let letters = &avatar.body["response_format"]["json_schema"]["schema"]["properties"]["decision"]
+        ["properties"]["option"]["enum"];
+    assert_eq!(letters, &serde_json::json!(["A", "B", "C"]));
+    // The host's last prompt carries the whole date.
+    let last = server.requests().last().unwrap().prompt();
+    if rounds > 1 {
+        assert!(last.contains("第 1 轮"), "{last}");
+    }
+}
+
+/// The well-behaved model's answers, bent by `bend` (the request, the answer).
+fn bent(bend: impl Fn(&FakeRequest, Value) -> String + Send + Sync + 'static) -> FakeServer {
+    let good = fake::cupid_handler();
+    FakeServer::start(Arc::new(move |req: &FakeRequest| {
+        let FakeReply::Json { body, .. } = good(req) else {
+            unreachable!("the Cupid handler answers JSON")
+        };
+        let content = body["choices"][0]["message"]["content"].as_str().unwrap();
+        fake::chat(&bend(req, serde_json::from_str(content).unwrap()))
+    }))
+}
+
+fn is_host(req: &FakeRequest) -> bool {
+    req.body["response_format"]["json_schema"]["name"] == "cupid_host"
+}
+
+#[test]
+fn the_rules_hold_whatever_the_model_says() {
+    // +40 a round, a score of 80, time stuck in the morning of day 1, option E.
+    let server = bent(|req, mut v| {
+        if is_host(req) {
+            let now: i64 = req
+                .prompt()
+                .rsplit("当前分数：")
+                .next()
+                .and_then(|r| r.split('，').next()?.parse().ok())
+                .unwrap_or(25);
+            v["cumulative_rate"] = (now + 40).min(80).to_string().into();
+            v["time"] = "Day 1, Morning".into();
+        } else {
+            v["decision"]["option"] = "E".into();
+        }
+        v.to_string()
+    });
+    let mut m = minds(&server);
+    let (a, b) = pair();
+    let mut date = Date::new(a, b, 10);
+    let lines = date.play(&mut m);
+    let mut last = crate::cupid::Timeline::default();
+    for line in &lines {
+        match line {
+            Line::Host(h) => {
+                let t = crate::cupid::Timeline::parse(&h.time).unwrap();
+                assert!(t > last, "{} after {last}", h.time);
+                last = t;
+            }
+            Line::Avatar { turn, .. } => {
+                assert!(
+                    ["A", "B", "C"].contains(&turn.decision.option.as_str()),
+                    "{turn:?}"
+                );
+            }
+            Line::Score { before, after, .. } => {
+                assert!((after - before).abs() <= 10 && (0..=50).contains(after));
+            }
+            Line::End { score, .. } => assert!(*score <= 50),
+        }
+    }
+    assert_eq!(
+        date.ended(),
+        Some(EndReason::Established),
+        "+10 a round from 25"
+    );
+    let calls = m.calls();
+    assert!(calls.fallbacks >= 2 && calls.repairs >= 2, "{calls:?}");
+    let notes = m.take_notes().join("\n");
+    assert!(notes.contains("not offered"), "{notes}");
+}
+
+#[test]
+fn garbage_is_repaired_once_then_replaced_by_the_built_in_minds() {
+    // The first answer of every call is prose; the repair is good.
+    let server = bent(|req, v| {
+        if req.prompt().contains("你上一次的回答不能用") {
+            v.to_string()
+        } else {
+            "嗯……我觉得挺好的。".into()
+        }
+    });
+    let mut m = minds(&server);
+    let (a, b) = pair();
+    let mut date = Date::new(a.clone(), b.clone(), 3);
+    date.play(&mut m);
+    let c = m.calls();
+    assert_eq!((c.repairs, c.fallbacks), (c.calls / 2, 0), "{c:?}");
+    // Garbage every time: every turn falls back, and the date still ends.
+    let server = bent(|_, _| "{\"action\": ".into());
+    let mut m = minds(&server);
+    let mut date = Date::new(a, b, 3);
+    let lines = date.play(&mut m);
+    assert!(matches!(lines.last(), Some(Line::End { .. })));
+    let c = m.calls();
+    assert_eq!(
+        c.calls,
+        2 * c.fallbacks,
+        "a call and its repair per turn: {c:?}"
+    );
+    assert!(m.take_notes().iter().any(|n| n.contains("built-in")));
+}
