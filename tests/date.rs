@@ -236,3 +236,69 @@ fn a_date_with_a_model_records_and_replays() {
     let (_, replayed) = date(&["heqing", "shisong", "--replay", tape.to_str().unwrap()]);
     assert_eq!(live, replayed);
 }
+
+/// `heartvale sim --date A,B`: the pair goes to the host's place, the date
+/// is logged round by round, and it ends by moving both ties.
+#[test]
+fn a_town_date_booked_from_the_command_line_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("town.jsonl");
+    let o = heartvale(&[
+        "sim",
+        "--days",
+        "1",
+        "-q",
+        "--date",
+        "何青,shisong",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let events: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |k: &str| events.iter().filter(|e| e["kind"] == k).collect::<Vec<_>>();
+    let start = of("date_start");
+    assert_eq!(start.len(), 1);
+    assert_eq!(start[0]["requested"], true);
+    assert_eq!(
+        start[0]["residents"],
+        serde_json::json!(["heqing", "shisong"])
+    );
+    let rounds = of("date_round");
+    let end = of("date_end");
+    assert_eq!(end.len(), 1);
+    assert_eq!(end[0]["rounds"].as_u64().unwrap() as usize, rounds.len());
+    let mut score = 25;
+    for r in &rounds {
+        assert_eq!(r["before"], score);
+        score = r["after"].as_i64().unwrap();
+        assert!((score - r["before"].as_i64().unwrap()).abs() <= 10);
+    }
+    assert_eq!(end[0]["score"], score);
+    let changed: Vec<&Value> = of("relationship_change")
+        .into_iter()
+        .filter(|c| str_of(c, "reason").starts_with("约会"))
+        .collect();
+    assert_eq!(changed.len(), 2, "both ties move");
+}
+
+#[test]
+fn a_town_date_needs_two_residents_and_not_the_host() {
+    for (pair, says) in [
+        ("heqing", "two residents"),
+        ("heqing,heqing", "themselves"),
+        ("zhong,heqing", "hosts the dates"),
+        ("heqing,nobody", "no resident `nobody`"),
+    ] {
+        let o = heartvale(&["sim", "--days", "1", "-q", "--date", pair]);
+        assert_eq!(o.status.code(), Some(1), "{pair}");
+        assert!(
+            text(&o.stderr).contains(says),
+            "{pair}: {}",
+            text(&o.stderr)
+        );
+    }
+}

@@ -185,6 +185,10 @@ pub struct TownArgs {
     /// default the rest of the saved run).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["generate", "seed"])]
     pub(crate) load: Option<PathBuf>,
+    /// Book Cupid's date between these two residents (ids or names, `A,B`)
+    /// at the start, as the inspector's "💘 约会" does.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub(crate) date: Option<Vec<String>>,
 }
 
 impl Default for TownArgs {
@@ -196,6 +200,7 @@ impl Default for TownArgs {
             log: None,
             generate: None,
             load: None,
+            date: None,
         }
     }
 }
@@ -236,7 +241,7 @@ pub struct WindowArgs {
     #[arg(long, value_name = "ID")]
     pub(crate) chat: Option<String>,
     /// Start with only these panels open: inspector, events, relations,
-    /// notices, tuning, help (comma-separated; default: inspector,events).
+    /// notices, tuning, help, dates (comma-separated; default: inspector,events).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub(crate) panels: Option<Vec<String>>,
     /// Save a screenshot this many real seconds after the start.

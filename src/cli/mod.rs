@@ -32,7 +32,7 @@ pub use args::{
 use crate::base::Diagnostics;
 use crate::llm::{LlmArgs, LlmSettings};
 use crate::save::{TownSnapshot, TownSource};
-use crate::scenario::{Scenario, generate::generated_town};
+use crate::scenario::{ResidentId, Scenario, generate::generated_town};
 use crate::sim::RunSettings;
 use crate::sim::event_log::EventLog;
 
@@ -107,6 +107,56 @@ struct Town {
     /// Where the scenario came from, for saves (a folder's files are read
     /// when a save is written, so hot-reloaded edits are kept).
     source: Option<TownSource>,
+    /// `--date A,B`: a date booked at the start.
+    date: Option<(ResidentId, ResidentId)>,
+}
+
+/// The app with `--date`'s request in, for its first step.
+fn book_date(app: &mut bevy::prelude::App, date: Option<(ResidentId, ResidentId)>) {
+    if let Some(pair) = date {
+        let mut requests = app
+            .world_mut()
+            .resource_mut::<crate::sim::dating::DateRequests>();
+        requests.0.push(pair);
+    }
+}
+
+/// `--date A,B` checked against the town: two different residents, neither
+/// the host, in a town that has one.
+fn date_pair(names: &[String], scenario: &Scenario) -> Result<(ResidentId, ResidentId), CliError> {
+    let [a, b] = names else {
+        return Err(CliError::failed("--date takes two residents: --date A,B"));
+    };
+    let find = |who: &str| {
+        scenario
+            .residents
+            .iter()
+            .find(|p| p.id.as_str() == who.trim() || p.name == who.trim())
+            .ok_or_else(|| {
+                CliError::failed(format!(
+                    "--date: no resident `{}` in this town",
+                    crate::base::quoted(who)
+                ))
+            })
+    };
+    let (pa, pb) = (find(a)?, find(b)?);
+    if pa.id == pb.id {
+        return Err(CliError::failed(format!(
+            "--date: {} cannot date themselves",
+            pa.name
+        )));
+    }
+    let host = crate::sim::dating::host_of(scenario).map(|(i, _)| &scenario.residents[i.i()].id);
+    match host {
+        None => Err(CliError::failed(
+            "--date: this town has no host for dates (a resident with `host: cupid`, or one who works at a `food` place)",
+        )),
+        Some(h) if *h == pa.id || *h == pb.id => Err(CliError::failed(format!(
+            "--date: {} hosts the dates and cannot go on one",
+            if *h == pa.id { &pa.name } else { &pb.name }
+        ))),
+        Some(_) => Ok((pa.id.clone(), pb.id.clone())),
+    }
 }
 
 /// The event log of `--log`, created (emptied) only now: a command calls
@@ -156,6 +206,9 @@ impl TownArgs {
             eprintln!("note: {note}");
         }
         town.log = self.log.clone();
+        if let Some(names) = &self.date {
+            town.date = Some(date_pair(names, &town.scenario)?);
+        }
         Ok(town)
     }
 
@@ -185,6 +238,7 @@ impl TownArgs {
             llm: None,
             resume: None,
             source,
+            date: None,
         })
     }
 
@@ -215,6 +269,7 @@ impl TownArgs {
             llm: None,
             resume: Some(saved.snapshot),
             source: Some(saved.source),
+            date: None,
         })
     }
 }
@@ -235,6 +290,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     };
     let log = open_log(town.log.as_deref())?;
     let options = crate::window::WindowOptions {
+        date: town.date.clone(),
         resume: town.resume,
         autosave,
         scenario_dir: town.dir,

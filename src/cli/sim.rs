@@ -29,6 +29,7 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     let mut app =
         headless_app_with_llm(scenario.clone(), seed, days, EventLog::default(), town.llm)
             .map_err(CliError::Failed)?;
+    super::book_date(&mut app, town.date);
     if let Some(snap) = town.resume {
         crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
     }

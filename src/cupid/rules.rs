@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::scenes::DayPart;
 use super::{Avatar, AvatarTurn, Decision, Posed};
@@ -114,7 +114,7 @@ impl EndReason {
 }
 
 /// The design's bands of the score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Band {
     /// 0–15.
     #[serde(rename = "不和谐")]

@@ -237,7 +237,21 @@ impl SceneBank {
                     None,
                 ))
             })?;
-        let bank: SceneBank = parse_yaml(&text).map_err(|d| one(d.in_file(path)))?;
+        Self::parse(&text, path)
+    }
+
+    /// The default town's scene bank, built in: what a town without its own
+    /// `cupid/scenes.yaml` (a generated one) dates with.
+    pub fn builtin() -> SceneBank {
+        const TEXT: &str = include_str!("../../scenarios/heartvale/cupid/scenes.yaml");
+        Self::parse(TEXT, Path::new("scenarios/heartvale/cupid/scenes.yaml"))
+            .expect("the shipped scene bank is valid (tested)")
+    }
+
+    /// Checks scene-bank text read from `path`.
+    fn parse(text: &str, path: &Path) -> Result<SceneBank, Diagnostics> {
+        let one = |d: Diagnostic| Diagnostics(vec![d]);
+        let bank: SceneBank = parse_yaml(text).map_err(|d| one(d.in_file(path)))?;
         let problems = bank.problems(path);
         if problems.is_empty() {
             Ok(bank)

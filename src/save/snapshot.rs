@@ -86,6 +86,9 @@ pub(crate) struct Bookkeeping {
     pub(crate) plan_requests: u64,
     pub(crate) next_appointment: u32,
     pub(crate) tuning: Tuning,
+    /// Cupid's dates booked or under way (saves before them have none).
+    #[serde(default)]
+    pub(crate) dates: crate::sim::dating::TownDates,
 }
 
 /// A whole town between two steps.
@@ -153,6 +156,7 @@ pub fn take(world: &mut World) -> TownSnapshot {
         plan_requests: crate::sim::planning::requests_made(world),
         next_appointment,
         tuning: world.resource::<ActiveTuning>().0.clone(),
+        dates: clone_json(world.resource::<crate::sim::dating::TownDates>()),
     };
     TownSnapshot {
         seed: settings.seed,
@@ -256,6 +260,7 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
     world.resource_mut::<Census>().restore(snap.books.census);
     crate::sim::planning::set_requests_made(world, snap.books.plan_requests);
     world.resource_mut::<ActiveTuning>().0 = snap.books.tuning;
+    world.insert_resource(snap.books.dates);
     let mut social = snap.books.social;
     reopen_conversations(world, &mut social, snap.conversations);
     world.insert_resource(social);

@@ -337,6 +337,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         counsel: None,
         converse: None,
         companion: None,
+        host: None,
     }
 }
 

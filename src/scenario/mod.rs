@@ -24,8 +24,8 @@ pub use social_tuning::{
     ProximityTuning, RelationshipTuning, SocialTuning, StageValues,
 };
 pub use spec::{
-    BigFive, BrainOverride, DurationTuning, LlmSpec, LocationKind, MapSize, NeedRates, NeedsTuning,
-    PlannerTuning, RelationKind, Service, Tuning, WorkRole, key_name_allowed,
+    BigFive, BrainOverride, DurationTuning, HostRole, LlmSpec, LocationKind, MapSize, NeedRates,
+    NeedsTuning, PlannerTuning, RelationKind, Service, Tuning, WorkRole, key_name_allowed,
 };
 
 pub use profile::{

@@ -54,6 +54,8 @@ pub struct Profile {
     pub(crate) converse: Option<Converse>,
     /// The companion system the player talks with (affection, stages, key moments).
     pub companion: Option<std::sync::Arc<crate::companion::CompanionSpec>>,
+    /// A host role in town (Cupid's dates), if any.
+    pub host: Option<super::HostRole>,
 }
 
 impl Profile {

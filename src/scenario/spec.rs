@@ -195,6 +195,9 @@ pub(super) struct ResidentSpec {
     /// The player's companion: affection, stages, key moments.
     #[serde(default)]
     pub(super) companion: Option<Spanned<crate::companion::CompanionSpec>>,
+    /// A host role in town (`cupid`: this resident hosts dates).
+    #[serde(default)]
+    pub(super) host: Option<HostRole>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -259,6 +262,14 @@ pub(super) struct WorkSpec {
     /// With `role`: only these residents are greeted (e.g. a teacher's students); everyone when empty.
     #[serde(default)]
     pub(super) greets: Vec<Spanned<String>>,
+}
+
+/// What a resident may host in town.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostRole {
+    /// Cupid, the dating host: hosts dates between two residents.
+    Cupid,
 }
 
 /// Work roles that must greet (the design's waiter–customer, teacher–student, seller–customer).

@@ -9,6 +9,7 @@ pub(crate) mod actions;
 pub mod brain;
 pub mod clock;
 pub mod companion;
+pub mod dating;
 pub mod end;
 pub mod event_log;
 pub mod memory;
@@ -117,6 +118,7 @@ pub fn plugin(app: &mut App) {
         notices::plugin,
         memory::plugin,
         social::plugin,
+        dating::plugin,
         end::plugin,
         event_log::plugin,
     ));
@@ -129,6 +131,7 @@ pub fn setup_world(world: &mut World, scenario: Arc<Scenario>, settings: RunSett
     residents::spawn_all(world, &scenario, &settings);
     social::setup(world, scenario.residents.len(), settings.seed);
     memory::setup(world, &scenario);
+    dating::setup(world, &scenario);
     world.init_resource::<companion::Companions>();
     world.insert_resource(settings);
     world.insert_resource(LoadedScenario(scenario));

@@ -52,7 +52,16 @@ pub enum PlanningSet {
 }
 
 #[derive(Resource, Debug, Default)]
-struct RequestCounter(u64);
+pub(crate) struct RequestCounter(u64);
+
+impl RequestCounter {
+    /// A new request's number (a plan handed to a resident from outside its
+    /// brain, such as a date, takes one too, so a late brain answer is dropped).
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 += 1;
+        self.0
+    }
+}
 
 /// Plan requests made so far (a save keeps the count, so request numbers go on).
 pub(crate) fn requests_made(world: &World) -> u64 {

@@ -88,6 +88,8 @@ pub(crate) struct WindowOptions {
     pub(crate) panels: Option<Vec<String>>,
     /// The saved state to go on from (`--load`).
     pub(crate) resume: Option<crate::save::TownSnapshot>,
+    /// A date booked at the start (`--date A,B`).
+    pub(crate) date: Option<(crate::scenario::ResidentId, crate::scenario::ResidentId)>,
     /// Autosave here, with the scenario as a save keeps it.
     pub(crate) autosave: Option<(PathBuf, crate::save::TownSource)>,
 }
@@ -190,6 +192,12 @@ pub(crate) fn run(
     }
     if let Some(id) = options.select {
         select_at_start(&mut app, &id)?;
+    }
+    if let Some(pair) = options.date {
+        let mut requests = app
+            .world_mut()
+            .resource_mut::<crate::sim::dating::DateRequests>();
+        requests.0.push(pair);
     }
     if let Some(id) = options.chat {
         let profile = scenario_profile(&app, &id)?;

@@ -2,7 +2,7 @@
 //! (pools, record and replay as everywhere), with json_schema structured
 //! output — the avatars' option an enum of the letters offered. A bad answer
 //! gets one repair call; if that fails too, the offline minds answer that
-//! turn (said in [`LlmMinds::notes`]). The date's rules bound whatever comes
+//! turn (said in `LlmMinds::take_notes`). The date's rules bound whatever comes
 //! back.
 //!
 //! Three calls a round: the two avatars, and one host call that judges the

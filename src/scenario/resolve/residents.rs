@@ -162,6 +162,7 @@ fn resident(
         counsel,
         converse,
         companion,
+        host: r.host,
     }
 }
 

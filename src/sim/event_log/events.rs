@@ -360,6 +360,12 @@ pub enum EventBody {
         /// Calls per resident.
         by_resident: std::collections::BTreeMap<ResidentId, u32>,
     },
+    /// Cupid's date began in town.
+    DateStart(super::dates::DateStarted),
+    /// A round of a date was judged.
+    DateRound(super::dates::DateRoundPlayed),
+    /// A date ended: the score, the ties changed, the key memories.
+    DateEnd(super::dates::DateEnded),
     /// The run ended.
     End {
         /// Why.
@@ -400,6 +406,9 @@ impl EventBody {
             EventBody::LlmCall { .. } => "llm_call",
             EventBody::LlmUsage { .. } => "llm_usage",
             EventBody::End { .. } => "end",
+            EventBody::DateStart(_) => "date_start",
+            EventBody::DateRound(_) => "date_round",
+            EventBody::DateEnd(_) => "date_end",
         }
     }
 }

@@ -5,10 +5,12 @@ use std::io::Write;
 
 use bevy::prelude::*;
 
+mod dates;
 mod events;
 mod narrate;
 
 pub use crate::context::LayerTokens;
+pub use dates::{DateChoice, DateEnded, DateOutcome, DateRoundPlayed, DateStarted};
 pub use events::{
     AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
     RelationshipDelta, SimEvent,

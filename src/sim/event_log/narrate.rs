@@ -75,6 +75,8 @@ pub enum Strand {
     Wake,
     /// Memories consolidated.
     Consolidate,
+    /// Cupid's dates.
+    Date,
     /// Calls to models, and their daily accounting.
     Llm,
     /// The run's start and end.
@@ -83,7 +85,7 @@ pub enum Strand {
 
 impl Strand {
     /// Every strand, in menu order.
-    pub const ALL: [Strand; 13] = [
+    pub const ALL: [Strand; 14] = [
         Strand::Plan,
         Strand::Move,
         Strand::Arrive,
@@ -95,6 +97,7 @@ impl Strand {
         Strand::Sleep,
         Strand::Wake,
         Strand::Consolidate,
+        Strand::Date,
         Strand::Llm,
         Strand::Run,
     ];
@@ -113,6 +116,7 @@ impl Strand {
             Strand::Sleep => "睡觉",
             Strand::Wake => "起床",
             Strand::Consolidate => "记忆",
+            Strand::Date => "约会",
             Strand::Llm => "模型",
             Strand::Run => "运行",
         }
@@ -157,6 +161,9 @@ pub fn narrate(body: &EventBody, names: &impl Names) -> Narration {
         | EventBody::Notice { .. }
         | EventBody::NoticeRead { .. } => plans_together(body, names),
         EventBody::LlmCall { .. } => llm_call(body, names),
+        EventBody::DateStart(_) | EventBody::DateRound(_) | EventBody::DateEnd(_) => {
+            super::dates::narrate(body, names)
+        }
     }
 }
 

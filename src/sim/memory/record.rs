@@ -82,6 +82,7 @@ impl Sources<'_> {
         match &e.body {
             EventBody::Plan { .. } | EventBody::Arrive { .. } => self.own_day(e, remember),
             EventBody::ConversationEnd { .. }
+            | EventBody::DateEnd(_)
             | EventBody::SkillEnd { .. }
             | EventBody::AppointmentMade { .. }
             | EventBody::AppointmentMissed { .. } => self.with_others(e, remember),
@@ -146,7 +147,8 @@ impl Sources<'_> {
         let t = e.time;
         match &e.body {
             // Each participant keeps its own one-line view, importance from the social rules.
-            EventBody::ConversationEnd { memories, .. } => {
+            EventBody::ConversationEnd { memories, .. }
+            | EventBody::DateEnd(crate::sim::event_log::DateEnded { memories, .. }) => {
                 for m in memories {
                     let importance = m.importance.min(100) as u8;
                     let text = m.text.clone();

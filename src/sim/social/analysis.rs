@@ -244,6 +244,24 @@ pub fn apply_delta(strength: f32, delta: f32) -> f32 {
     (strength + delta).clamp(0.0, 100.0)
 }
 
+/// One meeting's mark on a tie (a conversation, a date): the strength moves
+/// by `points`, the stage follows, the meeting is counted and dated.
+/// Returns the strength and kind before.
+pub(crate) fn meet(
+    tie: &mut crate::sim::residents::Relationship,
+    points: f32,
+    now: crate::base::time::GameTime,
+    r: &RelationshipTuning,
+) -> (f32, RelationKind) {
+    let before = (tie.strength, tie.kind);
+    tie.strength = apply_delta(tie.strength, points);
+    tie.kind = reclassify(tie.kind, tie.strength, r);
+    tie.interactions += 1;
+    tie.last_interaction = Some(now);
+    tie.met.get_or_insert(now);
+    before
+}
+
 /// How much a conversation matters to one participant, 0–100.
 pub fn importance(
     t: &SocialTuning,

@@ -178,12 +178,8 @@ impl Closing<'_, '_> {
                 let other_id = other.0.id.clone();
                 let occupation = other.1.occupation.clone();
                 let rel = me.3.entry(&other_id, b);
-                let (old, old_kind) = (rel.strength, rel.kind);
-                rel.strength = analysis::apply_delta(old, delta.points * factor);
-                rel.kind = analysis::reclassify(rel.kind, rel.strength, &t.relationship);
-                rel.interactions += 1;
-                rel.last_interaction = Some(self.clock.now);
-                rel.met.get_or_insert(self.clock.now);
+                let (old, old_kind) =
+                    analysis::meet(rel, delta.points * factor, self.clock.now, &t.relationship);
                 if rel.impression.is_empty() {
                     rel.impression = format!("在{}聊过天的{occupation}", self.town.name(c.place));
                 }

@@ -136,6 +136,7 @@ pub(super) fn help(mut contexts: EguiContexts, mut panels: ResMut<Panels>) -> Re
                     ("I", "居民检查器"),
                     ("E", "事件流"),
                     ("R", "关系矩阵与曲线"),
+                    ("L", "约会（丘比特）"),
                     ("N", "公告板"),
                     ("T", "调参"),
                     ("H / F1", "帮助"),

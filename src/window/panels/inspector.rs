@@ -57,8 +57,7 @@ pub(super) struct Around<'w> {
 /// The inspector window of the selected resident; closing it clears the selection.
 pub(super) fn inspector(
     mut contexts: EguiContexts,
-    (panels, mut selection, mut counsel, mut chat): (
-        Res<Panels>,
+    (mut selection, mut counsel, mut chat): (
         ResMut<Selection>,
         ResMut<CounselPanel>,
         ResMut<ChatPanel>,
@@ -67,11 +66,12 @@ pub(super) fn inspector(
     residents: Query<InspectorView>,
     (icons, assets): (Option<Res<EmojiIndex>>, Res<AssetServer>),
     mut search: Local<String>,
+    mut cupid: CupidButton,
 ) -> Result {
     let Some(id) = selection.resident.clone() else {
         return Ok(());
     };
-    if !panels.inspector {
+    if !cupid.panels.inspector {
         return Ok(());
     }
     let Some(view) = around
@@ -88,6 +88,7 @@ pub(super) fn inspector(
         .map(|path| contexts.add_image(EguiTextureHandle::Strong(assets.load(path))));
     let ctx = contexts.ctx_mut()?;
     let right = ctx.viewport_rect().right();
+    let mut panels_open = false;
     let mut open = true;
     egui::Window::new(format!("{} · {}", persona.name, persona.occupation))
         .id(egui::Id::new("inspector"))
@@ -99,6 +100,7 @@ pub(super) fn inspector(
         .show(ctx, |ui| {
             header(ui, persona, &mut selection, &mut counsel, &around);
             chat_button(ui, persona, &mut chat);
+            cupid.show(ui, &persona.0, &around.roster, &mut panels_open);
             persona_section(ui, persona);
             needs_section(ui, needs);
             now_section(ui, &view, icon, &around.town);
@@ -110,6 +112,9 @@ pub(super) fn inspector(
         });
     if !open {
         selection.clear();
+    }
+    if panels_open {
+        cupid.panels.dates = true;
     }
     Ok(())
 }
@@ -314,4 +319,78 @@ fn ties_section(ui: &mut egui::Ui, ties: &Relationships, roster: &Roster) {
                 }
             });
         });
+}
+
+/// "💘 约会": the player asks Cupid's host for a date between this resident
+/// and another, chosen from a list.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct CupidButton<'w, 's> {
+    panels: ResMut<'w, Panels>,
+    dates: Res<'w, crate::sim::dating::TownDates>,
+    host: Res<'w, crate::sim::dating::Cupid>,
+    requests: ResMut<'w, crate::sim::dating::DateRequests>,
+    partner: Local<'s, Option<ResidentId>>,
+}
+
+impl CupidButton<'_, '_> {
+    fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        me: &crate::scenario::Profile,
+        roster: &Roster,
+        open_panel: &mut bool,
+    ) {
+        let Some((host, _)) = self.host.host else {
+            return;
+        };
+        let my_idx = roster.idx(&me.id);
+        if my_idx == Some(host) {
+            ui.label(egui::RichText::new("💘 镇上的约会由TA主持（L 打开约会面板）").small());
+            return;
+        }
+        let busy =
+            |i: Option<crate::sim::residents::RosterIdx>| i.is_some_and(|i| self.dates.dating(i));
+        if busy(my_idx) {
+            if ui.button("💘 约会中：查看").clicked() {
+                *open_panel = true;
+            }
+            return;
+        }
+        if self.partner.as_ref() == Some(&me.id) {
+            *self.partner = None;
+        }
+        ui.horizontal(|ui| {
+            let chosen = self.partner.as_ref().map_or("选择对象…".to_owned(), |id| {
+                roster.name(id).to_owned()
+            });
+            egui::ComboBox::from_id_salt("date_partner")
+                .selected_text(chosen)
+                .show_ui(ui, |ui| {
+                    for i in roster.indices() {
+                        let id = roster.id_of(i);
+                        if i == host || *id == me.id || self.dates.dating(i) {
+                            continue;
+                        }
+                        let picked = self.partner.as_ref() == Some(id);
+                        if ui.selectable_label(picked, roster.name_of(i)).clicked() {
+                            *self.partner = Some(id.clone());
+                        }
+                    }
+                });
+            let ready = self.partner.is_some();
+            let hover = format!(
+                "请{}主持一场约会：两人空下来后去那里，最多 10 轮",
+                roster.name_of(host)
+            );
+            if ui
+                .add_enabled(ready, egui::Button::new("💘 约会"))
+                .on_hover_text(hover)
+                .clicked()
+                && let Some(other) = self.partner.take()
+            {
+                self.requests.0.push((me.id.clone(), other));
+                *open_panel = true;
+            }
+        });
+    }
 }

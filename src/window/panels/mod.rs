@@ -1,9 +1,10 @@
 //! The egui panels, each a movable window toggled by a key (and a button in
 //! the top bar): the resident inspector (I), the event stream (E), the
-//! relationships matrix and plot (R), the notice board (N), the tuning
+//! relationships matrix and plot (R), Cupid's dates (L), the notice board (N), the tuning
 //! sliders (T) and the help overlay (H).
 
 mod board;
+mod dates;
 mod inspector;
 mod prompt_view;
 mod relations;
@@ -17,6 +18,7 @@ use super::select::UiWantsInput;
 use crate::sim::event_log::Strand;
 use crate::sim::residents::RosterIdx;
 use board::{help, notice_board, tuning_panel};
+use dates::dates_panel;
 use inspector::inspector;
 use relations::relations;
 use stream::event_stream;
@@ -35,6 +37,7 @@ pub(super) fn plugin(app: &mut App) {
                 notice_board,
                 tuning_panel,
                 help,
+                dates_panel,
             ),
         );
 }
@@ -48,6 +51,7 @@ pub(crate) struct Panels {
     pub(crate) notices: bool,
     pub(crate) tuning: bool,
     pub(crate) help: bool,
+    pub(crate) dates: bool,
 }
 
 impl Default for Panels {
@@ -59,24 +63,26 @@ impl Default for Panels {
             notices: false,
             tuning: false,
             help: false,
+            dates: false,
         }
     }
 }
 
 impl Panels {
     /// Each panel's switch, label and key, in top-bar order.
-    pub(super) fn toggles(&mut self) -> [(&mut bool, &'static str, &'static str); 6] {
+    pub(super) fn toggles(&mut self) -> [(&mut bool, &'static str, &'static str); 7] {
         [
             (&mut self.inspector, "居民", "I"),
             (&mut self.events, "事件", "E"),
             (&mut self.relations, "关系", "R"),
             (&mut self.notices, "公告", "N"),
             (&mut self.tuning, "调参", "T"),
+            (&mut self.dates, "约会", "L"),
             (&mut self.help, "帮助", "H"),
         ]
     }
 
-    /// Opens the panels named (`inspector,events,relations,notices,tuning,help`)
+    /// Opens the panels named (`inspector,events,relations,notices,tuning,help,dates`)
     /// and closes the others; an unknown name is an error.
     pub(super) fn only(names: &[String]) -> Result<Self, String> {
         let mut p = Self {
@@ -92,9 +98,10 @@ impl Panels {
                 "notices" => &mut p.notices,
                 "tuning" => &mut p.tuning,
                 "help" => &mut p.help,
+                "dates" => &mut p.dates,
                 other => {
                     return Err(format!(
-                        "no panel `{other}` (inspector, events, relations, notices, tuning, help)"
+                        "no panel `{other}` (inspector, events, relations, notices, tuning, help, dates)"
                     ));
                 }
             };
@@ -111,6 +118,7 @@ impl Panels {
             KeyCode::KeyR => &mut self.relations,
             KeyCode::KeyN => &mut self.notices,
             KeyCode::KeyT => &mut self.tuning,
+            KeyCode::KeyL => &mut self.dates,
             KeyCode::KeyH | KeyCode::F1 => &mut self.help,
             _ => return false,
         };
@@ -175,6 +183,7 @@ mod tests {
             KeyCode::KeyT,
             KeyCode::KeyE,
             KeyCode::KeyI,
+            KeyCode::KeyL,
         ] {
             assert!(p.toggle(key));
         }
@@ -187,13 +196,14 @@ mod tests {
                 notices: true,
                 tuning: true,
                 help: true,
+                dates: true,
             }
         );
         assert!(!p.toggle(KeyCode::KeyW), "W pans the map");
         let some = Panels::only(&["tuning".into(), "relations".into()]).unwrap();
         assert!(some.tuning && some.relations && !some.inspector && !some.events);
         assert!(Panels::only(&["nope".into()]).unwrap_err().contains("nope"));
-        assert_eq!(p.toggles().len(), 6);
+        assert_eq!(p.toggles().len(), 7);
     }
 
     /// A slider moved in the panel is the value the sim reads next step.

@@ -1,0 +1,130 @@
+//! The host's own pairings: once an evening, the most plausible pair of
+//! residents who know each other — their ties both ways, times how well
+//! their personalities go together — is asked out, with a chance that grows
+//! with how plausible they are.
+
+use bevy::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{Cupid, REPEAT_AFTER_DAYS, TownDates, book};
+use crate::scenario::RelationKind;
+use crate::sim::RunSettings;
+use crate::sim::clock::Clock;
+use crate::sim::residents::{Persona, Relationships, Resident, RosterIdx};
+use crate::sim::social::analysis;
+use crate::sim::town::ActiveTuning;
+
+/// The evening hour the host makes its pairing (game minutes after midnight).
+const PAIRING_MINUTE: u32 = 17 * 60;
+/// Too late to start one: after this the host waits for the next evening.
+const LAST_PAIRING_MINUTE: u32 = 19 * 60;
+/// Adults only.
+const MIN_AGE: u32 = 18;
+/// A tie weaker than this (either way) is not enough for a date.
+const MIN_STRENGTH: f32 = 30.0;
+/// The chance of a date on an evening, times the best pair's plausibility (0–1).
+const EVENING_CHANCE: f32 = 0.7;
+
+/// A pair the host might ask out: who, how plausible (0–1), their ties.
+type Pairing = (
+    (RosterIdx, RosterIdx),
+    f32,
+    [Option<(RelationKind, f32)>; 2],
+);
+
+/// One resident as the host weighs it.
+type Candidate<'a> = (&'a Resident, &'a Persona, &'a Relationships);
+
+/// Once an evening: book the most plausible pair, perhaps.
+pub(super) fn pair_tonight(
+    clock: Res<Clock>,
+    settings: Res<RunSettings>,
+    tuning: Res<ActiveTuning>,
+    cupid: Res<Cupid>,
+    mut dates: ResMut<TownDates>,
+    people: Query<Candidate>,
+) {
+    let (now, day) = (clock.now, clock.now.day_number());
+    let minute = now.minute_of_day();
+    if cupid.host.is_none()
+        || dates.considered_day == day
+        || !(PAIRING_MINUTE..LAST_PAIRING_MINUTE).contains(&minute)
+    {
+        return;
+    }
+    dates.considered_day = day;
+    let Some((pair, plausible, ties)) = best_pair(&people, &dates, &cupid, &tuning, day) else {
+        return;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ (day as u64).wrapping_mul(0xd1b5_4a32));
+    if rng.random::<f32>() < plausible * EVENING_CHANCE {
+        book(&mut dates, &cupid, pair, ties, (now, settings.seed), false);
+    }
+}
+
+/// The pair a date suits best, how plausible it is (0–1), and their ties.
+fn best_pair(
+    people: &Query<Candidate>,
+    dates: &TownDates,
+    cupid: &Cupid,
+    tuning: &ActiveTuning,
+    day: i64,
+) -> Option<Pairing> {
+    let host = cupid.host.map(|(h, _)| h);
+    let adult = |p: &Persona| p.0.age >= MIN_AGE;
+    let mut by_idx: Vec<Option<Candidate>> = Vec::new();
+    for c in people.iter() {
+        let i = c.0.idx.i();
+        if by_idx.len() <= i {
+            by_idx.resize(i + 1, None);
+        }
+        by_idx[i] = Some(c);
+    }
+    let mut best: Option<Pairing> = None;
+    for &(me, persona, ties) in by_idx.iter().flatten() {
+        let a = me.idx;
+        if Some(a) == host || !adult(persona) || dates.dating(a) {
+            continue;
+        }
+        for t in ties.0.iter().filter(|t| datable(t.kind, t.strength)) {
+            let b = t.with_idx;
+            let Some(Some((_, other, back))) = by_idx.get(b.i()) else {
+                continue;
+            };
+            let Some(back) = back.by_idx(a).filter(|r| datable(r.kind, r.strength)) else {
+                continue;
+            };
+            if b <= a || Some(b) == host || !adult(other) || dates.dating(b) {
+                continue;
+            }
+            if dated_lately(dates, [a, b], day) {
+                continue;
+            }
+            let r = &tuning.social.relationship;
+            let (fit, _) = analysis::compatibility(r, &persona.0.personality, &other.0.personality);
+            let plausible = ((t.strength + back.strength) / 200.0 * fit).clamp(0.0, 1.0);
+            if best.as_ref().is_none_or(|(_, p, _)| plausible > *p) {
+                let ties = [Some((t.kind, t.strength)), Some((back.kind, back.strength))];
+                best = Some(((a, b), plausible, ties));
+            }
+        }
+    }
+    best
+}
+
+/// Someone one might date: known, not family or a workmate, and liked enough.
+fn datable(kind: RelationKind, strength: f32) -> bool {
+    matches!(
+        kind,
+        RelationKind::Acquaintance | RelationKind::Friend | RelationKind::CloseFriend
+    ) && strength >= MIN_STRENGTH
+}
+
+/// Whether the two had a date in the last days.
+fn dated_lately(dates: &TownDates, pair: [RosterIdx; 2], day: i64) -> bool {
+    dates
+        .past
+        .iter()
+        .any(|(p, d)| (p == &pair || p == &[pair[1], pair[0]]) && day - d < REPEAT_AFTER_DAYS)
+}
