@@ -1,7 +1,8 @@
-//! The host's own pairings: once an evening, the most plausible pair of
-//! residents who know each other — their ties both ways, times how well
-//! their personalities go together — is asked out, with a chance that grows
-//! with how plausible they are.
+//! The host's own pairings: once an evening, and once at every gathering
+//! it goes to (the date is held there), the most plausible pair of residents who know each
+//! other — their ties both ways, times how well their personalities go
+//! together; at a gathering, of those who came — is asked out, with a
+//! chance that grows with how plausible they are.
 
 use bevy::prelude::*;
 use rand::{RngExt, SeedableRng};
@@ -11,9 +12,9 @@ use super::{Cupid, REPEAT_AFTER_DAYS, TownDates, book};
 use crate::scenario::RelationKind;
 use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
-use crate::sim::residents::{Persona, Relationships, Resident, RosterIdx};
+use crate::sim::residents::{Census, Persona, Relationships, Resident, RosterIdx};
 use crate::sim::social::analysis;
-use crate::sim::town::ActiveTuning;
+use crate::sim::town::{ActiveTuning, Gatherings};
 
 /// The evening hour the host makes its pairing (game minutes after midnight).
 const PAIRING_MINUTE: u32 = 17 * 60;
@@ -32,6 +33,9 @@ type Pairing = (
     f32,
     [Option<(RelationKind, f32)>; 2],
 );
+
+/// Minutes into a gathering before the host looks around (people arrive).
+const GATHERING_SETTLE: i64 = 30;
 
 /// One resident as the host weighs it.
 type Candidate<'a> = (&'a Resident, &'a Persona, &'a Relationships);
@@ -54,22 +58,81 @@ pub(super) fn pair_tonight(
         return;
     }
     dates.considered_day = day;
-    let Some((pair, plausible, ties)) = best_pair(&people, &dates, &cupid, &tuning, day) else {
+    let anyone = |_: RosterIdx| true;
+    let Some((pair, plausible, ties)) = best_pair(&people, &dates, &cupid, &tuning, (day, &anyone))
+    else {
         return;
     };
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ (day as u64).wrapping_mul(0xd1b5_4a32));
     if rng.random::<f32>() < plausible * EVENING_CHANCE {
-        book(&mut dates, &cupid, pair, ties, (now, settings.seed), false);
+        book(
+            &mut dates,
+            &cupid,
+            (pair, None),
+            ties,
+            (now, settings.seed),
+            false,
+        );
     }
 }
 
-/// The pair a date suits best, how plausible it is (0–1), and their ties.
+/// Once a gathering the host is at has settled: the most plausible pair of
+/// those standing there, asked out there with a chance of its plausibility.
+pub(super) fn pair_at_gathering(
+    (clock, settings, tuning): (Res<Clock>, Res<RunSettings>, Res<ActiveTuning>),
+    (cupid, gatherings, census): (Res<Cupid>, Res<Gatherings>, Res<Census>),
+    mut dates: ResMut<TownDates>,
+    people: Query<Candidate>,
+) {
+    let Some((host, _)) = cupid.host else {
+        return;
+    };
+    let now = clock.now;
+    let host_at = census
+        .entries
+        .get(host.i())
+        .filter(|e| !e.walking)
+        .map(|e| e.at);
+    let under_way = gatherings.0.iter().find(|g| {
+        Some(g.location) == host_at
+            && g.starts.plus_minutes(GATHERING_SETTLE) <= now
+            && now < g.ends
+            && !dates.gatherings_seen.contains(&g.id)
+    });
+    let Some(g) = under_way else {
+        return;
+    };
+    dates.gatherings_seen.push(g.id);
+    let place = g.location;
+    let here = census.at_place.get(place.i()).cloned().unwrap_or_default();
+    let came = |i: RosterIdx| here.binary_search(&i).is_ok() && !census.asleep(i);
+    let day = now.day_number();
+    let Some((pair, plausible, ties)) = best_pair(&people, &dates, &cupid, &tuning, (day, &came))
+    else {
+        return;
+    };
+    let seed = settings.seed ^ (g.id as u64 + 1).wrapping_mul(0x2545_f491);
+    if ChaCha8Rng::seed_from_u64(seed).random::<f32>() < plausible {
+        let at = Some(place);
+        book(
+            &mut dates,
+            &cupid,
+            (pair, at),
+            ties,
+            (now, settings.seed),
+            false,
+        );
+    }
+}
+
+/// The pair a date suits best among those `eligible`, how plausible it is
+/// (0–1), and their ties.
 fn best_pair(
     people: &Query<Candidate>,
     dates: &TownDates,
     cupid: &Cupid,
     tuning: &ActiveTuning,
-    day: i64,
+    (day, eligible): (i64, &dyn Fn(RosterIdx) -> bool),
 ) -> Option<Pairing> {
     let host = cupid.host.map(|(h, _)| h);
     let adult = |p: &Persona| p.0.age >= MIN_AGE;
@@ -84,7 +147,7 @@ fn best_pair(
     let mut best: Option<Pairing> = None;
     for &(me, persona, ties) in by_idx.iter().flatten() {
         let a = me.idx;
-        if Some(a) == host || !adult(persona) || dates.dating(a) {
+        if Some(a) == host || !adult(persona) || dates.dating(a) || !eligible(a) {
             continue;
         }
         for t in ties.0.iter().filter(|t| datable(t.kind, t.strength)) {
@@ -95,7 +158,7 @@ fn best_pair(
             let Some(back) = back.by_idx(a).filter(|r| datable(r.kind, r.strength)) else {
                 continue;
             };
-            if b <= a || Some(b) == host || !adult(other) || dates.dating(b) {
+            if b <= a || Some(b) == host || !adult(other) || dates.dating(b) || !eligible(b) {
                 continue;
             }
             if dated_lately(dates, [a, b], day) {

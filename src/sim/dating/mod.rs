@@ -1,7 +1,7 @@
 //! Cupid in town. The host — a resident with `host: cupid`, else the tavern
-//! keeper — hosts dates between two residents: one an evening when a pair's
-//! tie and personalities make it plausible, or whenever the player asks (the
-//! inspector's "💘 约会"). Each of the two, when next free, sets off for the
+//! keeper — hosts dates between two residents: at a gathering at its place
+//! or once an evening when a pair's tie and personalities make it plausible,
+//! or whenever the player asks (the inspector's "💘 约会"). Each of the two, when next free, sets off for the
 //! host's place; once both are there the date goes on one step every few
 //! game minutes (the scene, the side asked, the other, the judgement), so
 //! its lines come as game time passes; its end moves both ties and leaves
@@ -101,6 +101,9 @@ pub struct TownDates {
     next_id: u32,
     /// The last day the host considered pairing two residents.
     considered_day: i64,
+    /// Gatherings at the host's place it has looked around at.
+    #[serde(default)]
+    gatherings_seen: Vec<usize>,
     /// The latest finished date, for the window (not saved).
     #[serde(skip)]
     pub(crate) last: Option<ShownDate>,
@@ -228,7 +231,11 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             SimStep,
             (
-                (run::take_requests, arrange::pair_tonight)
+                (
+                    run::take_requests,
+                    arrange::pair_at_gathering,
+                    arrange::pair_tonight,
+                )
                     .chain()
                     .in_set(DatingSet::Book),
                 (run::send_off, run::start, run::play, run::finish)
@@ -244,19 +251,20 @@ pub(super) fn setup(world: &mut World, scenario: &Scenario) {
     world.init_resource::<TownDates>();
 }
 
-/// Books a date between `a` and `b` at the host's place, if there is a host,
-/// neither is the host or already dating, and they are two.
+/// Books a date between `a` and `b` at `at` (else the host's place), if
+/// there is a host, neither is the host or already dating, and they are two.
 fn book(
     dates: &mut TownDates,
     cupid: &Cupid,
-    (a, b): (RosterIdx, RosterIdx),
+    ((a, b), at): ((RosterIdx, RosterIdx), Option<LocIdx>),
     ties: [Option<(RelationKind, f32)>; 2],
     (now, seed): (GameTime, u64),
     requested: bool,
 ) -> bool {
-    let Some((host, place)) = cupid.host else {
+    let Some((host, home_ground)) = cupid.host else {
         return false;
     };
+    let place = at.unwrap_or(home_ground);
     if a == b || a == host || b == host || dates.dating(a) || dates.dating(b) {
         return false;
     }

@@ -56,7 +56,7 @@ pub(super) fn take_requests(
         book(
             &mut dates,
             &cupid,
-            (ia, ib),
+            ((ia, ib), None),
             t,
             (clock.now, settings.seed),
             true,

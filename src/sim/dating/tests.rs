@@ -173,3 +173,21 @@ fn the_host_pairs_residents_of_its_own_accord_over_a_week() {
     let _ = DateOutcome::StoodUp;
     let _ = EventBody::DateStart;
 }
+
+#[test]
+fn the_host_pairs_two_who_came_to_a_gathering_it_goes_to() {
+    // 心谷联谊会, day 3 on the square, 18:00–21:00, organised by the host.
+    let mut app = headless_app(default_scenario(), 1, 3, EventLog::in_memory());
+    crate::headless::run_to_end(&mut app, 1_000_000);
+    let square: Vec<String> = lines_of(&app, "date_start")
+        .into_iter()
+        .filter(|l| l.contains("\"location\":\"square\""))
+        .collect();
+    let seen = &app.world().resource::<TownDates>().gatherings_seen;
+    assert_eq!(seen.len(), 1, "the host looked around at its gathering");
+    // Whether it books is a roll of the pair's plausibility; when it does,
+    // the date is held where the gathering is.
+    for l in &square {
+        assert!(l.contains("\"requested\":false"));
+    }
+}
