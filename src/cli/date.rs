@@ -162,7 +162,11 @@ impl OneDate {
 }
 
 /// A resident by id or name; unknown → an error with a suggestion.
-fn resident<'t>(town: &'t Scenario, who: &str, dir: &Path) -> Result<&'t Profile, CliError> {
+pub(super) fn resident<'t>(
+    town: &'t Scenario,
+    who: &str,
+    dir: &Path,
+) -> Result<&'t Profile, CliError> {
     if let Some(p) = town
         .residents
         .iter()

@@ -127,18 +127,8 @@ fn date_pair(names: &[String], scenario: &Scenario) -> Result<(ResidentId, Resid
     let [a, b] = names else {
         return Err(CliError::failed("--date takes two residents: --date A,B"));
     };
-    let find = |who: &str| {
-        scenario
-            .residents
-            .iter()
-            .find(|p| p.id.as_str() == who.trim() || p.name == who.trim())
-            .ok_or_else(|| {
-                CliError::failed(format!(
-                    "--date: no resident `{}` in this town",
-                    crate::base::quoted(who)
-                ))
-            })
-    };
+    // The same lookup (id or name, a suggestion when unknown) as `heartvale date`.
+    let find = |who: &str| date::resident(scenario, who.trim(), &scenario.dir);
     let (pa, pb) = (find(a)?, find(b)?);
     if pa.id == pb.id {
         return Err(CliError::failed(format!(

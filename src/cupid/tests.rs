@@ -5,8 +5,11 @@ use std::sync::Arc;
 use super::*;
 use crate::scenario::Scenario;
 
+/// The default town, loaded here rather than through `headless` (which
+/// sits above this layer).
 fn town() -> Arc<Scenario> {
-    crate::headless::default_scenario()
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    Arc::new(Scenario::load(&dir).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn bank() -> Arc<SceneBank> {

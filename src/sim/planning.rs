@@ -144,14 +144,9 @@ fn request_plans(
     // Roster order, so request ids (and everything downstream) are the same every run.
     idle.sort_unstable();
     for (_, entity) in idle {
-        counter.0 += 1;
-        commands
-            .entity(entity)
-            .insert(Thinking { request: counter.0 });
-        requests.write(PlanRequest {
-            entity,
-            request: counter.0,
-        });
+        let request = counter.next();
+        commands.entity(entity).insert(Thinking { request });
+        requests.write(PlanRequest { entity, request });
     }
 }
 

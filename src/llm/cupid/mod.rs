@@ -95,8 +95,8 @@ impl LlmMinds {
         std::mem::take(&mut self.notes)
     }
 
-    /// One call, waited for (the terminal waits; the town runs a date with a
-    /// model on a worker thread).
+    /// One call, waited for: the terminal's date waits on each answer (town
+    /// dates are played offline, so no frame waits on this).
     fn call(&mut self, messages: Vec<Message>, schema: (&str, Value)) -> Result<String, String> {
         let request = ChatRequest {
             messages,

@@ -72,7 +72,9 @@ fn bank() -> Arc<SceneBank> {
 }
 
 fn pair() -> (Avatar, Avatar) {
-    let town = crate::headless::default_scenario();
+    // Loaded here rather than through `headless`, which sits above `llm`.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let town = crate::scenario::Scenario::load(&dir).unwrap_or_else(|e| panic!("{e}"));
     let find = |id: &str| town.residents.iter().find(|p| p.id.as_str() == id).unwrap();
     (
         Avatar::new(find("heqing"), find("shisong")),

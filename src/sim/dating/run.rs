@@ -223,7 +223,8 @@ pub(super) fn finish(mut cx: Dating) {
         }
         cx.hold(&d, now);
         cx.dates.past.push((d.pair, now.day_number()));
-        cx.dates.last = Some(d.shown());
+        let lines = d.live.take().map(|l| l.lines).unwrap_or_default();
+        cx.dates.last = Some((d.pair, lines));
     }
     cx.dates.active = still;
 }
@@ -240,23 +241,22 @@ impl Dating<'_, '_> {
         }
     }
 
-    fn avatars(&self, d: &TownDate) -> [Avatar; 2] {
+    fn avatars(&self, pair: [RosterIdx; 2]) -> [Avatar; 2] {
         let profile = |i: RosterIdx| {
             self.people
                 .get(self.roster.entity_of(i))
                 .map(|p| p.0.0.clone())
                 .expect("a date's residents are in the world")
         };
-        let (a, b) = (profile(d.pair[0]), profile(d.pair[1]));
+        let (a, b) = (profile(pair[0]), profile(pair[1]));
         [Avatar::new(&a, &b), Avatar::new(&b, &a)]
     }
 
     /// One step of the date: its lines said over the residents' heads, and a
     /// judged round logged.
     fn step(&mut self, d: &mut TownDate) {
-        let avatars = self.avatars(d);
-        let bank = self.cupid.bank.clone();
-        let live = d.live(|| avatars, &bank);
+        let (pair, bank) = (d.pair, self.cupid.bank.clone());
+        let live = d.live(|| self.avatars(pair), &bank);
         let lines = live.date.step(&mut live.minds);
         live.lines.extend(lines.iter().cloned());
         let (round, last) = (

@@ -45,18 +45,18 @@ pub(super) fn dates_panel(
         .default_pos([8.0, 300.0])
         .default_width(420.0)
         .default_height(560.0)
-        .show(ctx, |ui| match &shown {
+        .show(ctx, |ui| match shown {
             None => {
                 ui.label(
                     "还没有约会。选中一位居民，在检查器里点「💘 约会」，或等主持人傍晚自己牵线。",
                 );
             }
-            Some(d) => date_view(ui, d, &roster),
+            Some(d) => date_view(ui, &d, &roster),
         });
     Ok(())
 }
 
-fn date_view(ui: &mut egui::Ui, d: &ShownDate, roster: &Roster) {
+fn date_view(ui: &mut egui::Ui, d: &ShownDate<'_>, roster: &Roster) {
     let names = d.pair.map(|i| roster.name_of(i).to_owned());
     let ids = d.pair.map(|i| roster.id_of(i).clone());
     let status = match (d.under_way, d.lines.last()) {
@@ -66,12 +66,12 @@ fn date_view(ui: &mut egui::Ui, d: &ShownDate, roster: &Roster) {
     };
     ui.heading(format!("{} × {}", names[0], names[1]));
     ui.label(status);
-    score_plot(ui, &d.lines);
+    score_plot(ui, d.lines);
     ui.separator();
     // The newest line stays in view as the date goes on.
     egui::ScrollArea::vertical()
         .stick_to_bottom(true)
-        .show(ui, |ui| lines_view(ui, &d.lines, &names, &ids[0]));
+        .show(ui, |ui| lines_view(ui, d.lines, &names, &ids[0]));
 }
 
 /// Every line of the date: scenes, decisions, scores, the end.

@@ -88,7 +88,6 @@ pub(super) fn inspector(
         .map(|path| contexts.add_image(EguiTextureHandle::Strong(assets.load(path))));
     let ctx = contexts.ctx_mut()?;
     let right = ctx.viewport_rect().right();
-    let mut panels_open = false;
     let mut open = true;
     egui::Window::new(format!("{} · {}", persona.name, persona.occupation))
         .id(egui::Id::new("inspector"))
@@ -100,7 +99,7 @@ pub(super) fn inspector(
         .show(ctx, |ui| {
             header(ui, persona, &mut selection, &mut counsel, &around);
             chat_button(ui, persona, &mut chat);
-            cupid.show(ui, &persona.0, &around.roster, &mut panels_open);
+            cupid.show(ui, &persona.0, &around.roster);
             persona_section(ui, persona);
             needs_section(ui, needs);
             now_section(ui, &view, icon, &around.town);
@@ -112,9 +111,6 @@ pub(super) fn inspector(
         });
     if !open {
         selection.clear();
-    }
-    if panels_open {
-        cupid.panels.dates = true;
     }
     Ok(())
 }
@@ -333,13 +329,7 @@ pub(super) struct CupidButton<'w, 's> {
 }
 
 impl CupidButton<'_, '_> {
-    fn show(
-        &mut self,
-        ui: &mut egui::Ui,
-        me: &crate::scenario::Profile,
-        roster: &Roster,
-        open_panel: &mut bool,
-    ) {
+    fn show(&mut self, ui: &mut egui::Ui, me: &crate::scenario::Profile, roster: &Roster) {
         let Some((host, _)) = self.host.host else {
             return;
         };
@@ -352,7 +342,7 @@ impl CupidButton<'_, '_> {
             |i: Option<crate::sim::residents::RosterIdx>| i.is_some_and(|i| self.dates.dating(i));
         if busy(my_idx) {
             if ui.button("💘 约会中：查看").clicked() {
-                *open_panel = true;
+                self.panels.dates = true;
             }
             return;
         }
@@ -389,7 +379,7 @@ impl CupidButton<'_, '_> {
                 && let Some(other) = self.partner.take()
             {
                 self.requests.0.push((me.id.clone(), other));
-                *open_panel = true;
+                self.panels.dates = true;
             }
         });
     }
