@@ -130,6 +130,33 @@ fn end_of(app: &App, id: u64) -> Option<Value> {
         .find(|e| e["kind"] == "conversation_end" && e["conversation"] == id)
 }
 
+/// Steps on until conversation `id` ends (lines take time: a talk runs for
+/// minutes); its end event.
+fn wait_end(app: &mut App, id: u64) -> Value {
+    for _ in 0..30 {
+        if let Some(end) = end_of(app, id) {
+            return end;
+        }
+        step(app);
+    }
+    panic!("conversation {id} still open after 30 game minutes");
+}
+
+/// Game seconds from one line to the next: saying it (3.5 characters a
+/// second) and a pause of 25–70 s, halved after a question (`tuning.yaml`).
+fn gap_fits(line: &str, gap: i64) {
+    let saying = line.chars().count() as f64 / 3.5;
+    let (least, most) = if line.ends_with('？') {
+        (saying + 12.5, saying + 35.0)
+    } else {
+        (saying + 25.0, saying + 70.0)
+    };
+    assert!(
+        (least.round() as i64 - 1..=most.round() as i64 + 1).contains(&gap),
+        "{gap} s after {line:?}"
+    );
+}
+
 fn messages_of(app: &App, id: u64) -> Vec<Value> {
     events(app)
         .into_iter()
@@ -154,17 +181,17 @@ fn a_speaker_ends_with_end_marker_after_the_minimum() {
     }));
     let pair = idle_group(&mut app, 2);
     let id = force(&mut app, &pair[0], &pair[1]);
-    let end = end_of(&app, id).expect("ended within the step");
+    let end = wait_end(&mut app, id);
     assert_eq!(end["reason"], "said");
     let msgs = messages_of(&app, id);
     assert_eq!(msgs.len(), 2);
     assert_eq!(msgs[0]["text"], "你好！", "the marker is not spoken");
     assert_eq!(msgs[0]["speaker"], pair[0].as_str());
     assert_eq!(msgs[1]["speaker"], pair[1].as_str());
-    // A turn every 5 game seconds.
+    // The reply comes after the greeting was said and a pause.
     let t0 = GameTime::parse(msgs[0]["time"].as_str().unwrap()).unwrap();
     let t1 = GameTime::parse(msgs[1]["time"].as_str().unwrap()).unwrap();
-    assert_eq!(t1.0 - t0.0, 5);
+    gap_fits("你好！", t1.0 - t0.0);
     // Both are free again, with the Talking marker gone.
     let w = app.world();
     for id in &pair {
@@ -178,7 +205,7 @@ fn a_conversation_stops_at_ten_turns() {
     let mut app = town_at_ten(Some(|_| "嗯，然后呢？".into()));
     let pair = idle_group(&mut app, 2);
     let id = force(&mut app, &pair[0], &pair[1]);
-    let end = end_of(&app, id).expect("ten turns fit in one step");
+    let end = wait_end(&mut app, id);
     assert_eq!(end["reason"], "max_turns");
     assert_eq!(messages_of(&app, id).len(), 10);
     assert_eq!(end["messages"], 10);
@@ -191,15 +218,15 @@ fn silence_times_out_after_300_game_seconds() {
     // The second speaker's mind is asynchronous and never answers.
     make_async(&mut app, &pair[1]);
     let id = force(&mut app, &pair[0], &pair[1]);
-    assert_eq!(messages_of(&app, id).len(), 1, "the opener spoke");
-    // Asked 5 s after the opening; the step 300 s after that gives up.
-    for _ in 0..5 {
-        step(&mut app);
-        assert!(end_of(&app, id).is_none(), "still waiting");
-    }
-    step(&mut app);
-    let end = end_of(&app, id).expect("gave up after 5 minutes");
+    let opened = messages_of(&app, id);
+    assert_eq!(opened.len(), 1, "the opener spoke");
+    // Asked once the opening is said and a pause (under two minutes); the
+    // step 300 s after that gives up.
+    let end = wait_end(&mut app, id);
     assert_eq!(end["reason"], "timeout");
+    let t = |e: &Value| GameTime::parse(e["time"].as_str().unwrap()).unwrap().0;
+    let waited = t(&end) - t(&opened[0]);
+    assert!((300..=300 + 120 + 60).contains(&waited), "{waited} s");
     // One unanswered greeting changes no tie.
     assert_eq!(end["changes"].as_array().unwrap().len(), 0);
 }
@@ -227,7 +254,7 @@ fn a_speaker_with_nothing_to_say_leaves() {
     }));
     let pair = idle_group(&mut app, 2);
     let id = force(&mut app, &pair[0], &pair[1]);
-    assert_eq!(end_of(&app, id).expect("ended")["reason"], "left");
+    assert_eq!(wait_end(&mut app, id)["reason"], "left");
 }
 
 #[test]
@@ -315,7 +342,7 @@ fn a_conversation_leaves_ties_and_memories_on_both_sides() {
     }
     let before = (40.0, 40.0);
     let id = force(&mut app, &pair[0], &pair[1]);
-    let end = end_of(&app, id).unwrap();
+    let end = wait_end(&mut app, id);
     assert_eq!(end["messages"], 5);
     // 4 happy (or curious) lines, a dream: deep talk; +2 base +5 long +3 resonance +5 deep.
     assert_eq!(end["topic"], "deep_talk");
@@ -375,7 +402,7 @@ fn three_days_of_social_life() {
     assert_eq!(starts.len(), ends.len(), "every conversation ended");
 
     // Messages: 2–10 per conversation (unless cut short), no one speaks twice in a row,
-    // a turn every 5 game seconds.
+    // each after the line before was said and a pause.
     let mut by_conv: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
     for m in of(&ev, "message") {
         by_conv
@@ -396,7 +423,7 @@ fn three_days_of_social_life() {
                 GameTime::parse(w[0]["time"].as_str().unwrap()).unwrap(),
                 GameTime::parse(w[1]["time"].as_str().unwrap()).unwrap(),
             );
-            assert_eq!(t1.0 - t0.0, 5, "{id}");
+            gap_fits(w[0]["text"].as_str().unwrap(), t1.0 - t0.0);
         }
     }
     let triggers: BTreeSet<&str> = starts
@@ -512,11 +539,23 @@ fn the_state_machine_walks_init_greeting_active_closing_ended() {
     step(&mut app);
     let c = conversation(&mut app, id).unwrap();
     assert_eq!((c.state(), c.messages().len()), (S::Greeting, 1));
+    // The next line is asked for once the last was said and a pause.
+    let asked = |app: &mut App, n: usize| {
+        for _ in 0..5 {
+            let c = conversation(app, id).unwrap();
+            if c.awaiting().is_some() && c.messages().len() == n {
+                return;
+            }
+            step(app);
+        }
+        panic!("line {} never asked for", n + 1);
+    };
+    asked(&mut app, 1);
     hand_in(&mut app, id, "早！今天天气真好。", false);
     step(&mut app);
     let c = conversation(&mut app, id).unwrap();
     assert_eq!((c.state(), c.messages().len()), (S::Active, 2));
-    assert!(c.awaiting().is_some(), "waiting for the third line");
+    asked(&mut app, 2);
     hand_in(&mut app, id, "回头见！", true);
     step(&mut app);
     // Closing, then ended and gone within the step; the end is logged.
@@ -612,4 +651,75 @@ fn a_resident_runs_its_script_skills_in_its_conversations() {
         "{:?}",
         memories.entries()
     );
+}
+
+/// 钟大川's party (day 3, 18:00–21:00 at the square) in a 3-day run: he
+/// leaves work in time to set up, addresses the guests in a group chat, and
+/// people talk there; no appointment of his lands on it. Staff on shift greet
+/// whatever the words of their job, and talks take minutes.
+#[test]
+fn the_party_lands_and_talks_take_time() {
+    let mut app = headless_app(default_scenario(), 1, 3, EventLog::in_memory());
+    heartvale::headless::run_to_end(&mut app, 5000);
+    let ev = events(&app);
+    let at = |e: &Value| GameTime::parse(e["time"].as_str().unwrap()).unwrap();
+    let (start, end) = (
+        GameTime::parse("2026-04-08 18:00").unwrap(),
+        GameTime::parse("2026-04-08 21:00").unwrap(),
+    );
+    let host_there = of(&ev, "arrive").into_iter().any(|e| {
+        e["resident"] == "zhong"
+            && e["location"] == "square"
+            && at(e) <= start
+            && at(e) >= start.plus_minutes(-120)
+    });
+    assert!(host_there, "钟大川 was not at the square by 18:00");
+    let party: Vec<&Value> = of(&ev, "conversation_start")
+        .into_iter()
+        .filter(|c| c["location"] == "square" && (start..end).contains(&at(c)))
+        .collect();
+    assert!(party.len() >= 3, "{} talks at the party", party.len());
+    let address = party
+        .iter()
+        .find(|c| c["trigger"] == "gathering")
+        .expect("the host addressed the guests");
+    assert_eq!(address["participants"][0], "zhong");
+    assert!(address["participants"].as_array().unwrap().len() >= 3);
+    for a in of(&ev, "appointment_made") {
+        let with_host = a["residents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "zhong");
+        let when = GameTime::parse(a["at"].as_str().unwrap()).unwrap();
+        assert!(
+            !with_host || when >= end || when.plus_minutes(120) <= start,
+            "an appointment on top of the party: {a}"
+        );
+    }
+    // Staff greet: the tavern's two waiters at least, whatever their job's words.
+    let greeters: BTreeSet<&str> = of(&ev, "conversation_start")
+        .iter()
+        .filter(|c| c["trigger"] == "work")
+        .map(|c| c["participants"][0].as_str().unwrap())
+        .collect();
+    for staff in ["zhong", "adou"] {
+        assert!(
+            greeters.contains(staff),
+            "{staff} never greeted: {greeters:?}"
+        );
+    }
+    // Talks last minutes: the median from first to last line is ≥ 2 game minutes.
+    let mut spans: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
+    for m in of(&ev, "message") {
+        let t = at(m).0;
+        let s = spans
+            .entry(m["conversation"].as_u64().unwrap())
+            .or_insert((t, t));
+        s.1 = t;
+    }
+    let mut lengths: Vec<i64> = spans.values().map(|(a, b)| b - a).collect();
+    lengths.sort_unstable();
+    let median = lengths[lengths.len() / 2];
+    assert!(median >= 120, "median conversation {median} game seconds");
 }

@@ -130,6 +130,15 @@ const INVITE: &[&str] = &[
     "对了，{when}在{place}有{title}，你一定要来！",
     "{when}{place}有{title}，大家都去，你也来吧！",
 ];
+const ADDRESS: &[&str] = &[
+    "各位，欢迎来{title}！今晚{place}热闹了，大家吃好喝好，多认识认识！",
+    "大家静一静！谢谢各位赏光来{title}，有吃有喝，千万别客气！",
+];
+const THANK_HOST: &[&str] = &[
+    "谢谢{you}张罗，这{title}办得真热闹！",
+    "{you}辛苦了！好久没这么多人聚在一起了。",
+    "来啦！{you}，今天的吃食闻着就香。",
+];
 const TOPIC_LINES: &[(&str, &[&str])] = &[
     (
         "科学",
@@ -373,7 +382,7 @@ impl Dice<'_> {
 /// acceptance), an opening, a reply to the greeting, or the middle of a talk.
 fn compose(cx: &LineContext<'_>, closing: bool) -> String {
     let dice = Dice { cx };
-    if let Some(line) = storyline(cx, &dice) {
+    if let Some(line) = storyline(cx, &dice).or_else(|| hosting(cx, &dice)) {
         return line;
     }
     match cx.turn {
@@ -413,6 +422,25 @@ fn storyline(cx: &LineContext<'_>, dice: &Dice) -> Option<String> {
     }
     let (place, when) = cx.accepting?;
     Some(fill(take(ACCEPT), &[("place", place), ("when", when)]))
+}
+
+/// At a gathering: the organiser's address to the guests, and a guest's
+/// thanks answering it.
+fn hosting(cx: &LineContext<'_>, dice: &Dice) -> Option<String> {
+    let g = cx.hosting?;
+    let table = if cx.turn == 0 {
+        ADDRESS
+    } else if cx.listener.id == g.organiser && cx.turn <= cx.others.len() as u32 + 1 {
+        THANK_HOST
+    } else {
+        return None;
+    };
+    let values = [
+        ("title", g.title.as_str()),
+        ("place", cx.place.name.as_str()),
+        ("you", cx.listener.name.as_str()),
+    ];
+    Some(fill(dice.pick(table, 1), &values))
 }
 
 /// The first line: staff greet in their role; family, strangers met for

@@ -434,16 +434,16 @@ fn town_plan(req: &FakeRequest, prompt: &str, h: u64) -> Value {
         })
         .unwrap_or("");
     if !(6..22).contains(&hour) && !home.is_empty() {
-        return json!({ "action": "Sleep", "target_location": home, "dialogue": "该睡觉了。", "emoji": "😴", "duration": 420 });
+        return json!({ "action": "Sleep", "target_location": home, "dialogue": "该睡觉了。", "emoji": "😴", "duration": 420, "activity": "sleep" });
     }
-    const ACTIONS: [(&str, &str, &str); 5] = [
-        ("Eat a meal", "有点饿了，去吃点东西。", "🍜"),
-        ("Read a book", "找本书看看。", "📚"),
-        ("Chat with friends", "看看谁在附近。", "💬"),
-        ("Take a walk", "出去走走。", "🚶"),
-        ("Work on my goals", "今天要把事情做好。", "🛠"),
+    const ACTIONS: [(&str, &str, &str, &str); 5] = [
+        ("Eat a meal", "有点饿了，去吃点东西。", "🍜", "eat"),
+        ("Read a book", "找本书看看。", "📚", "leisure"),
+        ("Chat with friends", "看看谁在附近。", "💬", "socialise"),
+        ("Take a walk", "出去走走。", "🚶", "leisure"),
+        ("Work on my goals", "今天要把事情做好。", "🛠", "work"),
     ];
-    let (action, dialogue, emoji) = ACTIONS[(h % 5) as usize];
+    let (action, dialogue, emoji, activity) = ACTIONS[(h % 5) as usize];
     let target = if ids.is_empty() {
         "square"
     } else {
@@ -455,6 +455,7 @@ fn town_plan(req: &FakeRequest, prompt: &str, h: u64) -> Value {
         "dialogue": dialogue,
         "emoji": emoji,
         "duration": (min + 60 + ((h >> 16) % 90) as i64),
+        "activity": activity,
     })
 }
 

@@ -36,7 +36,15 @@ pub(crate) fn plan_from_text(text: &str) -> Result<Plan, String> {
         dialogue: field("dialogue").unwrap_or_default(),
         emoji: field("emoji").unwrap_or_default(),
         duration,
+        activity: v.get("activity").and_then(activity_kind),
     })
+}
+
+/// A model's `activity`, if it names a kind (in any case); anything else is
+/// left to the action's words.
+fn activity_kind(v: &Value) -> Option<crate::sim::residents::ActivityKind> {
+    let name = v.as_str()?.trim().to_ascii_lowercase();
+    serde_json::from_value(Value::String(name)).ok()
 }
 
 fn leading_int(s: &str) -> Option<i64> {

@@ -18,13 +18,18 @@ pub(crate) fn plan_schema(town: &Town, tuning: &Tuning) -> Value {
             "target_location": { "type": "string", "enum": ids },
             "dialogue": { "type": "string", "description": "one line in Chinese" },
             "emoji": { "type": "string" },
+            "activity": {
+                "type": "string",
+                "enum": ["sleep", "work", "eat", "socialise", "attend", "leisure", "post_notice", "idle"],
+                "description": "what kind of action: work for a shift whatever its words"
+            },
             "duration": {
                 "type": "integer",
                 "minimum": tuning.durations.min,
                 "maximum": tuning.durations.max
             }
         },
-        "required": ["action", "target_location", "dialogue", "emoji", "duration"],
+        "required": ["action", "target_location", "dialogue", "emoji", "duration", "activity"],
         "additionalProperties": false
     })
 }

@@ -15,6 +15,10 @@ pub struct SocialTuning {
     pub(crate) pause_minutes: u32,
     /// Social need (100 − the `social` need's satisfaction) above which a resident seeks company.
     pub(crate) approach_need: f32,
+    /// At a gathering under way, chance meetings and joining a talk are this
+    /// many times likelier, and social need counts as at least half full:
+    /// people come to a party to talk, however much company they have had.
+    pub(crate) gathering_talk: f32,
     /// How long conversations run.
     pub(crate) conversation: ConversationTuning,
     /// How a conversation changes a tie.
@@ -38,6 +42,7 @@ impl Default for SocialTuning {
             cooldown_minutes: 60,
             pause_minutes: 15,
             approach_need: 70.0,
+            gathering_talk: 3.0,
             conversation: ConversationTuning::default(),
             relationship: RelationshipTuning::default(),
             importance: ImportanceTuning::default(),
@@ -151,8 +156,14 @@ pub struct ConversationTuning {
     pub(crate) min_turns: u32,
     /// Messages after which a conversation ends.
     pub(crate) max_turns: u32,
-    /// Game seconds between turns.
+    /// The least game seconds between one line and the next.
     pub(crate) turn_seconds: u32,
+    /// Characters a resident says per game second: a line takes its length
+    /// over this to say (Chinese is spoken at about 3–4 a second).
+    pub(crate) chars_per_second: f32,
+    /// Game seconds of silence after a line before the reply (listening,
+    /// thinking, a sip): drawn between the two. A question is answered sooner.
+    pub(crate) pause_seconds: [u32; 2],
     /// Game seconds without a reply before the conversation is given up.
     pub(crate) timeout_seconds: u32,
     /// A participant whose energy falls below this leaves at once.
@@ -165,6 +176,8 @@ impl Default for ConversationTuning {
             min_turns: 2,
             max_turns: 10,
             turn_seconds: 5,
+            chars_per_second: 3.5,
+            pause_seconds: [25, 70],
             timeout_seconds: 300,
             urgent_energy: 10.0,
         }

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::Memory;
 use super::notices::NoticeBoard;
-use super::residents::{Activity, Agenda, Census, Needs, Relationship, Relationships, Roster};
+use super::residents::{
+    Activity, ActivityKind, Agenda, Census, Needs, Relationship, Relationships, Roster,
+};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Town, Tuning, WorkRole};
 
@@ -32,6 +34,10 @@ pub struct Plan {
     pub(crate) emoji: String,
     /// Minutes, once there.
     pub(crate) duration: i64,
+    /// What kind of action it is. The built-in planner always says; a model's
+    /// plan may leave it out, and then it is read from `action`'s words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) activity: Option<ActivityKind>,
 }
 
 /// Everything a brain may look at to plan one resident's next action.
@@ -100,6 +106,9 @@ pub struct LineContext<'a> {
     pub(crate) inviting: Option<&'a Gathering>,
     /// The gathering's place name.
     pub(crate) inviting_place: Option<&'a str>,
+    /// The conversation is the organiser's address to the guests of this
+    /// gathering (under way where they talk).
+    pub(crate) hosting: Option<&'a Gathering>,
     /// The speaker proposes to meet at (place, when) in this line…
     pub(crate) proposing: Option<(&'a str, &'a str)>,
     /// …or accepts such a proposal.

@@ -52,6 +52,10 @@ pub struct SimSpeed {
     pub(crate) minutes_per_second: f32,
     /// Single steps requested while paused.
     pub pending_single_steps: u32,
+    /// Game minutes per real second at most, whatever the speed: set by the
+    /// window while the camera follows a resident who is talking, so each
+    /// line can be read as it is said.
+    pub(crate) reading_cap: Option<f32>,
     /// Fractional game minutes carried to the next frame.
     carry_minutes: f32,
 }
@@ -64,6 +68,7 @@ impl SimSpeed {
             multiplier: 1.0,
             minutes_per_second,
             pending_single_steps: 0,
+            reading_cap: None,
             carry_minutes: 0.0,
         }
     }
@@ -125,7 +130,9 @@ fn drive_steps(world: &mut World) {
             if speed.paused {
                 std::mem::take(&mut speed.pending_single_steps)
             } else {
-                speed.carry_minutes += dt * speed.minutes_per_second * speed.multiplier;
+                let rate = speed.minutes_per_second * speed.multiplier;
+                let rate = speed.reading_cap.map_or(rate, |cap| rate.min(cap));
+                speed.carry_minutes += dt * rate;
                 let n = (speed.carry_minutes / step_minutes).floor();
                 speed.carry_minutes -= n * step_minutes;
                 (n as u32).min(MAX_STEPS_PER_FRAME)

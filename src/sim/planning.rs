@@ -18,6 +18,7 @@ use super::{ActiveBrain, RunSettings, SimSet, SimStep};
 use crate::scenario::{LocIdx, Service, Town, Tuning};
 use crate::sim::brain::{Plan, PlanContext};
 use crate::sim::residents::RosterIdx;
+use crate::sim::social::Talking;
 
 /// A resident needs a plan.
 #[derive(Message, Debug, Clone, Copy)]
@@ -119,17 +120,21 @@ pub type PlannerView<'a> = (
     &'a mut ResidentRng,
 );
 
+/// Residents who plan later: waiting on their brain, or in a conversation.
+type Busy = Or<(With<Thinking>, With<Talking>)>;
+
 fn request_plans(
     mut commands: Commands,
     clock: Res<Clock>,
     mut counter: ResMut<RequestCounter>,
     mut requests: MessageWriter<PlanRequest>,
     census: Res<Census>,
-    thinking: Query<&Resident, With<Thinking>>,
+    thinking: Query<&Resident, Busy>,
     q: Query<(Entity, &Resident, Option<&Activity>)>,
 ) {
-    // Walkers (from the census) and thinkers are left out by roster idx: a sparse
-    // filter in the main query would make it visit residents out of order.
+    // Walkers (from the census), thinkers and talkers are left out by roster
+    // idx: a sparse filter in the main query would make it visit residents out
+    // of order. Whoever is in a conversation plans when it is over.
     let thinking: bevy::platform::collections::HashSet<RosterIdx> =
         thinking.iter().map(|r| r.idx).collect();
     let mut idle: Vec<(RosterIdx, Entity)> = q
@@ -285,7 +290,9 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
             at
         }
     };
-    let mut kind = ActivityKind::from_action(&action);
+    let mut kind = plan
+        .activity
+        .unwrap_or_else(|| ActivityKind::from_action(&action));
     if kind == ActivityKind::PostNotice && !town.get(target).has(Service::NoticeBoard) {
         problems.push(format!(
             "no notice board at `{}`; not posting",
@@ -438,6 +445,7 @@ mod tests {
             dialogue: " 你好 ".into(),
             emoji: "🍺".into(),
             duration,
+            activity: None,
         }
     }
 

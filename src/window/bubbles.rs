@@ -1,7 +1,13 @@
 //! Chat bubbles: each line a resident says (in a conversation, or the line
 //! that comes with a plan) shows over its head for five seconds, then fades.
-//! One bubble per resident: a new line replaces the old. Clicking one opens
-//! the speaker in the inspector with the whole conversation.
+//! One bubble per resident: a new line replaces the old. A conversation's
+//! lines queue and appear one after another, each held long enough to read
+//! (at least three seconds), however many the simulation said in one frame;
+//! a queue that falls far behind (high speed) skips to its newest lines, all
+//! of which are in the event stream. Clicking a bubble opens the speaker in
+//! the inspector with the whole conversation.
+
+use std::collections::{BTreeMap, VecDeque};
 
 use bevy::prelude::*;
 use bevy::text::{TextBounds, TextLayoutInfo};
@@ -12,10 +18,12 @@ use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::Roster;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(
+    app.init_resource::<LineQueue>().add_systems(
         Update,
         (
-            spawn_bubbles.in_set(ViewSet::Sync),
+            (queue_lines, release_lines, spawn_bubbles)
+                .chain()
+                .in_set(ViewSet::Sync),
             (place_bubbles, fade_bubbles)
                 .chain()
                 .in_set(ViewSet::Present),
@@ -25,6 +33,12 @@ pub(super) fn plugin(app: &mut App) {
 
 /// Real seconds a bubble stays fully shown, then fades over `FADE`.
 pub(crate) const SHOW: f32 = 5.0;
+/// A conversation's next line waits at least this long after the one before…
+pub(crate) const HOLD: f32 = 3.0;
+/// …or as long as the line takes to read at this many characters a second.
+const READ_CHARS_PER_SECOND: f32 = 8.0;
+/// A conversation's queue keeps at most this many lines not yet shown.
+const BACKLOG: usize = 4;
 pub(crate) const FADE: f32 = 0.8;
 /// Wrap width of a bubble's text, in world units.
 const WIDTH: f32 = 190.0;
@@ -71,35 +85,88 @@ fn shorten(text: &str) -> String {
     }
 }
 
-fn spawn_bubbles(
-    mut commands: Commands,
-    mut events: MessageReader<SimEvent>,
-    roster: Res<Roster>,
-    existing: Query<(Entity, &Bubble)>,
-    time: Res<Time<Real>>,
-    assets: Res<AssetServer>,
-) {
-    let mut latest: Vec<(ResidentId, String, Option<u64>)> = Vec::new();
+/// A line waiting for its bubble.
+type Line = (ResidentId, String, Option<u64>);
+
+/// Lines not yet shown, by conversation, and when each conversation last
+/// showed one; plan lines, which nobody answers, go out at once.
+#[derive(Resource, Debug, Default)]
+pub(crate) struct LineQueue {
+    talks: BTreeMap<u64, Talk>,
+    /// Lines to show this frame.
+    due: Vec<Line>,
+}
+
+#[derive(Debug, Default)]
+struct Talk {
+    pending: VecDeque<Line>,
+    /// When the last line went up, and how long it is held.
+    shown: Option<(f32, f32)>,
+}
+
+/// How long a line is held before the conversation's next one.
+pub(crate) fn hold_for(text: &str) -> f32 {
+    (text.chars().count() as f32 / READ_CHARS_PER_SECOND).clamp(HOLD, SHOW)
+}
+
+/// The frame's spoken lines join their conversation's queue.
+fn queue_lines(mut events: MessageReader<SimEvent>, mut queue: ResMut<LineQueue>) {
     for e in events.read() {
-        let (who, text, conversation) = match &e.body {
+        match &e.body {
             EventBody::Message {
                 speaker,
                 text,
                 conversation,
                 ..
-            } => (speaker, text, Some(*conversation)),
+            } => {
+                let talk = queue.talks.entry(*conversation).or_default();
+                talk.pending
+                    .push_back((speaker.clone(), text.clone(), Some(*conversation)));
+                // Far behind: the oldest unshown lines are skipped.
+                while talk.pending.len() > BACKLOG {
+                    talk.pending.pop_front();
+                }
+            }
             EventBody::Plan {
                 resident, dialogue, ..
-            } if !dialogue.trim().is_empty() => (resident, dialogue, None),
-            _ => continue,
-        };
-        // Several lines in one frame (high speed): the last one shows.
-        latest.retain(|(r, _, _)| r != who);
-        latest.push((who.clone(), text.clone(), conversation));
+            } if !dialogue.trim().is_empty() => {
+                let line = (resident.clone(), dialogue.clone(), None);
+                queue.due.retain(|(r, _, _)| r != resident);
+                queue.due.push(line);
+            }
+            _ => {}
+        }
     }
-    if latest.is_empty() {
+}
+
+/// Each conversation whose last line has been up long enough shows its next.
+fn release_lines(time: Res<Time<Real>>, mut queue: ResMut<LineQueue>) {
+    let now = time.elapsed_secs();
+    let LineQueue { talks, due } = &mut *queue;
+    talks.retain(|_, talk| {
+        let ready = talk.shown.is_none_or(|(at, hold)| now - at >= hold);
+        if ready && let Some(line) = talk.pending.pop_front() {
+            talk.shown = Some((now, hold_for(&line.1)));
+            due.retain(|(r, _, _)| *r != line.0);
+            due.push(line);
+        }
+        // Forgotten once its last line has had its time.
+        !talk.pending.is_empty() || talk.shown.is_some_and(|(at, _)| now - at < SHOW)
+    });
+}
+
+fn spawn_bubbles(
+    mut commands: Commands,
+    mut queue: ResMut<LineQueue>,
+    roster: Res<Roster>,
+    existing: Query<(Entity, &Bubble)>,
+    time: Res<Time<Real>>,
+    assets: Res<AssetServer>,
+) {
+    if queue.due.is_empty() {
         return;
     }
+    let latest = std::mem::take(&mut queue.due);
     let font: Handle<Font> = assets.load(FONT);
     for (resident, text, conversation) in latest {
         let Some(speaker) = roster.entity(&resident) else {
@@ -281,11 +348,27 @@ mod tests {
             app.update();
         }
         assert!(bubbles(&mut app).is_empty(), "gone after the fade");
-        // A new line replaces the old one.
+        // Lines said at once appear one after another, each held three
+        // seconds; a speaker's new line replaces its old one.
         say(&mut app, "一");
-        app.update();
         say(&mut app, "二");
         app.update();
+        assert_eq!(bubbles(&mut app), vec![("一".to_string(), 1.0)]);
+        for _ in 0..28 {
+            app.update();
+        }
+        assert_eq!(bubbles(&mut app), vec![("一".to_string(), 1.0)], "held");
+        for _ in 0..3 {
+            app.update();
+        }
         assert_eq!(bubbles(&mut app), vec![("二".to_string(), 1.0)]);
+    }
+
+    #[test]
+    fn reading_time_grows_with_the_line_within_limits() {
+        assert_eq!(hold_for("好"), HOLD);
+        let long = "字".repeat(36);
+        assert!((hold_for(&long) - 4.5).abs() < 1e-4);
+        assert_eq!(hold_for(&"字".repeat(200)), SHOW);
     }
 }

@@ -23,8 +23,36 @@ pub(super) fn plugin(app: &mut App) {
         (
             pan_and_zoom.in_set(ViewSet::Input),
             follow.in_set(ViewSet::Present),
+            read_along.in_set(ViewSet::Input),
         ),
     );
+}
+
+/// Game minutes per real second while the followed resident talks: a line
+/// comes every 15–80 game seconds, so at this rate each stays about 1–7
+/// real seconds and the bubbles' queue (3 s a line) stays in step with the
+/// talk (1× is 2 game minutes a second).
+pub(crate) const READING_RATE: f32 = 0.2;
+
+/// Following a resident who is talking slows time to reading speed (the HUD
+/// says so); the speed chosen comes back when the talk ends or the camera
+/// lets go. Unfollowed talks are read from their bubbles' queue instead.
+fn read_along(
+    selection: Res<Selection>,
+    roster: Res<Roster>,
+    talking: Query<(), With<crate::sim::social::Talking>>,
+    mut speed: ResMut<crate::sim::clock::SimSpeed>,
+) {
+    let reading = selection.follow
+        && selection
+            .resident
+            .as_ref()
+            .and_then(|id| roster.entity(id))
+            .is_some_and(|e| talking.contains(e));
+    let cap = reading.then_some(READING_RATE);
+    if speed.reading_cap != cap {
+        speed.reading_cap = cap;
+    }
 }
 
 fn spawn_camera(mut commands: Commands, frame: Res<MapFrame>) {

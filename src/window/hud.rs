@@ -187,6 +187,10 @@ fn speed_controls(ui: &mut egui::Ui, speed: &mut SimSpeed) {
     if speed.paused && ui.button("步进").on_hover_text(".").clicked() {
         speed.pending_single_steps += 1;
     }
+    if speed.reading_cap.is_some() {
+        ui.label("📖 对话中，放慢")
+            .on_hover_text("镜头跟随的居民正在说话：时间放慢到能读清每句话，说完恢复");
+    }
     for (i, s) in SPEEDS.iter().enumerate() {
         if ui
             .selectable_label(speed.multiplier == *s, format!("{s}×"))

@@ -57,24 +57,43 @@ pub(super) fn night(now: &Moment) -> Option<Candidate> {
 
 /// Guests arrive this many minutes before a gathering starts (plus the walk).
 const GATHERING_LEAD: i64 = 15;
+/// The organiser arrives this many minutes early to prepare (plus the walk).
+const HOSTING_LEAD: i64 = 40;
+
+/// How early one means to be at gathering `g`: the organiser to set up, guests
+/// a little before the start.
+pub(super) fn gathering_lead(g: &crate::scenario::Gathering, me: &crate::scenario::Profile) -> i64 {
+    if g.organiser == me.id {
+        HOSTING_LEAD
+    } else {
+        GATHERING_LEAD
+    }
+}
 /// Nobody sets off for a gathering that ends within this many minutes.
 const GATHERING_TAIL: i64 = 20;
 /// Conscientiousness adds `C` / this to keeping one's word.
 const WORD_KEEPING: f32 = 5.0;
 
 /// Gatherings the resident means to attend, from a little before they start.
+/// Other plans are cut to end when one must set off (`make_room_for_meetings`);
+/// one who comes to plan with less time left than the shortest action sets
+/// off at once rather than be late.
 pub(super) fn gatherings(now: &Moment, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
+    let shortest = cx.tuning.durations.min as i64;
     for a in cx.agenda.appointments.iter().filter(|a| a.will_attend) {
         let Some(g) = cx.gatherings.get(a.gathering) else {
             continue;
         };
-        let lead = now.walk(g.location) as i64 + GATHERING_LEAD;
-        if cx.now >= g.starts.plus_minutes(-lead) && cx.now < g.ends.plus_minutes(-GATHERING_TAIL) {
+        let lead = now.walk(g.location) as i64 + gathering_lead(g, cx.me);
+        let opens = g.starts.plus_minutes(-lead - shortest);
+        if cx.now > opens && cx.now < g.ends.plus_minutes(-GATHERING_TAIL) {
             let stay = cx.now.minutes_until(g.ends) - now.walk(g.location) as i64;
             let organiser = g.organiser == cx.me.id;
             let mut c = Candidate::new(
-                if organiser {
+                if organiser && cx.now < g.starts {
+                    "Set up for the get-together"
+                } else if organiser {
                     "Host the get-together"
                 } else {
                     "Attend the get-together"

@@ -14,6 +14,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::{roll, speech};
+use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, PlannerTuning};
 use crate::sim::brain::{Plan, PlanContext};
 use crate::sim::residents::{ActivityKind, RosterIdx};
@@ -203,6 +204,7 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
         dialogue,
         emoji: best.emoji,
         duration: best.duration as i64,
+        activity: Some(best.kind),
     }
 }
 
@@ -253,23 +255,31 @@ fn leave_out_full_places(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
 /// Minutes of walking slack before an appointment: one sets off this early.
 const APPOINTMENT_SLACK: i64 = 20;
 
-/// Whoever means to keep an appointment later today cuts other plans short
-/// so as to be free to walk there in time.
+/// Whoever means to keep an appointment or go to a gathering later today cuts
+/// other plans short so as to be free to walk there in time (an organiser
+/// early enough to set up).
 fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut [Candidate]) {
     let speed = cx.tuning.walk_speed;
-    let Some(leave_by) = cx
+    let walk = |to: LocIdx| cx.town.walk_minutes(cx.at, to, speed) as i64;
+    let today = |t: GameTime| t.day_number() == cx.now.day_number();
+    let meetings = cx
         .agenda
         .meetings
         .iter()
-        .filter(|n| n.keep && n.at.day_number() == cx.now.day_number())
-        .map(|n| {
-            n.at.plus_minutes(
-                -(cx.town.walk_minutes(cx.at, n.place, speed) as i64) - APPOINTMENT_SLACK,
-            )
-        })
-        .filter(|&t| t > cx.now)
-        .min()
-    else {
+        .filter(|n| n.keep && today(n.at))
+        .map(|n| n.at.plus_minutes(-walk(n.place) - APPOINTMENT_SLACK));
+    let gatherings = cx
+        .agenda
+        .appointments
+        .iter()
+        .filter(|a| a.will_attend)
+        .filter_map(|a| cx.gatherings.get(a.gathering))
+        .filter(|g| today(g.starts))
+        .map(|g| {
+            let lead = duties::gathering_lead(g, cx.me);
+            g.starts.plus_minutes(-walk(g.location) - lead)
+        });
+    let Some(leave_by) = meetings.chain(gatherings).filter(|&t| t > cx.now).min() else {
         return;
     };
     for c in options.iter_mut().filter(|c| c.gathering.is_none()) {

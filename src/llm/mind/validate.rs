@@ -119,6 +119,7 @@ mod tests {
             dialogue: String::new(),
             emoji: String::new(),
             duration: 60,
+            activity: None,
         };
         let why = plan_problem(&plan, home, &s.town, &s.tuning).unwrap();
         assert!(why.chars().count() < 200, "{} characters", why.len());
@@ -136,6 +137,7 @@ mod tests {
             dialogue: "早！".into(),
             emoji: "🍲".into(),
             duration: 60,
+            activity: None,
         };
         assert_eq!(plan_problem(&p, home, &s.town, &s.tuning), None);
         p.dialogue = "中文的一句话".into();

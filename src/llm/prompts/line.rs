@@ -39,6 +39,19 @@ fn line_notes(cx: &LineContext<'_>) -> String {
             place
         ));
     }
+    if let Some(g) = cx.hosting {
+        if cx.turn == 0 {
+            notes.push_str(&format!(
+                "- 你办的{}刚开始，请向到场的大家致欢迎词\n",
+                g.title
+            ));
+        } else if g.organiser != cx.speaker.id {
+            notes.push_str(&format!(
+                "- 你们在参加{}，大家刚听完主办人的欢迎词\n",
+                g.title
+            ));
+        }
+    }
     if let Some((place, when)) = cx.proposing {
         notes.push_str(&format!("- 这句话里请约TA{when}在{place}再见面\n"));
     }

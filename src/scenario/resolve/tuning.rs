@@ -99,6 +99,21 @@ fn check_social(p: &mut Problems, s: &SocialTuning) {
     if c.turn_seconds == 0 {
         p.bad("social.conversation.turn_seconds", "must be positive");
     }
+    if !(s.gathering_talk.is_finite() && s.gathering_talk >= 0.0) {
+        p.bad("social.gathering_talk", "must be a number ≥ 0");
+    }
+    if !(c.chars_per_second.is_finite() && c.chars_per_second > 0.0) {
+        p.bad(
+            "social.conversation.chars_per_second",
+            "must be a positive number",
+        );
+    }
+    if c.pause_seconds[0] > c.pause_seconds[1] {
+        p.bad(
+            "social.conversation.pause_seconds",
+            "must be [least, most] with least ≤ most",
+        );
+    }
     let r = &s.relationship;
     if !(0.0 < r.acquaintance
         && r.acquaintance < r.friend

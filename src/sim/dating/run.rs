@@ -18,7 +18,7 @@ use crate::sim::event_log::{
 };
 use crate::sim::planning::{PlanReady, RequestCounter};
 use crate::sim::residents::{
-    Activity, Census, Persona, Relationships, Roster, RosterIdx, Thinking,
+    Activity, ActivityKind, Census, Persona, Relationships, Roster, RosterIdx, Thinking,
 };
 use crate::sim::social::SocialState;
 use crate::sim::social::analysis;
@@ -123,6 +123,7 @@ pub(super) fn send_off(mut s: Sending) {
                 dialogue: format!("丘比特约我和{other}在{place}见面，有点紧张。"),
                 emoji: "💘".into(),
                 duration: wait,
+                activity: Some(ActivityKind::Socialise),
             };
             plans.write(PlanReady {
                 entity,

@@ -536,6 +536,7 @@ fn trigger_words(t: Trigger) -> &'static str {
         Trigger::Work => "招呼客人，聊了起来",
         Trigger::Appointment => "赴约，聊了起来",
         Trigger::Requested => "应邀聊了起来",
+        Trigger::Gathering => "在聚会上招呼大家，聊了起来",
     }
 }
 

@@ -56,6 +56,9 @@ pub struct SocialState {
     skills_done: std::collections::HashSet<(RosterIdx, RosterIdx, String)>,
     today: i64,
     next_id: u64,
+    /// Gatherings (index) whose organiser has addressed the guests.
+    #[serde(default)]
+    addressed: std::collections::BTreeSet<usize>,
 }
 
 impl SocialState {
@@ -138,6 +141,8 @@ pub enum Trigger {
     Work,
     /// They had agreed to meet.
     Appointment,
+    /// The organiser of a gathering under way addresses the guests there.
+    Gathering,
     /// Asked for from outside the simulation's rules ([`ForcedEncounters`]).
     Requested,
 }
@@ -245,6 +250,9 @@ pub struct Conversation {
     delivered: Option<Delivered>,
     /// A gathering (index) the organiser invites the other to.
     invite: Option<usize>,
+    /// The gathering (index) whose organiser opens this talk addressing the guests.
+    #[serde(default)]
+    hosting: Option<usize>,
     proposal: Option<Proposal>,
     /// The opener greets as staff.
     role: Option<WorkRole>,
@@ -282,6 +290,7 @@ impl Conversation {
             awaiting: None,
             delivered: None,
             invite: None,
+            hosting: None,
             proposal: None,
             role: None,
             end: None,
@@ -533,6 +542,7 @@ pub fn with_line_context<R>(
         role: c.role.filter(|_| n == 0),
         inviting,
         inviting_place: inviting.map(|g| inputs.town.name(g.location)),
+        hosting: c.hosting.and_then(|g| inputs.gatherings.get(g)),
         proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
         accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),
         seed: inputs.settings.seed,

@@ -1,5 +1,6 @@
-//! Open conversations take their turns: one message every `turn_seconds` of
-//! game time, so several fit in one step. A built-in speaker answers at once;
+//! Open conversations take their turns: each line takes as long to say as it
+//! is long, and a pause follows before the reply, so a talk runs for minutes
+//! of game time across steps (participants make no new plans meanwhile). A built-in speaker answers at once;
 //! an async mind gets a [`LineRequest`] and the conversation waits (up to the
 //! timeout) for its line. Bystanders may join between turns.
 
@@ -13,7 +14,7 @@ use super::{
     SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line, scripted,
 };
 use crate::base::time::GameTime;
-use crate::scenario::SocialTuning;
+use crate::scenario::{ConversationTuning, SocialTuning};
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{AsyncMind, Census, RosterIdx};
 use crate::sim::town::ActiveTuning;
@@ -139,7 +140,7 @@ impl Turns<'_, '_> {
             };
             c.awaiting = None;
             let at = c.next_turn.max(now);
-            say(c, &self.inputs, t, d, at, &mut self.events);
+            say(c, (&self.inputs, t), d, at, &mut self.rng, &mut self.events);
             return Go::On;
         }
         let step_end = now.plus_minutes(self.tuning.step_minutes as i64);
@@ -220,12 +221,13 @@ impl Turns<'_, '_> {
     /// Says `said` at the conversation's next turn; the talk goes on.
     fn say_now(&mut self, c: &mut Conversation, said: Delivered) -> Go {
         let at = c.next_turn;
+        let t = &self.tuning.social;
         say(
             c,
-            &self.inputs,
-            &self.tuning.social,
+            (&self.inputs, t),
             said,
             at,
+            &mut self.rng,
             &mut self.events,
         );
         Go::On
@@ -240,10 +242,10 @@ fn finish(c: &mut Conversation, cause: EndCause) {
 /// Adds one message and moves the state machine on.
 fn say(
     c: &mut Conversation,
-    inputs: &LineInputs,
-    t: &SocialTuning,
+    (inputs, t): (&LineInputs, &SocialTuning),
     said: Delivered,
     at: GameTime,
+    rng: &mut SocialRng,
     events: &mut MessageWriter<SimEvent>,
 ) {
     let Some(turn) = c.next.take() else {
@@ -258,6 +260,7 @@ fn say(
         finish(c, if ends { EndCause::Said } else { EndCause::Left });
         return;
     }
+    let gap = line_gap(&t.conversation, &text, rng.random::<f32>());
     let names: Vec<(RosterIdx, &str)> = c
         .participants
         .iter()
@@ -296,10 +299,24 @@ fn say(
     } else {
         ConversationState::Active
     };
-    c.next_turn = GameTime(at.0 + t.conversation.turn_seconds as i64);
+    c.next_turn = GameTime(at.0 + gap);
     if ends && c.messages.len() as u32 >= t.conversation.min_turns {
         finish(c, EndCause::Said);
     }
+}
+
+/// Game seconds from a line to the next: the time to say it, then a pause
+/// (`draw` in 0..1 picks where in the tuning's range; a question is answered
+/// in half the pause), never under `turn_seconds`.
+pub(crate) fn line_gap(t: &ConversationTuning, text: &str, draw: f32) -> i64 {
+    let chars = text.chars().filter(|c| !c.is_whitespace()).count() as f32;
+    let saying = chars / t.chars_per_second;
+    let [least, most] = t.pause_seconds.map(|s| s as f32);
+    let mut pause = least + (most - least) * draw.clamp(0.0, 1.0);
+    if text.trim_end().ends_with(['？', '?']) {
+        pause /= 2.0;
+    }
+    ((saying + pause).round() as i64).max(i64::from(t.turn_seconds))
 }
 
 /// Who speaks next, to whom, and whether a group line @-mentions someone.
@@ -332,8 +349,11 @@ fn choose_turn(
         .copied()
         .filter(|&p| p != speaker)
         .collect();
-    let mention = (c.is_group() && rng.random::<f32>() < t.group.mention_probability)
-        .then(|| others[rng.random_range(0..others.len())]);
+    // The first answer to an organiser's welcome goes to the organiser.
+    let answering_host = c.hosting.is_some() && c.messages.len() == 1;
+    let mention =
+        (c.is_group() && !answering_host && rng.random::<f32>() < t.group.mention_probability)
+            .then(|| others[rng.random_range(0..others.len())]);
     // Address the one mentioned, else answer the last speaker, else the opener's partner.
     let listener = mention
         .or(last.map(|m| m.speaker).filter(|&s| s != speaker))
@@ -393,7 +413,14 @@ impl Turns<'_, '_> {
                     Stage::of(s, &t.relationship)
                 })
                 .collect();
-            let chance = analysis::join_chance(t, view.1.personality.extraversion, &stages);
+            let party = inputs
+                .gatherings
+                .iter()
+                .any(|g| g.location == c.place && g.starts <= now && now < g.ends);
+            let boost = if party { t.gathering_talk } else { 1.0 };
+            let chance = (boost
+                * analysis::join_chance(t, view.1.personality.extraversion, &stages))
+            .min(1.0);
             if rng.random::<f32>() >= chance {
                 continue;
             }

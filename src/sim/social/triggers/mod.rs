@@ -17,12 +17,12 @@ use super::analysis::{self, Stage};
 use super::meetings::Meetings;
 use super::{SocialRng, SocialState, Talking, Trigger};
 use crate::base::time::GameTime;
-use crate::scenario::{LocIdx, ResidentId, SocialTuning, WorkRole};
+use crate::scenario::{Gathering, LocIdx, ResidentId, SocialTuning, WorkRole};
 use crate::sim::clock::Clock;
 use crate::sim::residents::{
     ActivityKind, Census, Persona, Relationships, Resident, Roster, RosterIdx,
 };
-use crate::sim::town::ActiveTuning;
+use crate::sim::town::{ActiveTuning, Gatherings};
 use grid::Grid;
 use rules::Pass;
 
@@ -65,6 +65,8 @@ pub struct Encounter {
     pub(crate) interrupts: Vec<u64>,
     /// The appointment being kept.
     pub(crate) meeting: Option<u32>,
+    /// Others who take part from the start (the guests an organiser addresses).
+    pub(crate) crowd: Vec<RosterIdx>,
 }
 
 /// One resident as the trigger pass sees it.
@@ -107,6 +109,8 @@ pub struct CrowdView<'a> {
     pub(crate) meetings: &'a Meetings,
     /// Ties and greeting lists, read on demand.
     pub(crate) lookup: &'a dyn Lookup,
+    /// The scenario's gatherings.
+    pub(crate) gatherings: &'a [Gathering],
 }
 
 type PeopleQuery<'w, 's> =
@@ -182,6 +186,13 @@ impl CrowdView<'_> {
     pub(super) fn pos(&self, i: RosterIdx) -> Vec2 {
         self.census.entries[i.i()].pos
     }
+
+    /// The gathering under way at `place` now, if any.
+    pub(super) fn gathering_at(&self, place: LocIdx) -> Option<&Gathering> {
+        self.gatherings
+            .iter()
+            .find(|g| g.location == place && g.starts <= self.now && self.now < g.ends)
+    }
 }
 
 /// This step's encounters.
@@ -238,6 +249,7 @@ fn plan_with(
     };
     pass.requested(requested);
     pass.appointments();
+    pass.addresses(settled);
     pass.greetings();
     pass.approach(settled);
     pass.chance_meetings(settled, near, grid, rng);
@@ -254,6 +266,7 @@ pub type TriggerParams<'w, 's> = (
     Res<'w, Meetings>,
     Res<'w, SocialRng>,
     PeopleQuery<'w, 's>,
+    Res<'w, Gatherings>,
 );
 
 /// Runs the trigger pass on a world without changing it; returns how many
@@ -262,7 +275,9 @@ pub fn preview_encounters(
     world: &mut World,
     params: &mut SystemState<TriggerParams<'static, 'static>>,
 ) -> usize {
-    let Ok((clock, tuning, census, roster, state, meetings, rng, q)) = params.get(world) else {
+    let Ok((clock, tuning, census, roster, state, meetings, rng, q, gatherings)) =
+        params.get(world)
+    else {
         return 0;
     };
     let lookup = QueryLookup {
@@ -278,6 +293,7 @@ pub fn preview_encounters(
         state: &state,
         meetings: &meetings,
         lookup: &lookup,
+        gatherings: &gatherings,
     };
     let mut rng = rng.0.clone();
     plan_encounters(&cx, &mut rng).found.len()
@@ -304,6 +320,7 @@ mod tests {
         ties: Vec<Relationships>,
         social_need: Vec<f32>,
         staff: Vec<Option<(LocIdx, WorkRole, Vec<ResidentId>)>>,
+        gatherings: Vec<Gathering>,
     }
 
     impl World0 {
@@ -318,6 +335,7 @@ mod tests {
                 ties: Vec::new(),
                 social_need: Vec::new(),
                 staff: Vec::new(),
+                gatherings: Vec::new(),
             }
         }
 
@@ -394,6 +412,7 @@ mod tests {
                 state: &self.state,
                 meetings: &self.meetings,
                 lookup: self,
+                gatherings: &self.gatherings,
             };
             plan_encounters(&cx, &mut ChaCha8Rng::seed_from_u64(1))
         }

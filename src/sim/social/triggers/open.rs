@@ -67,6 +67,7 @@ impl Opening<'_, '_> {
                 roster: &self.roster,
                 people: &self.people,
             },
+            gatherings: &self.gatherings,
         };
         let requested: Vec<(RosterIdx, RosterIdx)> = forced
             .0
@@ -85,6 +86,8 @@ impl Opening<'_, '_> {
         {
             return;
         }
+        let place = self.census.entries[enc.a.i()].at;
+        let hosting = self.hosting(&enc, place);
         let entity = |i: RosterIdx| self.roster.entity_of(i);
         let (Ok(pa), Ok(pb)) = (
             self.people.get(entity(enc.a)),
@@ -92,14 +95,15 @@ impl Opening<'_, '_> {
         ) else {
             return;
         };
-        let place = self.census.entries[enc.a.i()].at;
         if enc.trigger == Trigger::Work {
             self.state.greeted.insert((enc.b, place), now);
         }
         let t = &self.tuning.social;
         let planned = planned_turns(&enc, (pa.1, pb.1), t, &mut self.rng);
-        let invite = self.invitation(&enc, (pa.0, pb.0));
-        let proposal = (enc.trigger != Trigger::Appointment
+        let invite = self
+            .invitation(&enc, (pa.0, pb.0))
+            .filter(|_| hosting.is_none());
+        let proposal = (!matches!(enc.trigger, Trigger::Appointment | Trigger::Gathering)
             && planned >= 3
             && invite.is_none()
             && close_enough(pa.2, enc.b, t)
@@ -107,20 +111,41 @@ impl Opening<'_, '_> {
             && !self.meetings.pending_for(enc.a)
             && !self.meetings.pending_for(enc.b)
             && self.rng.random::<f32>() < t.appointments.probability)
-            .then(|| propose(&enc, planned, (now, place), &self.town, t, &mut self.rng));
+            .then(|| self.meeting_hours(&enc, now))
+            .and_then(|hours| propose(&enc, planned, (place, &hours), &self.town, &mut self.rng));
         self.state.next_id += 1;
         let id = self.state.next_id;
         let role = (enc.trigger == Trigger::Work)
             .then(|| pa.1.work.as_ref().and_then(|w| w.role))
             .flatten();
-        let mut c = Conversation::new(id, vec![enc.a, enc.b], place, enc.trigger, now);
+        let members: Vec<RosterIdx> = [enc.a, enc.b].into_iter().chain(enc.crowd).collect();
+        let mut c = Conversation::new(id, members.clone(), place, enc.trigger, now);
         c.subject = Topic::choose(pa.1, pb.1, self.town.get(place));
         c.planned = planned;
         c.invite = invite;
+        c.hosting = hosting;
         c.proposal = proposal;
         c.role = role;
-        let participants = vec![pa.0.id.clone(), pb.0.id.clone()];
+        let participants = members
+            .iter()
+            .map(|&i| self.roster.id_of(i).clone())
+            .collect();
         self.spawn(c, participants);
+    }
+
+    /// The gathering under way here that `enc.a` organises and now addresses
+    /// (marked addressed: once per gathering).
+    fn hosting(&mut self, enc: &Encounter, place: LocIdx) -> Option<usize> {
+        if enc.trigger != Trigger::Gathering {
+            return None;
+        }
+        let now = self.clock.now;
+        let host = self.roster.id_of(enc.a);
+        let g = self.gatherings.iter().find(|g| {
+            g.location == place && &g.organiser == host && g.starts <= now && now < g.ends
+        })?;
+        self.state.addressed.insert(g.id);
+        Some(g.id)
     }
 
     /// Conversations an appointment cuts short close now.
@@ -157,6 +182,35 @@ impl Opening<'_, '_> {
         });
         let both = self.state.talking[enc.a.i()];
         both.is_some() && both == self.state.talking[enc.b.i()]
+    }
+
+    /// Tomorrow's hours for a meeting at which neither of the encounter's
+    /// two has a gathering to go to (or host): nothing is arranged on top of one.
+    fn meeting_hours(&self, enc: &Encounter, now: GameTime) -> Vec<GameTime> {
+        let a = &self.tuning.social.appointments;
+        let tomorrow = now.midnight().0 + 86_400;
+        (a.from_hour..=a.to_hour)
+            .map(|h| GameTime(tomorrow + h as i64 * 3600))
+            .filter(|&at| self.free_for_meeting(enc, at))
+            .collect()
+    }
+
+    /// Whether neither of the two has a gathering around `at`.
+    fn free_for_meeting(&self, enc: &Encounter, at: GameTime) -> bool {
+        // The meeting lasts the wait and an hour together.
+        let span = self.tuning.social.appointments.wait_minutes as i64 + 60;
+        let meeting_end = at.plus_minutes(span);
+        [enc.a, enc.b].into_iter().all(|who| {
+            let Ok(agenda) = self.agendas.get(self.roster.entity_of(who)) else {
+                return true;
+            };
+            agenda
+                .appointments
+                .iter()
+                .filter(|a| a.will_attend)
+                .filter_map(|a| self.gatherings.get(a.gathering))
+                .all(|g| meeting_end <= g.starts.plus_minutes(-60) || at >= g.ends)
+        })
     }
 
     /// A gathering one of them organises and the other has not heard of.
@@ -211,7 +265,11 @@ fn planned_turns(
     let mean_e = (a.personality.extraversion + b.personality.extraversion) / 2.0;
     let c = &t.conversation;
     let aim = if enc.trigger == Trigger::Work {
-        2 + rng.random_range(0..=2)
+        // A greeting, the order or the errand, a word back.
+        3 + rng.random_range(0..=2)
+    } else if enc.trigger == Trigger::Gathering {
+        // The address, a word from each guest, and a little more.
+        2 + enc.crowd.len() as i64 + rng.random_range(1..=3)
     } else {
         (3.0 + mean_e / 25.0).round() as i64 + rng.random_range(-1..=3)
     };
@@ -224,31 +282,32 @@ fn close_enough(x: &Relationships, other: RosterIdx, t: &SocialTuning) -> bool {
         .is_some_and(|r| r.strength >= t.relationship.acquaintance)
 }
 
-/// A proposal to meet again tomorrow, made two messages before the end.
+/// A proposal to meet again at one of `hours` (tomorrow's, when both are
+/// free), made two messages before the end; none when no hour is free.
 fn propose(
     enc: &Encounter,
     planned: u32,
-    (now, here): (GameTime, LocIdx),
+    (here, hours): (LocIdx, &[GameTime]),
     town: &Town,
-    t: &SocialTuning,
     rng: &mut SocialRng,
-) -> Proposal {
+) -> Option<Proposal> {
     let turn = planned - 2;
     let (proposer, partner) = if turn.is_multiple_of(2) {
         (enc.a, enc.b)
     } else {
         (enc.b, enc.a)
     };
-    let hours = t.appointments.from_hour..=t.appointments.to_hour;
-    let hour = rng.random_range(hours) as i64;
-    let at = GameTime(now.midnight().0 + 86_400 + hour * 3600);
-    Proposal {
+    if hours.is_empty() {
+        return None;
+    }
+    let at = hours[rng.random_range(0..hours.len())];
+    Some(Proposal {
         proposer,
         partner,
         turn,
         place: meeting_place(town, here),
         at,
-    }
+    })
 }
 
 /// Where to meet again: here if it is a place to sit together, else the nearest eatery.

@@ -14,6 +14,9 @@ use crate::sim::social::Trigger;
 use crate::sim::social::analysis::{self, Stage};
 use crate::sim::social::meetings::MeetingStatus;
 
+/// An organiser addresses the guests within this many minutes of the start.
+const ADDRESS_WITHIN: i64 = 60;
+
 /// One step's pass: who is taken, and the encounters found so far.
 pub(super) struct Pass<'a, 'c> {
     pub(super) cx: &'a CrowdView<'c>,
@@ -32,6 +35,7 @@ impl Pass<'_, '_> {
             trigger,
             interrupts: Vec::new(),
             meeting: None,
+            crowd: Vec::new(),
         });
         self.out.last_mut().expect("just pushed")
     }
@@ -75,6 +79,42 @@ impl Pass<'_, '_> {
             let e = self.pair_up(m.a, m.b, Trigger::Appointment);
             e.interrupts = interrupts;
             e.meeting = Some(m.id);
+        }
+    }
+
+    /// Rule 1b: In the first hour of a gathering, its organiser, standing
+    /// there, addresses the guests around (a group chat up to the group
+    /// size, the nearest first): once per gathering, with at least two guests.
+    pub(super) fn addresses(&mut self, settled: &[(RosterIdx, LocIdx)]) {
+        let cx = self.cx;
+        for g in cx.gatherings {
+            let opening = g.starts <= cx.now && cx.now < g.starts.plus_minutes(ADDRESS_WITHIN);
+            if !opening || cx.state.addressed.contains(&g.id) {
+                continue;
+            }
+            let Some(host) = cx.roster.idx(&g.organiser) else {
+                continue;
+            };
+            let here = |i: RosterIdx, at: LocIdx| at == g.location && !self.taken[i.i()];
+            if !settled.iter().any(|&(i, at)| i == host && here(i, at)) {
+                continue;
+            }
+            let dist = |o: RosterIdx| cx.pos(host).distance_squared(cx.pos(o));
+            let mut guests: Vec<RosterIdx> = settled
+                .iter()
+                .filter(|&&(i, at)| i != host && here(i, at))
+                .map(|&(i, _)| i)
+                .collect();
+            if guests.len() < 2 {
+                continue;
+            }
+            guests.sort_by(|&x, &y| dist(x).total_cmp(&dist(y)).then(x.cmp(&y)));
+            guests.truncate((cx.tuning.group.max_size as usize).saturating_sub(1).max(2));
+            for &guest in &guests[1..] {
+                self.taken[guest.i()] = true;
+            }
+            let e = self.pair_up(host, guests[0], Trigger::Gathering);
+            e.crowd = guests[1..].to_vec();
         }
     }
 
@@ -236,13 +276,21 @@ impl Pass<'_, '_> {
                     cx.person(a).expect("settled"),
                     cx.person(b).expect("settled"),
                 );
+                let party = cx.gathering_at(cx.census.entries[a.i()].at).is_some();
+                let (boost, least_need) = if party {
+                    (cx.tuning.gathering_talk, 50.0)
+                } else {
+                    (1.0, 0.0)
+                };
                 let chance = |stage| {
-                    analysis::proximity_chance(
+                    let need = (x.social_need.max(least_need), y.social_need.max(least_need));
+                    let p = analysis::proximity_chance(
                         cx.tuning,
                         stage,
                         (x.extraversion, y.extraversion),
-                        (x.social_need, y.social_need),
-                    )
+                        need,
+                    );
+                    (p * boost).min(1.0)
                 };
                 // Most draws fail even for the closest tie: they stop here, before
                 // the ties and cooldowns (scattered in memory) are looked up.
