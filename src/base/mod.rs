@@ -12,7 +12,7 @@ pub mod time;
 mod yaml;
 
 pub use diagnostic::{Diagnostic, Diagnostics, closest};
-pub use yaml::parse_yaml;
+pub use yaml::{load_checked, parse_checked, parse_yaml};
 
 /// A brain's or a model's text as a reason or a fix quotes it: trimmed and
 /// cut to 120 characters, never a log line the size of a hostile answer.

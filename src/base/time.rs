@@ -165,9 +165,51 @@ pub fn clock_text(minute: u32) -> String {
     format!("{:02}:{:02}", (minute / 60) % 24, minute % 60)
 }
 
+/// A time of day as it is said: `六点`, `六点半`, `十点一刻`, `九点零五分`
+/// (twelve-hour; the period — 傍晚, 上午 — goes before it).
+pub fn spoken_clock(minute: u32) -> String {
+    let (h, m) = ((minute / 60) % 12, minute % 60);
+    let hour = number_zh(if h == 0 { 12 } else { h });
+    match m {
+        0 => format!("{hour}点"),
+        15 => format!("{hour}点一刻"),
+        30 => format!("{hour}点半"),
+        1..=9 => format!("{hour}点零{}分", number_zh(m)),
+        _ => format!("{hour}点{}分", number_zh(m)),
+    }
+}
+
+/// 1–99 in Chinese numerals (二十五); 2 before 点 is 两.
+fn number_zh(n: u32) -> String {
+    const DIGITS: [&str; 10] = ["零", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    match n {
+        2 => "两".into(),
+        0..=9 => DIGITS[n as usize].into(),
+        10 => "十".into(),
+        11..=19 => format!("十{}", DIGITS[(n % 10) as usize]),
+        _ if n.is_multiple_of(10) => format!("{}十", DIGITS[(n / 10) as usize]),
+        _ => format!(
+            "{}十{}",
+            DIGITS[(n / 10) as usize],
+            DIGITS[(n % 10) as usize]
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_said_in_chinese() {
+        assert_eq!(spoken_clock(18 * 60), "六点");
+        assert_eq!(spoken_clock(13 * 60 + 30), "一点半");
+        assert_eq!(spoken_clock(14 * 60), "两点");
+        assert_eq!(spoken_clock(10 * 60 + 15), "十点一刻");
+        assert_eq!(spoken_clock(9 * 60 + 5), "九点零五分");
+        assert_eq!(spoken_clock(12 * 60 + 45), "十二点四十五分");
+        assert_eq!(spoken_clock(0), "十二点");
+    }
 
     #[test]
     fn parses_and_prints_round_trip() {

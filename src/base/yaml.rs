@@ -24,6 +24,34 @@ pub(crate) const MAX_EXPANDED: u64 = 64 * 1024 * 1024;
 /// What each node costs beyond its text: so a bomb of empty values counts too.
 const NODE: u64 = 1;
 
+/// A YAML file of one value read from `path` (at most `files::MAX_FILE`),
+/// parsed and then checked by `problems`: every problem, or the value.
+pub fn load_checked<T: DeserializeOwned>(
+    path: &std::path::Path,
+    problems: impl Fn(&T, &std::path::Path) -> super::Diagnostics,
+) -> Result<T, super::Diagnostics> {
+    let text = super::files::read_text(path, super::files::MAX_FILE).map_err(|e| {
+        let d = Diagnostic::file(path, &format!("cannot read file: {e}"), None);
+        super::Diagnostics(vec![d])
+    })?;
+    parse_checked(&text, path, problems)
+}
+
+/// [`load_checked`] for text already read from `path`.
+pub fn parse_checked<T: DeserializeOwned>(
+    text: &str,
+    path: &std::path::Path,
+    problems: impl Fn(&T, &std::path::Path) -> super::Diagnostics,
+) -> Result<T, super::Diagnostics> {
+    let value: T = parse_yaml(text).map_err(|d| super::Diagnostics(vec![d.in_file(path)]))?;
+    let found = problems(&value, path);
+    if found.is_empty() {
+        Ok(value)
+    } else {
+        Err(found)
+    }
+}
+
 /// Parses YAML text into `T`, reporting line, column and the dotted field path.
 pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, Diagnostic> {
     expanded_size(text, MAX_EXPANDED)?;

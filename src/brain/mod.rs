@@ -4,6 +4,7 @@
 
 mod planner;
 mod speech;
+mod talk;
 
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ impl Brain for BuiltinBrain {
     }
 
     fn line(&self, cx: &LineContext<'_>) -> String {
-        speech::conversation_line(cx)
+        talk::conversation_line(cx)
     }
 
     fn summarise(&self, cx: &SummaryContext<'_>) -> String {

@@ -89,6 +89,9 @@ pub(crate) struct Bookkeeping {
     /// Cupid's dates booked or under way (saves before them have none).
     #[serde(default)]
     pub(crate) dates: crate::sim::dating::TownDates,
+    /// What each resident has said today (saves before it have none).
+    #[serde(default)]
+    pub(crate) spoken: crate::sim::social::Spoken,
 }
 
 /// A whole town between two steps.
@@ -157,6 +160,7 @@ pub fn take(world: &mut World) -> TownSnapshot {
         next_appointment,
         tuning: world.resource::<ActiveTuning>().0.clone(),
         dates: clone_json(world.resource::<crate::sim::dating::TownDates>()),
+        spoken: world.resource::<crate::sim::social::Spoken>().clone(),
     };
     TownSnapshot {
         seed: settings.seed,
@@ -261,6 +265,7 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
     crate::sim::planning::set_requests_made(world, snap.books.plan_requests);
     world.resource_mut::<ActiveTuning>().0 = snap.books.tuning;
     world.insert_resource(snap.books.dates);
+    world.insert_resource(snap.books.spoken);
     let mut social = snap.books.social;
     reopen_conversations(world, &mut social, snap.conversations);
     world.insert_resource(social);

@@ -259,6 +259,7 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
         gatherings,
         tuning: Tuning::default(),
         llm: None,
+        dialogue: super::PhraseBank::shared_builtin(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! Loading never panics: every problem becomes a [`Diagnostic`] that names
 //! `file:line:col`, the field and, where one helps, a hint.
 
+pub mod dialogue;
 pub mod generate;
 mod planner_tuning;
 mod profile;
@@ -28,6 +29,7 @@ pub use spec::{
     NeedsTuning, PlannerTuning, RelationKind, Service, Tuning, WorkRole, key_name_allowed,
 };
 
+pub use dialogue::PhraseBank;
 pub use profile::{
     CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
     Profile, ResidentId, WorkShift,
@@ -37,12 +39,14 @@ pub use urls::Urls;
 
 use crate::base::time::GameTime;
 
-/// The files of a scenario folder, in load order.
-pub const FILES: [&str; 4] = [
+/// The files of a scenario folder, in load order (`dialogue.yaml` may be
+/// left out: the default town's phrase bank is built in).
+pub const FILES: [&str; 5] = [
     "town.yaml",
     "locations.yaml",
     "residents.yaml",
     "tuning.yaml",
+    dialogue::FILE,
 ];
 
 /// A validated scenario, ready to spawn.
@@ -74,6 +78,8 @@ pub struct Scenario {
     pub tuning: Tuning,
     /// The `llm:` block of `town.yaml`.
     pub(crate) llm: Option<LlmSpec>,
+    /// What the built-in brain says (`dialogue.yaml`, else the built-in bank).
+    pub dialogue: Arc<PhraseBank>,
 }
 
 impl Scenario {
@@ -130,9 +136,28 @@ impl Scenario {
             residents,
             tuning: tuning.unwrap_or_default(),
         };
+        let dialogue = load_dialogue(dir, &mut diags);
         match resolve::resolve(files, &mut diags) {
-            Some(s) if diags.is_empty() => Ok(s),
+            Some(mut s) if diags.is_empty() => {
+                s.dialogue = dialogue;
+                Ok(s)
+            }
             _ => Err(diags),
+        }
+    }
+}
+
+/// The folder's `dialogue.yaml`, checked; the built-in bank when there is none.
+fn load_dialogue(dir: &Path, diags: &mut Diagnostics) -> Arc<PhraseBank> {
+    let path = dir.join(dialogue::FILE);
+    if !path.exists() {
+        return PhraseBank::shared_builtin();
+    }
+    match PhraseBank::load(&path) {
+        Ok(bank) => Arc::new(bank),
+        Err(found) => {
+            diags.0.extend(found.0);
+            PhraseBank::shared_builtin()
         }
     }
 }

@@ -49,7 +49,22 @@ impl Default for SocialTuning {
             group: GroupTuning::default(),
             appointments: AppointmentTuning::default(),
             emotions: table(&[
-                ("happy", &["哈哈", "太好了", "开心", "高兴", "棒", "！"]),
+                (
+                    "happy",
+                    &[
+                        "哈哈",
+                        "太好了",
+                        "开心",
+                        "高兴",
+                        "棒",
+                        "真好",
+                        "好喝",
+                        "好看",
+                        "喜欢",
+                        "舒坦",
+                        "热闹",
+                    ],
+                ),
                 ("sad", &["唉", "可惜", "难过", "遗憾", "伤心"]),
                 ("angry", &["气死", "烦", "讨厌", "什么鬼", "！！"]),
                 ("curious", &["真的吗", "为什么", "怎么", "？"]),

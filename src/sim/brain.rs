@@ -109,6 +109,17 @@ pub struct LineContext<'a> {
     /// The conversation is the organiser's address to the guests of this
     /// gathering (under way where they talk).
     pub(crate) hosting: Option<&'a Gathering>,
+    /// The scenario's phrase bank (the built-in brain's words).
+    pub(crate) phrases: &'a crate::scenario::PhraseBank,
+    /// The lines the speaker has said lately: (day number, hash by
+    /// [`crate::sim::social::spoken::line_hash`]).
+    pub(crate) spoken: &'a [(i64, u64)],
+    /// The conversation so far.
+    pub(crate) history: &'a [crate::sim::social::ChatMessage],
+    /// What brought them together.
+    pub(crate) trigger: crate::sim::social::Trigger,
+    /// One of them works where they talk.
+    pub(crate) at_work: bool,
     /// The speaker proposes to meet at (place, when) in this line…
     pub(crate) proposing: Option<(&'a str, &'a str)>,
     /// …or accepts such a proposal.

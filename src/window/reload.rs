@@ -94,6 +94,11 @@ impl AssetLoader for ScenarioFileLoader {
 /// relative to the folder. Files added later are seen after a restart.
 fn watched_files(dir: &Path) -> Vec<String> {
     let mut files: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
+    // The phrase bank is optional: watched when the folder has one.
+    let bank = crate::scenario::dialogue::FILE;
+    if dir.join(bank).is_file() {
+        files.push(bank.to_string());
+    }
     let mut scripts = Vec::new();
     for set in std::fs::read_dir(dir.join("scripts"))
         .into_iter()
@@ -227,6 +232,29 @@ fn reload_when_settled(world: &mut World) {
 /// Applies a freshly loaded scenario to the running town. Places and
 /// residents may be edited or added (at the end of their file); removing or
 /// reordering them needs a restart, as saved ids and indices point at them.
+/// The tuning, the phrase bank and the gatherings, where they changed.
+fn apply_settings(
+    world: &mut World,
+    (old, new): (&Scenario, &Scenario),
+    changes: &mut Vec<String>,
+) {
+    if old.tuning != new.tuning {
+        // Only a changed file overrides the sliders' live values.
+        world.insert_resource(ActiveTuning(new.tuning.clone()));
+        changes.push("tuning".into());
+    }
+    if !Arc::ptr_eq(&old.dialogue, &new.dialogue)
+        && format!("{:?}", old.dialogue) != format!("{:?}", new.dialogue)
+    {
+        // Read from the loaded scenario as each line is written.
+        changes.push("dialogue".into());
+    }
+    if format!("{:?}", old.gatherings) != format!("{:?}", new.gatherings) {
+        world.insert_resource(Gatherings(new.gatherings.clone()));
+        changes.push("gatherings".into());
+    }
+}
+
 pub(crate) fn apply(world: &mut World, new: Scenario) -> Result<Vec<String>, String> {
     let old = world.resource::<LoadedScenario>().0.clone();
     let place_ids = |s: &Scenario| {
@@ -258,15 +286,7 @@ pub(crate) fn apply(world: &mut World, new: Scenario) -> Result<Vec<String>, Str
         });
         world.insert_resource(new.town.clone());
     }
-    if old.tuning != new.tuning {
-        // Only a changed file overrides the sliders' live values.
-        world.insert_resource(ActiveTuning(new.tuning.clone()));
-        changes.push("tuning".into());
-    }
-    if format!("{:?}", old.gatherings) != format!("{:?}", new.gatherings) {
-        world.insert_resource(Gatherings(new.gatherings.clone()));
-        changes.push("gatherings".into());
-    }
+    apply_settings(world, (&old, &new), &mut changes);
     let mut edited = Vec::new();
     for (i, profile) in new.residents.iter().enumerate().take(old_people.len()) {
         if format!("{:?}", old.residents[i]) == format!("{profile:?}") {

@@ -103,6 +103,7 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
         gatherings,
         tuning: files.tuning,
         llm: tf.llm.clone(),
+        dialogue: super::PhraseBank::shared_builtin(),
     })
 }
 

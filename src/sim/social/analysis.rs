@@ -203,14 +203,16 @@ pub fn conversation_delta(
         d.rules.push(format!("{what}{points:+}"));
     };
     add(r.base, "对话");
-    if messages >= r.long_messages as usize {
+    let count = |e: Emotion| emotions.iter().filter(|&&x| x == e).count();
+    // An argument outweighs the pleasant rest: no bonus for length or mood.
+    let quarrel = count(Emotion::Angry) >= 1;
+    if messages >= r.long_messages as usize && !quarrel {
         add(r.long_bonus, "长谈");
     }
-    let count = |e: Emotion| emotions.iter().filter(|&&x| x == e).count();
-    if count(Emotion::Happy) >= 2 {
+    if count(Emotion::Happy) >= 2 && !quarrel {
         add(r.resonance, "情绪共鸣");
     }
-    if count(Emotion::Angry) >= 1 {
+    if quarrel {
         add(r.argument, "争吵");
     }
     match topic {
@@ -469,18 +471,15 @@ mod tests {
         assert_eq!(d(2, &[Neutral; 2], "help_offered"), 10.0);
         assert_eq!(d(2, &[Neutral; 2], "complaint"), 0.0);
         assert_eq!(d(2, &[Neutral; 2], "work"), 2.0);
-        // All at once: 2 + 5 + 3 − 10 + 5.
+        // An argument outweighs length and good moods: 2 − 10 + 5.
         let all = conversation_delta(
             &r,
             6,
             &[Happy, Happy, Angry, Neutral, Sad, Curious],
             "deep_talk",
         );
-        assert_eq!(all.points, 5.0);
-        assert_eq!(
-            all.rules,
-            ["对话+2", "长谈+5", "情绪共鸣+3", "争吵-10", "深谈+5"]
-        );
+        assert_eq!(all.points, -3.0);
+        assert_eq!(all.rules, ["对话+2", "争吵-10", "深谈+5"]);
     }
 
     #[test]

@@ -40,6 +40,7 @@ pub(super) struct Closing<'w, 's> {
     town: Res<'w, Town>,
     roster: Res<'w, Roster>,
     gatherings: Res<'w, Gatherings>,
+    scenario: Res<'w, crate::sim::LoadedScenario>,
     state: ResMut<'w, SocialState>,
     meetings: ResMut<'w, Meetings>,
     people: Query<'w, 's, Effects<'static>>,
@@ -68,6 +69,9 @@ pub(super) fn conclude(mut closing: Closing, mut conversations: Query<&mut Conve
         closing.close(id, &c);
     }
 }
+
+/// A staff greeting's gain in a tie counts this much (quarrels in full).
+const STAFF_GREETING_WEIGHT: f32 = 0.3;
 
 impl Closing<'_, '_> {
     /// Everything a conversation leaves behind, then its `conversation_end`.
@@ -158,8 +162,15 @@ impl Closing<'_, '_> {
     ) -> Vec<f32> {
         let t = &self.tuning.social;
         let emotions: Vec<Emotion> = c.messages.iter().map(|m| m.emotion).collect();
-        let delta =
+        let mut delta =
             analysis::conversation_delta(&t.relationship, c.messages.len(), &emotions, &c.topic);
+        // Serving a customer is courtesy, not friendship: it counts a little.
+        if c.trigger == super::Trigger::Work && delta.points > 0.0 {
+            delta.points *= STAFF_GREETING_WEIGHT;
+            delta
+                .rules
+                .push(format!("招呼客人×{STAFF_GREETING_WEIGHT}"));
+        }
         let mut moved = vec![0.0f32; c.participants.len()];
         for (k, &a) in c.participants.iter().enumerate() {
             for &b in &c.participants {
@@ -232,7 +243,6 @@ impl Closing<'_, '_> {
     ) -> Vec<ConversationMemory> {
         let (now, t) = (self.clock.now, &self.tuning.social);
         let emotions: Vec<Emotion> = c.messages.iter().map(|m| m.emotion).collect();
-        let place = self.town.name(c.place);
         let mut memories = Vec::new();
         for (k, &a) in c.participants.iter().enumerate() {
             let entity = self.roster.entity_of(a);
@@ -243,37 +253,15 @@ impl Closing<'_, '_> {
                 + self.tuning.needs.talk_restore * c.messages.len() as f32 / 2.0)
                 .min(100.0);
             me.6.conversations += 1;
-            let heard: Vec<Emotion> = c
-                .messages
-                .iter()
-                .filter(|m| m.speaker != a)
-                .map(|m| m.emotion)
-                .collect();
-            let others: Vec<&str> = c
-                .participants
-                .iter()
-                .filter(|&&p| p != a)
-                .map(|&p| self.roster.name_of(p))
-                .collect();
-            let made = c
-                .proposal
-                .filter(|p| c.messages.len() as u32 > p.turn + 1)
-                .map(|p| {
-                    format!(
-                        "约好{}在{}见",
-                        when_text(now, p.at),
-                        self.town.name(p.place)
-                    )
-                });
-            let text = summary_line(&others, place, &c.topic, &heard, moved[k], made);
+            let (text, others) = self.memory_text(c, a, moved[k]);
             if self.asynchronous.contains(entity) {
                 self.recaps.write(RecapRequest {
                     entity,
                     time: now,
                     fallback: text.clone(),
                     name: self.roster.name_of(a).to_owned(),
-                    place: place.to_string(),
-                    others: others.join("、"),
+                    place: self.town.name(c.place).to_string(),
+                    others,
                     transcript: c
                         .messages
                         .iter()
@@ -281,8 +269,12 @@ impl Closing<'_, '_> {
                         .collect(),
                 });
             }
-            let importance =
+            let mut importance =
                 analysis::importance(t, c.messages.len(), &emotions, moved[k], &c.topic);
+            if c.trigger == super::Trigger::Work && !emotions.contains(&Emotion::Angry) {
+                // Being served is everyday: it matters no more than the base.
+                importance = importance.min(t.importance.base);
+            }
             memories.push(ConversationMemory {
                 resident: ids[k].clone(),
                 text,
@@ -290,6 +282,47 @@ impl Closing<'_, '_> {
             });
         }
         memories
+    }
+
+    /// Participant `a`'s memory line of the conversation, and the others' names.
+    fn memory_text(
+        &self,
+        c: &Conversation,
+        a: crate::sim::residents::RosterIdx,
+        moved: f32,
+    ) -> (String, String) {
+        let heard: Vec<Emotion> = c
+            .messages
+            .iter()
+            .filter(|m| m.speaker != a)
+            .map(|m| m.emotion)
+            .collect();
+        let others: Vec<&str> = c
+            .participants
+            .iter()
+            .filter(|&&p| p != a)
+            .map(|&p| self.roster.name_of(p))
+            .collect();
+        let made = c
+            .proposal
+            .filter(|p| c.messages.len() as u32 > p.turn + 1)
+            .map(|p| {
+                let when = when_text(self.clock.now, p.at);
+                format!("约好{when}在{}见", self.town.name(p.place))
+            });
+        let subject = self
+            .scenario
+            .0
+            .dialogue
+            .subject_of(c.messages.iter().map(|m| m.text.as_str()))
+            .unwrap_or_else(|| topic_zh(&c.topic));
+        let talk = Talk {
+            place: self.town.name(c.place),
+            subject,
+            heard: &heard,
+            moved,
+        };
+        (summary_line(&others, &talk, made), others.join("、"))
     }
 
     /// The organiser's invitation counts once it has been said (second line on).
@@ -351,36 +384,61 @@ impl Closing<'_, '_> {
     }
 }
 
-/// A participant's one-line memory of the conversation (≤ 30 characters).
-fn summary_line(
-    others: &[&str],
-    place: &str,
-    topic: &str,
-    heard: &[Emotion],
+/// What one participant makes of a finished conversation.
+struct Talk<'a> {
+    place: &'a str,
+    /// What it was about, in Chinese (the phrase bank's topic, else the keywords').
+    subject: &'a str,
+    /// The emotions of the others' lines.
+    heard: &'a [Emotion],
+    /// How far the participant's tie moved.
     moved: f32,
-    made: Option<String>,
-) -> String {
+}
+
+/// Memory lines keep to this many characters (the design's 30).
+const MEMORY_CHARS: usize = 30;
+
+/// A participant's one-line memory of the conversation: what happened, about
+/// what, with whom, where — the place left out, then the details, rather than
+/// a phrase cut in half.
+fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
     let who = match others {
         [one] => one.to_string(),
         [first, ..] => format!("{first}等{}人", others.len()),
         [] => "大家".to_string(),
     };
-    let count = |e: Emotion| heard.iter().filter(|&&x| x == e).count();
-    let feeling = if let Some(made) = made {
-        made
-    } else if count(Emotion::Angry) > 0 {
-        "吵了几句，不太愉快".to_string()
+    let (place, subject) = (talk.place, talk.subject);
+    let count = |e: Emotion| talk.heard.iter().filter(|&&x| x == e).count();
+    let (what, plain) = if count(Emotion::Angry) > 0 {
+        (
+            format!("为{subject}吵了一架，不欢而散"),
+            "吵了一架".to_string(),
+        )
+    } else if let Some(made) = made {
+        (format!("聊{subject}，{made}"), made)
     } else if count(Emotion::Sad) > 0 {
-        "TA心情不好".to_string()
-    } else if count(Emotion::Happy) >= 2 || moved >= 5.0 {
-        "聊得很投机".to_string()
+        (format!("聊{subject}，TA心情不太好"), "TA心情不太好".into())
+    } else if count(Emotion::Happy) >= 2 || talk.moved >= 5.0 {
+        (format!("聊{subject}，聊得很投机"), "聊得很投机".into())
     } else if count(Emotion::Curious) > 0 {
-        "TA问了不少".to_string()
+        (format!("聊{subject}，TA问了不少"), format!("聊{subject}"))
     } else {
-        "随便聊了聊".to_string()
+        (format!("随便聊了聊{subject}"), "随便聊了聊".into())
     };
-    let line = format!("和{who}在{place}聊{}，{feeling}", topic_zh(topic));
-    line.chars().take(30).collect()
+    [
+        format!("和{who}在{place}{what}"),
+        format!("和{who}{what}"),
+        format!("和{who}在{place}{plain}"),
+        format!("和{who}{plain}"),
+    ]
+    .into_iter()
+    .find(|l| l.chars().count() <= MEMORY_CHARS)
+    .unwrap_or_else(|| {
+        format!("和{who}{plain}")
+            .chars()
+            .take(MEMORY_CHARS)
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -389,24 +447,31 @@ mod tests {
 
     #[test]
     fn memories_are_short_and_from_one_side() {
-        let line = summary_line(
-            &["阿朵"],
-            "星火酒馆",
-            "work",
-            &[Emotion::Happy, Emotion::Happy],
-            3.0,
-            None,
-        );
+        let talk = |subject, heard, moved| Talk {
+            place: "星火酒馆",
+            subject,
+            heard,
+            moved,
+        };
+        let happy = [Emotion::Happy, Emotion::Happy];
+        let line = summary_line(&["阿朵"], &talk("工作", &happy, 3.0), None);
         assert_eq!(line, "和阿朵在星火酒馆聊工作，聊得很投机");
+        let angry = [Emotion::Angry];
+        let line = summary_line(&["马铁"], &talk("手艺", &angry, -8.0), None);
+        assert_eq!(line, "和马铁在星火酒馆为手艺吵了一架，不欢而散");
         let long = summary_line(
             &["一个名字特别特别长的人", "乙", "丙"],
-            "一个名字也特别特别长的地方",
-            "help_offered",
-            &[Emotion::Angry],
-            -8.0,
+            &Talk {
+                place: "一个名字也特别特别长的地方",
+                subject: "帮忙的事",
+                heard: &angry,
+                moved: -8.0,
+            },
             None,
         );
-        assert!(long.chars().count() <= 30, "{long}");
-        assert!(long.starts_with("和一个名字特别特别长的人等3人"));
+        assert_eq!(
+            long,
+            "和一个名字特别特别长的人等3人为帮忙的事吵了一架，不欢而散"
+        );
     }
 }

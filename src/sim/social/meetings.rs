@@ -8,7 +8,7 @@ use bevy::prelude::*;
 
 use super::Proposal;
 use super::analysis;
-use crate::base::time::{GameTime, clock_text};
+use crate::base::time::{GameTime, clock_text, spoken_clock};
 use crate::scenario::{LocIdx, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
@@ -133,7 +133,7 @@ pub fn when_text(now: GameTime, at: GameTime) -> String {
             chrono::Datelike::day(&at.date())
         ),
     };
-    format!("{day}{}{}", at.period(), clock_text(at.minute_of_day()))
+    format!("{day}{}{}", at.period(), spoken_clock(at.minute_of_day()))
 }
 
 /// Who has turned up at each appointment due now.

@@ -5,8 +5,10 @@
 
 pub mod analysis;
 mod conclude;
+mod lines;
 pub mod meetings;
 pub mod scripted;
+pub mod spoken;
 mod talk;
 pub mod triggers;
 
@@ -24,10 +26,12 @@ use super::town::Gatherings;
 use super::{ActiveBrain, RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Town, WorkRole};
-use crate::sim::brain::{LineContext, Topic};
+use crate::sim::brain::Topic;
 
 pub use analysis::{Emotion, Stage};
+pub use lines::{builtin_line, deliver, with_line_context};
 pub use scripted::ScriptedTalk;
+pub use spoken::Spoken;
 pub use talk::split_end;
 
 /// Where each resident stands socially this step, indexed by roster idx.
@@ -423,6 +427,10 @@ pub struct LineInputs<'w> {
     pub(crate) gatherings: Res<'w, Gatherings>,
     /// The brain that writes built-in lines.
     pub(crate) brain: Res<'w, ActiveBrain>,
+    /// The scenario (its phrase bank).
+    pub(crate) scenario: Res<'w, super::LoadedScenario>,
+    /// What each resident has said today.
+    pub(crate) spoken: Res<'w, Spoken>,
 }
 
 /// The step's social phases, in order. Async minds deliver lines before
@@ -443,6 +451,7 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SocialState>()
         .init_resource::<ForcedEncounters>()
         .init_resource::<meetings::Meetings>()
+        .init_resource::<Spoken>()
         .add_message::<LineRequest>()
         .add_message::<RecapRequest>()
         .configure_sets(
@@ -464,107 +473,11 @@ pub(super) fn plugin(app: &mut App) {
                     .in_set(SocialSet::Presence),
                 triggers::start_conversations.in_set(SocialSet::Triggers),
                 talk::talk.in_set(SocialSet::Talk),
-                (conclude::conclude, meetings::resolve)
+                (conclude::conclude, meetings::resolve, spoken::remember)
                     .chain()
                     .in_set(SocialSet::Conclude),
             ),
         );
-}
-
-/// An async mind hands in the line a conversation waits for.
-pub fn deliver(
-    state: &SocialState,
-    conversations: &mut Query<&mut Conversation>,
-    conversation: u64,
-    line: Delivered,
-) {
-    if let Some(e) = state.conversation(conversation)
-        && let Ok(mut c) = conversations.get_mut(e)
-    {
-        c.hand_in(line);
-    }
-}
-
-/// Runs `f` with the context for the turn `c` waits on.
-pub fn with_line_context<R>(
-    c: &Conversation,
-    inputs: &LineInputs,
-    q: &Query<TalkerView>,
-    f: impl FnOnce(&LineContext<'_>, Entity, Entity) -> R,
-) -> Option<R> {
-    let turn = c.next?;
-    let entity = |i: RosterIdx| inputs.roster.entities().get(i.i()).copied();
-    let (es, el) = (entity(turn.speaker)?, entity(turn.listener)?);
-    let (speaker, listener) = (q.get(es).ok()?, q.get(el).ok()?);
-    let others: Vec<&crate::scenario::Profile> = c
-        .participants
-        .iter()
-        .filter(|&&p| p != turn.speaker && p != turn.listener)
-        .filter_map(|&p| q.get(entity(p)?).ok())
-        .map(|v| &*v.1.0)
-        .collect();
-    let n = c.messages.len() as u32;
-    let inviting = c
-        .invite
-        .and_then(|g| inputs.gatherings.get(g))
-        .filter(|g| g.organiser == speaker.0.id && n == 1);
-    let meeting = |p: &Proposal| {
-        (
-            inputs.town.name(p.place),
-            meetings::when_text(inputs.clock.now, p.at),
-        )
-    };
-    let proposing = c
-        .proposal
-        .filter(|p| p.turn == n && p.proposer == turn.speaker)
-        .map(|p| meeting(&p));
-    let accepting = c
-        .proposal
-        .filter(|p| p.turn + 1 == n && p.partner == turn.speaker)
-        .map(|p| meeting(&p));
-    let mention = turn
-        .mention
-        .and_then(|m| inputs.roster.names().get(m.i()))
-        .map(String::as_str);
-    let cx = LineContext {
-        now: c.next_turn.max(inputs.clock.now),
-        speaker: speaker.1,
-        listener: listener.1,
-        relation: speaker.3.by_idx(turn.listener),
-        needs: Some(speaker.5),
-        place: inputs.town.get(c.place),
-        topic: c.subject,
-        turn: n,
-        lines: c.planned,
-        previous: c.messages.last().map_or("", |m| m.text.as_str()),
-        others: &others,
-        mention,
-        role: c.role.filter(|_| n == 0),
-        inviting,
-        inviting_place: inviting.map(|g| inputs.town.name(g.location)),
-        hosting: c.hosting.and_then(|g| inputs.gatherings.get(g)),
-        proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
-        accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),
-        seed: inputs.settings.seed,
-    };
-    Some(f(&cx, es, el))
-}
-
-/// The built-in brain's line for the turn `c` waits on, `[END]` split off;
-/// `None` when a speaker is gone.
-pub fn builtin_line(
-    c: &Conversation,
-    inputs: &LineInputs,
-    q: &Query<TalkerView>,
-) -> Option<Delivered> {
-    let brain = inputs.brain.0.clone();
-    let line = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx))?;
-    let (line, ends) = split_end(&line);
-    Some(Delivered {
-        line,
-        ends,
-        emotion: None,
-    })
 }
 
 /// Chinese name of a topic label, for memories and reasons.

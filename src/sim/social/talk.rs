@@ -365,6 +365,26 @@ fn choose_turn(
     }
 }
 
+/// The chance that a bystander (`view`) joins `c`: the design's, by its ties
+/// to everyone in it, × `gathering_talk` at a gathering under way.
+fn join_odds(c: &Conversation, view: &TalkerView, inputs: &LineInputs, t: &SocialTuning) -> f32 {
+    let now = inputs.clock.now;
+    let stages: Vec<Stage> = c
+        .participants
+        .iter()
+        .map(|&p| {
+            let s = view.3.by_idx(p).map_or(0.0, |r| r.strength);
+            Stage::of(s, &t.relationship)
+        })
+        .collect();
+    let party = inputs
+        .gatherings
+        .iter()
+        .any(|g| g.location == c.place && g.starts <= now && now < g.ends);
+    let boost = if party { t.gathering_talk } else { 1.0 };
+    (boost * analysis::join_chance(t, view.1.personality.extraversion, &stages)).min(1.0)
+}
+
 /// A free bystander close to everyone in the conversation may join it.
 impl Turns<'_, '_> {
     fn try_join(&mut self, c: &mut Conversation) {
@@ -405,23 +425,7 @@ impl Turns<'_, '_> {
             let Ok(view) = q.get(inputs.roster.entity_of(b)) else {
                 continue;
             };
-            let stages: Vec<Stage> = c
-                .participants
-                .iter()
-                .map(|&p| {
-                    let s = view.3.by_idx(p).map_or(0.0, |r| r.strength);
-                    Stage::of(s, &t.relationship)
-                })
-                .collect();
-            let party = inputs
-                .gatherings
-                .iter()
-                .any(|g| g.location == c.place && g.starts <= now && now < g.ends);
-            let boost = if party { t.gathering_talk } else { 1.0 };
-            let chance = (boost
-                * analysis::join_chance(t, view.1.personality.extraversion, &stages))
-            .min(1.0);
-            if rng.random::<f32>() >= chance {
+            if rng.random::<f32>() >= join_odds(c, &view, inputs, t) {
                 continue;
             }
             c.participants.push(b);

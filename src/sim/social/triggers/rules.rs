@@ -14,6 +14,11 @@ use crate::sim::social::Trigger;
 use crate::sim::social::analysis::{self, Stage};
 use crate::sim::social::meetings::MeetingStatus;
 
+/// Staff greet a customer who comes back at most once in this many game
+/// seconds (lunch and an afternoon stew at the tavern: one welcome): serving
+/// regulars all day is not a conversation each time.
+const GREET_AGAIN_SECONDS: i64 = 4 * 3600;
+
 /// An organiser addresses the guests within this many minutes of the start.
 const ADDRESS_WITHIN: i64 = 60;
 
@@ -135,7 +140,8 @@ impl Pass<'_, '_> {
     }
 
     /// The customer staff `s` greets next at `place`: free, not working
-    /// there, on its list, and not yet greeted this visit.
+    /// there (unless named on its list), on its list, and not greeted this
+    /// visit nor in the last four hours.
     fn customer(&self, s: RosterIdx, place: LocIdx) -> Option<RosterIdx> {
         let cx = self.cx;
         let greets = cx.lookup.greets(s);
@@ -147,7 +153,12 @@ impl Pass<'_, '_> {
             .flatten()
             .copied()
             .filter(|&c| c != s && !taken[c.i()] && cx.state.talking[c.i()].is_none())
-            .filter(|&c| cx.person(c).is_some_and(|p| p.workplace != Some(place)))
+            .filter(|&c| {
+                // Colleagues are not customers, unless named on the list (a
+                // teacher's students study where the teacher works).
+                let named = greets.contains(cx.roster.id_of(c));
+                named || cx.person(c).is_some_and(|p| p.workplace != Some(place))
+            })
             .filter(|&c| greets.is_empty() || greets.contains(cx.roster.id_of(c)))
             .filter_map(|c| {
                 let (at, since) = cx.awake_here(c)?;
@@ -155,7 +166,7 @@ impl Pass<'_, '_> {
                     .state
                     .greeted
                     .get(&(c, place))
-                    .is_some_and(|&t| t >= since);
+                    .is_some_and(|&t| t >= since || cx.now.0 - t.0 < GREET_AGAIN_SECONDS);
                 (at == place && !greeted).then_some((since, c))
             })
             .min()

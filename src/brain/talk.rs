@@ -1,0 +1,484 @@
+//! The built-in brain's conversation lines: a small dialogue model over the
+//! scenario's phrase bank (`dialogue.yaml`). What was just said decides what
+//! comes next — a greeting is answered, a question gets an answer, news a
+//! reaction, a grumble comfort or an argument (by the listener's temper), a
+//! sharp word a soothing one or a walk-out — a topic carries on for a couple
+//! of exchanges, and openings and goodbyes fit the tie, the place and the
+//! occasion. Forms of address follow the tie and age (爸, 月月, 钟叔), and
+//! nobody says the same line twice in a day when the bank has another.
+
+use crate::scenario::dialogue::{Address, Exchange, Lines, MoodExchange};
+use crate::scenario::{PhraseBank, Profile, RelationKind, WorkRole};
+use crate::sim::brain::LineContext;
+use crate::sim::social::Trigger;
+use crate::sim::social::spoken::line_hash;
+
+/// A tie this strong lets close topics (心里话) come up.
+const CLOSE_TIE: f32 = 60.0;
+/// A tie this strong says goodbye as friends do.
+const FRIENDLY_TIE: f32 = 45.0;
+/// A topic carries on for at most this many exchanges in a row.
+const TOPIC_RUN: usize = 2;
+/// An age gap this large is a generation: 叔, 姨; 爸, 妈.
+const GENERATION: u32 = 18;
+
+/// One line of a conversation. A closing line ends with `[END]`.
+pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
+    let closing = cx.turn >= 1 && cx.turn + 1 >= cx.lines;
+    let speaker = Speaker { cx };
+    let mut line = speaker.compose(closing);
+    if let Some(who) = cx.mention
+        && !line.contains('@')
+    {
+        line = format!("@{who} {line}");
+    }
+    if closing && !line.ends_with("[END]") {
+        line.push_str("[END]");
+    }
+    line
+}
+
+/// What the line before was, as the bank knows it.
+#[derive(Debug, Clone, Copy)]
+enum Heard<'b> {
+    /// The conversation's opening greeting.
+    Greeting,
+    /// A staff member's greeting in this role…
+    StaffGreeting(WorkRole),
+    /// …and the customer's answer to it.
+    Order(WorkRole),
+    /// A topic's line, awaiting its replies.
+    Said(&'b Exchange),
+    /// A reply in a topic.
+    Replied,
+    /// A grumble or a sigh.
+    Mood(&'b MoodExchange, bool),
+    /// A sharp answer to a grumble: an argument.
+    Sharp,
+    /// An invitation to a gathering.
+    Invited,
+    /// Anything else (a model's line, a closing, a soothing word).
+    Other,
+}
+
+struct Speaker<'a, 'c> {
+    cx: &'a LineContext<'c>,
+}
+
+impl Speaker<'_, '_> {
+    fn bank(&self) -> &PhraseBank {
+        self.cx.phrases
+    }
+
+    /// A deterministic draw in 0..1 for this speaker, moment, turn and purpose.
+    fn roll(&self, salt: u64) -> f32 {
+        let cx = self.cx;
+        super::roll(
+            cx.seed,
+            cx.speaker.id.as_str(),
+            cx.now.0,
+            cx.turn as u64 * 64 + salt,
+        )
+    }
+
+    /// The line for this turn.
+    fn compose(&self, closing: bool) -> String {
+        if let Some(line) = self.storyline() {
+            return line;
+        }
+        if self.cx.turn == 0 {
+            return self.opening();
+        }
+        let heard = self.heard();
+        let answer = self.answer(heard);
+        // A sharp word is not followed by a polite goodbye.
+        let sharp = matches!(heard, Heard::Sharp)
+            || matches!(heard, Heard::Mood(x, true) if answer.as_ref().is_some_and(|a| x.argue.contains(a)));
+        match (answer, closing) {
+            (Some(a), false) => a,
+            (Some(a), true) if sharp => a,
+            (Some(a), true) => format!("{a}{}", self.goodbye()),
+            (None, true) => self.goodbye(),
+            (None, false) => self.new_line(),
+        }
+    }
+
+    /// An invitation, a proposal to meet, its acceptance; a host's welcome
+    /// and a guest's thanks.
+    fn storyline(&self) -> Option<String> {
+        let (cx, st) = (self.cx, &self.bank().storylines);
+        if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
+            let when = crate::sim::social::meetings::when_text(cx.now, g.starts);
+            let slots = [
+                ("when", when.as_str()),
+                ("place", place),
+                ("title", &g.title),
+            ];
+            return Some(self.pick(&st.invite, 1, &slots));
+        }
+        if let Some((place, when)) = cx.proposing {
+            return Some(self.pick(&st.propose, 1, &[("place", place), ("when", when)]));
+        }
+        if let Some((place, when)) = cx.accepting {
+            return Some(self.pick(&st.accept, 1, &[("place", place), ("when", when)]));
+        }
+        let g = cx.hosting?;
+        let slots = [
+            ("title", g.title.as_str()),
+            ("place", cx.place.name.as_str()),
+        ];
+        if cx.turn == 0 {
+            return Some(self.pick(&st.welcome, 1, &slots));
+        }
+        let first_answer = cx.turn <= cx.others.len() as u32 + 1;
+        (cx.listener.id == g.organiser && first_answer)
+            .then(|| self.pick(&st.thank_host, 1, &slots))
+    }
+
+    /// The first line: staff greet in their role; meetings as agreed,
+    /// family, first meetings, chance meetings and the rest by the tie.
+    fn opening(&self) -> String {
+        let (cx, g) = (self.cx, &self.bank().greetings);
+        if let Some(role) = cx.role {
+            return self.pick(&staff(self.bank(), role).greet, 1, &[]);
+        }
+        let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
+        let strength = cx.relation.map_or(0.0, |r| r.strength);
+        let met_today = cx
+            .relation
+            .and_then(|r| r.last_interaction)
+            .is_some_and(|t| t.day_number() == cx.now.day_number());
+        let chance = cx.trigger == Trigger::Proximity && !met_today && !cx.at_work;
+        let list = match kind {
+            _ if cx.trigger == Trigger::Appointment => &g.appointment,
+            RelationKind::Family => &g.family,
+            RelationKind::Stranger if cx.relation.is_none_or(|r| r.interactions == 0) => &g.first,
+            _ if chance && self.roll(7) < 0.5 => &g.chance,
+            RelationKind::Stranger => &g.stranger,
+            _ if strength >= FRIENDLY_TIE => &g.friend,
+            _ => &g.acquaintance,
+        };
+        self.pick(list, 1, &[])
+    }
+
+    /// What the line before was.
+    fn heard(&self) -> Heard<'_> {
+        let cx = self.cx;
+        let prev = without_mention(cx.previous);
+        let bank = self.bank();
+        if cx.trigger == Trigger::Work && cx.turn <= 2 {
+            let role = |p: &Profile| p.work.as_ref().and_then(|w| w.role);
+            match cx.turn {
+                1 => return role(cx.listener).map_or(Heard::Greeting, Heard::StaffGreeting),
+                _ => {
+                    if let Some(r) = role(cx.speaker) {
+                        return Heard::Order(r);
+                    }
+                }
+            }
+        }
+        if cx.turn == 1 && cx.hosting.is_none() {
+            return Heard::Greeting;
+        }
+        for t in &bank.topics {
+            for x in &t.exchanges.value {
+                if x.say.value == prev {
+                    return Heard::Said(x);
+                }
+                if x.replies.value.iter().any(|r| r == prev) {
+                    return Heard::Replied;
+                }
+            }
+        }
+        let m = &bank.moods;
+        for (list, grumble) in [(&m.grumble, true), (&m.sad, false)] {
+            if let Some(x) = list.value.iter().find(|x| x.say.value == prev) {
+                return Heard::Mood(x, grumble);
+            }
+        }
+        if m.grumble
+            .value
+            .iter()
+            .any(|x| x.argue.iter().any(|a| a == prev))
+        {
+            return Heard::Sharp;
+        }
+        if cx.turn == 2 && cx.history.len() >= 2 && is_invitation(bank, cx) {
+            return Heard::Invited;
+        }
+        Heard::Other
+    }
+
+    /// The answer the line before calls for, if it calls for one.
+    fn answer(&self, heard: Heard) -> Option<String> {
+        let (cx, bank) = (self.cx, self.bank());
+        let me = &cx.speaker.personality;
+        Some(match heard {
+            Heard::Greeting if cx.relation.is_some_and(|r| r.kind == RelationKind::Family) => {
+                self.pick(&bank.greetings.back_family, 2, &[])
+            }
+            Heard::Greeting => self.pick(&bank.greetings.back, 2, &[]),
+            Heard::StaffGreeting(role) => self.pick(&staff(bank, role).reply, 2, &[]),
+            Heard::Order(role) => self.pick(&staff(bank, role).serve, 2, &[]),
+            Heard::Said(x) => self.pick(&x.replies, 2, &[]),
+            Heard::Mood(x, true) if self.prickly() && !x.argue.is_empty() => {
+                let i = ((self.roll(2) * x.argue.len() as f32) as usize).min(x.argue.len() - 1);
+                x.argue[i].clone()
+            }
+            Heard::Mood(x, _) => self.pick(&x.comfort, 2, &[]),
+            Heard::Sharp if me.agreeableness < 70.0 => {
+                format!("{}[END]", self.pick(&bank.moods.storm_off, 2, &[]))
+            }
+            Heard::Sharp => self.pick(&bank.moods.soothe, 2, &[]),
+            Heard::Invited => self.pick(&bank.storylines.accept_invite, 2, &[]),
+            Heard::Replied | Heard::Other => return None,
+        })
+    }
+
+    /// Short-tempered now: low agreeableness, more so when worn out or
+    /// among people one hardly knows.
+    fn prickly(&self) -> bool {
+        let cx = self.cx;
+        let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
+        let cool = cx.relation.is_none_or(|r| r.strength < 20.0);
+        let temper = (100.0 - cx.speaker.personality.agreeableness) / 100.0
+            * (0.8 + if worn { 0.5 } else { 0.0 } + if cool { 0.3 } else { 0.0 });
+        self.roll(3) < temper
+    }
+
+    /// A new line: a mood, else the topic carried on, else a new one. Bad
+    /// moods come from somewhere: low agreeableness, tiredness and hunger,
+    /// a tie that is cool; sighs from neuroticism.
+    fn new_line(&self) -> String {
+        let (cx, m) = (self.cx, &self.bank().moods);
+        let me = &cx.speaker.personality;
+        let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
+        let cool = cx.relation.is_none_or(|r| r.strength < 30.0);
+        let temper = (100.0 - me.agreeableness) / 100.0
+            * (0.5 + if worn { 0.5 } else { 0.0 } + if cool { 0.2 } else { 0.0 });
+        let mood = self.roll(4);
+        if mood < temper {
+            return self.pick_mood(&m.grumble.value, 5);
+        }
+        if mood > 1.0 - me.neuroticism / 100.0 * 0.25 {
+            return self.pick_mood(&m.sad.value, 5);
+        }
+        self.topic_line()
+    }
+
+    fn pick_mood(&self, list: &[MoodExchange], salt: u64) -> String {
+        let says: Vec<String> = list.iter().map(|x| x.say.value.clone()).collect();
+        self.fresh(&says, salt, &[])
+    }
+
+    /// A topic's line: the one under way while it has run for fewer than
+    /// [`TOPIC_RUN`] exchanges, else one that fits the two and the place.
+    fn topic_line(&self) -> String {
+        let bank = self.bank();
+        let order = self.topic_order();
+        for t in order {
+            let says: Vec<String> = bank.topics[t]
+                .exchanges
+                .value
+                .iter()
+                .map(|x| x.say.value.clone())
+                .filter(|s| !self.used(s))
+                .collect();
+            if !says.is_empty() {
+                let label = bank.topics[t].label.as_str();
+                return self.fresh(&says, 6, &[("topic", label)]);
+            }
+        }
+        // Everything said today: the first fitting topic's lines again.
+        let t = self.topic_order().first().copied().unwrap_or(0);
+        let says: Vec<String> = bank.topics[t]
+            .exchanges
+            .value
+            .iter()
+            .map(|x| x.say.value.clone())
+            .collect();
+        self.fresh(&says, 6, &[])
+    }
+
+    /// Topics in the order to try: the one under way (while it runs), then
+    /// the fitting ones by a weighted draw, then the rest.
+    fn topic_order(&self) -> Vec<usize> {
+        let (cx, bank) = (self.cx, self.bank());
+        let (current, run) = self.current_topic();
+        let mut scored: Vec<(f32, usize)> = Vec::new();
+        for (i, t) in bank.topics.iter().enumerate() {
+            if t.close && cx.relation.is_none_or(|r| r.strength < CLOSE_TIE) {
+                continue;
+            }
+            let mine = t.interests.iter().any(|x| cx.speaker.topics.contains(x));
+            let theirs = t.interests.iter().any(|x| cx.listener.topics.contains(x));
+            let here = t.places.contains(&cx.place.kind);
+            let anywhere = t.interests.is_empty() && t.places.is_empty();
+            let weight = 3.0 * f32::from(u8::from(mine && theirs))
+                + 2.0 * f32::from(u8::from(mine))
+                + 1.5 * f32::from(u8::from(here))
+                + f32::from(u8::from(anywhere || theirs));
+            if Some(i) == current && run < TOPIC_RUN {
+                scored.push((f32::MAX, i));
+            } else if weight > 0.0 && Some(i) != current {
+                // A weighted draw: the larger the weight, the likelier first.
+                let draw = self.roll(10 + i as u64).max(1e-6).powf(1.0 / weight);
+                scored.push((draw, i));
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// The topic of the latest topic line in this conversation, and how many
+    /// of its exchanges have been opened in a row.
+    fn current_topic(&self) -> (Option<usize>, usize) {
+        let bank = self.bank();
+        let topic_of = |text: &str| {
+            let text = without_mention(text);
+            bank.topics
+                .iter()
+                .position(|t| t.exchanges.value.iter().any(|x| x.say.value == text))
+        };
+        let mut current = None;
+        let mut run = 0;
+        for m in self.cx.history.iter().rev() {
+            match (topic_of(&m.text), current) {
+                (Some(t), None) => {
+                    current = Some(t);
+                    run = 1;
+                }
+                (Some(t), Some(c)) if t == c => run += 1,
+                (Some(_), Some(_)) => break,
+                (None, _) => {}
+            }
+        }
+        (current, run)
+    }
+
+    /// A goodbye that fits: staff, family, friends, everyone else.
+    fn goodbye(&self) -> String {
+        let (cx, c) = (self.cx, &self.bank().closings);
+        let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
+        let staff_here = cx.trigger == Trigger::Work
+            && cx.speaker.work.as_ref().is_some_and(|w| w.role.is_some());
+        let list = if staff_here {
+            &c.staff
+        } else if kind == RelationKind::Family {
+            &c.family
+        } else if cx.relation.is_some_and(|r| r.strength >= FRIENDLY_TIE) {
+            &c.friend
+        } else {
+            &c.stranger
+        };
+        self.pick(list, 8, &[])
+    }
+
+    /// A line of `list`, its slots filled, one not said today if there is one.
+    fn pick(&self, list: &Lines, salt: u64, extra: &[(&str, &str)]) -> String {
+        self.fresh(&list.value, salt, extra)
+    }
+
+    fn fresh(&self, templates: &[String], salt: u64, extra: &[(&str, &str)]) -> String {
+        // A line that names one of the two speaks of them in the third person
+        // ("八成是林小溪……"): not to their face, unless nothing else is left.
+        let (me, you) = (&self.cx.speaker.name, &self.cx.listener.name);
+        let aside = |t: &&String| !t.contains(me.as_str()) && !t.contains(you.as_str());
+        let fitting: Vec<&String> = templates.iter().filter(aside).collect();
+        let templates: Vec<&String> = if fitting.is_empty() {
+            templates.iter().collect()
+        } else {
+            fitting
+        };
+        let filled: Vec<String> = templates.iter().map(|t| self.fill(t, extra)).collect();
+        let unused: Vec<&String> = filled.iter().filter(|l| !self.used(l)).collect();
+        let from: Vec<&String> = if unused.is_empty() {
+            filled.iter().collect()
+        } else {
+            unused
+        };
+        if from.is_empty() {
+            return String::new();
+        }
+        let i = ((self.roll(salt) * from.len() as f32) as usize).min(from.len() - 1);
+        from[i].clone()
+    }
+
+    /// Said already: lately by the speaker, or by anyone in this conversation.
+    fn used(&self, line: &str) -> bool {
+        let cx = self.cx;
+        let hash = line_hash(line);
+        cx.spoken.iter().any(|&(_, h)| h == hash)
+            || cx.history.iter().any(|m| without_mention(&m.text) == line)
+    }
+
+    fn fill(&self, template: &str, extra: &[(&str, &str)]) -> String {
+        let cx = self.cx;
+        let you = address(&self.bank().address, cx);
+        let mut slots = vec![
+            ("you", you.as_str()),
+            ("me", cx.speaker.name.as_str()),
+            ("place", cx.place.name.as_str()),
+            ("period", cx.now.period()),
+            ("job", cx.speaker.occupation.as_str()),
+        ];
+        slots.extend_from_slice(extra);
+        super::speech::fill(template, &slots)
+    }
+}
+
+/// The staff exchange of a role.
+fn staff(bank: &PhraseBank, role: WorkRole) -> &crate::scenario::dialogue::StaffRole {
+    match role {
+        WorkRole::Waiter => &bank.staff.waiter,
+        WorkRole::Teacher => &bank.staff.teacher,
+        WorkRole::Seller => &bank.staff.seller,
+    }
+}
+
+/// The opening was an invitation (the organiser's second line follows the greeting).
+fn is_invitation(bank: &PhraseBank, cx: &LineContext<'_>) -> bool {
+    let said = without_mention(cx.previous);
+    let heads: Vec<&str> = bank
+        .storylines
+        .invite
+        .value
+        .iter()
+        .filter_map(|t| t.split('{').next())
+        .filter(|h| !h.is_empty())
+        .collect();
+    heads.iter().any(|h| said.starts_with(h)) || said.contains("一定要来")
+}
+
+/// A line without a leading `@名字 `.
+fn without_mention(text: &str) -> &str {
+    match text.strip_prefix('@') {
+        Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
+        None => text,
+    }
+    .trim()
+}
+
+/// How the speaker calls the listener: family by generation (爸, 妈, a pet
+/// name), a generation older 叔 or 姨 after the surname, else the name.
+pub(crate) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
+    let (me, you) = (cx.speaker, cx.listener);
+    let family = cx.relation.is_some_and(|r| r.kind == RelationKind::Family);
+    let older = you.age >= me.age + GENERATION;
+    let younger = me.age >= you.age + GENERATION;
+    let mut chars = you.name.chars();
+    let surname: String = chars.next().map(String::from).unwrap_or_default();
+    let mut given: String = chars.collect();
+    if given.chars().count() == 1 {
+        given = given.repeat(2);
+    }
+    let form = match (family, older, younger, you.gender.as_str()) {
+        (true, true, _, "男") => &forms.father,
+        (true, true, _, "女") => &forms.mother,
+        (true, _, true, _) => &forms.child,
+        (false, true, _, "男") => &forms.elder_man,
+        (false, true, _, "女") => &forms.elder_woman,
+        _ => return you.name.clone(),
+    };
+    super::speech::fill(form, &[("surname", &surname), ("given", &given)])
+}

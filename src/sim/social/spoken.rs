@@ -1,0 +1,85 @@
+//! What each resident has said lately, so a built-in speaker does not repeat
+//! its own lines: never within a day, and not within [`DAYS`] days while the
+//! phrase bank has something else. Kept as hashes, in roster order; saved
+//! with the town so a resumed run chooses the same lines.
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::sim::clock::Clock;
+use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::residents::{Roster, RosterIdx};
+
+/// Lines are remembered for this many days (today and the days before).
+pub const DAYS: i64 = 3;
+
+/// Lines said lately, by roster index: (day number, hash of the words).
+#[derive(Resource, Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Spoken {
+    lines: Vec<Vec<(i64, u64)>>,
+}
+
+impl Spoken {
+    /// What resident `i` has said in the last [`DAYS`] days.
+    pub fn of(&self, i: RosterIdx) -> &[(i64, u64)] {
+        self.lines.get(i.i()).map_or(&[], Vec::as_slice)
+    }
+
+    fn note(&mut self, day: i64, i: RosterIdx, text: &str) {
+        if self.lines.len() <= i.i() {
+            self.lines.resize(i.i() + 1, Vec::new());
+        }
+        let mine = &mut self.lines[i.i()];
+        mine.retain(|&(d, _)| d > day - DAYS);
+        mine.push((day, line_hash(text)));
+    }
+}
+
+/// A line's hash (FNV-1a over its words; a leading `@名字 ` ignored).
+pub fn line_hash(text: &str) -> u64 {
+    let words = match text.strip_prefix('@') {
+        Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
+        None => text,
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in words.trim().bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Notes this step's messages under their speakers.
+pub(super) fn remember(
+    clock: Res<Clock>,
+    roster: Res<Roster>,
+    mut spoken: ResMut<Spoken>,
+    mut events: MessageReader<SimEvent>,
+) {
+    let day = clock.now.day_number();
+    for e in events.read() {
+        if let EventBody::Message { speaker, text, .. } = &e.body
+            && let Some(i) = roster.idx(speaker)
+        {
+            spoken.note(day, i, text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_kept_for_three_days_and_a_mention_does_not_count() {
+        let mut s = Spoken::default();
+        s.note(10, RosterIdx(2), "@阿朵 今天的汤真香。");
+        assert_eq!(s.of(RosterIdx(2)), &[(10, line_hash("今天的汤真香。"))]);
+        assert!(s.of(RosterIdx(0)).is_empty());
+        s.note(12, RosterIdx(2), "早！");
+        assert_eq!(s.of(RosterIdx(2)).len(), 2, "two days later: still known");
+        s.note(13, RosterIdx(2), "晚上好。");
+        let days: Vec<i64> = s.of(RosterIdx(2)).iter().map(|l| l.0).collect();
+        assert_eq!(days, [12, 13], "three days later: forgotten");
+    }
+}
