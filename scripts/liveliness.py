@@ -7,7 +7,8 @@
 (--party defaults to the default town's: square,2026-04-08 18:00,2026-04-08 21:00,zhong)
 
 Prints one row per log: median conversation length (game seconds), the share
-of distinct lines, lines equal to the line before, lines with English words,
+of distinct lines, lines equal to the line before, lines (and conversation
+memories and nightly summaries) with English words,
 staff roles that greeted, the party's host on time and talks during it, the
 share of chance meetings, ties that fell, and family members addressed by name.
 """
@@ -55,6 +56,9 @@ def report(path):
     lengths = [(hi - lo).total_seconds() for lo, hi in spans.values()]
     texts = [m["text"] for m in lines]
     english = [t for t in texts if ENGLISH.search(t.replace("@", ""))]
+    remembered = [m["text"] for e in events if e["kind"] == "conversation_end" for m in e["memories"]]
+    remembered += [e["summary"] for e in events if e["kind"] == "consolidate"]
+    english_memories = [t for t in remembered if ENGLISH.search(t)]
     work = [c for c in convs.values() if c["trigger"] == "work"]
     greeters = sorted({c["participants"][0] for c in work})
     chance = sum(1 for c in convs.values() if c["trigger"] == "proximity")
@@ -71,6 +75,7 @@ def report(path):
         "distinct": round(len(set(texts)) / max(1, len(texts)), 2),
         "same_as_before": consecutive,
         "english": len(english),
+        "english_memories": len(english_memories),
         "greeters": ",".join(names.get(g, g) for g in greeters),
         "chance_share": round(chance / max(1, len(convs)), 2),
         "tie_falls": falls,

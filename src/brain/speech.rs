@@ -157,11 +157,9 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
                 .find(|m| m.kind == MemoryKind::Summary)
         })
         .flatten()
-        .and_then(|m| m.text.split_once('：').map(|(_, rest)| rest))
-        .and_then(|rest| rest.split('；').next())
-        .map(|first| first.chars().skip(6).take(20).collect::<String>());
-    if woke && let Some(moment) = yesterday.filter(|m| !m.is_empty()) {
-        line.push_str(&format!("（想起昨天：{moment}……）"));
+        .and_then(|m| most_of_all(&m.text));
+    if woke && let Some(moment) = yesterday {
+        line.push_str(&format!("（想起昨天：{moment}）"));
         return line;
     }
     // Now and then a thought about a recent conversation or the resident's motto.
@@ -199,30 +197,110 @@ pub(crate) fn gathering_notice(cx: &PlanContext<'_>, g: &Gathering) -> String {
     )
 }
 
-/// Extractive summary: the most important moments of the day, in time order.
+/// The summary's lead: what follows it, up to `。`, is the day's most
+/// important moment (the waking thought recalls it).
+const MOST_OF_ALL: &str = "最难忘的是";
+/// A moment in a summary keeps to this many characters, in whole clauses.
+const GIST_CHARS: usize = 40;
+
+/// Extractive summary: the day's most important moment first, then the next
+/// three in time order, each in whole phrases (clauses dropped, never cut).
 pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
+    let date = format!(
+        "{}月{}日",
+        chrono::Datelike::month(&cx.night),
+        chrono::Datelike::day(&cx.night)
+    );
     let mut ranked: Vec<(usize, &crate::sim::memory::Memory)> =
         cx.entries.iter().enumerate().collect();
     ranked.sort_by(|a, b| b.1.importance.cmp(&a.1.importance).then(a.0.cmp(&b.0)));
     ranked.truncate(4);
-    ranked.sort_by_key(|(i, _)| *i);
-    let parts: Vec<String> = ranked
-        .iter()
-        .map(|(_, m)| {
-            let t: String = m.text.chars().take(36).collect();
-            format!("{} {t}", clock_text(m.time.minute_of_day()))
-        })
-        .collect();
-    if parts.is_empty() {
-        format!("{}：平静的一天。", cx.night)
-    } else {
-        format!("{}回顾：{}", cx.night, parts.join("；"))
+    let Some(((_, top), rest)) = ranked.split_first() else {
+        return format!("{date}：平静的一天。");
+    };
+    let mut rest: Vec<(usize, &crate::sim::memory::Memory)> = rest.to_vec();
+    rest.sort_by_key(|(i, _)| *i);
+    let more: Vec<String> = rest.iter().map(|(_, m)| gist(&m.text)).collect();
+    let mut text = format!("{date}回顾：{MOST_OF_ALL}{}。", gist(&top.text));
+    if !more.is_empty() {
+        text.push_str(&format!("这一天还：{}。", more.join("；")));
     }
+    text
+}
+
+/// A memory in at most [`GIST_CHARS`] characters: its first clauses, whole
+/// (a quoted notice is left out rather than cut), asides in （） dropped.
+fn gist(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut depth = 0u32;
+    for c in text.chars() {
+        match c {
+            '（' => depth += 1,
+            '）' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let text = plain.trim_end_matches(['。', '！']);
+    if text.chars().count() <= GIST_CHARS {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for clause in text.split_inclusive(['，', '：', '；', '。', '「']) {
+        let clause_len = clause.chars().count();
+        if out.chars().count() + clause_len > GIST_CHARS {
+            break;
+        }
+        out.push_str(clause);
+    }
+    // A quotation that does not fit whole (a notice's text) is left out.
+    if out.matches('「').count() > out.matches('」').count()
+        && let Some(open) = out.rfind('「')
+    {
+        out.truncate(open);
+    }
+    if out.is_empty() {
+        // One long clause: up to its first natural break.
+        out = text.chars().take(GIST_CHARS).collect();
+    }
+    out.trim_end_matches(['，', '：', '；', '。', '「'])
+        .to_string()
+}
+
+/// The most important moment of the night's summary `text`, if it has one.
+fn most_of_all(text: &str) -> Option<&str> {
+    let (_, after) = text.split_once(MOST_OF_ALL)?;
+    after.split('。').next().filter(|m| !m.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::fill;
+
+    #[test]
+    fn gists_keep_whole_clauses() {
+        use super::{gist, most_of_all};
+        assert_eq!(
+            gist("和阿朵在星火酒馆聊工作，聊得很投机"),
+            "和阿朵在星火酒馆聊工作，聊得很投机"
+        );
+        let notice = "在公告板上看到钟大川的公告：「【心谷联谊会】4月8日（星期三）傍晚18:00-21:00，心谷广场老槐树下。」";
+        assert_eq!(gist(notice), "在公告板上看到钟大川的公告");
+        let plan =
+            "去心谷广场参加聚会：说好了要去心谷联谊会，可不能食言。（想起刚才和沈博远的聊天）";
+        assert_eq!(
+            gist(plan),
+            "去心谷广场参加聚会：说好了要去心谷联谊会，可不能食言"
+        );
+        let skill = "和苏文谈了「关心近况」，了解到心情：不错；近况：最近在整理旧书，挺忙的，还要准备下个月的读书会";
+        assert_eq!(
+            gist(skill),
+            "和苏文谈了「关心近况」，了解到心情：不错；近况：最近在整理旧书，挺忙的"
+        );
+        let text = "4月6日回顾：最难忘的是和马铁为手艺吵了一架，不欢而散。这一天还：打算去参加心谷联谊会。";
+        assert_eq!(most_of_all(text), Some("和马铁为手艺吵了一架，不欢而散"));
+        assert_eq!(most_of_all("4月6日：平静的一天。"), None);
+    }
 
     #[test]
     fn templates_fill_known_slots_only() {

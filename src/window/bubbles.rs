@@ -2,7 +2,8 @@
 //! that comes with a plan) shows over its head for five seconds, then fades.
 //! One bubble per resident: a new line replaces the old. A conversation's
 //! lines queue and appear one after another, each held long enough to read
-//! (at least three seconds), however many the simulation said in one frame;
+//! (at least three seconds) and replacing the line before (so the speakers'
+//! bubbles never overlap), however many the simulation said in one frame;
 //! a queue that falls far behind (high speed) skips to its newest lines, all
 //! of which are in the event stream. Clicking a bubble opens the speaker in
 //! the inspector with the whole conversation.
@@ -172,8 +173,11 @@ fn spawn_bubbles(
         let Some(speaker) = roster.entity(&resident) else {
             continue;
         };
+        // One bubble per speaker, and one line per conversation on screen:
+        // the talk reads line by line, its speakers' bubbles never overlap.
         for (entity, old) in &existing {
-            if old.speaker == speaker {
+            let same_talk = conversation.is_some() && old.conversation == conversation;
+            if old.speaker == speaker || same_talk {
                 commands.entity(entity).despawn();
             }
         }
@@ -214,9 +218,15 @@ fn spawn_bubbles(
     }
 }
 
-/// Keeps each bubble over its speaker, its box fitted to the laid-out text.
+/// Where a bubble would go: (priority, entity, centre, half size, depth).
+type Wanted = ((bool, f32), Entity, Vec2, Vec2, f32);
+
+/// Keeps each bubble over its speaker, its box fitted to the laid-out text,
+/// and stacks bubbles that would cover each other: conversation lines keep
+/// their place first (then the newest), others move up above them.
 fn place_bubbles(
     mut bubbles: Query<(
+        Entity,
         &mut Bubble,
         &mut Transform,
         Option<&TextLayoutInfo>,
@@ -225,7 +235,8 @@ fn place_bubbles(
     speakers: Query<&Transform, Without<Bubble>>,
     mut backs: Query<&mut Sprite, With<BubbleBack>>,
 ) {
-    for (mut bubble, mut transform, layout, children) in &mut bubbles {
+    let mut wanted: Vec<Wanted> = Vec::new();
+    for (entity, mut bubble, _, layout, children) in &mut bubbles {
         let Ok(speaker) = speakers.get(bubble.speaker) else {
             continue;
         };
@@ -233,15 +244,50 @@ fn place_bubbles(
             .map_or(Vec2::new(WIDTH, 20.0), |l| l.size)
             .max(Vec2::new(20.0, 16.0));
         bubble.half = size / 2.0 + Vec2::splat(6.0);
-        transform.translation = (speaker.translation.truncate()
-            + Vec2::new(0.0, ABOVE + bubble.half.y))
-        .extend(40.0 + speaker.translation.z * 0.01);
         for child in children.iter() {
             if let Ok(mut back) = backs.get_mut(child) {
                 back.custom_size = Some(bubble.half * 2.0);
             }
         }
+        let centre = speaker.translation.truncate() + Vec2::new(0.0, ABOVE + bubble.half.y);
+        let depth = 40.0 + speaker.translation.z * 0.01;
+        let rank = (bubble.conversation.is_none(), -bubble.born);
+        wanted.push((rank, entity, centre, bubble.half, depth));
     }
+    wanted.sort_by(|a, b| a.0.0.cmp(&b.0.0).then(a.0.1.total_cmp(&b.0.1)));
+    let placed = stack(wanted.iter().map(|w| (w.2, w.3)).collect());
+    for (w, centre) in wanted.iter().zip(placed) {
+        if let Ok((_, _, mut transform, _, _)) = bubbles.get_mut(w.1) {
+            transform.translation = centre.extend(w.4);
+        }
+    }
+}
+
+/// Gap between stacked bubbles, in world units.
+const STACK_GAP: f32 = 4.0;
+
+/// Boxes (centre, half size) in priority order, each moved up just above any
+/// earlier one it would cover; the centres where they end up.
+pub(crate) fn stack(boxes: Vec<(Vec2, Vec2)>) -> Vec<Vec2> {
+    let mut done: Vec<(Vec2, Vec2)> = Vec::with_capacity(boxes.len());
+    for (mut c, half) in boxes {
+        // Each move clears one box; at most as many moves as boxes placed.
+        for _ in 0..=done.len() {
+            let Some(top) = done
+                .iter()
+                .filter(|(d, h)| {
+                    (c.x - d.x).abs() < half.x + h.x && (c.y - d.y).abs() < half.y + h.y
+                })
+                .map(|(d, h)| d.y + h.y)
+                .reduce(f32::max)
+            else {
+                break;
+            };
+            c.y = top + half.y + STACK_GAP;
+        }
+        done.push((c, half));
+    }
+    done.into_iter().map(|(c, _)| c).collect()
 }
 
 /// Fades bubbles at the end of their time and removes them.
@@ -362,6 +408,28 @@ mod tests {
             app.update();
         }
         assert_eq!(bubbles(&mut app), vec![("二".to_string(), 1.0)]);
+    }
+
+    #[test]
+    fn overlapping_bubbles_stack_upwards_in_priority_order() {
+        let half = Vec2::new(50.0, 10.0);
+        let at = |x: f32, y: f32| (Vec2::new(x, y), half);
+        let placed = stack(vec![
+            at(0.0, 0.0),
+            at(10.0, 5.0),
+            at(300.0, 0.0),
+            at(0.0, 2.0),
+        ]);
+        assert_eq!(placed[0], Vec2::new(0.0, 0.0), "the first keeps its place");
+        assert_eq!(placed[1], Vec2::new(10.0, 24.0), "moved above the first");
+        assert_eq!(placed[2], Vec2::new(300.0, 0.0), "far away: untouched");
+        assert_eq!(placed[3], Vec2::new(0.0, 48.0), "above both");
+        for (i, a) in placed.iter().enumerate() {
+            for b in &placed[i + 1..] {
+                let apart = (a.x - b.x).abs() >= 100.0 || (a.y - b.y).abs() >= 20.0;
+                assert!(apart, "{a} and {b} overlap");
+            }
+        }
     }
 
     #[test]

@@ -232,7 +232,7 @@ fn day(body: &EventBody, names: &impl Names) -> Narration {
     let (strand, who, text) = match body {
         EventBody::Plan {
             resident,
-            action,
+            activity,
             target_location,
             dialogue,
             duration,
@@ -244,8 +244,9 @@ fn day(body: &EventBody, names: &impl Names) -> Narration {
             } else {
                 format!("「{dialogue}」")
             };
-            let place = names.place(target_location);
-            let text = format!("{action}，去 {place}（{duration} 分钟）{said}");
+            // In Chinese: the English action stays in the log.
+            let doing = activity.doing_zh(&names.place(target_location));
+            let text = format!("{doing}（{duration} 分钟）{said}");
             (Strand::Plan, resident, text)
         }
         EventBody::PlanFixed { resident, problems } => {

@@ -13,7 +13,9 @@ use crate::sim::residents::{ActivityKind, Census, Roster};
 /// How much each kind of memory matters (0–100): what a night's summary and
 /// the waking thought pick first.
 mod importance {
-    /// Going to a gathering, posting a notice.
+    /// Setting off for a gathering: one of the day's events.
+    pub(super) const ATTENDING: u8 = 75;
+    /// Posting a notice.
     pub(super) const PLAN_EVENTFUL: u8 = 45;
     /// Going to see people.
     pub(super) const PLAN_SOCIAL: u8 = 25;
@@ -105,7 +107,6 @@ impl Sources<'_> {
         match &e.body {
             EventBody::Plan {
                 resident,
-                action,
                 activity,
                 target_location,
                 dialogue,
@@ -113,12 +114,14 @@ impl Sources<'_> {
             } => {
                 let place = self.place_name(target_location);
                 let importance = match activity {
-                    ActivityKind::Attend | ActivityKind::PostNotice => importance::PLAN_EVENTFUL,
+                    ActivityKind::Attend => importance::ATTENDING,
+                    ActivityKind::PostNotice => importance::PLAN_EVENTFUL,
                     ActivityKind::Socialise => importance::PLAN_SOCIAL,
                     ActivityKind::Sleep | ActivityKind::Idle => importance::PLAN_ROUTINE,
                     _ => importance::PLAN,
                 };
-                let text = format!("{action} @{place}：{dialogue}");
+                // In Chinese: the English action stays in the log's `action`.
+                let text = format!("{}：{dialogue}", activity.doing_zh(place));
                 remember(resident, t, MemoryKind::Plan, importance, text);
             }
             EventBody::Arrive { resident, location } => {

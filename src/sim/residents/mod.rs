@@ -166,6 +166,20 @@ pub enum ActivityKind {
 }
 
 impl ActivityKind {
+    /// What one does, in Chinese, at `place` (for memories and the player).
+    pub fn doing_zh(self, place: &str) -> String {
+        match self {
+            Self::Sleep => format!("回{place}睡觉"),
+            Self::Work => format!("在{place}干活"),
+            Self::Eat => format!("在{place}吃饭"),
+            Self::Socialise => format!("去{place}找人说说话"),
+            Self::Attend => format!("去{place}参加聚会"),
+            Self::Leisure => format!("在{place}消遣"),
+            Self::PostNotice => format!("在{place}贴公告"),
+            Self::Idle => format!("在{place}歇一会儿"),
+        }
+    }
+
     /// Classifies a plan's action text (from any brain).
     pub fn from_action(action: &str) -> Self {
         let a = action.to_lowercase();
