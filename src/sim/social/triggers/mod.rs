@@ -563,11 +563,11 @@ mod tests {
         // Greeted on this visit: not again.
         w.state.greeted.insert((guest, LocIdx(0)), w.now);
         assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
-        // Nor on a visit soon after; a visit four hours later is greeted again.
+        // Nor on a visit soon after; a visit six hours later is greeted again.
         w.state.stood[guest.i()] = Some((LocIdx(0), GameTime(w.now.0 + 1)));
         w.now = GameTime(w.now.0 + 60);
         assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
-        w.now = GameTime(w.now.0 + 4 * 3600);
+        w.now = GameTime(w.now.0 + 6 * 3600);
         assert_eq!(pairs(&w.run())[0], (waiter, guest, Trigger::Work));
         // Nor a colleague who works here (arriving for a shift).
         let mut shop = World0::new(SocialTuning::default());

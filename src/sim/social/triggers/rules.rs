@@ -15,9 +15,9 @@ use crate::sim::social::analysis::{self, Stage};
 use crate::sim::social::meetings::MeetingStatus;
 
 /// Staff greet a customer who comes back at most once in this many game
-/// seconds (lunch and an afternoon stew at the tavern: one welcome): serving
+/// seconds (a regular is welcomed at lunch and again at dinner): serving
 /// regulars all day is not a conversation each time.
-const GREET_AGAIN_SECONDS: i64 = 4 * 3600;
+const GREET_AGAIN_SECONDS: i64 = 6 * 3600;
 
 /// An organiser addresses the guests within this many minutes of the start.
 const ADDRESS_WITHIN: i64 = 60;
@@ -141,7 +141,7 @@ impl Pass<'_, '_> {
 
     /// The customer staff `s` greets next at `place`: free, not working
     /// there (unless named on its list), on its list, and not greeted this
-    /// visit nor in the last four hours.
+    /// visit nor in the last six hours.
     fn customer(&self, s: RosterIdx, place: LocIdx) -> Option<RosterIdx> {
         let cx = self.cx;
         let greets = cx.lookup.greets(s);
