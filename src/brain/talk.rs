@@ -19,6 +19,8 @@ const CLOSE_TIE: f32 = 60.0;
 const FRIENDLY_TIE: f32 = 45.0;
 /// A topic carries on for at most this many exchanges in a row.
 const TOPIC_RUN: usize = 2;
+/// The chance that one going to a gathering brings it up in a new line.
+const NEWS_CHANCE: f32 = 0.3;
 /// An age gap this large is a generation: 叔, 姨; 爸, 妈.
 const GENERATION: u32 = 18;
 
@@ -57,6 +59,8 @@ enum Heard<'b> {
     Sharp,
     /// An invitation to a gathering.
     Invited,
+    /// News of a gathering the other is going to.
+    Going,
     /// Anything else (a model's line, a closing, a soothing word).
     Other,
 }
@@ -206,6 +210,9 @@ impl Speaker<'_, '_> {
         if cx.turn == 2 && cx.history.len() >= 2 && is_invitation(bank, cx) {
             return Heard::Invited;
         }
+        if bank.storylines.going.value.iter().any(|t| fits(t, prev)) {
+            return Heard::Going;
+        }
         Heard::Other
     }
 
@@ -231,6 +238,7 @@ impl Speaker<'_, '_> {
             }
             Heard::Sharp => self.pick(&bank.moods.soothe, 2, &[]),
             Heard::Invited => self.pick(&bank.storylines.accept_invite, 2, &[]),
+            Heard::Going => self.pick(&bank.storylines.going_replies, 2, &[]),
             Heard::Replied | Heard::Other => return None,
         })
     }
@@ -263,7 +271,32 @@ impl Speaker<'_, '_> {
         if mood > 1.0 - me.neuroticism / 100.0 * 0.25 {
             return self.pick_mood(&m.sad.value, 5);
         }
+        if let Some(line) = self.news_of_gathering() {
+            return line;
+        }
         self.topic_line()
+    }
+
+    /// The gathering one is going to, told once per conversation, now and then.
+    fn news_of_gathering(&self) -> Option<String> {
+        let (cx, going) = (self.cx, &self.bank().storylines.going);
+        let (g, place) = cx.upcoming.filter(|(g, _)| g.organiser != cx.listener.id)?;
+        let told = cx.history.iter().any(|m| {
+            going
+                .value
+                .iter()
+                .any(|t| fits(t, without_mention(&m.text)))
+        });
+        if told || self.roll(9) >= NEWS_CHANCE {
+            return None;
+        }
+        let when = crate::sim::social::meetings::when_text(cx.now, g.starts);
+        let slots = [
+            ("when", when.as_str()),
+            ("place", place),
+            ("title", &g.title),
+        ];
+        Some(self.pick(going, 9, &slots))
     }
 
     fn pick_mood(&self, list: &[MoodExchange], salt: u64) -> String {
@@ -415,14 +448,16 @@ impl Speaker<'_, '_> {
     fn fill(&self, template: &str, extra: &[(&str, &str)]) -> String {
         let cx = self.cx;
         let you = address(&self.bank().address, cx);
-        let mut slots = vec![
+        // The line's own values first: the first match fills a slot (an
+        // invitation's place is the gathering's, not where they talk).
+        let mut slots = extra.to_vec();
+        slots.extend_from_slice(&[
             ("you", you.as_str()),
             ("me", cx.speaker.name.as_str()),
             ("place", cx.place.name.as_str()),
             ("period", cx.now.period()),
             ("job", cx.speaker.occupation.as_str()),
-        ];
-        slots.extend_from_slice(extra);
+        ]);
         super::speech::fill(template, &slots)
     }
 }
@@ -448,6 +483,24 @@ fn is_invitation(bank: &PhraseBank, cx: &LineContext<'_>) -> bool {
         .filter(|h| !h.is_empty())
         .collect();
     heads.iter().any(|h| said.starts_with(h)) || said.contains("一定要来")
+}
+
+/// Whether `line` is `template` filled in: its literal parts appear in order.
+fn fits(template: &str, line: &str) -> bool {
+    let mut rest = line;
+    let mut parts = 0;
+    for part in template
+        .split(['{', '}'])
+        .step_by(2)
+        .filter(|p| !p.is_empty())
+    {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+        parts += 1;
+    }
+    parts > 0
 }
 
 /// A line without a leading `@名字 `.
@@ -481,4 +534,26 @@ pub(crate) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
         _ => return you.name.clone(),
     };
     super::speech::fill(form, &[("surname", &surname), ("given", &given)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fits, without_mention};
+
+    #[test]
+    fn a_filled_line_fits_its_template() {
+        let t = "{title}就在{when}，我打算去凑个热闹，你呢？";
+        assert!(fits(
+            t,
+            "心谷联谊会就在后天傍晚六点，我打算去凑个热闹，你呢？"
+        ));
+        assert!(!fits(t, "心谷联谊会就在后天傍晚六点。"));
+        assert!(fits("看到告示了吗？{when}", "看到告示了吗？明天"));
+        assert!(
+            !fits("{you}", "anything"),
+            "a template of slots only fits nothing"
+        );
+        assert_eq!(without_mention("@阿朵 早！"), "早！");
+        assert_eq!(without_mention("早！"), "早！");
+    }
 }

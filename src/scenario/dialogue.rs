@@ -182,6 +182,10 @@ pub struct Storylines {
     pub welcome: Lines,
     /// A guest's thanks to the organiser.
     pub thank_host: Lines,
+    /// Telling another of a gathering one is going to (`{title}`, `{when}`, `{place}`).
+    pub going: Lines,
+    /// Answering that.
+    pub going_replies: Lines,
 }
 
 /// Forms of address, by tie and age; `{surname}` and `{given}` are filled
@@ -307,6 +311,8 @@ impl PhraseBank {
             ("accept", &st.accept),
             ("welcome", &st.welcome),
             ("thank_host", &st.thank_host),
+            ("going", &st.going),
+            ("going_replies", &st.going_replies),
         ] {
             out.push((format!("storylines.{name}"), l));
         }

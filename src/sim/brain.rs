@@ -120,6 +120,9 @@ pub struct LineContext<'a> {
     pub(crate) trigger: crate::sim::social::Trigger,
     /// One of them works where they talk.
     pub(crate) at_work: bool,
+    /// A gathering the speaker means to go to that has not begun (and does
+    /// not organise), with its place's name: news to share.
+    pub(crate) upcoming: Option<(&'a Gathering, &'a str)>,
     /// The speaker proposes to meet at (place, when) in this line…
     pub(crate) proposing: Option<(&'a str, &'a str)>,
     /// …or accepts such a proposal.

@@ -64,6 +64,15 @@ pub fn with_line_context<R>(
         .mention
         .and_then(|m| inputs.roster.names().get(m.i()))
         .map(String::as_str);
+    let now = inputs.clock.now;
+    let upcoming = speaker
+        .4
+        .appointments
+        .iter()
+        .filter(|a| a.will_attend)
+        .filter_map(|a| inputs.gatherings.get(a.gathering))
+        .find(|g| g.organiser != speaker.0.id && g.starts > now)
+        .map(|g| (g, inputs.town.name(g.location)));
     let cx = LineContext {
         now: c.next_turn.max(inputs.clock.now),
         speaker: speaker.1,
@@ -88,6 +97,7 @@ pub fn with_line_context<R>(
         at_work: [speaker.1, listener.1]
             .iter()
             .any(|p| p.work.as_ref().is_some_and(|w| w.place == c.place)),
+        upcoming,
         proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
         accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),
         seed: inputs.settings.seed,
