@@ -7,7 +7,7 @@
 //! occasion. Forms of address follow the tie and age (爸, 月月, 钟叔), and
 //! nobody says the same line twice in a day when the bank has another.
 
-use crate::scenario::dialogue::{Address, Exchange, Lines, MoodExchange};
+use crate::scenario::dialogue::{Address, Exchange, Lines, MoodExchange, without_mention};
 use crate::scenario::{PhraseBank, Profile, RelationKind, WorkRole};
 use crate::sim::brain::LineContext;
 use crate::sim::social::Trigger;
@@ -503,15 +503,6 @@ fn fits(template: &str, line: &str) -> bool {
     parts > 0
 }
 
-/// A line without a leading `@名字 `.
-fn without_mention(text: &str) -> &str {
-    match text.strip_prefix('@') {
-        Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
-        None => text,
-    }
-    .trim()
-}
-
 /// How the speaker calls the listener: family by generation (爸, 妈, a pet
 /// name), a generation older 叔 or 姨 after the surname, else the name.
 pub(crate) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
@@ -539,6 +530,7 @@ pub(crate) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::{fits, without_mention};
+    // `without_mention` lives with the phrase bank; tested here with `fits`.
 
     #[test]
     fn a_filled_line_fits_its_template() {

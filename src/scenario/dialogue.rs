@@ -235,10 +235,7 @@ impl PhraseBank {
     pub fn subject_of<'a>(&self, lines: impl Iterator<Item = &'a str>) -> Option<&str> {
         let mut counts = vec![0usize; self.topics.len()];
         for line in lines {
-            let line = match line.strip_prefix('@') {
-                Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
-                None => line,
-            };
+            let line = without_mention(line);
             let found = self.topics.iter().position(|t| {
                 t.exchanges.value.iter().any(|x| {
                     x.say.value == line
@@ -375,6 +372,15 @@ impl PhraseBank {
             ));
         }
     }
+}
+
+/// A line without a leading `@名字 ` (a group chat's mention), trimmed.
+pub fn without_mention(text: &str) -> &str {
+    match text.strip_prefix('@') {
+        Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
+        None => text,
+    }
+    .trim()
 }
 
 fn slot_problem<T>(path: &Path, at: &Spanned<T>, field: &str, slot: &str) -> Diagnostic {

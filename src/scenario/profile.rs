@@ -278,3 +278,10 @@ pub struct Gathering {
     /// When it ends.
     pub(crate) ends: GameTime,
 }
+
+impl Gathering {
+    /// Whether it is under way at `place` at `now`.
+    pub(crate) fn under_way_at(&self, place: super::LocIdx, now: GameTime) -> bool {
+        self.location == place && self.starts <= now && now < self.ends
+    }
+}

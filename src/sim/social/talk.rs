@@ -380,7 +380,7 @@ fn join_odds(c: &Conversation, view: &TalkerView, inputs: &LineInputs, t: &Socia
     let party = inputs
         .gatherings
         .iter()
-        .any(|g| g.location == c.place && g.starts <= now && now < g.ends);
+        .any(|g| g.under_way_at(c.place, now));
     let boost = if party { t.gathering_talk } else { 1.0 };
     (boost * analysis::join_chance(t, view.1.personality.extraversion, &stages)).min(1.0)
 }

@@ -191,7 +191,7 @@ impl CrowdView<'_> {
     pub(super) fn gathering_at(&self, place: LocIdx) -> Option<&Gathering> {
         self.gatherings
             .iter()
-            .find(|g| g.location == place && g.starts <= self.now && self.now < g.ends)
+            .find(|g| g.under_way_at(place, self.now))
     }
 }
 

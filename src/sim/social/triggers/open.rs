@@ -141,9 +141,10 @@ impl Opening<'_, '_> {
         }
         let now = self.clock.now;
         let host = self.roster.id_of(enc.a);
-        let g = self.gatherings.iter().find(|g| {
-            g.location == place && &g.organiser == host && g.starts <= now && now < g.ends
-        })?;
+        let g = self
+            .gatherings
+            .iter()
+            .find(|g| &g.organiser == host && g.under_way_at(place, now))?;
         self.state.addressed.insert(g.id);
         Some(g.id)
     }
