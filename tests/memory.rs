@@ -165,6 +165,120 @@ fn search_a_save_and_keep_its_vectors() {
     );
 }
 
+/// `sim --embed`: every memory gets a vector, kept in the save, and a
+/// model's plan recalls by meaning. 钟大川's old memory of his rocking chair
+/// shares no word with 钟家, where he wakes, and sits behind newer ones, so
+/// it reaches his first plan's prompt only through embeddings. A headless run
+/// waits for the vectors at each step: two runs give the same log.
+#[test]
+fn the_town_recalls_by_meaning_with_embed() {
+    use heartvale::llm::fake::FakeRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let town = dir.path().join("town");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    heartvale::headless::copy_dir(&shipped, &town).unwrap();
+    let residents = town.join("residents.yaml");
+    let yaml = std::fs::read_to_string(&residents).unwrap();
+    let mut memories =
+        String::from("    memories:\n      - 壁炉边那把摇椅是我最爱的位置，一坐就是一晚上。\n");
+    for i in 1..=14 {
+        memories.push_str(&format!("      - 第{i}件小事：擦了一遍柜台。\n"));
+    }
+    let yaml = yaml.replacen("    memories:\n", &memories, 1);
+    std::fs::write(&residents, yaml).unwrap();
+    let server = concepts::town_server();
+    let town_s = town.to_str().unwrap();
+    let run = |embed: bool, name: &str| {
+        let log = dir.path().join(format!("{name}.jsonl"));
+        let save = dir.path().join(format!("{name}.db"));
+        let mut args = vec!["sim", "--scenario", town_s, "--days", "1"];
+        args.extend(["--llm", server.url.as_str(), "--model", "fake-model"]);
+        args.extend([
+            "--log",
+            log.to_str().unwrap(),
+            "--save",
+            save.to_str().unwrap(),
+        ]);
+        if embed {
+            args.extend(["--embed", server.url.as_str(), "--embed-model", "m"]);
+        }
+        let before = server.requests().len();
+        let out = stdout_of(&args);
+        let sent: Vec<FakeRequest> = server.requests()[before..].to_vec();
+        let first_plan = sent
+            .iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .map(FakeRequest::prompt)
+            .find(|p| p.contains("姓名：钟大川"))
+            .expect("钟大川 plans with the model");
+        let log = std::fs::read_to_string(&log).unwrap();
+        (out, first_plan, log, save)
+    };
+    let (_, lexical, _, plain_save) = run(false, "lexical");
+    assert!(!lexical.contains("摇椅"), "{lexical}");
+    assert_eq!(count(&plain_save, "SELECT COUNT(*) FROM memory_vectors"), 0);
+    let (out, semantic, log, save) = run(true, "semantic");
+    assert!(semantic.contains("摇椅"), "{semantic}");
+    assert!(
+        out.contains("embeddings (m):") && out.contains("0 failed"),
+        "{out}"
+    );
+    let all = count(&save, "SELECT COUNT(*) FROM memories");
+    let vectors = count(&save, "SELECT COUNT(*) FROM memory_vectors");
+    assert!(
+        all > 20 && vectors == all,
+        "{vectors} vectors for {all} memories"
+    );
+    let (_, _, again, _) = run(true, "again");
+    assert_eq!(timeless(&log), timeless(&again), "two runs, one log");
+}
+
+/// An embeddings server that is down costs a warning, not the run: recall
+/// goes on by words, and the server is left alone for a while after each
+/// failure.
+#[test]
+fn the_town_runs_on_when_the_embeddings_server_is_down() {
+    let dead = "http://127.0.0.1:9/v1";
+    let out = heartvale(&["sim", "--days", "1", "--embed", dead, "--embed-model", "m"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: embeddings from"), "{stderr}");
+    let requests: u32 = stdout
+        .split("embeddings (m): ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the embeddings line");
+    assert!(requests <= 30, "{requests} requests in a day: {stdout}");
+    assert!(stdout.contains(&format!("{requests} failed")), "{stdout}");
+}
+
+/// A log's events without the run's start and end records and without
+/// wall-clock latencies (all that may differ between two live runs).
+fn timeless(log: &str) -> Vec<Value> {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.retain(|k, _| !k.contains("latency"));
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    log.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["kind"] != "start" && v["kind"] != "end")
+        .map(|mut v| {
+            strip(&mut v);
+            v
+        })
+        .collect()
+}
+
 #[test]
 fn an_older_save_is_read_through_its_migrations_untouched() {
     let dir = tempfile::tempdir().unwrap();

@@ -223,6 +223,10 @@ pub struct SimArgs {
     /// Who thinks with a model.
     #[command(flatten)]
     pub(crate) llm: LlmArgs,
+    /// Embeddings: every memory gets a vector (kept by `--save`), and a
+    /// model's prompts recall by meaning too.
+    #[command(flatten)]
+    pub(crate) embed: crate::llm::embed::EmbedArgs,
 }
 
 /// `heartvale window`.
@@ -264,6 +268,10 @@ pub struct WindowArgs {
     /// Who thinks with a model.
     #[command(flatten)]
     pub(crate) llm: LlmArgs,
+    /// Embeddings: every memory gets a vector (kept in the save), and a
+    /// model's prompts recall by meaning too.
+    #[command(flatten)]
+    pub(crate) embed: crate::llm::embed::EmbedArgs,
 }
 
 /// `heartvale script …`.

@@ -267,6 +267,7 @@ impl TownArgs {
 /// `heartvale window`.
 fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
+    let embed = crate::llm::embed::EmbedSettings::resolve(&args.embed).map_err(CliError::Failed)?;
     // After the options, so a broken scenario is reported wherever it is run.
     if !crate::window::has_display() {
         return Err(CliError::failed(
@@ -299,6 +300,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
                 out: None,
             }),
         llm: town.llm,
+        embed,
         log,
         speed: args.speed,
         select: args.select,

@@ -9,6 +9,7 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use crate::llm::LlmBrain;
 use crate::llm::accounting::ResidentUsage;
 use crate::llm::cassette::CassetteMode;
+use crate::llm::embed::town::TownEmbeddings;
 use crate::sim::clock::Clock;
 use crate::sim::end::SimOutcome;
 use crate::sim::event_log::EventLog;
@@ -41,14 +42,30 @@ pub(super) fn llm_line(world: &World, residents: usize) -> Option<String> {
 /// goes on with the built-in brain).
 pub(super) fn first_llm_failure(world: &mut World, warned: &mut bool) -> Option<String> {
     let failures = world.get_resource_mut::<LlmBrain>()?.take_failures();
-    if failures.is_empty() || *warned {
+    let first = first_unwarned(failures, warned)?;
+    Some(format!(
+        "warning: LLM call failed: {first}\n         residents fall back to the built-in brain when a call fails; every call is an `llm_call` event in the log"
+    ))
+}
+
+/// The first failed embeddings request, as a warning (once per run; recall
+/// goes on by words).
+pub(super) fn first_embed_failure(world: &mut World, warned: &mut bool) -> Option<String> {
+    let failures = world.get_resource_mut::<TownEmbeddings>()?.take_failures();
+    let first = first_unwarned(failures, warned)?;
+    Some(format!(
+        "warning: {first}\n         memories without a vector are recalled by their words until the next try"
+    ))
+}
+
+/// The first of `failures`, unless the user was warned already.
+fn first_unwarned(failures: Vec<String>, warned: &mut bool) -> Option<String> {
+    if *warned {
         return None;
     }
+    let first = failures.into_iter().next()?;
     *warned = true;
-    Some(format!(
-        "warning: LLM call failed: {}\n         residents fall back to the built-in brain when a call fails; every call is an `llm_call` event in the log",
-        failures[0]
-    ))
+    Some(first)
 }
 
 /// The end-of-run summary: a row per resident, the run in a line, and the
@@ -93,6 +110,16 @@ pub(super) fn summary(world: &mut World, name: &str, seed: u64, wall: Duration) 
     if let Some(brain) = world.get_resource::<LlmBrain>() {
         out.push('\n');
         out.push_str(&llm_table(world, brain));
+    }
+    if let Some(e) = world.get_resource::<TownEmbeddings>() {
+        let u = e.usage();
+        out.push_str(&format!(
+            "\nembeddings ({}): {} requests, {} texts, {} failed",
+            e.passage_model(),
+            u.calls,
+            u.texts,
+            u.failed
+        ));
     }
     out
 }

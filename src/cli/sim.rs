@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use bevy::prelude::App;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::report::{first_llm_failure, llm_line, summary};
+use super::report::{first_embed_failure, first_llm_failure, llm_line, summary};
 use super::{CliError, SimArgs};
 use crate::headless::{headless_app_with_llm, run_to_end};
+use crate::llm::embed::EmbedSettings;
+use crate::llm::embed::town::TownEmbeddings;
 use crate::sim::clock::Clock;
 use crate::sim::end::{SimFailure, SimOutcome, StopSim};
 use crate::sim::event_log::EventLog;
@@ -30,6 +32,10 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
         headless_app_with_llm(scenario.clone(), seed, days, EventLog::default(), town.llm)
             .map_err(CliError::Failed)?;
     super::book_date(&mut app, town.date);
+    if let Some(settings) = EmbedSettings::resolve(&args.embed).map_err(CliError::Failed)? {
+        let embeddings = TownEmbeddings::start(settings).map_err(CliError::Failed)?;
+        app.insert_resource(embeddings);
+    }
     if let Some(snap) = town.resume {
         crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
     }
@@ -51,6 +57,7 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     drive(&mut app, steps, args.quiet, saver.as_ref())?;
     let wall = started.elapsed();
     if let Some(saver) = &saver {
+        crate::llm::embed::town::flush(app.world_mut(), Duration::from_secs(60));
         saver.save(&mut app)?;
     }
     let world = app.world_mut();
@@ -82,7 +89,7 @@ fn drive(app: &mut App, steps: u64, quiet: bool, saver: Option<&Saver>) -> Resul
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     let mut frames = 0u64;
-    let mut warned = false;
+    let (mut warned, mut embed_warned) = (false, false);
     while !app.world().resource::<SimOutcome>().ended()
         && app.world().resource::<Clock>().steps - first < steps + 10
     {
@@ -92,6 +99,9 @@ fn drive(app: &mut App, steps: u64, quiet: bool, saver: Option<&Saver>) -> Resul
         }
         app.update();
         if let Some(msg) = first_llm_failure(app.world_mut(), &mut warned) {
+            bar.suspend(|| eprintln!("{msg}"));
+        }
+        if let Some(msg) = first_embed_failure(app.world_mut(), &mut embed_warned) {
             bar.suspend(|| eprintln!("{msg}"));
         }
         // While the step waits for LLM replies, sleep until one comes.

@@ -81,6 +81,15 @@ impl SimSpeed {
 pub struct StepGate {
     /// An async mind's answer is awaited.
     pub(crate) waiting: bool,
+    /// An embedding is awaited (`--embed`).
+    pub(crate) embeddings: bool,
+}
+
+impl StepGate {
+    /// Whether the next step waits for an answer from the network.
+    pub fn held(&self) -> bool {
+        self.waiting || self.embeddings
+    }
 }
 
 /// The `Update` system that runs simulation steps; async minds collect their
@@ -121,7 +130,7 @@ fn drive_steps(world: &mut World) {
     }
     let steps = match *world.resource::<StepMode>() {
         StepMode::Headless => {
-            u32::from(!world.resource::<SimSpeed>().paused && !world.resource::<StepGate>().waiting)
+            u32::from(!world.resource::<SimSpeed>().paused && !world.resource::<StepGate>().held())
         }
         StepMode::Realtime => {
             let dt = world.resource::<Time<Real>>().delta_secs();

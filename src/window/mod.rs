@@ -77,6 +77,8 @@ pub(crate) struct WindowOptions {
     pub(crate) capture: Option<CapturePlan>,
     pub(crate) frame_stats: Option<FrameStatsPlan>,
     pub(crate) llm: Option<LlmSettings>,
+    /// Embeddings for every memory and for a model's recall (`--embed`).
+    pub(crate) embed: Option<crate::llm::embed::EmbedSettings>,
     pub(crate) log: Option<EventLog>,
     /// Start at this speed multiplier (1–300).
     pub(crate) speed: Option<f32>,
@@ -204,6 +206,10 @@ pub(crate) fn run(
         let companion = profile.companion.is_some();
         let mut chat = app.world_mut().resource_mut::<chat::ChatPanel>();
         chat.open(profile.id.clone(), profile.name.clone(), companion);
+    }
+    if let Some(settings) = options.embed {
+        let embeddings = crate::llm::embed::town::TownEmbeddings::start(settings)?;
+        app.insert_resource(embeddings);
     }
     if let Some(llm) = options.llm {
         // Counselling talks get a bridge of their own to the same endpoint.

@@ -10,6 +10,7 @@ use super::record::{Finished, admit};
 use super::validate::line_problem;
 use super::{LlmBrain, LlmFocus, Purpose};
 use crate::llm::client::{ChatRequest, Format};
+use crate::llm::embed::town::{QueryVector, TownEmbeddings};
 use crate::llm::parse::line_from_text;
 use crate::llm::prompts::{self, LineExtras};
 use crate::sim::end::FailSim;
@@ -91,16 +92,31 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
     }
 }
 
-/// Line requests from conversations waiting on an async speaker.
+/// Line requests from conversations waiting on an async speaker (those
+/// parked for their query's vector first).
 pub(super) fn request_lines(
     mut calls: LineCalls,
     focus: Res<LlmFocus>,
     mut requests: MessageReader<LineRequest>,
     needs: Query<&Needs>,
     mut memory: Recollection,
+    mut embeddings: Option<ResMut<TownEmbeddings>>,
+    mut parked: Local<Vec<LineRequest>>,
 ) {
-    for req in requests.read() {
-        calls.ask(req, &focus, &needs, &mut memory);
+    let waiting = std::mem::take(&mut *parked);
+    for req in waiting.iter().chain(requests.read()) {
+        let query = calls.query(req);
+        let now = calls.inputs.clock.now;
+        let vector = match embeddings.as_mut().map(|e| e.query(&query, now)) {
+            Some(QueryVector::Waiting) => {
+                parked.push(*req);
+                continue;
+            }
+            Some(QueryVector::Ready(v)) => Some(v),
+            Some(QueryVector::Lexical) | None => None,
+        };
+        let recall = (query.as_str(), vector.as_deref());
+        calls.ask(req, &focus, &needs, (&mut memory, recall));
     }
 }
 
@@ -130,7 +146,7 @@ impl LineCalls<'_, '_> {
         req: &LineRequest,
         focus: &LlmFocus,
         needs: &Query<&Needs>,
-        memory: &mut Recollection,
+        (memory, (query, vector)): (&mut Recollection, (&str, Option<&[f32]>)),
     ) {
         let now = self.inputs.clock.now;
         let Ok(speaker) = self.q.get(req.speaker) else {
@@ -145,7 +161,7 @@ impl LineCalls<'_, '_> {
         if !admit(&mut self.brain, &mut self.events, now, call, watched) {
             return self.builtin_line(req.conversation);
         }
-        let recalled = self.recalled(req, memory);
+        let recalled = memory.recall_lines(req.speaker, (query, vector), now, RECALLED);
         let budget = self.brain.budgeting(endpoint, &memory.tuning().prompt);
         let needs = needs.get(req.speaker).ok();
         let Some(built) = self.line_prompt(req, needs, &recalled, &budget) else {
@@ -177,9 +193,8 @@ impl LineCalls<'_, '_> {
         brain.send(purpose, idx, endpoint, priority, request, Some(layers));
     }
 
-    /// What the speaker recalls: its memories most relevant to the listener
-    /// and the last thing said.
-    fn recalled(&self, req: &LineRequest, memory: &mut Recollection) -> Vec<String> {
+    /// What the speaker recalls by: the listener and the last thing said.
+    fn query(&self, req: &LineRequest) -> String {
         let listener = self.q.get(req.listener).map_or("", |l| l.1.name.as_str());
         let last = self
             .social
@@ -187,8 +202,7 @@ impl LineCalls<'_, '_> {
             .and_then(|e| self.conversations.get(e).ok())
             .and_then(|c| c.messages().last().map(|m| m.text.clone()))
             .unwrap_or_default();
-        let query = format!("{listener} {last}");
-        memory.recall_lines(req.speaker, &query, self.inputs.clock.now, RECALLED)
+        format!("{listener} {last}")
     }
 
     /// The line prompt: the conversation so far, what both are doing, the

@@ -201,6 +201,7 @@ impl LlmBrain {
 /// Adds the LLM systems; they do nothing until [`attach`] inserts an [`LlmBrain`].
 pub fn plugin(app: &mut App) {
     let active = resource_exists::<LlmBrain>;
+    app.add_plugins(crate::llm::embed::town::plugin);
     app.init_resource::<LlmFocus>()
         .add_systems(
             Update,
@@ -312,6 +313,7 @@ fn brain_label(endpoints: &[Arc<Pool>], route: &[Option<usize>]) -> String {
 /// Between frames of a headless run: sleeps until a reply comes if the step is
 /// waiting for one (never called from a system).
 pub fn wait_if_gated(world: &World, timeout: Duration) {
+    crate::llm::embed::town::wait_if_gated(world, timeout);
     if world.get_resource::<StepGate>().is_some_and(|g| g.waiting)
         && let Some(brain) = world.get_resource::<LlmBrain>()
     {

@@ -10,6 +10,7 @@ use super::validate::plan_problem;
 use super::{Gate, LlmBrain, LlmFocus, Pending, Purpose};
 use crate::llm::bridge::Done;
 use crate::llm::client::Message;
+use crate::llm::embed::town::{QueryVector, TownEmbeddings};
 use crate::llm::parse::plan_from_text;
 use crate::llm::prompts::{self, OtherResident};
 use crate::scenario::{LocIdx, ResidentId, Town};
@@ -53,18 +54,33 @@ pub(super) struct PlanCalls<'w, 's> {
     thinking: Query<'w, 's, &'static Thinking>,
     doing: Doing<'w, 's>,
     search: Res<'w, MemorySearch>,
+    embeddings: Option<ResMut<'w, TownEmbeddings>>,
 }
 
-/// Plans: use finished calls (repairing or falling back), then send new requests.
-pub(super) fn plans(mut requests: MessageReader<PlanRequest>, mut calls: PlanCalls) {
+/// Plans: use finished calls (repairing or falling back), then send new
+/// requests (those parked for their query's vector first, if still wanted).
+pub(super) fn plans(
+    mut requests: MessageReader<PlanRequest>,
+    mut calls: PlanCalls,
+    mut parked: Local<Vec<PlanRequest>>,
+) {
     for (done, pending) in calls
         .brain
         .take_arrived(|p| matches!(p, Purpose::Plan { .. }))
     {
         calls.answered(&done, &pending);
     }
+    for req in std::mem::take(&mut *parked) {
+        let wanted = calls
+            .thinking
+            .get(req.entity)
+            .is_ok_and(|t| t.request == req.request);
+        if wanted {
+            calls.ask(&req, &mut parked);
+        }
+    }
     for req in requests.read() {
-        calls.ask(req);
+        calls.ask(req, &mut parked);
     }
 }
 
@@ -230,13 +246,21 @@ impl PlanCalls<'_, '_> {
     }
 
     /// A plan request: sent to the resident's endpoint, or answered by the
-    /// built-in brain when the gate says no.
-    fn ask(&mut self, req: &PlanRequest) {
+    /// built-in brain when the gate says no; parked while its query's vector
+    /// is on its way.
+    fn ask(&mut self, req: &PlanRequest, parked: &mut Vec<PlanRequest>) {
         let Ok(r) = self.inputs.residents.get(req.entity).map(|v| v.0.clone()) else {
             return;
         };
         let Some(endpoint) = self.brain.route.get(r.idx.i()).copied().flatten() else {
             return;
+        };
+        let query = self.query(req.entity);
+        let now = self.inputs.clock.now;
+        let vector = match self.embeddings.as_mut().map(|e| e.query(&query, now)) {
+            Some(QueryVector::Waiting) => return parked.push(*req),
+            Some(QueryVector::Ready(v)) => Some(v),
+            Some(QueryVector::Lexical) | None => None,
         };
         let now = self.inputs.clock.now;
         let (priority, watched) = self.brain.priority(&self.focus, &r.id);
@@ -245,7 +269,7 @@ impl PlanCalls<'_, '_> {
             fallback_plan(&mut self.inputs, &mut self.ready, req.entity, req.request);
             return;
         }
-        let recalled = self.recalled(req.entity);
+        let recalled = self.recalled(req.entity, &query, vector.as_deref());
         let doing = &self.doing;
         // The counter now: the context below borrows the inputs (tuning included).
         let counter = self
@@ -278,12 +302,11 @@ impl PlanCalls<'_, '_> {
 }
 
 impl PlanCalls<'_, '_> {
-    /// The memories most worth recalling where the resident is, after what
-    /// it just did (best first).
-    fn recalled(&self, entity: Entity) -> Vec<String> {
-        let Ok((_, _, _, at, previous, memories, agenda, ..)) = self.inputs.residents.get(entity)
-        else {
-            return Vec::new();
+    /// What a plan recalls by: where the resident is, what it just did, the
+    /// gatherings it goes to.
+    fn query(&self, entity: Entity) -> String {
+        let Ok((_, _, _, at, previous, _, agenda, ..)) = self.inputs.residents.get(entity) else {
+            return String::new();
         };
         let mut query = self.inputs.town.name(at.0).to_string();
         if let Some(a) = previous {
@@ -298,11 +321,20 @@ impl PlanCalls<'_, '_> {
             query.push(' ');
             query.push_str(&g.title);
         }
+        query
+    }
+
+    /// The memories most worth recalling for the plan's query (by meaning
+    /// too, given its vector), best first.
+    fn recalled(&self, entity: Entity, query: &str, vector: Option<&[f32]>) -> Vec<String> {
+        let Ok((_, _, _, _, _, memories, ..)) = self.inputs.residents.get(entity) else {
+            return Vec::new();
+        };
         let q = crate::recall::Query {
-            text: &query,
+            text: query,
             now: self.inputs.clock.now,
             as_of: None,
-            vector: None,
+            vector,
             k: RECALLED,
         };
         let tuning = &self.inputs.tuning.0.memory;

@@ -293,12 +293,13 @@ impl Recollection<'_, '_> {
         &self.tuning.0
     }
 
-    /// The `k` memories of `who` most worth recalling for `query` at `now`,
-    /// as stamped lines, best first (each counts as recalled).
+    /// The `k` memories of `who` most worth recalling for `query` (by its
+    /// words, and by meaning given its vector) at `now`, as stamped lines,
+    /// best first (each counts as recalled).
     pub fn recall_lines(
         &mut self,
         who: Entity,
-        query: &str,
+        (query, vector): (&str, Option<&[f32]>),
         now: GameTime,
         k: usize,
     ) -> Vec<String> {
@@ -309,7 +310,7 @@ impl Recollection<'_, '_> {
             text: query,
             now,
             as_of: None,
-            vector: None,
+            vector,
             k,
         };
         let seg = self.search.segmenter();

