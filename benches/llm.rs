@@ -99,6 +99,7 @@ fn send(bridge: &Bridge, pool: &Arc<Pool>, next: &mut u64, n: usize) {
             pool: pool.clone(),
             affinity: Some(*next % 25),
             request: request(),
+            pieces: None,
         });
     }
 }

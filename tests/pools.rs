@@ -64,6 +64,7 @@ fn spread(urls: &str, n: u64) -> Vec<(String, usize)> {
             pool: pool.clone(),
             affinity: Some(id % 30),
             request: hi(false),
+            pieces: None,
         });
     }
     let mut counts: Vec<(String, usize)> = pool

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::typing::Typing;
 use super::{CliError, DateArgs};
 use crate::base::closest;
 use crate::cupid::{Avatar, Date, Message, Minds, OfflineMinds, SceneBank, Summary, Timeline};
@@ -59,8 +60,19 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
     if let Some(m) = mind.llm() {
         println!("（主持人和两位居民的选择来自模型 {}）", m.model());
     }
+    // With a model, at a terminal: each answer shown as it is written.
+    let typing = match &mut mind {
+        OneDate::Llm(m) => Typing::start().map(|(t, pieces)| {
+            m.stream_to(pieces);
+            t
+        }),
+        OneDate::Offline(_) => None,
+    };
     while date.ended().is_none() {
-        let messages = date.step(mind.as_minds());
+        let messages = match (&typing, &mut mind) {
+            (Some(t), OneDate::Llm(m)) => t.step(&mut date, m),
+            _ => date.step(mind.as_minds()),
+        };
         mind.report_notes();
         for m in &messages {
             println!("{}", told(m, &date));

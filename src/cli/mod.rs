@@ -19,6 +19,7 @@ mod replay;
 mod report;
 mod script;
 mod sim;
+mod typing;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

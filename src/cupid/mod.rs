@@ -264,6 +264,15 @@ pub enum Message {
     },
 }
 
+/// Whose answer a date's next step waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn {
+    /// The host: a scene, or its judgement of the round.
+    Host,
+    /// A side (0 or 1) choosing.
+    Avatar(usize),
+}
+
 /// A date between two residents, round by round.
 #[derive(Debug)]
 pub struct Date {
@@ -371,6 +380,17 @@ impl Date {
         let picked = [(choices[0].0, choices[0].2), (choices[1].0, choices[1].2)];
         let judgement = minds.judge(&self.view(), &posed, &picked);
         self.settle(posed, choices, judgement)
+    }
+
+    /// Whose answer the next step waits for (`None` once the date is over).
+    pub fn next_turn(&self) -> Option<Turn> {
+        if self.ended.is_some() {
+            return None;
+        }
+        Some(match &self.pending {
+            Some(p) if p.choices.len() < 2 => Turn::Avatar(self.side_to_choose(p)),
+            _ => Turn::Host,
+        })
     }
 
     /// Who answers next: the side asked first, then the other.

@@ -13,7 +13,9 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 use serde::{Deserialize, Serialize};
 
 use super::cassette::{Cassette, Recorded};
-use super::client::{ChatReply, ChatRequest, Client, DEFAULT_MAX_BODY, LlmError, RetryPolicy};
+use super::client::{
+    ChatReply, ChatRequest, Client, DEFAULT_MAX_BODY, LlmError, Pieces, RetryPolicy,
+};
 use super::pool::{Pick, Pool, Router};
 
 /// One call to make.
@@ -29,6 +31,9 @@ pub struct Job {
     pub affinity: Option<u64>,
     /// What to send.
     pub request: ChatRequest,
+    /// Where a streamed answer's pieces go as they come (a view of it being
+    /// written); the whole answer comes back as usual.
+    pub pieces: Option<Pieces>,
 }
 
 /// One request to one member of a pool, as booked per member.
@@ -334,7 +339,11 @@ async fn run(shared: Arc<Shared>, key: String, job: Job, member: usize) {
         let asked = Instant::now();
         let result = match deadline.saturating_duration_since(asked) {
             left if left.is_zero() => Err(LlmError::Timeout),
-            left => client.chat(endpoint, &job.request, left).await,
+            left => {
+                let pieces = job.pieces.as_ref();
+                let call = client.chat_streamed(endpoint, &job.request, left, pieces);
+                call.await
+            }
         };
         tries.push(Try {
             member: endpoint.shown_url(),

@@ -169,6 +169,9 @@ impl FormatLevel {
     }
 }
 
+/// Where a streamed answer's pieces go as they come.
+pub type Pieces = crossbeam_channel::Sender<String>;
+
 /// One chat completion to ask for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
@@ -362,8 +365,21 @@ impl Client {
         req: &ChatRequest,
         timeout: Duration,
     ) -> Result<ChatReply, LlmError> {
+        self.chat_streamed(ep, req, timeout, None).await
+    }
+
+    /// [`Client::chat`], and a streamed answer's pieces sent to `pieces` as
+    /// they come (for a view that shows the answer being written).
+    pub async fn chat_streamed(
+        &self,
+        ep: &Endpoint,
+        req: &ChatRequest,
+        timeout: Duration,
+        pieces: Option<&Pieces>,
+    ) -> Result<ChatReply, LlmError> {
         let deadline = Instant::now() + timeout;
-        match tokio::time::timeout(timeout, self.chat_inner(ep, req, deadline)).await {
+        let call = self.chat_inner(ep, req, deadline, pieces);
+        match tokio::time::timeout(timeout, call).await {
             Ok(r) => r,
             Err(_) => Err(LlmError::Timeout),
         }
@@ -374,6 +390,7 @@ impl Client {
         ep: &Endpoint,
         req: &ChatRequest,
         deadline: Instant,
+        pieces: Option<&Pieces>,
     ) -> Result<ChatReply, LlmError> {
         let mut attempts = 0u32;
         let mut retries = 0u32;
@@ -395,7 +412,7 @@ impl Client {
             let failure = match builder.send().await {
                 Ok(resp) if resp.status().is_success() => {
                     let mut reply = if req.stream {
-                        read_stream(resp, self.max_body).await?
+                        read_stream(resp, self.max_body, pieces).await?
                     } else {
                         read_plain(resp, self.max_body).await?
                     };

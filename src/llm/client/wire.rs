@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ChatReply, ChatRequest, Endpoint, Format, FormatLevel, LlmError, Usage};
+use super::{ChatReply, ChatRequest, Endpoint, Format, FormatLevel, LlmError, Pieces, Usage};
 
 /// The JSON body of a chat request at a given format level.
 pub fn request_body(ep: &Endpoint, req: &ChatRequest, level: Option<FormatLevel>) -> Value {
@@ -135,9 +135,11 @@ pub(super) async fn read_plain(
 
 /// Reads a `text/event-stream` answer: `data: {chunk}` lines until `data:
 /// [DONE]`, at most `limit` bytes in all.
+/// Each piece of the answer also goes to `pieces` as it comes, when given.
 pub(super) async fn read_stream(
     mut resp: reqwest::Response,
     limit: usize,
+    pieces: Option<&Pieces>,
 ) -> Result<ChatReply, LlmError> {
     let mut buf: Vec<u8> = Vec::new();
     let mut content = String::new();
@@ -168,6 +170,10 @@ pub(super) async fn read_stream(
                 .map_err(|e| LlmError::Decode(format!("bad stream chunk: {e}")))?;
             if let Some(piece) = v["choices"][0]["delta"]["content"].as_str() {
                 content.push_str(piece);
+                if let Some(to) = pieces.filter(|_| !piece.is_empty()) {
+                    // Nobody watching any more is no reason to stop reading.
+                    let _ = to.send(piece.to_string());
+                }
             }
             if let Some(u) = v.get("usage").filter(|u| !u.is_null())
                 && let Ok(u) = serde_json::from_value::<WireUsage>(u.clone())

@@ -11,6 +11,9 @@
 //! more opens the date.
 
 mod prompts;
+mod stream;
+
+pub use stream::preview;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,7 +22,7 @@ use serde_json::Value;
 
 use super::LlmSettings;
 use super::bridge::{Bridge, Job};
-use super::client::{ChatRequest, Format, Message, estimate_tokens};
+use super::client::{ChatRequest, Format, Message, Pieces, estimate_tokens};
 use super::pool::Pool;
 use crate::base::json::extract_object;
 use crate::cupid::{
@@ -55,6 +58,8 @@ pub struct LlmMinds {
     next: Option<Posed>,
     calls: DateCalls,
     notes: Vec<String>,
+    /// Where streamed answers' pieces go, when someone watches them written.
+    pieces: Option<Pieces>,
 }
 
 impl LlmMinds {
@@ -77,7 +82,14 @@ impl LlmMinds {
             next: None,
             calls: DateCalls::default(),
             notes: Vec::new(),
+            pieces: None,
         }))
+    }
+
+    /// Streams every later call, its pieces sent to `pieces` as they come
+    /// (read them with [`preview`]); the answers are used whole, as before.
+    pub fn stream_to(&mut self, pieces: Pieces) {
+        self.pieces = Some(pieces);
     }
 
     /// The model asked.
@@ -107,7 +119,7 @@ impl LlmMinds {
                 name: schema.0.to_string(),
                 schema: schema.1,
             },
-            stream: false,
+            stream: self.pieces.is_some(),
         };
         let prompt: String = request
             .messages
@@ -123,6 +135,7 @@ impl LlmMinds {
             pool: self.pool.clone(),
             affinity: None,
             request,
+            pieces: self.pieces.clone(),
         });
         let done = self.wait(id)?;
         let reply = done.map_err(|e| e.to_string())?;

@@ -228,3 +228,46 @@ fn garbage_is_repaired_once_then_replaced_by_the_built_in_minds() {
     );
     assert!(m.take_notes().iter().any(|n| n.contains("built-in")));
 }
+
+/// Watched, every call streams: its pieces come as they are written and,
+/// read with `preview`, show the field being written; the answers are used
+/// whole, exactly as without streaming.
+#[test]
+fn a_watched_date_streams_its_answers() {
+    let good = fake::cupid_handler();
+    let server = FakeServer::start(Arc::new(move |req: &FakeRequest| {
+        let whole = good(req);
+        if req.body["stream"] != true {
+            return whole;
+        }
+        let FakeReply::Json { body, .. } = whole else {
+            unreachable!("the Cupid handler answers JSON")
+        };
+        fake::stream(body["choices"][0]["message"]["content"].as_str().unwrap())
+    }));
+    let (a, b) = pair();
+    let plain = Date::new(a.clone(), b.clone(), 3).play(&mut minds(&server));
+    let mut m = minds(&server);
+    let (tx, rx) = crossbeam_channel::unbounded();
+    m.stream_to(tx);
+    let mut date = Date::new(a, b, 3);
+    let first = date.step(&mut m);
+    let pieces: Vec<String> = rx.try_iter().collect();
+    assert!(pieces.len() > 5, "{pieces:?}");
+    let written: String = pieces.concat();
+    let halfway: String = written
+        .chars()
+        .take(written.chars().count() * 2 / 3)
+        .collect();
+    assert!(preview(&halfway).is_some(), "{halfway}");
+    let Some(Line::Host(h)) = first.first() else {
+        panic!("{first:?}")
+    };
+    assert!(written.contains(&h.action.question), "{written}");
+    let mut lines = first;
+    lines.extend(date.play(&mut m));
+    let text = |l: &[Line]| serde_json::to_string(l).unwrap();
+    assert_eq!(text(&lines), text(&plain), "streaming changes nothing else");
+    assert_eq!(m.calls().fallbacks, 0, "{:?}", m.take_notes());
+    assert!(server.requests().iter().any(|r| r.body["stream"] == true));
+}

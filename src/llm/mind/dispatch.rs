@@ -124,6 +124,7 @@ impl LlmBrain {
             pool: self.endpoints[endpoint].clone(),
             affinity: Some(u64::from(idx.0)),
             request,
+            pieces: None,
         });
     }
 

@@ -78,6 +78,7 @@ pub(super) fn ask(world: &mut World, who: &ResidentId, message: &str) -> Option<
         pool: Arc::new(endpoint),
         affinity: None,
         request: request?,
+        pieces: None,
     });
     Some(Waiting {
         job,

@@ -228,6 +228,7 @@ fn drive(
                 pool: endpoint,
                 affinity: None,
                 request,
+                pieces: None,
             });
             s.inflight = Some((job, req.id));
         }
