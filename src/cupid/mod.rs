@@ -15,16 +15,18 @@
 //! - `summary`: what a date showed of each side ("know later").
 
 mod offline;
+mod recorded;
 mod rules;
 pub mod scenes;
 mod summary;
 
 pub use offline::{OfflineMinds, stage_of};
+pub use recorded::{Answer, Recording, Replaying};
 pub use rules::{Band, EndReason, Timeline};
 pub use scenes::{SceneBank, Stage, Trait};
 pub use summary::Summary;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::{BigFive, Profile, RelationKind, ResidentId};
 
@@ -90,7 +92,7 @@ impl Avatar {
 }
 
 /// The host's turn, exactly the design's JSON.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostTurn {
     /// The scene and question, and whom it is put to.
     pub action: HostAction,
@@ -103,7 +105,7 @@ pub struct HostTurn {
 }
 
 /// What the host puts to a side.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostAction {
     /// `predict`: a side is asked to choose.
     #[serde(rename = "type")]
@@ -117,7 +119,7 @@ pub struct HostAction {
 }
 
 /// A side's choice, exactly the design's JSON.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AvatarTurn {
     /// As the scenario writes it.
     pub gender: String,
@@ -128,7 +130,7 @@ pub struct AvatarTurn {
 }
 
 /// One option chosen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// `A`…`D`: always one of the options offered.
     pub option: String,
@@ -137,7 +139,7 @@ pub struct Decision {
 }
 
 /// A scene as put to both sides.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Posed {
     /// The host's turn.
     pub host: HostTurn,
@@ -180,7 +182,7 @@ pub struct Round {
 }
 
 /// The host's judgement of a round, before the rules bound it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Judgement {
     /// How much the round moves the score.
     pub delta: i32,
@@ -224,6 +226,17 @@ pub trait Minds {
         posed: &Posed,
         choices: &[(usize, usize); 2],
     ) -> Judgement;
+    /// A scene already written for the next round (a model's host writes it
+    /// with its judgement), to carry across a save.
+    fn upcoming(&self) -> Option<Posed> {
+        None
+    }
+    /// Gives back a scene [`Minds::upcoming`] returned, after a load.
+    fn set_upcoming(&mut self, _posed: Posed) {}
+    /// What went wrong since the last call (a model's repairs and fallbacks).
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// One line of a date as it happens (and of its transcript).
@@ -274,7 +287,7 @@ pub enum Turn {
 }
 
 /// A date between two residents, round by round.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Date {
     avatars: [Avatar; 2],
     rounds: Vec<Round>,
@@ -287,7 +300,7 @@ pub struct Date {
 }
 
 /// A round between its scene and its judgement.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Pending {
     posed: Posed,
     choices: Vec<(usize, AvatarTurn, usize)>,

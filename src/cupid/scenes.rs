@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
 use crate::base::{Diagnostic, Diagnostics, parse_yaml};
 
 /// Where a date stands in the story; the host raises the difficulty in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// First meeting.
@@ -45,7 +45,7 @@ impl Stage {
 
 /// What an option expresses: the avatars choose by how well it fits them, the
 /// host scores how two choices meet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Trait {
     /// Takes the first step.
     #[serde(rename = "主动")]

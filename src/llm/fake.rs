@@ -370,9 +370,15 @@ fn reason(code: u16) -> &'static str {
 }
 
 /// A deterministic, well-behaved model for the default town: valid plans (ids
-/// from the schema's enum, home at night), Chinese lines, summaries, embeddings.
+/// from the schema's enum, home at night), Chinese lines, summaries,
+/// embeddings, and the host's dates ([`cupid_handler`]).
 pub fn town_handler() -> Handler {
-    Arc::new(|req: &FakeRequest| {
+    let cupid = cupid_handler();
+    Arc::new(move |req: &FakeRequest| {
+        let schema = req.body["response_format"]["json_schema"]["name"].as_str();
+        if schema.is_some_and(|n| n.starts_with("cupid_")) {
+            return cupid(req);
+        }
         if req.path.ends_with("/embeddings") {
             let n = req.body["input"].as_array().map_or(1, Vec::len);
             let data: Vec<Value> = (0..n)

@@ -83,12 +83,14 @@ pub struct StepGate {
     pub(crate) waiting: bool,
     /// An embedding is awaited (`--embed`).
     pub(crate) embeddings: bool,
+    /// A model's step of a town date is awaited.
+    pub(crate) dates: bool,
 }
 
 impl StepGate {
     /// Whether the next step waits for an answer from the network.
     pub fn held(&self) -> bool {
-        self.waiting || self.embeddings
+        self.waiting || self.embeddings || self.dates
     }
 }
 

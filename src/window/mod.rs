@@ -221,6 +221,13 @@ pub(crate) fn run(
             app.insert_resource(mind);
         }
         crate::llm::attach(app.world_mut(), llm)?;
+        // The 💘 panel shows a model's answers as they are written.
+        if let Some(mut dates) = app
+            .world_mut()
+            .get_resource_mut::<crate::sim::dating::ModelDates>()
+        {
+            dates.stream = true;
+        }
     }
     Ok(match app.run() {
         AppExit::Success => ExitCode::SUCCESS,

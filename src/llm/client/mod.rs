@@ -169,6 +169,16 @@ impl FormatLevel {
     }
 }
 
+/// A `Retry-After` header in seconds, if the server sent a usable one.
+fn retry_after(resp: &reqwest::Response) -> Option<Duration> {
+    resp.headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
 /// Where a streamed answer's pieces go as they come.
 pub type Pieces = crossbeam_channel::Sender<String>;
 
@@ -422,13 +432,7 @@ impl Client {
                 }
                 Ok(resp) => {
                     let code = resp.status().as_u16();
-                    let retry_after = resp
-                        .headers()
-                        .get(reqwest::header::RETRY_AFTER)
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.trim().parse::<f64>().ok())
-                        .filter(|s| s.is_finite() && *s >= 0.0)
-                        .map(Duration::from_secs_f64);
+                    let retry_after = retry_after(&resp);
                     let body = error_body(resp).await;
                     // A server that cannot do this response format says so with a 400/422/501.
                     if matches!(code, 400 | 422 | 501)

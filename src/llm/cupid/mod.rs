@@ -29,6 +29,7 @@ use crate::cupid::{
     AvatarTurn, DateView, Decision, HostAction, HostTurn, Judgement, Minds, OfflineMinds, Posed,
     SceneBank, stage_of,
 };
+use crate::sim::dating::ModelDates;
 
 /// What a date's calls came to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -244,6 +245,18 @@ impl Minds for LlmMinds {
         }
     }
 
+    fn upcoming(&self) -> Option<Posed> {
+        self.next.clone()
+    }
+
+    fn set_upcoming(&mut self, posed: Posed) {
+        self.next = Some(posed);
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        LlmMinds::take_notes(self)
+    }
+
     fn judge(
         &mut self,
         view: &DateView<'_>,
@@ -280,6 +293,26 @@ impl Minds for LlmMinds {
                 }
             }
         }
+    }
+}
+
+/// Town dates played by `pool`'s model (the host's endpoint): each date
+/// gets minds of its own, streaming when the window watches.
+pub(crate) fn town_dates(settings: &LlmSettings, pool: &Pool, bank: Arc<SceneBank>) -> ModelDates {
+    let mut settings = settings.clone();
+    settings.default = Some(pool.clone());
+    let make = move |seed: u64, pieces: Option<Pieces>| {
+        let mut minds = LlmMinds::new(&settings, bank.clone(), seed)
+            .ok_or_else(|| "no endpoint for the host".to_string())??;
+        if let Some(pieces) = pieces {
+            minds.stream_to(pieces);
+        }
+        Ok(Box::new(minds) as Box<dyn Minds + Send + Sync>)
+    };
+    ModelDates {
+        make: Arc::new(make),
+        model: pool.model().to_string(),
+        stream: false,
     }
 }
 

@@ -36,6 +36,7 @@ use crate::base::time::GameTime;
 use crate::context::{Assembled, LayerTokens};
 use crate::scenario::ResidentId;
 use crate::sim::clock::{DriveSteps, StepGate};
+use crate::sim::dating::Cupid;
 use crate::sim::event_log::{BrainLabel, CallKind};
 use crate::sim::memory::{Consolidation, PendingSummary};
 use crate::sim::planning::PlanningSet;
@@ -253,6 +254,14 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
         route.push(r);
     }
     world.insert_resource(BrainLabel(brain_label(&endpoints, &route)));
+    // The host thinks with a model: so do the dates it hosts.
+    let cupid = world.get_resource::<Cupid>().cloned();
+    if let Some((cupid, (host, _))) = cupid.and_then(|c| Some((c.clone(), c.host?)))
+        && let Some(&Some(e)) = route.get(host.i())
+    {
+        let dates = crate::llm::cupid::town_dates(&settings, &endpoints[e], cupid.bank.clone());
+        world.insert_resource(dates);
+    }
     let schema = plan_schema(&scenario.town, &scenario.tuning);
     world.insert_resource(LlmBrain {
         bridge,
@@ -314,6 +323,10 @@ fn brain_label(endpoints: &[Arc<Pool>], route: &[Option<usize>]) -> String {
 /// waiting for one (never called from a system).
 pub fn wait_if_gated(world: &World, timeout: Duration) {
     crate::llm::embed::town::wait_if_gated(world, timeout);
+    if world.get_resource::<StepGate>().is_some_and(|g| g.dates) {
+        // A date's step is on its own thread: look again shortly.
+        std::thread::sleep(Duration::from_millis(2));
+    }
     if world.get_resource::<StepGate>().is_some_and(|g| g.waiting)
         && let Some(brain) = world.get_resource::<LlmBrain>()
     {

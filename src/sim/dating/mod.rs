@@ -9,10 +9,15 @@
 //!
 //! The offline host and avatars play town dates, seeded per date: the same
 //! run gives the same dates, and a save keeps only how far a date has got —
-//! it is rebuilt on load by replaying its steps.
+//! it is rebuilt on load by replaying its steps. When the host thinks with a
+//! model, its dates do too ([`ModelDates`], `model.rs`): a step at a time on
+//! a thread, the model's answers kept for the save.
 
 mod arrange;
+mod model;
 mod run;
+
+pub use model::{MakeMinds, ModelDates};
 
 use std::sync::Arc;
 
@@ -124,6 +129,7 @@ impl TownDates {
                 pair: *pair,
                 under_way: true,
                 lines,
+                writing: None,
             })
         };
         self.active
@@ -154,16 +160,58 @@ pub(crate) struct TownDate {
     /// Cupid steps taken.
     pub(crate) steps: u32,
     pub(crate) requested: bool,
+    /// Played by a model (see [`ModelDates`]).
+    #[serde(default)]
+    pub(crate) by_model: bool,
+    /// What the model answered so far, in order: a load replays them.
+    #[serde(default)]
+    pub(crate) answers: Vec<crate::cupid::Answer>,
+    /// A scene the model has written for the next round.
+    #[serde(default)]
+    pub(crate) upcoming: Option<crate::cupid::Posed>,
+    /// What went wrong with the model's answers (repairs, fallbacks), for the log.
+    #[serde(default)]
+    pub(crate) notes: Vec<String>,
     /// The date itself, rebuilt from the fields above when missing (after a load).
     #[serde(skip)]
     pub(crate) live: Option<Box<Live>>,
 }
 
+/// Who plays a date.
+enum PlayedBy {
+    /// The offline host and avatars, here and now.
+    Offline(Box<OfflineMinds>),
+    /// A model, a step at a time on a thread (`None` while a step is away).
+    Model(Option<Box<dyn crate::cupid::Minds + Send + Sync>>),
+}
+
 /// A date being played, and every line so far.
 pub(crate) struct Live {
     pub(crate) date: Date,
-    minds: OfflineMinds,
+    minds: PlayedBy,
     pub(crate) lines: Vec<Line>,
+    /// A step on its way back from its thread.
+    away: Option<crossbeam_channel::Receiver<model::Back>>,
+    /// A step back, taken at the next simulation step.
+    back: Option<model::Back>,
+    /// A streamed answer's pieces, and what they make so far.
+    pieces: Option<crossbeam_channel::Receiver<String>>,
+    pub(crate) written: String,
+}
+
+impl Live {
+    /// Takes a step that came back, and the pieces written so far.
+    fn collect(&mut self) {
+        if let Some(rx) = &self.away
+            && let Ok(back) = rx.try_recv()
+        {
+            self.back = Some(back);
+            self.away = None;
+        }
+        if let Some(rx) = &self.pieces {
+            self.written.extend(rx.try_iter());
+        }
+    }
 }
 
 impl std::fmt::Debug for Live {
@@ -175,30 +223,83 @@ impl std::fmt::Debug for Live {
 }
 
 impl TownDate {
-    /// The date, built (or rebuilt by replaying its steps) when needed.
-    fn live(&mut self, avatars: impl FnOnce() -> [Avatar; 2], bank: &Arc<SceneBank>) -> &mut Live {
+    /// The date, built (or rebuilt by replaying its steps: the model's kept
+    /// answers, else the seeded offline minds) when needed; played on by
+    /// `model` if it began with one and one is there.
+    fn live(
+        &mut self,
+        avatars: impl FnOnce() -> [Avatar; 2],
+        bank: &Arc<SceneBank>,
+        model: Option<&ModelDates>,
+    ) -> &mut Live {
         if self.live.is_none() {
+            if self.steps == 0 {
+                self.by_model = model.is_some();
+            }
             let [mut a, mut b] = avatars();
             (a.tie, b.tie) = (self.ties[0], self.ties[1]);
-            let mut live = Live {
-                date: Date::new(a, b, ROUNDS),
-                minds: OfflineMinds::new(bank.clone(), self.seed),
-                lines: Vec::new(),
-            };
+            let mut date = Date::new(a, b, ROUNDS);
+            let mut offline = OfflineMinds::new(bank.clone(), self.seed);
+            let mut lines = Vec::new();
+            let mut replay = crate::cupid::Replaying::new(&self.answers, &mut offline);
             for _ in 0..self.steps {
-                let lines = live.date.step(&mut live.minds);
-                live.lines.extend(lines);
+                lines.extend(date.step(&mut replay));
             }
-            self.live = Some(Box::new(live));
+            let (minds, pieces) = self.minds(offline, model);
+            self.live = Some(Box::new(Live {
+                date,
+                minds,
+                lines,
+                away: None,
+                back: None,
+                pieces,
+                written: String::new(),
+            }));
         }
         self.live.as_mut().expect("just built")
     }
 
+    /// Who plays on: the model for a date it began (its next scene given
+    /// back), else the offline minds.
+    fn minds(
+        &mut self,
+        offline: OfflineMinds,
+        model: Option<&ModelDates>,
+    ) -> (PlayedBy, Option<crossbeam_channel::Receiver<String>>) {
+        let Some(model) = model.filter(|_| self.by_model) else {
+            return (PlayedBy::Offline(Box::new(offline)), None);
+        };
+        let (tx, rx) = match model.stream {
+            true => {
+                let (tx, rx) = crossbeam_channel::unbounded();
+                (Some(tx), Some(rx))
+            }
+            false => (None, None),
+        };
+        match (model.make)(self.seed, tx) {
+            Ok(mut minds) => {
+                if let Some(next) = self.upcoming.clone() {
+                    minds.set_upcoming(next);
+                }
+                (PlayedBy::Model(Some(minds)), rx)
+            }
+            Err(why) => {
+                self.notes
+                    .push(format!("{why}; the built-in host plays on"));
+                (PlayedBy::Offline(Box::new(offline)), None)
+            }
+        }
+    }
+
     fn shown(&self) -> ShownDate<'_> {
+        let live = self.live.as_ref();
         ShownDate {
             pair: self.pair,
             under_way: self.started.is_some(),
-            lines: self.live.as_ref().map_or(&[], |l| &l.lines),
+            lines: live.map_or(&[], |l| &l.lines),
+            writing: live
+                .filter(|l| l.away.is_some())
+                .and_then(|l| Some((l.date.next_turn()?, l.written.as_str()))),
         }
     }
 }
@@ -212,6 +313,9 @@ pub struct ShownDate<'a> {
     pub under_way: bool,
     /// Every line so far: scenes, choices, scores, the end.
     pub lines: &'a [Line],
+    /// A model writing the next answer: whose turn, and the streamed text so
+    /// far (empty when not streamed).
+    pub writing: Option<(crate::cupid::Turn, &'a str)>,
 }
 
 /// The dating phases, after conversations and before planning (a resident
@@ -246,7 +350,8 @@ pub(super) fn plugin(app: &mut App) {
                     .chain()
                     .in_set(DatingSet::Play),
             ),
-        );
+        )
+        .add_systems(Update, model::collect.before(super::clock::DriveSteps));
 }
 
 /// The host and scenes of the scenario.
@@ -286,6 +391,10 @@ fn book(
         started: None,
         steps: 0,
         requested,
+        by_model: false,
+        answers: Vec::new(),
+        upcoming: None,
+        notes: Vec::new(),
         live: None,
     });
     true
@@ -438,6 +547,90 @@ mod tests {
             !lines_of(&a, "date_end").is_empty(),
             "the date ended within 200 steps"
         );
+    }
+
+    /// A town app whose residents (the host among them) think with `server`'s
+    /// model, with a date between 何青 and 石松 asked for at the start.
+    fn model_app(server: &crate::llm::fake::FakeServer) -> App {
+        let settings = crate::llm::LlmSettings::for_endpoint(&server.url, "fake");
+        let log = EventLog::in_memory();
+        let scenario = default_scenario();
+        let mut app = crate::headless::headless_app_with_llm(scenario, 11, 1, log, Some(settings))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let requests = &mut app.world_mut().resource_mut::<DateRequests>().0;
+        requests.push((id("heqing"), id("shisong")));
+        app
+    }
+
+    /// One headless frame, waiting for the network as `heartvale sim` does.
+    fn tick(app: &mut App) {
+        app.update();
+        crate::llm::wait_if_gated(app.world(), std::time::Duration::from_millis(50));
+    }
+
+    fn cupid_calls(server: &crate::llm::fake::FakeServer) -> usize {
+        let cupid = |r: &crate::llm::fake::FakeRequest| {
+            r.body["response_format"]["json_schema"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("cupid_"))
+        };
+        server.requests().iter().filter(|r| cupid(r)).count()
+    }
+
+    /// When the host thinks with a model, so do its dates: each step on a
+    /// thread of its own (the headless run waits for it), the model's scenes
+    /// in the log and its name on `date_end`. A save keeps what the model
+    /// answered: the loaded date is rebuilt from it without asking again, and
+    /// goes on as the unbroken one does.
+    #[test]
+    fn a_date_with_a_model_is_kept_in_a_save_and_not_asked_again() {
+        use crate::llm::fake::{FakeServer, town_handler};
+        let (one, two) = (
+            FakeServer::start(town_handler()),
+            FakeServer::start(town_handler()),
+        );
+        let mut a = model_app(&one);
+        let steps = |app: &App| {
+            let dates = app.world().resource::<TownDates>();
+            dates.active.first().map_or(0, |d| d.steps)
+        };
+        while steps(&a) < 9 {
+            tick(&mut a);
+            let now = a.world().resource::<Clock>().now;
+            assert!(now.minute_of_day() < 23 * 60, "the date began");
+        }
+        {
+            let dates = a.world().resource::<TownDates>();
+            let d = &dates.active[0];
+            assert!(
+                d.by_model && d.answers.len() >= 9,
+                "{} answers",
+                d.answers.len()
+            );
+        }
+        let snap = crate::save::take(a.world_mut());
+        let asked_before_the_save = cupid_calls(&one);
+        let mut b = model_app(&two);
+        crate::save::restore(b.world_mut(), snap).unwrap();
+        let before = cupid_calls(&two);
+        a.world_mut().resource_mut::<EventLog>().clear_memory();
+        for app in [&mut a, &mut b] {
+            for _ in 0..300 {
+                tick(app);
+            }
+        }
+        let ends = lines_of(&a, "date_end");
+        assert_eq!(ends.len(), 1, "the date ended");
+        assert!(ends[0].contains("\"model\":\"fake\""), "{}", ends[0]);
+        let rounds = lines_of(&a, "date_round");
+        assert!(rounds.iter().all(|r| r.contains("第")), "{rounds:?}");
+        for kind in ["date_round", "date_end"] {
+            assert_eq!(lines_of(&a, kind), lines_of(&b, kind), "{kind}");
+        }
+        // The loaded date asked only what the unbroken one asked after the save.
+        let after = cupid_calls(&two) - before;
+        assert_eq!(after, cupid_calls(&one) - asked_before_the_save);
+        assert!(asked_before_the_save >= 5, "{asked_before_the_save}");
     }
 
     #[test]

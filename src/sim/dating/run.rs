@@ -5,7 +5,10 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
-use super::{Cupid, DateRequests, ROUNDS, STEP_MINUTES, TownDate, TownDates, WAIT_MINUTES};
+use super::model::{Back, ModelDates, send_step};
+use super::{
+    Cupid, DateRequests, PlayedBy, ROUNDS, STEP_MINUTES, TownDate, TownDates, WAIT_MINUTES,
+};
 use super::{book, id_of};
 use crate::cupid::{Avatar, Band, EndReason, Message as Line};
 use crate::scenario::Town;
@@ -143,6 +146,7 @@ pub(super) struct Dating<'w, 's> {
     census: Res<'w, Census>,
     cupid: Res<'w, Cupid>,
     tuning: Res<'w, ActiveTuning>,
+    model: Option<Res<'w, ModelDates>>,
     dates: ResMut<'w, TownDates>,
     events: MessageWriter<'w, SimEvent>,
     people: Query<
@@ -187,7 +191,8 @@ pub(super) fn start(mut cx: Dating) {
     cx.dates.active = dates;
 }
 
-/// Every date under way takes the steps that are due.
+/// Every date under way takes the steps that are due (a model's step back
+/// from its thread first; one of its steps away at a time).
 pub(super) fn play(mut cx: Dating) {
     let now = cx.clock.now;
     let mut dates = std::mem::take(&mut cx.dates.active);
@@ -195,13 +200,14 @@ pub(super) fn play(mut cx: Dating) {
         let Some(started) = d.started else {
             continue;
         };
+        if let Some(back) = d.live.as_mut().and_then(|l| l.back.take()) {
+            cx.took_back(d, back);
+        }
         let due = |d: &TownDate| {
             started.plus_minutes(i64::from(d.steps + 1) * STEP_MINUTES) <= now
                 && d.live.as_ref().is_none_or(|l| l.date.ended().is_none())
         };
-        while due(d) {
-            cx.step(d);
-        }
+        while due(d) && cx.step(d) {}
     }
     cx.dates.active = dates;
 }
@@ -253,12 +259,48 @@ impl Dating<'_, '_> {
         [Avatar::new(&a, &b), Avatar::new(&b, &a)]
     }
 
-    /// One step of the date: its lines said over the residents' heads, and a
-    /// judged round logged.
-    fn step(&mut self, d: &mut TownDate) {
+    /// One step of the date: played now by the offline minds (true), or
+    /// sent to its thread when a model plays it (false: it comes back later).
+    fn step(&mut self, d: &mut TownDate) -> bool {
         let (pair, bank) = (d.pair, self.cupid.bank.clone());
-        let live = d.live(|| self.avatars(pair), &bank);
-        let lines = live.date.step(&mut live.minds);
+        let model = self.model.as_deref().cloned();
+        let live = d.live(|| self.avatars(pair), &bank, model.as_ref());
+        let lines = match &mut live.minds {
+            PlayedBy::Offline(minds) => live.date.step(minds.as_mut()),
+            PlayedBy::Model(minds) => {
+                if let Some(minds) = minds.take() {
+                    live.written.clear();
+                    live.away = Some(send_step(&live.date, minds));
+                }
+                return false;
+            }
+        };
+        self.took(d, lines);
+        true
+    }
+
+    /// A model's step back: the date as it left it, and what it answered.
+    fn took_back(&mut self, d: &mut TownDate, back: Back) {
+        let Some(live) = d.live.as_mut() else {
+            return;
+        };
+        live.date = back.date;
+        live.minds = PlayedBy::Model(Some(back.minds));
+        d.answers.extend(back.answers);
+        d.upcoming = back.upcoming;
+        d.notes.extend(back.notes);
+        // A slow model's date runs late: both stay until its steps are done.
+        let left = i64::from(ROUNDS * 4).saturating_sub(i64::from(d.steps) + 1);
+        let until = self.clock.now.plus_minutes((left + 1) * STEP_MINUTES);
+        self.hold(d, until);
+        self.took(d, back.lines);
+    }
+
+    /// A step's lines: said over the residents' heads, a judged round logged.
+    fn took(&mut self, d: &mut TownDate, lines: Vec<Line>) {
+        let Some(live) = d.live.as_mut() else {
+            return;
+        };
         live.lines.extend(lines.iter().cloned());
         let (round, last) = (
             live.date.rounds().len() as u32,
@@ -343,6 +385,12 @@ impl Dating<'_, '_> {
                 band: Band::of(score),
                 changes: changes.into_iter().flatten().collect(),
                 memories,
+                model: self
+                    .model
+                    .as_ref()
+                    .filter(|_| d.by_model)
+                    .map(|m| m.model.clone()),
+                notes: std::mem::take(&mut d.notes),
             }),
         });
     }
@@ -451,6 +499,8 @@ impl Dating<'_, '_> {
                 band: Band::of(crate::cupid::START_SCORE),
                 changes: Vec::new(),
                 memories,
+                model: None,
+                notes: Vec::new(),
             }),
         });
     }

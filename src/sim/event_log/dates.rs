@@ -107,6 +107,13 @@ pub struct DateEnded {
     pub changes: Vec<RelationshipDelta>,
     /// What each keeps of it (a key memory).
     pub memories: Vec<ConversationMemory>,
+    /// The model that played it (none: the built-in host and avatars).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// What went wrong with the model's answers (repairs, turns the
+    /// built-in minds took over).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Tells a date event.

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use super::Panels;
-use crate::cupid::{Message as Line, START_SCORE};
+use crate::cupid::{Message as Line, START_SCORE, Turn};
 use crate::scenario::ResidentId;
 use crate::sim::dating::{ShownDate, TownDates};
 use crate::sim::residents::Roster;
@@ -71,7 +71,28 @@ fn date_view(ui: &mut egui::Ui, d: &ShownDate<'_>, roster: &Roster) {
     // The newest line stays in view as the date goes on.
     egui::ScrollArea::vertical()
         .stick_to_bottom(true)
-        .show(ui, |ui| lines_view(ui, d.lines, &names, &ids[0]));
+        .show(ui, |ui| {
+            lines_view(ui, d.lines, &names, &ids[0]);
+            if let Some((turn, written)) = d.writing {
+                writing_view(ui, turn, written, &names);
+            }
+        });
+}
+
+/// The model writing the next answer: whose, and the field it is writing
+/// (as the pieces stream in), in the colour of the block it will become.
+fn writing_view(ui: &mut egui::Ui, turn: Turn, written: &str, names: &[String; 2]) {
+    let (who, fill) = match turn {
+        Turn::Host => ("主持人".to_string(), GREY),
+        Turn::Avatar(k) => (names[k].clone(), [BLUE, PINK][k]),
+    };
+    let text = match crate::llm::cupid::preview(written) {
+        Some((field, text)) => format!("✍ {who}正在写{field}：{text}"),
+        None => format!("✍ {who}正在想……"),
+    };
+    block(ui, fill, |ui| {
+        ui.label(egui::RichText::new(text).italics());
+    });
 }
 
 /// Every line of the date: scenes, decisions, scores, the end.
