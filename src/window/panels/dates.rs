@@ -87,8 +87,8 @@ fn writing_view(ui: &mut egui::Ui, turn: Turn, written: &str, names: &[String; 2
         Turn::Avatar(k) => (names[k].clone(), [BLUE, PINK][k]),
     };
     let text = match crate::llm::cupid::preview(written) {
-        Some((field, text)) => format!("✍ {who}正在写{field}：{text}"),
-        None => format!("✍ {who}正在想……"),
+        Some((field, text)) => format!("{who}正在写{field}：{text}"),
+        None => format!("{who}正在想……"),
     };
     block(ui, fill, |ui| {
         ui.label(egui::RichText::new(text).italics());
