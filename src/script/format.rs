@@ -93,9 +93,10 @@ pub struct VarDecl {
     /// What the variable holds, told to the model that fills it in.
     #[serde(default)]
     pub define: Option<String>,
-    /// Any scalar (text, number, true/false); absent means no value yet.
+    /// Any scalar (text, number, true/false) or a list; absent means no value yet.
     #[serde(default)]
-    pub value: Option<serde_json::Value>,
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub value: Option<Spanned<serde_json::Value>>,
     /// Filled in from the conversation by the model after each turn.
     #[serde(default)]
     pub auto: Option<bool>,
@@ -286,7 +287,8 @@ pub struct Output {
     pub set: Option<Spanned<String>>,
     /// The value `set` gives it.
     #[serde(default)]
-    pub value: Option<serde_json::Value>,
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub value: Option<Spanned<serde_json::Value>>,
 }
 
 /// The kinds of action.

@@ -152,7 +152,7 @@ fn check_texts(
         if let Some(d) = &o.define {
             texts.push((d, first));
         }
-        if let Some(serde_json::Value::String(v)) = &o.value {
+        if let Some(serde_json::Value::String(v)) = o.value.as_ref().map(|v| &v.value) {
             // A call's outputs are read in the skill's scope when it ends.
             let is_call_output =
                 kind == ActionKind::Call && a.output.iter().flatten().any(|x| std::ptr::eq(x, o));

@@ -17,13 +17,17 @@
 //! | E290 | `max_rounds` outside 1–10 |
 //! | E300 | `{NAME}` of a variable declared or produced nowhere in the set |
 //! | E310 | `user_option` without choices, or an output entry with neither `get` nor `set` |
+//! | E311 | an unquoted `value: {x}`: a YAML map where text was meant |
+//! | E312 | an `update:` other than `auto` or `get` |
 //! | W301 | `timing_to` on a `NOW` call (ignored) |
 //! | W302 | a form field filled from a variable declared or produced nowhere |
 //! | W303 | `{NAME}` of a variable that lives only in another goal (not visible here) |
+//! | W304 | full-width braces `｛NAME｝` outside a condition (they never fill in a variable) |
 
 mod action;
 mod cycles;
 mod names;
+mod values;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -168,6 +172,7 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
         .collect();
     let known = known_variables(src, &owns);
     let set = SetNames::gather(src, &known, &mut out);
+    values::check_values(src, &mut out);
     let lists = list_variables(src);
     let options = option_keys(src);
     let session_stage = session_and_stage_variables(src);

@@ -103,7 +103,12 @@ pub(super) fn option_keys(src: &ScriptSources) -> BTreeMap<&str, BTreeSet<&str>>
 /// Variables that are lists: `tolist:` targets and declarations with a list value.
 pub(super) fn list_variables(src: &ScriptSources) -> BTreeSet<&str> {
     let declared = all_declarations(src)
-        .filter(|v| matches!(v.value, Some(serde_json::Value::Array(_))))
+        .filter(|v| {
+            matches!(
+                v.value.as_ref().map(|v| &v.value),
+                Some(serde_json::Value::Array(_))
+            )
+        })
         .map(|v| v.var.value.as_str());
     let tolists = all_goals(src)
         .flat_map(|g| g.actions.iter())

@@ -14,7 +14,10 @@ impl Engine<'_> {
             .iter()
             .flatten()
             .filter_map(|o: &Output| {
-                Some((o.set.as_ref()?.value.clone(), json_text(o.value.as_ref()?)))
+                Some((
+                    o.set.as_ref()?.value.clone(),
+                    json_text(&o.value.as_ref()?.value),
+                ))
             })
             .collect();
         let goals: Vec<GoalRef> = self
@@ -76,7 +79,7 @@ impl Engine<'_> {
             .flatten()
             .filter_map(|o| {
                 let set = o.set.as_ref()?.value.clone();
-                let template = json_text(o.value.as_ref()?);
+                let template = json_text(&o.value.as_ref()?.value);
                 let value = match &record {
                     Some(r) => {
                         let mut t = template.clone();

@@ -192,7 +192,7 @@ impl Engine<'_> {
                     }),
                 }
             } else if let (Some(set), Some(value)) = (&o.set, &o.value) {
-                let v = self.interpolate(st, &json_text(value), fx);
+                let v = self.interpolate(st, &json_text(&value.value), fx);
                 self.set(st, &set.value, Var::Text(v), fx);
             }
         }

@@ -216,7 +216,7 @@ fn action_uses(a: &Action, out: &mut BTreeSet<String>) {
     }
     for o in a.output.iter().chain(&a.input).flatten() {
         texts.extend(o.define.as_deref());
-        if let Some(serde_json::Value::String(v)) = &o.value {
+        if let Some(serde_json::Value::String(v)) = o.value.as_ref().map(|v| &v.value) {
             texts.push(v);
         }
         out.extend(o.get.as_ref().map(|g| g.value.clone()));

@@ -22,7 +22,9 @@ pub(super) fn decl_vars(d: &[VarDecl]) -> BTreeMap<String, Var> {
         .map(|v| {
             (
                 v.var.value.clone(),
-                v.value.as_ref().map_or(Var::Null, Var::from_json),
+                v.value
+                    .as_ref()
+                    .map_or(Var::Null, |v| Var::from_json(&v.value)),
             )
         })
         .collect()
