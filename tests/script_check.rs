@@ -39,6 +39,7 @@ fn the_broken_corpus_gets_exact_messages() {
         "tests/scripts/broken/session.yaml:19:14: error[E201]: one action has several kinds: say, user_say (help: put each in its own `- ` list entry)",
         "tests/scripts/broken/session.yaml:21:14: error[E202]: `tone` does not belong to a `say` action (help: `say` takes only `condition`)",
         "tests/scripts/broken/session.yaml:24:21: error[E290]: max_rounds 12 is outside 1–10 (help: the default is 3)",
+        "tests/scripts/broken/session.yaml:25:15: warning[W305]: `call: 甲乙` has no `timing`, so it is `NOW`: goal `选择` ends here and the 2 action(s) after it never run (help: to come back to this goal after the skill, add `timing: BEFORE_GOAL`; to mean `NOW`, write it or move the call last)",
         "tests/scripts/broken/session.yaml:25:15: error[E220]: unknown skill `甲乙` (help: did you mean `乙`?)",
         "tests/scripts/broken/session.yaml:28:20: error[E230]: `timing_to: 不存在` names no goal of this stage",
         "tests/scripts/broken/session.yaml:29:19: error[E260]: `fromlist: 用户选择` is never a list (help: make it a list with `tolist:` on an ai_ask or think, or declare it with a list value)",
@@ -51,6 +52,7 @@ fn the_broken_corpus_gets_exact_messages() {
         "tests/scripts/broken/values.yaml:3:11: error[E312]: `update: autoo` on `心情` is neither `auto` nor `get` (help: did you mean `auto`?)",
         "tests/scripts/broken/values.yaml:11:17: warning[W304]: full-width braces never fill in a variable (help: type ASCII braces: `{用户名}`, not `｛用户名｝`)",
         "tests/scripts/broken/values.yaml:16:18: error[E311]: `value:` is a YAML map here, not text: YAML reads an unquoted `{…}` as a map (help: quote it: `value: \"{心情}\"`)",
+        "tests/scripts/broken/values.yaml:19:15: warning[W305]: `call: 记录` has no `timing`, so it is `NOW`: goal `直接调用` ends here and the 1 action(s) after it never run (help: to come back to this goal after the skill, add `timing: BEFORE_GOAL`; to mean `NOW`, write it or move the call last)",
     ];
     let got = lines("tests/scripts/broken");
     for (g, w) in got.iter().zip(want.iter()) {

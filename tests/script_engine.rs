@@ -279,6 +279,15 @@ fn every_call_timing_lands_where_the_design_says() {
             "        timing: BEFORE_GOAL\n        timing_to: G2",
             "g1a g1b k g2 g3",
         ),
+        // Naming the running goal is the same as naming none: it pauses.
+        (
+            "        timing: BEFORE_GOAL\n        timing_to: G1",
+            "g1a k g1b g2 g3",
+        ),
+        (
+            "        timing: AFTER_GOAL\n        timing_to: G1",
+            "g1a g1b k g2 g3",
+        ),
         ("        timing: AFTER_GOAL", "g1a g1b k g2 g3"),
         (
             "        timing: AFTER_GOAL\n        timing_to: G2",

@@ -22,6 +22,7 @@
 //! | W301 | `timing_to` on a `NOW` call (ignored) |
 //! | W302 | a form field filled from a variable declared or produced nowhere |
 //! | W303 | `{NAME}` of a variable that lives only in another goal (not visible here) |
+//! | W305 | a `call` without `timing` (so `NOW`) with actions after it in its goal |
 //! | W304 | full-width braces `｛NAME｝` outside a condition (they never fill in a variable) |
 
 mod action;

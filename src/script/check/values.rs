@@ -1,7 +1,7 @@
-//! Values as YAML reads them where a writer meant text: an unquoted
-//! `value: {x}` (a YAML map, not the text `{x}`), an `update:` the engine
-//! does not know (`autoo`), and full-width braces `｛变量｝`, which never
-//! fill in a variable.
+//! What a writer may not mean: an unquoted `value: {x}` (a YAML map, not
+//! the text `{x}`), an `update:` the engine does not know (`autoo`),
+//! full-width braces `｛变量｝`, which never fill in a variable, and a `call`
+//! without `timing` with actions after it (`NOW` ends the goal there).
 
 use serde_json::Value;
 use serde_saphyr::Spanned;
@@ -11,7 +11,7 @@ use crate::script::diag::ScriptDiagnostic;
 use crate::script::format::{Goal, VarDecl};
 use crate::script::load::{LoadedDoc, ScriptSources};
 
-/// E311, E312 and W304 over the whole set.
+/// E311, E312, W304 and W305 over the whole set.
 pub(super) fn check_values(src: &ScriptSources, out: &mut Vec<ScriptDiagnostic>) {
     for d in &src.docs {
         let place = Place::of(d);
@@ -19,6 +19,7 @@ pub(super) fn check_values(src: &ScriptSources, out: &mut Vec<ScriptDiagnostic>)
             check_declaration(&place, v, out);
         }
         for g in goals(d) {
+            skipped_after_call(&place, g, out);
             let entries = g.actions.iter().flat_map(|a| {
                 let outputs = a.output.iter().flatten();
                 outputs.chain(a.input.iter().flatten())
@@ -30,6 +31,24 @@ pub(super) fn check_values(src: &ScriptSources, out: &mut Vec<ScriptDiagnostic>)
     }
     for (path, text) in &src.texts {
         full_width_braces(path, text, out);
+    }
+}
+
+/// W305: a `call` with no `timing` is `NOW`: the design ends the current
+/// goal there, so the actions after it never run.
+fn skipped_after_call(place: &Place, g: &Goal, out: &mut Vec<ScriptDiagnostic>) {
+    let n = g.actions.len();
+    for (i, a) in g.actions.iter().enumerate() {
+        let Some(call) = a.call.as_ref().filter(|_| a.timing.is_none() && i + 1 < n) else {
+            continue;
+        };
+        let rest = n - i - 1;
+        let message = format!(
+            "`call: {}` has no `timing`, so it is `NOW`: goal `{}` ends here and the {rest} action(s) after it never run",
+            call.value, g.goal.value
+        );
+        let help = "to come back to this goal after the skill, add `timing: BEFORE_GOAL`; to mean `NOW`, write it or move the call last";
+        out.push(ScriptDiagnostic::warning(place.file, place.at(call), "W305", message).help(help));
     }
 }
 

@@ -114,6 +114,10 @@ impl Engine<'_> {
             .iter()
             .position(|s| s.stage == current_stage)
             .unwrap_or(0);
+        // `timing_to` naming the running goal is the same as naming none (the
+        // design: without it, the current goal is meant).
+        let running = st.frames.last().map(|f| &f.goal);
+        let to = to.filter(|t| running.is_none_or(|g| g.skill.is_some() || g.goal != *t));
         match (timing, to) {
             (Timing::Now, _) => {
                 // The current goal ends; the skill goals run next, in order.
