@@ -38,7 +38,7 @@ fn the_broken_corpus_gets_exact_messages() {
         "tests/scripts/broken/session.yaml:18:14: error[E300]: `{名字}` is declared or produced nowhere (help: declare it (`declare:` or global.yaml) or produce it with an output `get:`)",
         "tests/scripts/broken/session.yaml:19:14: error[E201]: one action has several kinds: say, user_say (help: put each in its own `- ` list entry)",
         "tests/scripts/broken/session.yaml:21:14: error[E202]: `tone` does not belong to a `say` action (help: `say` takes only `condition`)",
-        "tests/scripts/broken/session.yaml:24:21: error[E290]: max_rounds 12 is outside 1–10 (help: the default is 3)",
+        "tests/scripts/broken/session.yaml:24:21: error[E290]: max_rounds 12 is outside 1–10 (help: the default is 6)",
         "tests/scripts/broken/session.yaml:25:15: warning[W305]: `call: 甲乙` has no `timing`, so it is `NOW`: goal `选择` ends here and the 2 action(s) after it never run (help: to come back to this goal after the skill, add `timing: BEFORE_GOAL`; to mean `NOW`, write it or move the call last)",
         "tests/scripts/broken/session.yaml:25:15: error[E220]: unknown skill `甲乙` (help: did you mean `乙`?)",
         "tests/scripts/broken/session.yaml:28:20: error[E230]: `timing_to: 不存在` names no goal of this stage",

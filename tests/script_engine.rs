@@ -866,3 +866,66 @@ fn a_skill_runs_on_its_own_with_inputs_and_offline_phrasing() {
     );
     assert_eq!(host.state.session, "问候");
 }
+
+/// `ai_ask` never leaves its last question hanging: when `max_rounds` is
+/// used up on a question, the human answers it, what it holds is extracted,
+/// and only then the goal goes on; the last round's prompt asks for no new
+/// question. Without `max_rounds` the cap (6) lets the design's five-round
+/// example run all five rounds.
+#[test]
+fn ai_ask_lets_the_last_question_be_answered() {
+    let yaml = |rounds: &str| {
+        format!(
+            r#"
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: g
+      actions:
+      - ai_ask: 了解来访者想聊的话题{rounds}
+        output:
+        - get: 话题
+      - say: 好的，{{话题}}
+"#
+        )
+    };
+    let mut prompts = Vec::new();
+    let asking = |prompts: &mut Vec<String>, req: &LlmRequest, exit_after: u32, st: &State| {
+        prompts.push(req.prompt.clone());
+        let round = st.frames.last().map_or(0, |f| f.rounds);
+        match req.kind {
+            LlmKind::AskRound if round >= exit_after => {
+                serde_json::json!({"reply": "谢谢你。", "exit": true, "vars": {"话题": "五轮"}})
+                    .to_string()
+            }
+            LlmKind::AskRound => {
+                let q = format!("第{round}个问题：还有呢？");
+                serde_json::json!({"reply": q, "exit": false, "vars": {}}).to_string()
+            }
+            _ => serde_json::json!({"vars": {"话题": "最后的回答"}}).to_string(),
+        }
+    };
+    let capped = script(&yaml("\n        max_rounds: 2"));
+    let (shown, _) = play_with(&capped, "s", &["一", "二", "三"], |st, req| {
+        asking(&mut prompts, req, 99, st)
+    });
+    let questions = shown.iter().filter(|l| l.contains("个问题")).count();
+    assert_eq!(questions, 2, "{shown:#?}");
+    assert!(
+        shown.last().unwrap().ends_with("好的，最后的回答"),
+        "{shown:#?}"
+    );
+    assert!(prompts[1].contains("这是最后一轮"), "{}", prompts[1]);
+    assert!(!prompts[0].contains("这是最后一轮"));
+    // The design's example: five rounds, then the model closes.
+    let open = script(&yaml(""));
+    let five = ["一", "二", "三", "四", "五", "六"];
+    let (shown, _) = play_with(&open, "s", &five, |st, req| {
+        asking(&mut Vec::new(), req, 5, st)
+    });
+    let questions = shown.iter().filter(|l| l.contains("个问题")).count();
+    assert_eq!(questions, 4, "{shown:#?}");
+    assert!(shown.last().unwrap().ends_with("好的，五轮"), "{shown:#?}");
+}

@@ -244,7 +244,8 @@ pub struct Action {
     pub tone: Option<String>,
     /// `ai_ask`: when the model should end the conversation.
     pub exit: Option<String>,
-    /// `ai_ask`: the most rounds before it exits anyway (default 3).
+    /// `ai_ask`: the most rounds before it exits anyway (default 6; a last
+    /// question is still answered).
     #[schemars(with = "Option<i64>", range(min = 1, max = 10))]
     pub max_rounds: Option<Box<Spanned<i64>>>,
     /// `ai_ask` / `think`: a list variable each answer's outputs are appended to as one record.

@@ -183,7 +183,7 @@ fn check_rounds(place: &Place, a: &Action, out: &mut Vec<ScriptDiagnostic>) {
                 "E290",
                 format!("max_rounds {} is outside 1–10", m.value),
             )
-            .help("the default is 3"),
+            .help("the default is 6"),
         );
     }
 }

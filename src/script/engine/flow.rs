@@ -69,6 +69,10 @@ impl Engine<'_> {
         match self.current_action(st).and_then(Action::kind) {
             // After `ask`, the outputs are extracted from the answer.
             Some(ActionKind::Ask) => self.request_outputs(st, LlmKind::Extract, fx),
+            // The answer to `ai_ask`'s last question: what it holds is extracted.
+            Some(ActionKind::AiAsk) if st.frames.last().is_some_and(|f| f.closing) => {
+                self.request_outputs(st, LlmKind::Extract, fx)
+            }
             // Another round of `ai_ask`.
             Some(ActionKind::AiAsk) => self.request_round(st, fx),
             _ => self.advance(st),
@@ -119,6 +123,7 @@ impl Engine<'_> {
         if let Some(f) = st.frames.last_mut() {
             f.action += 1;
             f.rounds = 0;
+            f.closing = false;
         }
         st.wait = Wait::Start;
     }
@@ -216,6 +221,7 @@ impl Engine<'_> {
             chat_from: st.said,
             before: Vec::new(),
             updated: false,
+            closing: false,
         });
     }
 

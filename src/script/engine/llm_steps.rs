@@ -14,7 +14,7 @@ use crate::base::json::extract_object;
 use crate::script::format::{Action, ActionKind, Step};
 
 /// Rounds of `ai_ask` when the action names no `max_rounds`.
-const DEFAULT_ROUNDS: u32 = 3;
+const DEFAULT_ROUNDS: u32 = 6;
 
 impl Engine<'_> {
     /// The prompt of an LLM step: who speaks (definition, tone), the time to the
@@ -115,9 +115,16 @@ impl Engine<'_> {
             }
         );
         let task = self.with_known(st, task, &wants);
+        let rounds = st.frames.last().map_or(0, |f| f.rounds) + 1;
+        let ask = match rounds >= max_rounds(a) {
+            true => {
+                format!("{ask}\n这是最后一轮：不要再提问，回应对方并自然地收尾，exit 写 true。")
+            }
+            false => ask,
+        };
         let prompt = self.prompt(st, a, &task, &ask);
         if let Some(f) = st.frames.last_mut() {
-            f.rounds += 1;
+            f.rounds = rounds;
         }
         self.request(st, LlmKind::AskRound, prompt, wants, list, fx);
     }
@@ -319,15 +326,17 @@ impl Engine<'_> {
         let said_exit = object.and_then(|o| o.get("exit")).is_some_and(|e| {
             e.as_bool() == Some(true) || e.as_str().is_some_and(|s| s.eq_ignore_ascii_case("true"))
         });
-        let max = self
-            .current_action(st)
-            .and_then(|a| a.max_rounds.as_ref())
-            .map_or(DEFAULT_ROUNDS, |m| m.value.clamp(1, 10) as u32);
+        let max = self.current_action(st).map_or(DEFAULT_ROUNDS, max_rounds);
         let rounds = st.frames.last().map_or(0, |f| f.rounds);
+        let last_asks = rounds >= max && !said_exit && asks(&reply);
         if !reply.is_empty() {
             self.ai_line(st, reply, ActionKind::AiAsk, fx);
         }
-        if said_exit || rounds >= max {
+        if last_asks && let Some(f) = st.frames.last_mut() {
+            // The rounds are used up on a question: the human answers it first.
+            f.closing = true;
+        }
+        if (said_exit || rounds >= max) && !last_asks {
             // Variables are committed at exit, as the design says.
             self.commit(st, vars, fx);
             self.advance(st);
@@ -336,4 +345,17 @@ impl Engine<'_> {
             st.wait = Wait::Text;
         }
     }
+}
+
+/// An `ai_ask`'s rounds: `max_rounds` (1–10), else [`DEFAULT_ROUNDS`].
+fn max_rounds(a: &Action) -> u32 {
+    a.max_rounds
+        .as_ref()
+        .map_or(DEFAULT_ROUNDS, |m| m.value.clamp(1, 10) as u32)
+}
+
+/// Whether a line asks something (ends with a question mark).
+fn asks(line: &str) -> bool {
+    line.trim_end_matches(['"', '」', '”', ' '])
+        .ends_with(['？', '?'])
 }

@@ -135,6 +135,10 @@ pub struct Frame {
     /// The auto variables were brought up to date at this goal's end.
     #[serde(default)]
     pub(crate) updated: bool,
+    /// An `ai_ask` used its rounds on a question: the human answers it, then
+    /// the outputs are extracted and the goal goes on.
+    #[serde(default)]
+    pub(crate) closing: bool,
 }
 
 /// A stage of the session: the goals still queued, and whether it began.
