@@ -591,6 +591,18 @@ fn script_run_plays_a_session_from_an_input_file() {
             .iter()
             .any(|l| l["effect"]["effect"] == "session_ended")
     );
+    // Prompts read the wall clock as each input comes, kept with it for a replay.
+    let stamped = |l: &&serde_json::Value| {
+        l["now"]
+            .as_str()
+            .is_some_and(|n| n.len() == 23 && n.ends_with(" UTC"))
+    };
+    let inputs: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l.get("input").is_some()).collect();
+    assert!(
+        !inputs.is_empty() && inputs.iter().all(stamped),
+        "{inputs:?}"
+    );
 }
 
 #[test]

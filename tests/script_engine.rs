@@ -929,3 +929,39 @@ sessions:
     assert_eq!(questions, 4, "{shown:#?}");
     assert!(shown.last().unwrap().ends_with("好的，五轮"), "{shown:#?}");
 }
+
+/// Prompts in Chinese, as the task asks: an `ai_say` whose task sets a
+/// length or a form is not told to say one sentence; `ai_ask`'s default exit
+/// is the design's 完成引导任务后; a variable with no value reaches the model
+/// as plain words, never as the writer's `⟨NAME?⟩` marker.
+#[test]
+fn prompts_follow_the_task_and_stay_chinese() {
+    let s = script(
+        r#"
+global:
+- var: 名字
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: g
+      actions:
+      - ai_say: 用100字左右介绍今天的练习
+      - ai_say: 问候{名字}
+      - ai_ask: 了解来访者的睡眠
+"#,
+    );
+    let mut prompts = Vec::new();
+    play_with(&s, "s", &["好", "好", "好"], |st, req| {
+        prompts.push(req.prompt.clone());
+        offline_reply(st, req)
+    });
+    assert!(!prompts[0].contains("说一句话"), "{}", prompts[0]);
+    assert!(prompts[0].contains("按任务的要求说"), "{}", prompts[0]);
+    assert!(prompts[1].contains("说一句话"), "{}", prompts[1]);
+    assert!(!prompts[1].contains('⟨'), "{}", prompts[1]);
+    assert!(prompts[1].contains("名字：还不知道"), "{}", prompts[1]);
+    assert!(prompts[2].contains("完成引导任务后"), "{}", prompts[2]);
+    assert!(prompts.iter().all(|p| !p.contains("when the task")));
+}

@@ -88,6 +88,7 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     let mut show = stdout.lock();
     let played = runner::play(
         &engine,
+        &wall_clock,
         &session,
         human.as_mut(),
         mind.as_mut(),

@@ -177,6 +177,7 @@ pub(crate) struct Played {
 /// it; `transcript` gets one JSON object per line, input and effect.
 pub(crate) fn play(
     engine: &Engine,
+    clock: &dyn Fn() -> String,
     session: &str,
     human: &mut dyn Human,
     mind: &mut dyn Mind,
@@ -199,8 +200,11 @@ pub(crate) fn play(
     let mut input = Input::Start;
     let mut places = VarPlaces::default();
     loop {
-        let _ = writeln!(transcript, "{}", json!({ "input": input }));
-        let effects = engine.resume(&mut st, input)?;
+        // Prompts read the clock as it is now (kept with the input for a replay).
+        let now = clock();
+        let _ = writeln!(transcript, "{}", json!({ "input": input, "now": now }));
+        let step = Engine { now, ..*engine };
+        let effects = step.resume(&mut st, input)?;
         for e in &effects {
             let _ = writeln!(transcript, "{}", json!({ "effect": e }));
             show_effect(show, e);
@@ -366,7 +370,7 @@ pub(crate) fn replay(
     transcript: &str,
 ) -> Result<Replayed, ReplayError> {
     let mut start = None;
-    let mut inputs: Vec<Input> = Vec::new();
+    let mut inputs: Vec<(Input, Option<String>)> = Vec::new();
     let mut recorded: Vec<serde_json::Value> = Vec::new();
     for (i, line) in transcript.lines().enumerate() {
         if line.trim().is_empty() {
@@ -380,7 +384,9 @@ pub(crate) fn replay(
         if let Some(s) = v.get("start") {
             start = Some(s.clone());
         } else if let Some(input) = v.get("input") {
-            inputs.push(serde_json::from_value(input.clone()).map_err(|e| bad(e.to_string()))?);
+            let now = v.get("now").and_then(|n| n.as_str()).map(str::to_string);
+            let input = serde_json::from_value(input.clone()).map_err(|e| bad(e.to_string()))?;
+            inputs.push((input, now));
         } else if let Some(effect) = v.get("effect") {
             recorded.push(effect.clone());
         }
@@ -405,8 +411,12 @@ pub(crate) fn replay(
     };
     let mut st = engine.start(&text("session"))?;
     let mut replayed = Vec::new();
-    for input in &inputs {
-        for e in engine.resume(&mut st, input.clone())? {
+    for (input, now) in &inputs {
+        let step = Engine {
+            now: now.clone().unwrap_or_else(|| engine.now.clone()),
+            ..engine
+        };
+        for e in step.resume(&mut st, input.clone())? {
             replayed.push(serde_json::to_value(&e).expect("effects are plain data"));
         }
     }

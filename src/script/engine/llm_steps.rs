@@ -88,7 +88,13 @@ impl Engine<'_> {
         fx: &mut Vec<Effect>,
     ) {
         let task = self.interpolate(st, task, fx);
-        let prompt = self.prompt(st, a, &task, "说一句话（只输出这句话）。");
+        // A task that sets its own length or form (100 字, a four-line verse)
+        // is not cut down to one sentence.
+        let ask = match sets_its_form(&task) {
+            true => "按任务的要求说（只输出要说的话）。",
+            false => "说一句话（只输出这句话）。",
+        };
+        let prompt = self.prompt(st, a, &task, ask);
         self.request(st, LlmKind::Say, prompt, Vec::new(), false, fx);
     }
 
@@ -101,7 +107,8 @@ impl Engine<'_> {
             return;
         };
         let task = self.interpolate(st, task, fx);
-        let exit = a.exit.as_deref().unwrap_or("when the task is complete");
+        // The design's default exit: 完成引导任务后.
+        let exit = a.exit.as_deref().unwrap_or("完成引导任务后");
         let wants = self.wants(st, a, fx);
         let list = a.tolist.is_some();
         let names: Vec<String> = wants.iter().map(|(n, d)| format!("{n}（{d}）")).collect();
@@ -358,4 +365,54 @@ fn max_rounds(a: &Action) -> u32 {
 fn asks(line: &str) -> bool {
     line.trim_end_matches(['"', '」', '”', ' '])
         .ends_with(['？', '?'])
+}
+
+/// Whether an `ai_say` task asks for a length or a form of its own: a count
+/// of characters, sentences, lines… (`100字`, `三句`, `四行`) or a form
+/// (a poem, a list, steps). Variables' names (`{名字}`) are not read.
+fn sets_its_form(task: &str) -> bool {
+    const FORMS: [&str; 7] = ["首", "篇", "诗", "列出", "清单", "步骤", "分点"];
+    const UNITS: [char; 7] = ['字', '句', '行', '段', '条', '点', '个'];
+    const COUNTS: &str = "0123456789两二三四五六七八九十百千几";
+    let mut plain = String::new();
+    let mut depth = 0u32;
+    for c in task.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            c if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let chars: Vec<char> = plain.chars().filter(|c| !c.is_whitespace()).collect();
+    let counted = chars
+        .windows(2)
+        .any(|w| COUNTS.contains(w[0]) && UNITS.contains(&w[1]));
+    counted || FORMS.iter().any(|f| plain.contains(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sets_its_form;
+
+    #[test]
+    fn a_task_sets_its_form_by_count_or_kind() {
+        for yes in [
+            "用100字介绍练习",
+            "写一首四行的小诗",
+            "用三句话总结",
+            "列出两个步骤",
+        ] {
+            assert!(sets_its_form(yes), "{yes}");
+        }
+        for no in [
+            "问候{名字}",
+            "温柔地鼓励{用户名}",
+            "用一句话祝福对方",
+            "左右为难时安慰他",
+        ] {
+            assert!(!sets_its_form(no) || no.contains("一句"), "{no}");
+        }
+        assert!(!sets_its_form("问候{名字}") && !sets_its_form("左右为难时安慰他"));
+    }
 }

@@ -43,8 +43,44 @@ impl Engine<'_> {
             stage.get(1).copied().unwrap_or(""),
         );
         StepPrompt {
-            text,
+            text: for_model(&text),
             tokens: a.layer_tokens(),
         }
+    }
+}
+
+/// The interpolation markers a writer sees (`⟨NAME?⟩` no value yet,
+/// `⟨NAME!⟩` undeclared) said plainly for a model, which would copy them.
+fn for_model(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('⟨') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + '⟨'.len_utf8()..];
+        match after.find('⟩') {
+            Some(close) => {
+                let name = after[..close].trim_end_matches(['?', '!']);
+                out.push_str(&format!("（{name}：还不知道）"));
+                rest = &after[close + '⟩'.len_utf8()..];
+            }
+            None => {
+                out.push('⟨');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn markers_never_reach_the_model() {
+        assert_eq!(
+            super::for_model("你好，⟨名字?⟩，⟨年龄!⟩岁"),
+            "你好，（名字：还不知道），（年龄：还不知道）岁"
+        );
+        assert_eq!(super::for_model("⟨没有闭合"), "⟨没有闭合");
     }
 }
