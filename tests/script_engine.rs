@@ -965,3 +965,58 @@ sessions:
     assert!(prompts[2].contains("完成引导任务后"), "{}", prompts[2]);
     assert!(prompts.iter().all(|p| !p.contains("when the task")));
 }
+
+/// YAML's booleans and numbers stay typed through globals, `set` and
+/// conditions, with JavaScript's truthiness and equality: the design's
+/// `!{是否已登录}` fires for `false`, `== false` holds, `=== 3` holds for the
+/// number 3 (not for the text "3"), and `{x}` shows `false`, `3`.
+#[test]
+fn booleans_and_numbers_stay_typed() {
+    let s = script(
+        r#"
+global:
+- var: 是否已登录
+  value: false
+- var: 分数
+  value: 3
+- var: 文本
+  value: "3"
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: g
+      actions:
+      - say: 请先登录
+        condition: "!{是否已登录}"
+      - say: 等于假
+        condition: "{是否已登录} == false"
+      - say: 严格等于三
+        condition: "{分数} === 3"
+      - say: 文本不严格等于三
+        condition: "{文本} !== 3"
+      - say: 宽松等于三
+        condition: "{文本} == 3"
+      - say: 登录状态：{是否已登录}，分数：{分数}
+      - think: 记下登录
+        output:
+        - set: 是否已登录
+          value: true
+      - say: 已登录
+        condition: "{是否已登录} === true"
+"#,
+    );
+    let said = play(&s, "s", &[]).0.join("\n");
+    for line in [
+        "请先登录",
+        "等于假",
+        "严格等于三",
+        "文本不严格等于三",
+        "宽松等于三",
+        "登录状态：false，分数：3",
+        "已登录",
+    ] {
+        assert!(said.contains(line), "{line} missing in:\n{said}");
+    }
+}

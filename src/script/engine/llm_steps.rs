@@ -206,8 +206,12 @@ impl Engine<'_> {
                     }),
                 }
             } else if let (Some(set), Some(value)) = (&o.set, &o.value) {
-                let v = self.interpolate(st, &json_text(&value.value), fx);
-                self.set(st, &set.value, Var::Text(v), fx);
+                // `value: false` / `value: 3` stay typed; text is interpolated.
+                let v = match &value.value {
+                    Json::Bool(_) | Json::Number(_) => Var::from_json(&value.value),
+                    other => Var::Text(self.interpolate(st, &json_text(other), fx)),
+                };
+                self.set(st, &set.value, v, fx);
             }
         }
     }

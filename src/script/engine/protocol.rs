@@ -19,8 +19,12 @@ pub const CHAT_KEEP: usize = 40;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Var {
-    /// Text (every scalar is read as text).
+    /// Text.
     Text(String),
+    /// `true` / `false`, as YAML or a `set` wrote it.
+    Bool(bool),
+    /// A number, as YAML or a `set` wrote it.
+    Num(f64),
     /// A list of records (from `tolist`, or filled by `fromlist` calls).
     List(Vec<BTreeMap<String, String>>),
     /// Declared with no value yet.
@@ -33,6 +37,8 @@ impl Var {
         match v {
             serde_json::Value::Null => Var::Null,
             serde_json::Value::String(s) => Var::Text(s.clone()),
+            serde_json::Value::Bool(b) => Var::Bool(*b),
+            serde_json::Value::Number(n) => n.as_f64().map_or(Var::Null, Var::Num),
             serde_json::Value::Array(items) => Var::List(
                 items
                     .iter()
@@ -52,6 +58,8 @@ impl Var {
     pub fn text(&self) -> String {
         match self {
             Var::Text(s) => s.clone(),
+            Var::Bool(b) => b.to_string(),
+            Var::Num(n) => number_text(*n),
             Var::Null => String::new(),
             Var::List(items) => {
                 let rows: Vec<String> = items
@@ -71,6 +79,8 @@ impl Var {
     pub(super) fn condition_value(&self) -> Value {
         match self {
             Var::Text(s) => Value::Str(s.clone()),
+            Var::Bool(b) => Value::Bool(*b),
+            Var::Num(n) => Value::Num(*n),
             Var::Null => Value::Null,
             Var::List(items) => Value::List(
                 items
@@ -445,4 +455,13 @@ pub enum EngineError {
         /// The loaded script's hash.
         now: u64,
     },
+}
+
+/// A number as JavaScript writes it: `3`, not `3.0`.
+fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        n.to_string()
+    }
 }
