@@ -581,6 +581,9 @@ sessions:
     assert_eq!(st.wait, Wait::Done);
 }
 
+/// An `ai_ask` is told what the conversation has already told of its
+/// outputs (follow up, don't ask again), but not a declared default, which
+/// nobody has said yet.
 #[test]
 fn an_ai_ask_is_told_what_is_known_already() {
     let s = script(
@@ -589,6 +592,8 @@ global:
 - var: 家庭成员情况
   define: 来访者的兄弟姐妹
   value: 两个姐姐
+- var: 父母
+  define: 父母的情况
 sessions:
 - session: s
   stages:
@@ -600,17 +605,28 @@ sessions:
         output:
         - get: 家庭成员情况
         - get: 父母
+    - goal: h
+      actions:
+      - think: 记下父母
+        output:
+        - set: 父母
+          value: 都在老家
+      - ai_ask: 再聊聊家里
+        output:
+        - get: 父母
 "#,
     );
     let mut prompts = Vec::new();
-    play_with(&s, "s", &["好", "好", "好"], |st, req| {
+    play_with(&s, "s", &["好", "好", "好", "好", "好"], |st, req| {
         prompts.push(req.prompt.clone());
         offline_reply(st, req)
     });
+    assert!(!prompts[0].contains("已经知道的"), "{}", prompts[0]);
+    let later = prompts.iter().find(|p| p.contains("再聊聊家里")).unwrap();
     assert!(
-        prompts[0].contains("已经知道的（不要重复问，可以接着深入问）：家庭成员情况：两个姐姐")
+        later.contains("已经知道的（不要重复问，可以接着深入问）：父母：都在老家"),
+        "{later}"
     );
-    assert!(!prompts[0].contains("父母："));
 }
 
 /// A stand-in model for the first-day sample: fixed values per variable, a

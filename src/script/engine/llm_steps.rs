@@ -142,6 +142,8 @@ impl Engine<'_> {
     fn with_known(&self, st: &State, task: String, wants: &[(String, String)]) -> String {
         let known: Vec<String> = wants
             .iter()
+            // A declared default is not what the conversation told.
+            .filter(|(n, _)| st.given.contains(n))
             .filter_map(|(n, _)| match self.lookup(st, n) {
                 Some(Var::Null) | None => None,
                 Some(v) => Some(format!("{n}：{}", v.text())),

@@ -127,6 +127,7 @@ impl Engine<'_> {
             auto_from: 0,
             forms: BTreeMap::new(),
             human_role: human,
+            given: Default::default(),
         }
     }
 

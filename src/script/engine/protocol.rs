@@ -238,6 +238,10 @@ pub struct State {
     /// The HUMAN role's name (whose lines the offline brain reads).
     #[serde(default)]
     pub(crate) human_role: String,
+    /// Variables given a value during the run (a declared default is not
+    /// something the conversation has told yet).
+    #[serde(default)]
+    pub(crate) given: std::collections::BTreeSet<String>,
 }
 
 /// A form's fields in order, each with its value (None: not filled yet).

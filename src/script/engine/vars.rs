@@ -68,6 +68,7 @@ impl Engine<'_> {
     /// Sets a variable where it is declared (innermost first); an undeclared one
     /// is declared in the current goal.
     pub(super) fn set(&self, st: &mut State, name: &str, value: Var, fx: &mut Vec<Effect>) {
+        st.given.insert(name.to_string());
         let scope = if let Some(f) = st.frames.last_mut()
             && f.vars.contains_key(name)
         {
