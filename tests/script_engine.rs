@@ -1036,3 +1036,48 @@ sessions:
         assert!(said.contains(line), "{line} missing in:\n{said}");
     }
 }
+
+/// Each step reads the chat the design gives it: the extraction after `ask`
+/// the question and its answer only, `think` its goal's whole chat (however
+/// long), never an earlier goal's lines.
+#[test]
+fn steps_read_the_chat_of_their_goal_or_action() {
+    let mut long = String::new();
+    for i in 0..50 {
+        long.push_str(&format!("      - say: 第{i}句\n"));
+    }
+    let s = script(&format!(
+        r#"
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: 上一个
+      actions:
+      - say: 上一个话题的话
+    - goal: g
+      actions:
+{long}      - ask: 你最近睡得好吗
+        output:
+        - get: 睡眠
+      - think: 总结这一段
+        output:
+        - get: 总结
+"#
+    ));
+    let mut prompts = Vec::new();
+    play_with(&s, "s", &["还行"], |st, req| {
+        prompts.push(req.prompt.clone());
+        offline_reply(st, req)
+    });
+    let extract = &prompts[0];
+    assert!(
+        extract.contains("你最近睡得好吗") && extract.contains("还行"),
+        "{extract}"
+    );
+    assert!(!extract.contains("第49句"), "{extract}");
+    let think = &prompts[1];
+    assert!(think.contains("第0句") && think.contains("还行"), "{think}");
+    assert!(!think.contains("上一个话题的话"), "{think}");
+}

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::Engine;
-use super::protocol::{CHAT_KEEP, ChatLine, Effect, EngineError, Frame, GoalRef, Input, LlmKind};
+use super::protocol::LlmKind;
+use super::protocol::{CHAT_KEEP, CHAT_MOST, ChatLine, Effect, EngineError, Frame, GoalRef, Input};
 use super::protocol::{State, Var, Wait};
 use super::vars::decl_vars;
 use crate::script::format::{Action, ActionKind};
@@ -124,6 +125,7 @@ impl Engine<'_> {
             f.action += 1;
             f.rounds = 0;
             f.closing = false;
+            f.action_from = st.said;
         }
         st.wait = Wait::Start;
     }
@@ -153,8 +155,15 @@ impl Engine<'_> {
             text: text.to_string(),
         });
         st.said += 1;
-        if st.chat.len() > CHAT_KEEP {
-            st.chat.remove(0);
+        // The recent lines, and every line of a goal still running (up to a cap).
+        let goal_from = st.frames.iter().map(|f| f.chat_from).min();
+        let keep_from = goal_from
+            .unwrap_or(st.said)
+            .min(st.said.saturating_sub(CHAT_KEEP))
+            .max(st.said.saturating_sub(CHAT_MOST));
+        let first = st.said - st.chat.len();
+        if keep_from > first {
+            st.chat.drain(..keep_from - first);
         }
     }
 
@@ -219,6 +228,7 @@ impl Engine<'_> {
             rounds: 0,
             vars,
             chat_from: st.said,
+            action_from: st.said,
             before: Vec::new(),
             updated: false,
             closing: false,

@@ -34,7 +34,21 @@ impl Engine<'_> {
         if let Some(scene) = &st.scene {
             moment.push_str(&format!("场景：{scene}。"));
         }
-        self.step_prompt(persona, moment, &st.chat, format!("任务：{task}\n{ask}"))
+        let chat = self.chat_read_by(st, a);
+        self.step_prompt(persona, moment, chat, format!("任务：{task}\n{ask}"))
+    }
+
+    /// The chat a step reads, as the design scopes it: `think` and `ai_ask`
+    /// the chat of their goal, the extraction after `ask` the question and
+    /// its answer; `ai_say` the recent chat.
+    fn chat_read_by<'s>(&self, st: &'s State, a: &Action) -> &'s [super::protocol::ChatLine] {
+        let first = st.said - st.chat.len();
+        let from = match (a.kind(), st.frames.last()) {
+            (Some(ActionKind::Think | ActionKind::AiAsk), Some(f)) => f.chat_from,
+            (Some(ActionKind::Ask), Some(f)) => f.action_from,
+            _ => st.said.saturating_sub(super::protocol::CHAT_KEEP),
+        };
+        &st.chat[from.saturating_sub(first).min(st.chat.len())..]
     }
 
     /// Asks the host's model and waits for the answer.

@@ -14,6 +14,8 @@ pub const STATE_VERSION: u32 = 1;
 pub const STEP_BUDGET: u32 = 200_000;
 /// Chat lines kept for prompts.
 pub const CHAT_KEEP: usize = 40;
+/// Lines kept at most, even for a long goal still running (its chat is read whole).
+pub const CHAT_MOST: usize = 400;
 
 /// A variable's value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -145,6 +147,9 @@ pub struct Frame {
     /// The auto variables were brought up to date at this goal's end.
     #[serde(default)]
     pub(crate) updated: bool,
+    /// `said` when the current action began (the chat an `ask` extracts from).
+    #[serde(default)]
+    pub(crate) action_from: usize,
     /// An `ai_ask` used its rounds on a question: the human answers it, then
     /// the outputs are extracted and the goal goes on.
     #[serde(default)]
