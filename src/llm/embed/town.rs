@@ -281,6 +281,9 @@ fn apply(
     mut memories: Query<&mut Memories>,
     clock: Res<Clock>,
 ) {
+    if embeddings.arrived.is_empty() {
+        return;
+    }
     let e = &mut *embeddings;
     let model = e.settings.passage_model().to_string();
     for (id, result) in std::mem::take(&mut e.arrived) {

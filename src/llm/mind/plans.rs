@@ -262,7 +262,6 @@ impl PlanCalls<'_, '_> {
             Some(QueryVector::Ready(v)) => Some(v),
             Some(QueryVector::Lexical) | None => None,
         };
-        let now = self.inputs.clock.now;
         let (priority, watched) = self.brain.priority(&self.focus, &r.id);
         let call = ((r.idx, &r.id), endpoint, CallKind::Plan);
         if !admit(&mut self.brain, &mut self.events, now, call, watched) {

@@ -28,8 +28,7 @@ impl Engine<'_> {
         f.updated = true;
         let stage = f.stage.clone();
         let (_, human) = self.script.default_roles();
-        let fresh = st.said.saturating_sub(st.auto_from).min(st.chat.len());
-        let lines = &st.chat[st.chat.len() - fresh..];
+        let lines = st.chat_since(st.auto_from);
         if !lines.iter().any(|l| l.role == human) {
             return;
         }

@@ -42,13 +42,12 @@ impl Engine<'_> {
     /// the chat of their goal, the extraction after `ask` the question and
     /// its answer; `ai_say` the recent chat.
     fn chat_read_by<'s>(&self, st: &'s State, a: &Action) -> &'s [super::protocol::ChatLine] {
-        let first = st.said - st.chat.len();
         let from = match (a.kind(), st.frames.last()) {
             (Some(ActionKind::Think | ActionKind::AiAsk), Some(f)) => f.chat_from,
             (Some(ActionKind::Ask), Some(f)) => f.action_from,
             _ => st.said.saturating_sub(super::protocol::CHAT_KEEP),
         };
-        &st.chat[from.saturating_sub(first).min(st.chat.len())..]
+        st.chat_since(from)
     }
 
     /// Asks the host's model and waits for the answer.

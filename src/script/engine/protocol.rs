@@ -474,3 +474,12 @@ fn number_text(n: f64) -> String {
         n.to_string()
     }
 }
+
+impl State {
+    /// The kept chat from line `from` on (counted as `said` counts: lines
+    /// ever said); all that is kept when older lines were dropped.
+    pub(crate) fn chat_since(&self, from: usize) -> &[ChatLine] {
+        let first = self.said - self.chat.len();
+        &self.chat[from.saturating_sub(first).min(self.chat.len())..]
+    }
+}

@@ -263,8 +263,7 @@ impl Dating<'_, '_> {
     /// sent to its thread when a model plays it (false: it comes back later).
     fn step(&mut self, d: &mut TownDate) -> bool {
         let (pair, bank) = (d.pair, self.cupid.bank.clone());
-        let model = self.model.as_deref().cloned();
-        let live = d.live(|| self.avatars(pair), &bank, model.as_ref());
+        let live = d.live(|| self.avatars(pair), &bank, self.model.as_deref());
         let lines = match &mut live.minds {
             PlayedBy::Offline(minds) => live.date.step(minds.as_mut()),
             PlayedBy::Model(minds) => {
