@@ -244,10 +244,16 @@ pub struct WindowArgs {
     /// Start with the chat ("💬 聊天") open with this resident (id).
     #[arg(long, value_name = "ID")]
     pub(crate) chat: Option<String>,
-    /// Start with only these panels open: inspector, events, relations,
-    /// notices, tuning, help, dates (comma-separated; default: inspector,events).
+    /// Start with only these panels open: inspector, events, news, relations,
+    /// notices, tuning, help, dates (comma-separated; default: inspector,events);
+    /// `none`: no panel and no top bar, for clean screenshots.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub(crate) panels: Option<Vec<String>>,
+    /// Demo mode: a director camera glides from scene to scene (arguments,
+    /// dates, gatherings, notices, conversations) with captions, panels
+    /// hidden; M toggles it in the window.
+    #[arg(long)]
+    pub(crate) demo: bool,
     /// Save a screenshot this many real seconds after the start.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) screenshot_after: Option<f32>,

@@ -307,6 +307,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
         select: args.select,
         chat: args.chat,
         panels: args.panels,
+        demo: args.demo,
     };
     crate::window::run(Arc::new(town.scenario), town.settings, options).map_err(CliError::Failed)
 }

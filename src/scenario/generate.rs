@@ -87,6 +87,7 @@ impl Places {
             size: Vec2::new(80.0, 60.0),
             neighbours: Vec::new(),
             capacity: 80,
+            look: crate::scenario::PlaceLook::infer(kind, &services),
             services,
         });
         LocIdx(self.locations.len() as u32 - 1)
@@ -339,6 +340,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         converse: None,
         companion: None,
         host: None,
+        sprite: None,
     }
 }
 

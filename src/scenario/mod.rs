@@ -5,6 +5,7 @@
 
 pub mod dialogue;
 pub mod generate;
+mod look;
 mod planner_tuning;
 mod profile;
 mod resolve;
@@ -30,6 +31,7 @@ pub use spec::{
 };
 
 pub use dialogue::PhraseBank;
+pub use look::PlaceLook;
 pub use profile::{
     CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
     Profile, ResidentId, WorkShift,

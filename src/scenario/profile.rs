@@ -56,6 +56,8 @@ pub struct Profile {
     pub companion: Option<std::sync::Arc<crate::companion::CompanionSpec>>,
     /// A host role in town (Cupid's dates), if any.
     pub host: Option<super::HostRole>,
+    /// The character sheet the window draws (`sprite:`; else a stable pick).
+    pub(crate) sprite: Option<String>,
 }
 
 impl Profile {

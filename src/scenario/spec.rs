@@ -102,6 +102,9 @@ pub(super) struct LocationSpec {
     pub(super) capacity: u32,
     #[serde(default)]
     pub(super) services: Vec<Service>,
+    /// How the window draws it; inferred from `kind` and `services` when absent.
+    #[serde(default)]
+    pub(super) look: Option<super::look::PlaceLook>,
 }
 
 fn default_area() -> [f32; 2] {
@@ -181,6 +184,9 @@ pub(super) struct ResidentSpec {
     /// What this resident likes to talk about.
     #[serde(default)]
     pub(super) topics: Vec<String>,
+    /// The character sheet the window draws (`"1"` … `"25"`).
+    #[serde(default)]
+    pub(super) sprite: Option<Spanned<String>>,
     /// Drive this resident with another brain or model (used by the LLM brain).
     #[serde(default)]
     pub(super) brain: Option<BrainOverride>,

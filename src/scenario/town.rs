@@ -66,6 +66,8 @@ pub struct Location {
     pub capacity: u32,
     /// What it offers.
     pub services: Vec<Service>,
+    /// How the window draws it.
+    pub look: crate::scenario::PlaceLook,
 }
 
 impl Location {
@@ -387,6 +389,7 @@ mod tests {
             neighbours: neighbours.iter().map(|&i| LocIdx(i)).collect(),
             capacity: 10,
             services: vec![],
+            look: crate::scenario::PlaceLook::Square,
         }
     }
 

@@ -1,183 +1,150 @@
-//! Procedural pixel art: each resident's sprite sheet is drawn in code from
-//! its roster index (no image files, so nothing to license), 16×24 pixels a
-//! frame, four frames: standing, left foot forward, standing, right foot.
+//! Residents' character sheets from the Ninja Adventure pack (CC0,
+//! Pixel-boy; `assets/ninja/characters/`): 16×16 frames, one column per
+//! direction (down, up, left, right), the walk cycle down the first four
+//! rows. A resident's `sprite:` names its sheet; without one it gets a
+//! stable pick from its id, and its portrait is the matching `faceset/`.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::image::ImageSampler;
-use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::math::{UVec2, Vec2};
+use bevy::prelude::TextureAtlasLayout;
 
-pub(crate) const FRAME_W: u32 = 16;
-pub(crate) const FRAME_H: u32 = 24;
-pub(crate) const FRAMES: u32 = 4;
+use crate::scenario::ResidentId;
 
-type Rgba = [u8; 4];
-
-const SKIN: [Rgba; 4] = [
-    [248, 214, 184, 255],
-    [232, 190, 150, 255],
-    [205, 158, 118, 255],
-    [160, 112, 80, 255],
+/// Pixels per frame side.
+pub(crate) const FRAME: u32 = 16;
+/// Columns (directions) and rows of a sheet.
+const COLUMNS: u32 = 4;
+const ROWS: u32 = 7;
+/// Walk-cycle frames (rows 0–3).
+pub(crate) const WALK_FRAMES: u32 = 4;
+/// Sheets a resident without `sprite:` may get: every sheet but the
+/// spirit's (11) and the skeleton (23), which would look like a ghost town.
+const TOWNSFOLK: [u32; 23] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25,
 ];
-const HAIR: [Rgba; 6] = [
-    [40, 30, 26, 255],
-    [92, 58, 34, 255],
-    [150, 104, 56, 255],
-    [210, 180, 110, 255],
-    [120, 120, 126, 255],
-    [150, 52, 40, 255],
-];
-const TROUSERS: [Rgba; 4] = [
-    [52, 60, 92, 255],
-    [70, 62, 52, 255],
-    [44, 44, 50, 255],
-    [96, 84, 64, 255],
-];
-const OUTLINE: Rgba = [34, 28, 30, 255];
-const EYE: Rgba = [30, 30, 40, 255];
 
-/// The shirt colour of resident `idx`: hues spread by the golden angle, so
-/// neighbours in the roster never look alike.
-pub(crate) fn shirt(idx: u32) -> Color {
-    Color::hsl((idx as f32 * 137.508) % 360.0, 0.6, 0.5)
+/// Which way a figure faces; its sheet column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Facing {
+    #[default]
+    Down,
+    Up,
+    Left,
+    Right,
 }
 
-fn rgba(c: Color) -> Rgba {
-    c.to_srgba().to_u8_array()
-}
+impl Facing {
+    /// The way a step of `moved` (world units, y up) goes, by its larger
+    /// axis; `None` for no movement (keep facing as before).
+    pub(crate) fn of(moved: Vec2) -> Option<Self> {
+        if moved.length_squared() < 1e-6 {
+            return None;
+        }
+        Some(if moved.x.abs() > moved.y.abs() {
+            if moved.x > 0.0 {
+                Self::Right
+            } else {
+                Self::Left
+            }
+        } else if moved.y > 0.0 {
+            Self::Up
+        } else {
+            Self::Down
+        })
+    }
 
-/// A small deterministic mix of `idx`, to pick hair, skin and clothes apart.
-fn pick(idx: u32, salt: u32, n: usize) -> usize {
-    let mut h = idx.wrapping_mul(0x9E37_79B9) ^ salt.wrapping_mul(0x85EB_CA6B);
-    h ^= h >> 15;
-    h = h.wrapping_mul(0x2C1B_3C6D);
-    h ^= h >> 12;
-    (h as usize) % n
-}
-
-/// The RGBA pixels of resident `idx`'s sheet (`FRAMES` frames side by side).
-pub(crate) fn sheet_pixels(idx: u32) -> Vec<u8> {
-    let w = FRAME_W * FRAMES;
-    let mut px = vec![0u8; (w * FRAME_H * 4) as usize];
-    let skin = SKIN[pick(idx, 1, SKIN.len())];
-    let hair = HAIR[pick(idx, 2, HAIR.len())];
-    let trousers = TROUSERS[pick(idx, 3, TROUSERS.len())];
-    let shirt = rgba(shirt(idx));
-    let long_hair = pick(idx, 4, 2) == 0;
-    for frame in 0..FRAMES {
-        let mut put = |x: i32, y: i32, c: Rgba| {
-            if (0..FRAME_W as i32).contains(&x) && (0..FRAME_H as i32).contains(&y) {
-                let i = ((y as u32 * w + frame * FRAME_W + x as u32) * 4) as usize;
-                px[i..i + 4].copy_from_slice(&c);
-            }
-        };
-        let bob = i32::from(frame % 2 == 1); // the body dips a pixel mid-stride
-        // Head: rows 2–9, with hair on top and at the sides.
-        for y in 2..10 {
-            for x in 4..12 {
-                put(x, y + bob, skin);
-            }
-        }
-        for x in 4..12 {
-            put(x, 1 + bob, hair);
-            put(x, 2 + bob, hair);
-        }
-        for y in 3..if long_hair { 10 } else { 6 } {
-            put(4, y + bob, hair);
-            put(11, y + bob, hair);
-        }
-        put(6, 5 + bob, EYE);
-        put(9, 5 + bob, EYE);
-        // Body and arms: rows 10–16.
-        for y in 10..17 {
-            for x in 4..12 {
-                put(x, y + bob, shirt);
-            }
-        }
-        let swing = match frame {
-            1 => 1,
-            3 => -1,
-            _ => 0,
-        };
-        for y in 11..16 {
-            put(3, y + bob + swing, shirt);
-            put(12, y + bob - swing, shirt);
-        }
-        put(3, 16 + bob + swing, skin);
-        put(12, 16 + bob - swing, skin);
-        // Legs: rows 17–22; one steps forward on frames 1 and 3.
-        let (left, right) = match frame {
-            1 => (-1, 1),
-            3 => (1, -1),
-            _ => (0, 0),
-        };
-        for y in 17..23 {
-            let stretch = |d: i32| if y >= 21 { d } else { 0 };
-            put(5 + stretch(left), y, trousers);
-            put(6 + stretch(left), y, trousers);
-            put(9 + stretch(right), y, trousers);
-            put(10 + stretch(right), y, trousers);
-        }
-        for (x, d) in [(5, left), (6, left), (9, right), (10, right)] {
-            put(x + d, 23, OUTLINE);
+    fn column(self) -> u32 {
+        match self {
+            Self::Down => 0,
+            Self::Up => 1,
+            Self::Left => 2,
+            Self::Right => 3,
         }
     }
-    px
 }
 
-/// Resident `idx`'s sheet as an image with crisp (nearest) sampling.
-pub(crate) fn sheet_image(idx: u32) -> Image {
-    let mut image = Image::new(
-        Extent3d {
-            width: FRAME_W * FRAMES,
-            height: FRAME_H,
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        sheet_pixels(idx),
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::RENDER_WORLD,
-    );
-    image.sampler = ImageSampler::nearest();
-    image
+/// The atlas index of a frame: `step` of the walk cycle (0 standing), facing.
+pub(crate) fn frame_index(facing: Facing, step: u32) -> usize {
+    ((step % WALK_FRAMES) * COLUMNS + facing.column()) as usize
 }
 
 /// The atlas every sheet shares.
 pub(crate) fn sheet_layout() -> TextureAtlasLayout {
-    TextureAtlasLayout::from_grid(UVec2::new(FRAME_W, FRAME_H), FRAMES, 1, None, None)
+    TextureAtlasLayout::from_grid(UVec2::splat(FRAME), COLUMNS, ROWS, None, None)
 }
+
+/// The sheet of a resident: its own `sprite:`, else a stable pick by id.
+pub(crate) fn sheet_name(id: &ResidentId, sprite: Option<&str>) -> String {
+    if let Some(s) = sprite {
+        return s.to_string();
+    }
+    // FNV-1a of the id: the same resident gets the same look every run.
+    let h = id.0.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    TOWNSFOLK[h as usize % TOWNSFOLK.len()].to_string()
+}
+
+/// The sheet's path under `assets/`.
+pub(crate) fn sheet_path(name: &str) -> String {
+    format!("ninja/characters/{name}.png")
+}
+
+/// The portrait's path under `assets/`.
+pub(crate) fn portrait_path(name: &str) -> String {
+    format!("ninja/faceset/{name}.png")
+}
+
+/// A resident's portrait as an egui texture (the same texture every frame).
+pub(crate) fn portrait(
+    contexts: &mut bevy_egui::EguiContexts,
+    assets: &bevy::asset::AssetServer,
+    profile: &crate::scenario::Profile,
+) -> bevy_egui::egui::TextureId {
+    let name = sheet_name(&profile.id, profile.sprite.as_deref());
+    let image = assets.load(portrait_path(&name));
+    contexts.add_image(bevy_egui::EguiTextureHandle::Strong(image))
+}
+
+/// Width and height of a portrait in a panel.
+pub(crate) const PORTRAIT: f32 = 48.0;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn sheets_differ_between_residents_and_frames_differ_while_walking() {
-        let a = sheet_pixels(0);
-        let b = sheet_pixels(1);
-        assert_ne!(a, b, "two residents look alike");
-        let frame = |px: &[u8], f: u32| -> Vec<u8> {
-            let w = (FRAME_W * FRAMES * 4) as usize;
-            (0..FRAME_H as usize)
-                .flat_map(|y| {
-                    let start = y * w + (f * FRAME_W * 4) as usize;
-                    px[start..start + (FRAME_W * 4) as usize].to_vec()
-                })
-                .collect()
-        };
-        assert_eq!(
-            frame(&a, 0),
-            frame(&a, 2),
-            "both standing frames are the same"
-        );
-        assert_ne!(frame(&a, 0), frame(&a, 1), "a step changes the legs");
-        assert_ne!(frame(&a, 1), frame(&a, 3), "left and right steps differ");
-        // Opaque pixels in every frame: a figure, not an empty cell.
-        for f in 0..FRAMES {
-            assert!(frame(&a, f).chunks(4).filter(|p| p[3] == 255).count() > 100);
+    fn a_figure_faces_the_way_it_walks() {
+        assert_eq!(Facing::of(Vec2::new(5.0, 1.0)), Some(Facing::Right));
+        assert_eq!(Facing::of(Vec2::new(-5.0, 1.0)), Some(Facing::Left));
+        // World y is up: a step up the screen shows the back.
+        assert_eq!(Facing::of(Vec2::new(1.0, 5.0)), Some(Facing::Up));
+        assert_eq!(Facing::of(Vec2::new(1.0, -5.0)), Some(Facing::Down));
+        assert_eq!(Facing::of(Vec2::ZERO), None);
+        // Columns: down, up, left, right; rows: the walk cycle.
+        assert_eq!(frame_index(Facing::Down, 0), 0);
+        assert_eq!(frame_index(Facing::Right, 0), 3);
+        assert_eq!(frame_index(Facing::Up, 2), 9);
+        assert_eq!(frame_index(Facing::Left, 5), 6, "the cycle wraps");
+        let layout = sheet_layout();
+        assert_eq!(layout.textures.len(), 28);
+        assert!(frame_index(Facing::Right, 3) < layout.textures.len());
+    }
+
+    #[test]
+    fn sheets_are_stable_picks_unless_named_and_all_ship() {
+        let a = ResidentId::new("zhong");
+        assert_eq!(sheet_name(&a, None), sheet_name(&a, None));
+        assert_eq!(sheet_name(&a, Some("11")), "11");
+        let picks: std::collections::HashSet<String> = (0..200)
+            .map(|i| sheet_name(&ResidentId::new(&format!("r{i}")), None))
+            .collect();
+        assert!(picks.len() > 15, "a crowd has many looks: {}", picks.len());
+        assert!(!picks.contains("11"), "only the spirit is a spirit");
+        let root = crate::window::asset_root();
+        for n in 1..=25 {
+            let name = n.to_string();
+            assert!(root.join(sheet_path(&name)).is_file(), "sheet {n}");
+            assert!(root.join(portrait_path(&name)).is_file(), "portrait {n}");
         }
-        let image = sheet_image(3);
-        assert_eq!(image.width(), FRAME_W * FRAMES);
-        assert_eq!(image.height(), FRAME_H);
     }
 }

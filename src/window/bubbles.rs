@@ -13,10 +13,11 @@ use std::collections::{BTreeMap, VecDeque};
 use bevy::prelude::*;
 use bevy::text::{TextBounds, TextLayoutInfo};
 
+use super::select::Selection;
 use super::{FONT, ViewSet};
-use crate::scenario::ResidentId;
+use crate::scenario::{LocIdx, ResidentId};
 use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::Roster;
+use crate::sim::residents::{Resident, Roster, Whereabouts};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<LineQueue>().add_systems(
@@ -64,6 +65,10 @@ pub(crate) struct Bubble {
 /// The box behind a bubble's text.
 #[derive(Component)]
 pub(crate) struct BubbleBack;
+
+/// The tail from a bubble down to its speaker.
+#[derive(Component)]
+pub(crate) struct BubbleTail;
 
 /// How opaque a bubble of this age is; `None` once it is gone.
 pub(crate) fn bubble_alpha(age: f32) -> Option<f32> {
@@ -178,7 +183,8 @@ fn spawn_bubbles(
         for (entity, old) in &existing {
             let same_talk = conversation.is_some() && old.conversation == conversation;
             if old.speaker == speaker || same_talk {
-                commands.entity(entity).despawn();
+                // Two lines this frame may both replace it: despawn once.
+                commands.entity(entity).try_despawn();
             }
         }
         let talk = conversation.is_some();
@@ -199,6 +205,9 @@ fn spawn_bubbles(
                 },
                 TextColor(Color::srgb(0.1, 0.1, 0.12)),
                 TextBounds::new_horizontal(WIDTH),
+                // Centred in its bounds, as its box is: a short line sits
+                // in the middle of the box, not at the left of the bounds.
+                TextLayout::justify(bevy::text::Justify::Center),
                 Transform::from_xyz(0.0, 0.0, 40.0),
             ))
             .with_children(|c| {
@@ -214,52 +223,179 @@ fn spawn_bubbles(
                     ),
                     Transform::from_xyz(0.0, 0.0, -0.1),
                 ));
+                c.spawn((
+                    BubbleTail,
+                    Sprite::from_color(Color::srgba(0.2, 0.18, 0.16, 0.8), Vec2::new(3.0, 6.0)),
+                    Transform::from_xyz(0.0, -12.0, -0.2),
+                ));
             });
     }
 }
 
-/// Where a bubble would go: (priority, entity, centre, half size, depth).
-type Wanted = ((bool, f32), Entity, Vec2, Vec2, f32);
+/// A bubble to place: where its speaker's head is, its box, and how much
+/// it matters.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Want {
+    /// The point over the speaker's head (world units).
+    pub(crate) head: Vec2,
+    /// Half the box's size (world units, zoom included).
+    pub(crate) half: Vec2,
+    /// The place the speaker is at (`None`: on the road).
+    pub(crate) place: Option<LocIdx>,
+    /// Lower goes first: the selected resident, then conversation lines,
+    /// then the newest.
+    pub(crate) rank: (bool, bool, f32),
+}
 
-/// Keeps each bubble over its speaker, its box fitted to the laid-out text,
-/// and stacks bubbles that would cover each other: conversation lines keep
-/// their place first (then the newest), others move up above them.
+/// Shown per place at once; the rest wait in the event stream.
+pub(crate) const PER_PLACE: usize = 4;
+
+/// Where each bubble goes (its centre), or `None` when its place already
+/// shows `per_place` more important ones. Boxes start just over their
+/// speaker and move up past any placed box they would cover, so none
+/// overlaps another.
+pub(crate) fn layout(wants: &[Want], per_place: usize) -> Vec<Option<Vec2>> {
+    let mut order: Vec<usize> = (0..wants.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (wants[a].rank, wants[b].rank);
+        (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2))
+    });
+    let mut shown: std::collections::HashMap<Option<LocIdx>, usize> = Default::default();
+    let mut kept = Vec::new();
+    for i in order {
+        let w = &wants[i];
+        let n = shown.entry(w.place).or_default();
+        // On the road, bubbles are few and far apart: no cap there.
+        if w.place.is_some() && *n >= per_place {
+            continue;
+        }
+        *n += 1;
+        kept.push(i);
+    }
+    let boxes = kept
+        .iter()
+        .map(|&i| (wants[i].head + Vec2::Y * wants[i].half.y, wants[i].half))
+        .collect();
+    let mut out = vec![None; wants.len()];
+    for (i, centre) in kept.into_iter().zip(stack(boxes)) {
+        out[i] = Some(centre);
+    }
+    out
+}
+
+/// A bubble's box or tail, as `place_bubbles` sizes it.
+type BubblePart<'a> = (&'a mut Sprite, &'a mut Transform, Has<BubbleTail>);
+/// Children of bubbles only (not the residents' labels and icons).
+type BubblePartOnly = (With<ChildOf>, Without<Bubble>, Without<Resident>);
+/// What fades with a bubble.
+type Faded = Or<(With<BubbleBack>, With<BubbleTail>)>;
+
+/// A bubble as `place_bubbles` moves it: its box, where, whether shown,
+/// and its text (laid out or not yet).
+type Placed<'a> = (
+    Entity,
+    &'a mut Bubble,
+    &'a mut Transform,
+    &'a mut Visibility,
+    (Option<&'a TextLayoutInfo>, &'a Text2d),
+);
+
+/// What `place_bubbles` reads of a speaker.
+type SpeakerView<'a> = (&'a Transform, Option<&'a Whereabouts>, &'a Resident);
+
+/// Keeps each bubble over its speaker, its box fitted to the laid-out text
+/// and sized for the zoom, a few per place, none over another (see
+/// [`layout`]); the selected resident's on top. A tail runs down to the
+/// speaker's head.
 fn place_bubbles(
-    mut bubbles: Query<(
-        Entity,
-        &mut Bubble,
-        &mut Transform,
-        Option<&TextLayoutInfo>,
-        &Children,
-    )>,
-    speakers: Query<&Transform, Without<Bubble>>,
-    mut backs: Query<&mut Sprite, With<BubbleBack>>,
+    mut bubbles: Query<Placed>,
+    speakers: Query<SpeakerView, Without<Bubble>>,
+    camera: Query<&Projection, With<Camera2d>>,
+    selection: Option<Res<Selection>>,
+    mut parts: Query<BubblePart, BubblePartOnly>,
+    children: Query<&Children, With<Bubble>>,
 ) {
-    let mut wanted: Vec<Wanted> = Vec::new();
-    for (entity, mut bubble, _, layout, children) in &mut bubbles {
-        let Ok(speaker) = speakers.get(bubble.speaker) else {
+    let zoom = camera.iter().next().map_or(1.0, bubble_zoom);
+    let mut entities = Vec::new();
+    let mut wants = Vec::new();
+    for (entity, mut bubble, _, _, (text, line)) in &mut bubbles {
+        let Ok((speaker, at, r)) = speakers.get(bubble.speaker) else {
             continue;
         };
-        let size = layout
-            .map_or(Vec2::new(WIDTH, 20.0), |l| l.size)
+        // The laid-out size when there is one: a bubble that was hidden
+        // (too many at its place) may not be laid out yet when shown.
+        let size = text
+            .map(|l| l.size)
+            .filter(|s| s.x >= 1.0)
+            .unwrap_or_else(|| estimated_size(&line.0))
             .max(Vec2::new(20.0, 16.0));
         bubble.half = size / 2.0 + Vec2::splat(6.0);
-        for child in children.iter() {
-            if let Ok(mut back) = backs.get_mut(child) {
-                back.custom_size = Some(bubble.half * 2.0);
+        let selected = selection
+            .as_ref()
+            .is_some_and(|s| s.resident.as_ref() == Some(&r.id));
+        entities.push(entity);
+        wants.push(Want {
+            head: speaker.translation.truncate() + Vec2::Y * ABOVE,
+            half: bubble.half * zoom,
+            place: at.map(|w| w.0),
+            rank: (!selected, bubble.conversation.is_none(), -bubble.born),
+        });
+    }
+    let placed = layout(&wants, PER_PLACE);
+    for ((entity, want), at) in entities.into_iter().zip(&wants).zip(placed) {
+        let Ok((_, bubble, mut transform, mut vis, _)) = bubbles.get_mut(entity) else {
+            continue;
+        };
+        let Some(centre) = at else {
+            *vis = Visibility::Hidden;
+            continue;
+        };
+        *vis = Visibility::Inherited;
+        // The selected resident's bubble is drawn over the others.
+        let depth = if want.rank.0 {
+            40.0 - centre.y * 0.0001
+        } else {
+            45.0
+        };
+        transform.translation = centre.extend(depth);
+        transform.scale = Vec3::splat(zoom);
+        let Ok(kids) = children.get(entity) else {
+            continue;
+        };
+        for kid in kids.iter() {
+            if let Ok((mut sprite, mut t, tail)) = parts.get_mut(kid) {
+                if tail {
+                    // From the box's bottom edge down to the head, in the
+                    // bubble's own (unzoomed) units.
+                    let drop = ((centre.y - want.head.y) / zoom - bubble.half.y).max(0.0) + 6.0;
+                    let x = ((want.head.x - centre.x) / zoom).clamp(-bubble.half.x, bubble.half.x);
+                    sprite.custom_size = Some(Vec2::new(3.0, drop));
+                    t.translation = Vec3::new(x, -bubble.half.y - drop / 2.0 + 1.0, -0.2);
+                } else {
+                    sprite.custom_size = Some(bubble.half * 2.0);
+                }
             }
         }
-        let centre = speaker.translation.truncate() + Vec2::new(0.0, ABOVE + bubble.half.y);
-        let depth = 40.0 + speaker.translation.z * 0.01;
-        let rank = (bubble.conversation.is_none(), -bubble.born);
-        wanted.push((rank, entity, centre, bubble.half, depth));
     }
-    wanted.sort_by(|a, b| a.0.0.cmp(&b.0.0).then(a.0.1.total_cmp(&b.0.1)));
-    let placed = stack(wanted.iter().map(|w| (w.2, w.3)).collect());
-    for (w, centre) in wanted.iter().zip(placed) {
-        if let Ok((_, _, mut transform, _, _)) = bubbles.get_mut(w.1) {
-            transform.translation = centre.extend(w.4);
-        }
+}
+
+/// The size a line takes at the bubbles' font (14 px: a CJK character is
+/// square, a Latin letter about half), wrapped at `WIDTH`.
+pub(crate) fn estimated_size(text: &str) -> Vec2 {
+    let width: f32 = text
+        .chars()
+        .map(|c| if c.is_ascii() { 7.5 } else { 14.0 })
+        .sum();
+    let lines = (width / WIDTH).ceil().max(1.0);
+    Vec2::new(width.min(WIDTH), lines * 18.0)
+}
+
+/// How much bubbles grow as the camera zooms out (so they stay readable)
+/// and shrink as it zooms in (so they do not bury the figures).
+pub(crate) fn bubble_zoom(projection: &Projection) -> f32 {
+    match projection {
+        Projection::Orthographic(o) => o.scale.clamp(0.6, 1.8),
+        _ => 1.0,
     }
 }
 
@@ -295,7 +431,7 @@ fn fade_bubbles(
     mut commands: Commands,
     time: Res<Time<Real>>,
     mut bubbles: Query<(Entity, &Bubble, &mut TextColor, &Children)>,
-    mut backs: Query<&mut Sprite, With<BubbleBack>>,
+    mut parts: Query<(&mut Sprite, Has<BubbleTail>), Faded>,
 ) {
     let now = time.elapsed_secs();
     for (entity, bubble, mut colour, children) in &mut bubbles {
@@ -303,8 +439,8 @@ fn fade_bubbles(
             Some(alpha) => {
                 colour.0.set_alpha(alpha);
                 for child in children.iter() {
-                    if let Ok(mut back) = backs.get_mut(child) {
-                        back.color.set_alpha(alpha * 0.92);
+                    if let Ok((mut part, tail)) = parts.get_mut(child) {
+                        part.color.set_alpha(alpha * if tail { 0.8 } else { 0.92 });
                     }
                 }
             }
@@ -430,6 +566,76 @@ mod tests {
                 assert!(apart, "{a} and {b} overlap");
             }
         }
+    }
+
+    /// Crowds of 2 to 30 speakers at one place, and a few on the road:
+    /// no two shown bubbles overlap, a place shows at most `PER_PLACE`, and
+    /// the selected resident's is always among them.
+    #[test]
+    fn crowded_places_show_a_few_bubbles_none_over_another() {
+        let overlap = |a: (Vec2, Vec2), b: (Vec2, Vec2)| {
+            (a.0.x - b.0.x).abs() < a.1.x + b.1.x - 0.01
+                && (a.0.y - b.0.y).abs() < a.1.y + b.1.y - 0.01
+        };
+        for n in 2..=30usize {
+            for per_place in [PER_PLACE, usize::MAX] {
+                let wants: Vec<Want> = (0..n)
+                    .map(|k| {
+                        let h = (k as u32).wrapping_mul(2_654_435_761);
+                        let jitter =
+                            Vec2::new((h % 120) as f32 - 60.0, ((h >> 8) % 80) as f32 - 40.0);
+                        Want {
+                            head: Vec2::new(100.0, 50.0) + jitter,
+                            half: Vec2::new(
+                                60.0 + (k % 3) as f32 * 20.0,
+                                12.0 + (k % 2) as f32 * 10.0,
+                            ),
+                            place: (k % 7 != 6).then_some(LocIdx(0)),
+                            rank: (k != n / 2, k % 2 == 0, -(k as f32)),
+                        }
+                    })
+                    .collect();
+                let placed = layout(&wants, per_place);
+                let shown: Vec<(usize, Vec2)> = placed
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, p)| p.map(|c| (i, c)))
+                    .collect();
+                for (x, &(i, a)) in shown.iter().enumerate() {
+                    // Never below its speaker's head: the tail points down.
+                    assert!(a.y - wants[i].half.y >= wants[i].head.y - 0.01);
+                    for &(j, b) in &shown[x + 1..] {
+                        assert!(
+                            !overlap((a, wants[i].half), (b, wants[j].half)),
+                            "{n}: {i} and {j}"
+                        );
+                    }
+                }
+                let at_place = shown
+                    .iter()
+                    .filter(|(i, _)| wants[*i].place.is_some())
+                    .count();
+                assert!(at_place <= per_place, "{n}: {at_place} at one place");
+                assert!(
+                    placed[n / 2].is_some(),
+                    "{n}: the selected resident's is hidden"
+                );
+                if per_place == usize::MAX {
+                    assert_eq!(shown.len(), n, "nothing hidden without a cap");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_not_yet_laid_out_gets_a_box_that_fits_it() {
+        assert_eq!(estimated_size("好"), Vec2::new(14.0, 18.0));
+        let long = estimated_size(&"字".repeat(30));
+        assert_eq!(
+            long,
+            Vec2::new(WIDTH, 3.0 * 18.0),
+            "420 px wraps to three lines"
+        );
     }
 
     #[test]

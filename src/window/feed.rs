@@ -10,12 +10,13 @@ use super::ViewSet;
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{Names, Narration, SimEvent, Strand, narrate};
+use crate::sim::event_log::{Highlights, Names, Narration, SimEvent, Strand, narrate};
 use crate::sim::residents::RosterIdx;
 use crate::sim::residents::{Relationships, Resident, Roster};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<EventFeed>()
+        .init_resource::<News>()
         .init_resource::<RelationHistory>()
         .add_systems(
             Update,
@@ -39,6 +40,10 @@ pub(crate) struct EventFeed {
     /// Every entry ever added (the stream scrolls when this grows).
     pub(crate) total: u64,
 }
+
+/// 今日要闻: each day's news, read from the same events.
+#[derive(Resource, Debug, Default)]
+pub(crate) struct News(pub(crate) Highlights);
 
 /// Every resident's ties at one moment: `[roster idx] = [(other idx, strength)]`.
 pub(crate) type Ties = Vec<Vec<(RosterIdx, f32)>>;
@@ -92,12 +97,14 @@ fn read_events(
     roster: Res<Roster>,
     town: Res<Town>,
     mut feed: ResMut<EventFeed>,
+    mut news: ResMut<News>,
 ) {
     let names = TownNames {
         roster: &roster,
         town: &town,
     };
     for event in events.read() {
+        news.0.add(event, &names);
         let told = narrate(&event.body, &names);
         // The stream is about residents: a click goes to the first one.
         if !told.residents.is_empty() {

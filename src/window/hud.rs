@@ -114,6 +114,9 @@ fn top_bar(
     (census, social, outcome): (Res<Census>, Res<SocialState>, Res<SimOutcome>),
     mut panels: ResMut<Panels>,
 ) -> Result {
+    if !panels.bar {
+        return Ok(());
+    }
     let ctx = contexts.ctx_mut()?;
     let asleep = (0..census.entries.len() as u32)
         .filter(|&i| census.asleep(RosterIdx(i)))

@@ -15,9 +15,11 @@ mod camera;
 mod capture;
 mod chat;
 mod counsel;
+mod demo;
 mod feed;
 mod frames;
 mod hud;
+mod labels;
 mod map;
 mod night;
 mod panels;
@@ -88,6 +90,8 @@ pub(crate) struct WindowOptions {
     pub(crate) chat: Option<String>,
     /// Start with only these panels open (`None`: inspector and events).
     pub(crate) panels: Option<Vec<String>>,
+    /// Start in demo mode (`--demo`).
+    pub(crate) demo: bool,
     /// The saved state to go on from (`--load`).
     pub(crate) resume: Option<crate::save::TownSnapshot>,
     /// A date booked at the start (`--date A,B`).
@@ -189,12 +193,7 @@ pub(crate) fn run(
             .resource_mut::<crate::sim::clock::SimSpeed>()
             .multiplier = speed.clamp(0.1, 300.0);
     }
-    if let Some(names) = options.panels {
-        app.insert_resource(panels::Panels::only(&names)?);
-    }
-    if let Some(id) = options.select {
-        select_at_start(&mut app, &id)?;
-    }
+    start_views(&mut app, options.panels, options.select, options.demo)?;
     if let Some(pair) = options.date {
         let mut requests = app
             .world_mut()
@@ -264,6 +263,30 @@ fn add_plugins(app: &mut App, scenario: &Scenario, log: Option<EventLog>) {
     .add_plugins(plugin);
 }
 
+/// The panels, the selection and demo mode the command line asked for.
+fn start_views(
+    app: &mut App,
+    panels: Option<Vec<String>>,
+    select: Option<String>,
+    demo: bool,
+) -> Result<(), String> {
+    if let Some(names) = panels {
+        app.insert_resource(panels::Panels::only(&names)?);
+    }
+    if let Some(id) = select {
+        select_at_start(app, &id)?;
+    }
+    if demo {
+        let world = app.world_mut();
+        let mut panels = world.resource::<panels::Panels>().clone();
+        world
+            .resource_mut::<demo::Director>()
+            .set(true, &mut panels);
+        world.insert_resource(panels);
+    }
+    Ok(())
+}
+
 /// The profile of resident `id` (for panels opened from the command line).
 fn scenario_profile(app: &App, id: &str) -> Result<Arc<crate::scenario::Profile>, String> {
     let id = crate::scenario::ResidentId::new(id);
@@ -313,7 +336,8 @@ pub(crate) fn plugin(app: &mut App) {
         counsel::plugin,
         chat::plugin,
         autosave::plugin,
-    ));
+    ))
+    .add_plugins((demo::plugin, labels::plugin));
 }
 
 /// Orders the view's sets after the frame's simulation steps.

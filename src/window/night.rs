@@ -4,6 +4,7 @@
 
 use bevy::prelude::*;
 
+use super::map::places::{Prop, windows};
 use super::{MapFrame, ViewSet};
 use crate::scenario::LocationKind;
 use crate::scenario::Town;
@@ -53,7 +54,6 @@ pub(crate) struct WindowLight {
     pub(crate) place: crate::scenario::LocIdx,
 }
 
-const GLASS: Color = Color::srgb(0.36, 0.46, 0.58);
 const GLOW: Color = Color::srgb(1.0, 0.86, 0.45);
 
 fn spawn_overlay(mut commands: Commands, frame: Res<MapFrame>) {
@@ -64,30 +64,32 @@ fn spawn_overlay(mut commands: Commands, frame: Res<MapFrame>) {
     ));
 }
 
-/// Two windows on each building's front (the map draws them with the places).
-pub(crate) fn spawn_windows(commands: &mut Commands, frame: &MapFrame, town: &Town) {
-    for i in town.indices() {
-        let loc = town.get(i);
-        if !lit(loc.kind, 1.0, 1) {
-            continue;
-        }
-        let at = frame.world(loc.position);
-        let w = (loc.size.x * 0.12).clamp(8.0, 18.0);
-        for dx in [-0.22, 0.22] {
+/// A glow over each window of each building (the map draws them with the
+/// places); clear by day, so the building's own windows show.
+pub(crate) fn spawn_windows(commands: &mut Commands, frame: &MapFrame, props: &[Prop]) {
+    for prop in props.iter().filter(|p| p.windows) {
+        for (centre, size) in windows(prop) {
             commands.spawn((
-                WindowLight { place: i },
-                Sprite::from_color(GLASS, Vec2::new(w, w * 0.8)),
+                WindowLight { place: prop.place },
+                Sprite::from_color(Color::NONE, size),
                 // Above the darkness: a lit window shines through it.
-                Transform::from_translation((at + Vec2::new(loc.size.x * dx, 0.0)).extend(31.0)),
+                Transform::from_translation(frame.world(centre).extend(31.0)),
             ));
         }
     }
 }
 
-fn shade(clock: Res<Clock>, mut overlay: Query<&mut Sprite, With<Darkness>>) {
+fn shade(clock: Res<Clock>, mut overlay: Query<(&mut Sprite, &mut Visibility), With<Darkness>>) {
     let dark = darkness(clock.now.minute_of_day());
-    for mut sprite in &mut overlay {
+    for (mut sprite, mut vis) in &mut overlay {
         sprite.color.set_alpha(dark);
+        // By day it is not drawn at all: a clear full-screen sprite still
+        // costs a software renderer a pass.
+        vis.set_if_neq(if dark > 0.0 {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        });
     }
 }
 
@@ -104,12 +106,7 @@ fn light_windows(
             .get(window.place.i())
             .map_or(0, |v| v.iter().filter(|&&r| !census.asleep(r)).count());
         let on = window.place.i() < town.len() && lit(town.get(window.place).kind, dark, awake);
-        sprite.color = if on {
-            GLOW
-        } else {
-            // Unlit glass darkens with the map, so it is not brighter than it.
-            GLASS.mix(&Color::srgb(0.05, 0.06, 0.12), dark / NIGHT * 0.7)
-        };
+        sprite.color = if on { GLOW } else { Color::NONE };
     }
 }
 

@@ -1,15 +1,19 @@
-//! Residents on the map: a pixel-art figure each, with its name below and its
-//! current emoji above. Figures glide along the positions the simulation
-//! reports, step by step, with a walk cycle while they move (no teleporting);
-//! at a place the simulation spreads them over its area.
+//! Residents on the map: a figure from its character sheet each, with its
+//! name below and its current emoji above. Figures glide along the positions
+//! the simulation reports, step by step, facing the way they walk with the
+//! four-direction walk cycle (no teleporting); at a place the simulation
+//! spreads them over its area. Asleep in a building they are out of sight;
+//! asleep outdoors they stay, dimmed.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
+use bevy::image::{ImageLoaderSettings, ImageSampler};
 use bevy::prelude::*;
 
-use super::art;
+use super::art::{self, Facing};
 use super::{AssetDir, FONT, MapFrame, ViewSet};
-use crate::sim::residents::{Activity, MapPosition, Persona, Resident, Thinking};
+use crate::scenario::{PlaceLook, Town};
+use crate::sim::residents::{Activity, ActivityKind, MapPosition, Persona, Resident, Thinking};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, (load_emoji_index, make_layout))
@@ -17,12 +21,17 @@ pub(super) fn plugin(app: &mut App) {
             Update,
             (
                 add_figures.in_set(ViewSet::Sync),
-                (track_sim, glide, animate, show_emoji, rename)
+                (track_sim, glide, animate, show_emoji, rename, show_sleepers)
                     .chain()
+                    .in_set(PeopleSet)
                     .in_set(ViewSet::Present),
             ),
         );
 }
+
+/// The figures' systems (labels are placed after them).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct PeopleSet;
 
 /// World units per sprite pixel.
 const PIXEL: f32 = 2.0;
@@ -44,6 +53,7 @@ pub(crate) struct Glide {
     pub(crate) last: Option<Vec2>,
     pub(crate) moving: bool,
     pub(crate) stride: f32,
+    pub(crate) facing: Facing,
 }
 
 /// The name label under a figure.
@@ -57,6 +67,26 @@ pub(crate) struct EmojiIcon;
 /// The shared atlas layout of every sheet.
 #[derive(Resource)]
 pub(crate) struct SheetLayout(pub Handle<TextureAtlasLayout>);
+
+/// The character sheets loaded so far, by name (crisp pixels).
+#[derive(Resource, Default)]
+pub(crate) struct Sheets(HashMap<String, Handle<Image>>);
+
+impl Sheets {
+    pub(crate) fn get(&mut self, name: &str, assets: &AssetServer) -> Handle<Image> {
+        self.0
+            .entry(name.to_string())
+            .or_insert_with(|| {
+                assets
+                    .load_builder()
+                    .with_settings(|s: &mut ImageLoaderSettings| {
+                        s.sampler = ImageSampler::nearest()
+                    })
+                    .load(art::sheet_path(name))
+            })
+            .clone()
+    }
+}
 
 /// Which emoji have an icon under `assets/emoji/` (file stems).
 #[derive(Resource, Default, Debug)]
@@ -96,7 +126,11 @@ fn load_emoji_index(mut commands: Commands, dir: Res<AssetDir>) {
 
 fn make_layout(mut commands: Commands, mut layouts: ResMut<Assets<TextureAtlasLayout>>) {
     commands.insert_resource(SheetLayout(layouts.add(art::sheet_layout())));
+    commands.init_resource::<Sheets>();
 }
+
+/// Height of a figure's sprite in world units.
+const FIGURE: f32 = art::FRAME as f32 * PIXEL;
 
 /// Gives each new resident its figure, name label and emoji slot.
 fn add_figures(
@@ -104,15 +138,16 @@ fn add_figures(
     new: Query<(Entity, &Resident, &MapPosition, &Persona), Added<Resident>>,
     frame: Res<MapFrame>,
     layout: Option<Res<SheetLayout>>,
-    mut images: ResMut<Assets<Image>>,
+    mut sheets: Option<ResMut<Sheets>>,
     assets: Res<AssetServer>,
 ) {
-    let Some(layout) = layout else {
+    let (Some(layout), Some(sheets)) = (layout, sheets.as_mut()) else {
         return;
     };
     let font: Handle<Font> = assets.load(FONT);
     for (entity, r, pos, persona) in &new {
-        let sheet = images.add(art::sheet_image(r.idx.0));
+        let name = art::sheet_name(&r.id, persona.sprite.as_deref());
+        let sheet = sheets.get(&name, &assets);
         let mut sprite = Sprite::from_atlas_image(
             sheet,
             TextureAtlas {
@@ -120,10 +155,7 @@ fn add_figures(
                 index: 0,
             },
         );
-        sprite.custom_size = Some(Vec2::new(
-            art::FRAME_W as f32 * PIXEL,
-            art::FRAME_H as f32 * PIXEL,
-        ));
+        sprite.custom_size = Some(Vec2::splat(FIGURE));
         let at = frame.world(pos.0);
         commands.entity(entity).insert((
             sprite,
@@ -143,12 +175,12 @@ fn add_figures(
                     font_size: FontSize::Px(15.0),
                     ..default()
                 },
-                TextColor(Color::srgb(0.08, 0.08, 0.1)),
+                TextColor(Color::srgb(1.0, 1.0, 0.96)),
                 bevy::sprite::Text2dShadow {
                     offset: Vec2::new(1.0, -1.0),
-                    color: Color::srgba(1.0, 1.0, 1.0, 0.8),
+                    color: Color::srgba(0.05, 0.05, 0.08, 0.95),
                 },
-                Transform::from_xyz(0.0, -(art::FRAME_H as f32) * PIXEL / 2.0 - 9.0, 0.5),
+                Transform::from_xyz(0.0, super::labels::UNDER, 0.5),
             ));
             c.spawn((
                 EmojiIcon,
@@ -156,7 +188,7 @@ fn add_figures(
                     custom_size: Some(Vec2::splat(22.0)),
                     ..default()
                 },
-                Transform::from_xyz(10.0, art::FRAME_H as f32 * PIXEL / 2.0 + 8.0, 0.6),
+                Transform::from_xyz(10.0, FIGURE / 2.0 + 8.0, 0.6),
                 Visibility::Hidden,
             ));
         });
@@ -206,12 +238,9 @@ pub(crate) fn remaining(from: Vec2, path: &VecDeque<Vec2>) -> f32 {
 }
 
 /// Walks each figure along its path at a pace that catches up in about `LAG`.
-fn glide(
-    time: Res<Time<Real>>,
-    mut q: Query<(&mut Glide, &mut Transform, &mut Sprite), With<Resident>>,
-) {
+fn glide(time: Res<Time<Real>>, mut q: Query<(&mut Glide, &mut Transform), With<Resident>>) {
     let dt = time.delta_secs();
-    for (mut glide, mut transform, mut sprite) in &mut q {
+    for (mut glide, mut transform) in &mut q {
         let now = transform.translation.truncate();
         let left = remaining(now, &glide.path);
         let target = if left > SNAP {
@@ -224,8 +253,8 @@ fn glide(
         };
         let moved = target - now;
         glide.moving = moved.length() > 1e-3;
-        if moved.x.abs() > 1e-3 {
-            sprite.flip_x = moved.x < 0.0;
+        if let Some(facing) = Facing::of(moved) {
+            glide.facing = facing;
         }
         transform.translation = target.extend(depth(target.y));
     }
@@ -238,12 +267,12 @@ fn animate(time: Res<Time<Real>>, mut q: Query<(&mut Glide, &mut Sprite)>) {
             continue;
         };
         if glide.moving {
-            glide.stride = (glide.stride + time.delta_secs() * STRIDE_FPS) % art::FRAMES as f32;
-            atlas.index = glide.stride as usize;
+            glide.stride =
+                (glide.stride + time.delta_secs() * STRIDE_FPS) % art::WALK_FRAMES as f32;
         } else {
             glide.stride = 0.0;
-            atlas.index = 0;
         }
+        atlas.index = art::frame_index(glide.facing, glide.stride as u32);
     }
 }
 
@@ -306,6 +335,37 @@ fn rename(
             }
         }
     }
+}
+
+/// Asleep in a building: out of sight (indoors). Asleep outdoors (a camp,
+/// the shrine): facing the viewer, dimmed.
+fn show_sleepers(
+    town: Res<Town>,
+    mut q: Query<(&Activity, &mut Visibility, &mut Sprite, &mut Glide), Changed<Activity>>,
+) {
+    for (activity, mut vis, mut sprite, mut glide) in &mut q {
+        let asleep = activity.underway && activity.kind == ActivityKind::Sleep;
+        let indoors = activity.target.i() < town.len() && indoors(town.get(activity.target).look);
+        *vis = if asleep && indoors {
+            Visibility::Hidden
+        } else {
+            Visibility::Inherited
+        };
+        if asleep {
+            glide.facing = Facing::Down;
+        }
+        sprite.color = if asleep {
+            Color::srgb(0.6, 0.6, 0.75)
+        } else {
+            Color::WHITE
+        };
+    }
+}
+
+/// Whether sleeping at a place of this look is sleeping indoors.
+pub(crate) fn indoors(look: PlaceLook) -> bool {
+    use PlaceLook::*;
+    matches!(look, House | Inn | Library | Forge | Clinic | Workshop)
 }
 
 #[cfg(test)]
@@ -397,6 +457,7 @@ mod tests {
                 "jumped {step}"
             );
             walked |= app.world().get::<Glide>(entity).unwrap().moving
+                && app.world().get::<Glide>(entity).unwrap().facing == Facing::Right
                 && app
                     .world()
                     .get::<Sprite>(entity)
@@ -405,7 +466,7 @@ mod tests {
                     .as_ref()
                     .unwrap()
                     .index
-                    != 0;
+                    != art::frame_index(Facing::Right, 0);
             last = now;
             frames += 1;
             assert!(frames < 200, "never arrived");
@@ -418,8 +479,8 @@ mod tests {
         let sprite = app.world().get::<Sprite>(entity).unwrap();
         assert_eq!(
             sprite.texture_atlas.as_ref().unwrap().index,
-            0,
-            "stands still on arrival"
+            art::frame_index(Facing::Right, 0),
+            "stands still on arrival, facing the way it came"
         );
     }
 }

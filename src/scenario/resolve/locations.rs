@@ -43,6 +43,9 @@ pub(super) fn resolve_locations(
             neighbours,
             capacity: l.capacity,
             services: l.services.clone(),
+            look: l
+                .look
+                .unwrap_or_else(|| crate::scenario::PlaceLook::infer(l.kind, &l.services)),
         })
         .collect();
     Some(Town::new(tf.name.clone(), tf.map, locations))

@@ -163,7 +163,31 @@ fn resident(
         converse,
         companion,
         host: r.host,
+        sprite: sprite(cx, known, r, p),
     }
+}
+
+/// The names of the character sheets under `assets/ninja/characters/`.
+pub(crate) const SPRITE_SHEETS: std::ops::RangeInclusive<u32> = 1..=25;
+
+/// A `sprite:` that names a shipped sheet (`"1"` … `"25"`).
+fn sprite(cx: &mut Ctx<'_>, known: &Known, r: &spec::ResidentSpec, p: &str) -> Option<String> {
+    let s = r.sprite.as_ref()?;
+    let ok = s
+        .value
+        .parse::<u32>()
+        .is_ok_and(|n| SPRITE_SHEETS.contains(&n));
+    if !ok {
+        let msg = format!("no character sheet `{}`", s.value);
+        let hint = Some(format!(
+            "sheets are numbered {} to {} (assets/ninja/characters/)",
+            SPRITE_SHEETS.start(),
+            SPRITE_SHEETS.end()
+        ));
+        cx.err(&known.file, s, format!("{p}.sprite"), msg, hint);
+        return None;
+    }
+    Some(s.value.clone())
 }
 
 /// A resident's own brain: URLs that read, and only an API key's variable.

@@ -7,6 +7,7 @@ use bevy::prelude::*;
 
 mod dates;
 mod events;
+mod highlights;
 mod narrate;
 
 pub use crate::context::LayerTokens;
@@ -15,6 +16,7 @@ pub use events::{
     AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
     RelationshipDelta, SimEvent,
 };
+pub use highlights::{Highlight, HighlightKind, Highlights};
 pub use narrate::{LogNames, Names, Narration, Strand, narrate};
 
 use super::clock::Clock;

@@ -90,10 +90,19 @@ fn chat_panel(
     mut contexts: EguiContexts,
     mut panel: ResMut<ChatPanel>,
     companions: Option<Res<Companions>>,
+    (roster, personas, assets): (
+        Res<crate::sim::residents::Roster>,
+        Query<&crate::sim::residents::Persona>,
+        Res<AssetServer>,
+    ),
 ) -> Result {
     let Some((id, name, companion)) = panel.with.clone() else {
         return Ok(());
     };
+    let face = roster
+        .entity(&id)
+        .and_then(|e| personas.get(e).ok())
+        .map(|p| super::art::portrait(&mut contexts, &assets, &p.0));
     // Borrowed, not copied: the chat can grow long and this runs every frame.
     let none = CompanionState::default();
     let state = companions
@@ -108,7 +117,12 @@ fn chat_panel(
         .default_pos([360.0, 80.0])
         .default_size([400.0, 520.0])
         .show(ctx, |ui| {
-            affection_bar(ui, state, companion);
+            ui.horizontal(|ui| {
+                if let Some(face) = face {
+                    ui.image((face, egui::Vec2::splat(super::art::PORTRAIT)));
+                }
+                ui.vertical(|ui| affection_bar(ui, state, companion));
+            });
             if companion {
                 key_moments(ui, state);
             }

@@ -135,11 +135,13 @@ pub(super) fn help(mut contexts: EguiContexts, mut panels: ResMut<Panels>) -> Re
                     ("Esc", "取消选择"),
                     ("I", "居民检查器"),
                     ("E", "事件流"),
+                    ("Y", "今日要闻"),
                     ("R", "关系矩阵与曲线"),
                     ("L", "约会（丘比特）"),
                     ("N", "公告板"),
                     ("T", "调参"),
                     ("H / F1", "帮助"),
+                    ("U", "隐藏 / 显示顶栏"),
                 ] {
                     ui.strong(key);
                     ui.label(what);

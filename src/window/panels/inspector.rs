@@ -9,7 +9,7 @@ use crate::scenario::{ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::memory::Memories;
 use crate::sim::residents::{
-    Activity, Needs, Persona, Relationships, Roster, Thinking, Walking, Whereabouts,
+    Activity, ActivityKind, Needs, Persona, Relationships, Roster, Thinking, Walking, Whereabouts,
 };
 use crate::sim::social::SocialState;
 use crate::window::chat::ChatPanel;
@@ -86,6 +86,7 @@ pub(super) fn inspector(
     let icon = activity
         .and_then(|a| icons.as_ref()?.path(&a.text.emoji))
         .map(|path| contexts.add_image(EguiTextureHandle::Strong(assets.load(path))));
+    let face = crate::window::art::portrait(&mut contexts, &assets, &persona.0);
     let ctx = contexts.ctx_mut()?;
     let right = ctx.viewport_rect().right();
     let mut open = true;
@@ -97,7 +98,11 @@ pub(super) fn inspector(
         .default_height(640.0)
         .vscroll(true)
         .show(ctx, |ui| {
-            header(ui, persona, &mut selection, &mut counsel, &around);
+            ui.horizontal(|ui| {
+                let side = egui::Vec2::splat(crate::window::art::PORTRAIT);
+                ui.image((face, side));
+                ui.vertical(|ui| header(ui, persona, &mut selection, &mut counsel, &around));
+            });
             chat_button(ui, persona, &mut chat);
             cupid.show(ui, &persona.0, &around.roster);
             persona_section(ui, persona);
@@ -231,7 +236,7 @@ fn now_section(ui: &mut egui::Ui, view: &Shown, icon: Option<egui::TextureId>, t
                 if let Some(icon) = icon {
                     ui.image((icon, egui::vec2(20.0, 20.0)));
                 }
-                ui.label(&a.text.action);
+                ui.label(doing_label(&a.text.action, a.kind, town.name(a.target)));
             });
             if !a.text.dialogue.is_empty() {
                 ui.label(format!("「{}」", a.text.dialogue));
@@ -382,5 +387,43 @@ impl CupidButton<'_, '_> {
                 self.panels.dates = true;
             }
         });
+    }
+}
+
+/// What a resident is doing, in Chinese for the player (the English
+/// `action` stays in the plan and the log): a model's own words when it
+/// wrote Chinese, "找阿朵聊天" for a chat with someone, else the kind of
+/// action at its place.
+pub(crate) fn doing_label(action: &str, kind: ActivityKind, place: &str) -> String {
+    if let Some(who) = action.strip_prefix("Chat with ") {
+        return format!("找{}聊天", who.trim());
+    }
+    let chinese = action
+        .chars()
+        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    if chinese && !action.chars().any(|c| c.is_ascii_alphabetic()) {
+        return action.to_string();
+    }
+    kind.doing_zh(place)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_player_reads_what_residents_do_in_chinese() {
+        use ActivityKind::*;
+        assert_eq!(
+            doing_label("Chat with 阿朵", Socialise, "星火酒馆"),
+            "找阿朵聊天"
+        );
+        assert_eq!(
+            doing_label("Cook and serve at the tavern", Work, "星火酒馆"),
+            "在星火酒馆干活"
+        );
+        assert_eq!(doing_label("Relax at home", Idle, "马家"), "在马家歇一会儿");
+        // A model that plans in Chinese is shown in its own words.
+        assert_eq!(doing_label("去河边钓鱼", Leisure, "柳溪河畔"), "去河边钓鱼");
     }
 }

@@ -6,6 +6,7 @@
 mod board;
 mod dates;
 mod inspector;
+mod news;
 mod prompt_view;
 mod relations;
 mod stream;
@@ -20,6 +21,7 @@ use crate::sim::residents::RosterIdx;
 use board::{help, notice_board, tuning_panel};
 use dates::dates_panel;
 use inspector::inspector;
+use news::news_panel;
 use relations::relations;
 use stream::event_stream;
 
@@ -27,6 +29,7 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Panels>()
         .init_resource::<StreamFilter>()
         .init_resource::<PlottedPairs>()
+        .init_resource::<news::NewsDay>()
         .add_systems(Update, panel_keys.in_set(ViewSet::Input))
         .add_systems(
             EguiPrimaryContextPass,
@@ -38,6 +41,7 @@ pub(super) fn plugin(app: &mut App) {
                 tuning_panel,
                 help,
                 dates_panel,
+                news_panel,
             ),
         );
 }
@@ -52,28 +56,31 @@ pub(crate) struct Panels {
     pub(crate) tuning: bool,
     pub(crate) help: bool,
     pub(crate) dates: bool,
+    /// 今日要闻.
+    pub(crate) news: bool,
+    /// The top bar (date, speed, switches); `U` hides it, `--panels none` too.
+    pub(crate) bar: bool,
 }
 
 impl Default for Panels {
+    /// The inspector, the event stream and the top bar.
     fn default() -> Self {
         Self {
             inspector: true,
             events: true,
-            relations: false,
-            notices: false,
-            tuning: false,
-            help: false,
-            dates: false,
+            bar: true,
+            ..Self::none()
         }
     }
 }
 
 impl Panels {
     /// Each panel's switch, label and key, in top-bar order.
-    pub(super) fn toggles(&mut self) -> [(&mut bool, &'static str, &'static str); 7] {
+    pub(super) fn toggles(&mut self) -> [(&mut bool, &'static str, &'static str); 8] {
         [
             (&mut self.inspector, "居民", "I"),
             (&mut self.events, "事件", "E"),
+            (&mut self.news, "要闻", "Y"),
             (&mut self.relations, "关系", "R"),
             (&mut self.notices, "公告", "N"),
             (&mut self.tuning, "调参", "T"),
@@ -83,7 +90,8 @@ impl Panels {
     }
 
     /// Opens the panels named (`inspector,events,relations,notices,tuning,help,dates`)
-    /// and closes the others; an unknown name is an error.
+    /// and closes the others; `none` closes every one and the top bar too
+    /// (a clean view of the town); an unknown name is an error.
     pub(super) fn only(names: &[String]) -> Result<Self, String> {
         let mut p = Self {
             inspector: false,
@@ -92,6 +100,10 @@ impl Panels {
         };
         for name in names {
             let panel = match name.trim() {
+                "none" => {
+                    p = Self::none();
+                    continue;
+                }
                 "inspector" => &mut p.inspector,
                 "events" => &mut p.events,
                 "relations" => &mut p.relations,
@@ -99,15 +111,31 @@ impl Panels {
                 "tuning" => &mut p.tuning,
                 "help" => &mut p.help,
                 "dates" => &mut p.dates,
+                "news" => &mut p.news,
                 other => {
                     return Err(format!(
-                        "no panel `{other}` (inspector, events, relations, notices, tuning, help, dates)"
+                        "no panel `{other}` (inspector, events, news, relations, notices, tuning, help, dates, or none)"
                     ));
                 }
             };
             *panel = true;
         }
         Ok(p)
+    }
+
+    /// Every panel closed and no top bar.
+    pub(crate) fn none() -> Self {
+        Self {
+            inspector: false,
+            events: false,
+            relations: false,
+            notices: false,
+            tuning: false,
+            help: false,
+            dates: false,
+            news: false,
+            bar: false,
+        }
     }
 
     /// Flips the panel of `key`; false if the key opens none.
@@ -120,6 +148,8 @@ impl Panels {
             KeyCode::KeyT => &mut self.tuning,
             KeyCode::KeyL => &mut self.dates,
             KeyCode::KeyH | KeyCode::F1 => &mut self.help,
+            KeyCode::KeyU => &mut self.bar,
+            KeyCode::KeyY => &mut self.news,
             _ => return false,
         };
         *panel = !*panel;
@@ -197,13 +227,17 @@ mod tests {
                 tuning: true,
                 help: true,
                 dates: true,
+                news: false,
+                bar: true,
             }
         );
         assert!(!p.toggle(KeyCode::KeyW), "W pans the map");
+        assert!(p.toggle(KeyCode::KeyU) && !p.bar, "U hides the top bar");
+        assert_eq!(Panels::only(&["none".into()]).unwrap(), Panels::none());
         let some = Panels::only(&["tuning".into(), "relations".into()]).unwrap();
         assert!(some.tuning && some.relations && !some.inspector && !some.events);
         assert!(Panels::only(&["nope".into()]).unwrap_err().contains("nope"));
-        assert_eq!(p.toggles().len(), 7);
+        assert_eq!(p.toggles().len(), 8);
     }
 
     /// A slider moved in the panel is the value the sim reads next step.
