@@ -149,12 +149,35 @@ impl std::fmt::Display for FrameReport {
     }
 }
 
+/// What the last frame drew: sprites (figures, buildings, props, bubble
+/// boxes) and texts on screen, and the ground's chunks (one draw each).
+#[derive(bevy::ecs::system::SystemParam)]
+struct Drawn<'w, 's> {
+    sprites: Query<'w, 's, &'static ViewVisibility, With<Sprite>>,
+    texts: Query<'w, 's, &'static ViewVisibility, With<Text2d>>,
+    chunks: Query<'w, 's, &'static ViewVisibility, With<bevy::sprite_render::TilemapChunk>>,
+}
+
+impl Drawn<'_, '_> {
+    fn census(&self) -> String {
+        let on = |v: &ViewVisibility| v.get();
+        format!(
+            "drawn in the last frame: {} sprites, {} texts, {} ground chunks ({} in the town)",
+            self.sprites.iter().filter(|v| on(v)).count(),
+            self.texts.iter().filter(|v| on(v)).count(),
+            self.chunks.iter().filter(|v| on(v)).count(),
+            self.chunks.iter().count(),
+        )
+    }
+}
+
 fn record(
     time: Res<Time<Real>>,
     plan: Res<FrameStatsPlan>,
     autosave: Option<Res<super::autosave::Autosave>>,
     mut s: ResMut<FrameSamples>,
     mut exit: MessageWriter<AppExit>,
+    drawn: Drawn,
 ) {
     let snapshots = autosave.as_ref().map_or(0, |a| a.snapshots);
     let saving = snapshots != s.snapshots_seen || autosave.is_some_and(|a| a.writing());
@@ -175,6 +198,7 @@ fn record(
     if started.elapsed().as_secs_f32() >= plan.seconds {
         let r = report(&s.frames, &s.sim, &s.saving);
         println!("{r}");
+        println!("{}", drawn.census());
         if let Some(out) = &plan.out
             && let Err(e) = std::fs::write(out, format!("{r}\n"))
         {
