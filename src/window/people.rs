@@ -180,7 +180,8 @@ fn add_figures(
                     offset: Vec2::new(1.0, -1.0),
                     color: Color::srgba(0.05, 0.05, 0.08, 0.95),
                 },
-                Transform::from_xyz(0.0, super::labels::UNDER, 0.5),
+                // Above the darkness (30), under the bubbles (40): names stay readable at night.
+                Transform::from_xyz(0.0, super::labels::UNDER, 25.0),
             ));
             c.spawn((
                 EmojiIcon,

@@ -17,10 +17,21 @@ pub(super) fn chat_panel(
     mut contexts: EguiContexts,
     mut panel: ResMut<CounselPanel>,
     clock: Res<Clock>,
+    (roster, personas, assets): (
+        Res<crate::sim::residents::Roster>,
+        Query<&crate::sim::residents::Persona>,
+        Res<AssetServer>,
+    ),
 ) -> Result {
     if panel.session.is_none() && panel.error.is_none() {
         return Ok(());
     }
+    let face = panel
+        .session
+        .as_ref()
+        .and_then(|s| roster.entity(&s.resident))
+        .and_then(|e| personas.get(e).ok())
+        .map(|p| crate::window::art::portrait(&mut contexts, &assets, &p.0));
     let ctx = contexts.ctx_mut()?;
     let now = clock.now.seconds_text();
     let mut open = true;
@@ -51,6 +62,9 @@ pub(super) fn chat_panel(
                 ui.monospace(error);
             }
             ui.horizontal(|ui| {
+                if let Some(face) = face {
+                    ui.image((face, egui::Vec2::splat(crate::window::art::PORTRAIT)));
+                }
                 ui.label(format!("会谈：{}", s.host.state.session));
                 if ui.selectable_label(panel.show_state, "脚本状态").clicked() {
                     panel.show_state = !panel.show_state;

@@ -142,6 +142,7 @@ pub(super) fn help(mut contexts: EguiContexts, mut panels: ResMut<Panels>) -> Re
                     ("T", "调参"),
                     ("H / F1", "帮助"),
                     ("U", "隐藏 / 显示顶栏"),
+                    ("M", "演示模式（导演镜头）"),
                 ] {
                     ui.strong(key);
                     ui.label(what);

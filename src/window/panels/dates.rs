@@ -33,13 +33,23 @@ pub(super) fn dates_panel(
     dates: Res<TownDates>,
     roster: Res<Roster>,
     selection: Res<Selection>,
+    (personas, assets): (Query<&crate::sim::residents::Persona>, Res<AssetServer>),
 ) -> Result {
     if !panels.dates {
         return Ok(());
     }
-    let ctx = contexts.ctx_mut()?;
     let selected = selection.resident.as_ref().and_then(|id| roster.idx(id));
     let shown = dates.shown_for(selected);
+    // The two portraits, side by side over the date.
+    let faces = shown.as_ref().map(|d| {
+        d.pair.map(|i| {
+            let entity = roster.entity(roster.id_of(i));
+            entity
+                .and_then(|e| personas.get(e).ok())
+                .map(|p| crate::window::art::portrait(&mut contexts, &assets, &p.0))
+        })
+    });
+    let ctx = contexts.ctx_mut()?;
     egui::Window::new("💘 约会")
         .open(&mut panels.dates)
         .default_pos([8.0, 300.0])
@@ -51,7 +61,17 @@ pub(super) fn dates_panel(
                     "还没有约会。选中一位居民，在检查器里点「💘 约会」，或等主持人傍晚自己牵线。",
                 );
             }
-            Some(d) => date_view(ui, &d, &roster),
+            Some(d) => {
+                if let Some(faces) = faces {
+                    ui.horizontal(|ui| {
+                        let side = egui::Vec2::splat(crate::window::art::PORTRAIT);
+                        for face in faces.into_iter().flatten() {
+                            ui.image((face, side));
+                        }
+                    });
+                }
+                date_view(ui, &d, &roster)
+            }
         });
     Ok(())
 }
