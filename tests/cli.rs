@@ -250,6 +250,24 @@ fn unknown_home_is_reported() {
     assert!(line.contains("(field `residents[6].home`)"), "{line}");
 }
 
+/// `sprite:` names a shipped character sheet; an unquoted number is fine,
+/// one that is not a sheet is an error at its position with the range.
+#[test]
+fn an_unknown_character_sheet_is_reported() {
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("sprite: \"22\"", "sprite: 22", 1)
+            .replacen("sprite: \"4\"", "sprite: 26", 1)
+    });
+    let line = check_fails(&dir);
+    let at = line_of(&dir, "residents.yaml", "sprite: 26");
+    assert!(
+        line.contains(&format!("residents.yaml:{at}:13: no character sheet `26`")),
+        "{line}"
+    );
+    assert!(line.contains("(field `residents[1].sprite`)"), "{line}");
+    assert!(line.contains("numbered 1 to 25"), "{line}");
+}
+
 #[test]
 fn sim_refuses_a_broken_scenario_and_runs_a_good_one() {
     let (_t, dir) = broken("residents.yaml", |t| {
