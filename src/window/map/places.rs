@@ -59,6 +59,7 @@ const ROCK: Rect = tiles((1, 7), (2, 8));
 const BOULDER: Rect = tiles((7, 21), (8, 22));
 const HAY: Rect = tiles((8, 37), (10, 40));
 const LOGS: Rect = tiles((16, 2), (17, 3));
+const FENCE: Rect = tiles((7, 27), (9, 28));
 
 /// Everything standing on the town's places; no tree grows on a path or
 /// in water.
@@ -158,6 +159,12 @@ fn building(at: &mut Placer, look: PlaceLook) {
             at.put(BARREL, foot + Vec2::new(-side - 4.0, 2.0), 2.0);
         }
         PlaceLook::Clinic => at.put(WELL, foot + Vec2::new(side + 4.0, 4.0), 2.0),
+        // A garden fence either side of a home's front.
+        PlaceLook::House => {
+            let below = Vec2::Y * 12.0;
+            at.put(FENCE, foot + below + Vec2::X * (side + 20.0), 1.5);
+            at.put(FENCE, foot + below - Vec2::X * (side + 20.0), 1.5);
+        }
         _ => {}
     }
 }
@@ -177,6 +184,13 @@ fn setting(at: &mut Placer, look: PlaceLook, notice_board: bool) {
             at.put(HUT, shed, 2.0);
             for k in 0..3 {
                 at.put(HAY, at.at(0.05 + 0.3 * k as f32, 0.6), 1.0);
+            }
+            // A fence along the field's foot, one length every 48 units.
+            let (y, from, to) = (at.rect.max.y + 10.0, at.rect.min.x, at.rect.max.x);
+            let mut x = from + 24.0;
+            while x < to - 12.0 {
+                at.put(FENCE, Vec2::new(x, y), 1.5);
+                x += 48.0;
             }
         }
         PlaceLook::River => {
@@ -305,6 +319,10 @@ mod tests {
         );
         assert!(all.iter().any(|p| p.rect == CAVE), "the mine's mouth");
         assert!(all.iter().any(|p| p.rect == NOTICE), "the notice board");
+        assert!(
+            all.iter().filter(|p| p.rect == FENCE).count() >= 10,
+            "fences"
+        );
     }
 
     /// Where residents stand at a building's place (its spread, up to 0.45
