@@ -20,11 +20,32 @@ use crate::sim::social::SocialState;
 pub(crate) const SPEEDS: [f32; 5] = [1.0, 5.0, 20.0, 60.0, 300.0];
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Update, time_keys.in_set(ViewSet::Input))
+    app.add_systems(Update, (time_keys, latin_fallback).in_set(ViewSet::Input))
         .add_systems(
             EguiPrimaryContextPass,
             (load_panel_font, ui_wants_input, top_bar, reload_message).chain(),
         );
+}
+
+/// The map's CJK font has no Latin letters or digits (a generated town's
+/// "3区广场", "张杰12"): Bevy's text falls back to its built-in Fira Mono for
+/// them, once both fonts are in its collection.
+fn latin_fallback(mut fonts: ResMut<bevy::text::FontCx>, mut done: Local<bool>) {
+    if *done {
+        return;
+    }
+    let Some(latin) = fonts.collection.family_id("Fira Mono") else {
+        return;
+    };
+    // Digits and punctuation take the script of the text around them, so
+    // Chinese runs need the fallback as much as Latin ones.
+    for script in [*b"Latn", *b"Zyyy", *b"Hani"] {
+        let script = fontique::Script::from_bytes(script);
+        fonts
+            .collection
+            .append_fallbacks(script, std::iter::once(latin));
+    }
+    *done = true;
 }
 
 /// egui's own fonts have no Chinese: put the CJK font behind them, once the
