@@ -21,7 +21,15 @@ pub(super) fn plugin(app: &mut App) {
             Update,
             (
                 add_figures.in_set(ViewSet::Sync),
-                (track_sim, glide, animate, show_emoji, rename, show_sleepers)
+                (
+                    track_sim,
+                    glide,
+                    face_partners,
+                    animate,
+                    show_emoji,
+                    rename,
+                    show_sleepers,
+                )
                     .chain()
                     .in_set(PeopleSet)
                     .in_set(ViewSet::Present),
@@ -261,6 +269,51 @@ fn glide(time: Res<Time<Real>>, mut q: Query<(&mut Glide, &mut Transform), With<
     }
 }
 
+/// Which way to face to look at the others of a conversation (their middle);
+/// `None` when they stand on one's own spot.
+pub(crate) fn towards(me: Vec2, others: &[Vec2]) -> Option<Facing> {
+    if others.is_empty() {
+        return None;
+    }
+    let middle = others.iter().sum::<Vec2>() / others.len() as f32;
+    Facing::of(middle - me)
+}
+
+/// People talking (and standing) face whom they talk with.
+fn face_partners(
+    talks: Query<&crate::sim::social::Conversation>,
+    roster: Res<crate::sim::residents::Roster>,
+    mut figures: Query<(&Transform, &mut Glide), With<Resident>>,
+) {
+    for talk in &talks {
+        let at: Vec<(Entity, Vec2)> = talk
+            .participants()
+            .iter()
+            .filter_map(|&i| roster.entities().get(i.i()).copied())
+            .filter_map(|e| {
+                figures
+                    .get(e)
+                    .ok()
+                    .map(|(t, _)| (e, t.translation.truncate()))
+            })
+            .collect();
+        for (k, &(entity, me)) in at.iter().enumerate() {
+            let others: Vec<Vec2> = at
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, (_, p))| *p)
+                .collect();
+            if let Ok((_, mut glide)) = figures.get_mut(entity)
+                && !glide.moving
+                && let Some(facing) = towards(me, &others)
+            {
+                glide.facing = facing;
+            }
+        }
+    }
+}
+
 /// Steps through the walk cycle while moving; stands still otherwise.
 fn animate(time: Res<Time<Real>>, mut q: Query<(&mut Glide, &mut Sprite)>) {
     for (mut glide, mut sprite) in &mut q {
@@ -391,6 +444,18 @@ mod tests {
         let at = advance_along(at, &mut path, 100.0);
         assert_eq!(at, Vec2::new(10.0, 10.0));
         assert!(path.is_empty());
+    }
+
+    #[test]
+    fn people_talking_face_each_other() {
+        let (a, b) = (Vec2::new(0.0, 0.0), Vec2::new(40.0, 5.0));
+        assert_eq!(towards(a, &[b]), Some(Facing::Right));
+        assert_eq!(towards(b, &[a]), Some(Facing::Left));
+        // A group: the middle of the others.
+        let (c, d) = (Vec2::new(-10.0, 60.0), Vec2::new(10.0, 50.0));
+        assert_eq!(towards(a, &[c, d]), Some(Facing::Up));
+        assert_eq!(towards(c, &[a, d]), Some(Facing::Down));
+        assert_eq!(towards(a, &[]), None);
     }
 
     #[test]
