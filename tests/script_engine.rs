@@ -1081,3 +1081,42 @@ sessions:
     assert!(think.contains("第0句") && think.contains("还行"), "{think}");
     assert!(!think.contains("上一个话题的话"), "{think}");
 }
+
+/// `{chat} contains '…'` reads what was said in the running goal: the
+/// counsellor's follow-up fires only when the visitor mentioned 失眠, and
+/// only in the goal where it was said.
+#[test]
+fn conditions_read_what_was_said_in_the_goal() {
+    let s = script(
+        r#"
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: 近况
+      actions:
+      - ask: 最近睡得怎么样？
+      - say: 失眠多久了？
+        condition: "{chat} contains '失眠'"
+      - say: 那就好。
+        condition: "!({chat} contains '失眠')"
+    - goal: 下一个
+      actions:
+      - say: 这一段没人提失眠
+        condition: "!({chat} contains '睡不着')"
+"#,
+    );
+    let (said, _) = play(&s, "s", &["这周一直失眠，睡不着"]);
+    let said = said.join("\n");
+    assert!(said.contains("失眠多久了？"), "{said}");
+    assert!(!said.contains("那就好。"), "{said}");
+    // The next goal's chat starts afresh.
+    assert!(said.contains("这一段没人提失眠"), "{said}");
+    let (said, _) = play(&s, "s", &["睡得挺好"]);
+    let said = said.join("\n");
+    assert!(
+        said.contains("那就好。") && !said.contains("失眠多久了？"),
+        "{said}"
+    );
+}

@@ -388,7 +388,9 @@ fn check_condition(
             out.push(d);
         }
         Ok(cond) => {
-            for v in cond.variables() {
+            // `{chat}` is the goal's chat unless the set declares its own.
+            let builtin = |v: &str| v == crate::script::condition::CHAT && !cx.known.contains(v);
+            for v in cond.variables().into_iter().filter(|v| !builtin(v)) {
                 let text = format!("{{{v}}}");
                 unknown_vars(cx, place, &text, (line, col), Some(&scope.visible), out);
             }

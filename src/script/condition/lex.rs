@@ -187,6 +187,7 @@ fn word(chars: &[char], start: usize) -> Result<(TokenKind, usize), ConditionErr
         "false" => TokenKind::False,
         "null" | "undefined" => TokenKind::Null,
         "Infinity" => TokenKind::Num(f64::INFINITY),
+        "contains" => TokenKind::Cmp(CmpOp::Contains),
         "and" | "AND" => return operator("&&"),
         "or" | "OR" => return operator("||"),
         "not" | "NOT" => return operator("!"),

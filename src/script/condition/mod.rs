@@ -2,8 +2,10 @@
 //! `== === != !== > < >= <=`, `&& || !`, parentheses, string literals in single
 //! or double quotes, numbers, `true false null`, and variable references
 //! `{NAME}` — with JavaScript's loose and strict equality (values from users and
-//! models are mostly strings, so `'5' == 5` must hold). Nothing else: no calls,
-//! no assignment. Expressions are compiled once, at load; errors point at the
+//! models are mostly strings, so `'5' == 5` must hold); and one word of our
+//! own, `contains`: `{chat} contains '失眠'` holds when the text (or a list's
+//! item) contains the other side, and `{chat}` is what was said in the
+//! running goal. Nothing else: no calls, no assignment. Expressions are compiled once, at load; errors point at the
 //! column inside the YAML scalar and suggest the usual fixes.
 
 use std::fmt;
@@ -20,6 +22,9 @@ pub(crate) use value::Value;
 pub(crate) const MAX_LEN: usize = 2_000;
 /// Deepest nesting of parentheses and `!`.
 pub(crate) const MAX_DEPTH: usize = 32;
+/// The variable a condition reads for what was said in the running goal
+/// (unless the script declares one of that name).
+pub(crate) const CHAT: &str = "chat";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CmpOp {
@@ -31,6 +36,8 @@ pub(crate) enum CmpOp {
     Gt,
     Le,
     Ge,
+    /// Text containing text, or a list containing an item.
+    Contains,
 }
 
 impl CmpOp {
@@ -44,6 +51,7 @@ impl CmpOp {
             CmpOp::Gt => ">",
             CmpOp::Le => "<=",
             CmpOp::Ge => ">=",
+            CmpOp::Contains => "contains",
         }
     }
 }
@@ -222,6 +230,7 @@ fn eval(e: &Expr, lookup: &dyn Fn(&str) -> Value) -> Value {
                 CmpOp::Le => l.less(&r, true),
                 CmpOp::Gt => r.less(&l, false),
                 CmpOp::Ge => r.less(&l, true),
+                CmpOp::Contains => l.contains(&r),
             })
         }
     }
@@ -342,6 +351,29 @@ mod tests {
         assert!(check("'it\\'s' == \"it's\""));
         let c = Condition::parse("'{甲}-{乙}' == {丙} && {甲} != 'x'").unwrap();
         assert_eq!(c.variables(), ["甲", "乙", "丙"]);
+    }
+
+    #[test]
+    fn contains_finds_text_in_text_and_items_in_lists() {
+        let c = Condition::parse("{chat} contains '失眠'").unwrap();
+        let with = |v: Value| move |_: &str| v.clone();
+        assert!(c.eval(&with(Value::Str("来访者：最近失眠".into()))));
+        assert!(!c.eval(&with(Value::Str("来访者：睡得好".into()))));
+        assert!(c.eval(&with(Value::List(vec!["头痛".into(), "失眠".into()]))));
+        assert!(
+            !c.eval(&with(Value::List(vec!["失眠多梦".into()]))),
+            "items, not substrings"
+        );
+        assert!(!c.eval(&with(Value::Undefined)));
+        // A variable on the right, and a comparison's place in the grammar.
+        let c = Condition::parse("{话} contains {词} && {n} > 1").unwrap();
+        let vars = |n: &str| match n {
+            "话" => Value::Str("我想换工作".into()),
+            "词" => Value::Str("工作".into()),
+            _ => Value::Num(2.0),
+        };
+        assert!(c.eval(&vars));
+        assert!(Condition::parse("{a} contains 'x' contains 'y'").is_err());
     }
 
     #[test]

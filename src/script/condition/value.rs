@@ -64,6 +64,17 @@ impl Value {
     }
 
     /// `===`
+    /// `contains`: text holding the other's text, a list holding it as an
+    /// item; nothing else contains anything.
+    pub(crate) fn contains(&self, other: &Value) -> bool {
+        let needle = other.to_string();
+        match self {
+            Value::Str(s) => s.contains(&needle),
+            Value::List(items) => items.iter().any(|i| *i == needle),
+            _ => false,
+        }
+    }
+
     pub(crate) fn strict_eq(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Num(a), Value::Num(b)) => a == b,

@@ -199,9 +199,10 @@ impl Engine<'_> {
             }
         };
         match compiled {
-            Ok(cond) => cond.eval(&|name| {
-                self.lookup(st, name)
-                    .map_or(Value::Undefined, |v| v.condition_value())
+            Ok(cond) => cond.eval(&|name| match self.lookup(st, name) {
+                Some(v) => v.condition_value(),
+                None if name == crate::script::condition::CHAT => goal_chat(st),
+                None => Value::Undefined,
             }),
             Err(e) => {
                 fx.push(Effect::Warning {
@@ -211,4 +212,16 @@ impl Engine<'_> {
             }
         }
     }
+}
+
+/// What was said in the running goal, one line each (`role：text`), for
+/// `{chat}` in a condition.
+fn goal_chat(st: &State) -> Value {
+    let from = st.frames.last().map_or(0, |f| f.chat_from);
+    let lines: Vec<String> = st
+        .chat_since(from)
+        .iter()
+        .map(|l| format!("{}：{}", l.role, l.text))
+        .collect();
+    Value::Str(lines.join("\n"))
 }
