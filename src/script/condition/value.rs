@@ -70,7 +70,7 @@ impl Value {
         let needle = other.to_string();
         match self {
             Value::Str(s) => s.contains(&needle),
-            Value::List(items) => items.iter().any(|i| *i == needle),
+            Value::List(items) => items.contains(&needle),
             _ => false,
         }
     }
