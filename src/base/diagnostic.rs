@@ -137,7 +137,11 @@ pub(super) fn from_yaml_error(e: &serde_saphyr::Error, field: &str) -> Diagnosti
 }
 
 fn yaml_hint(message: &str) -> Option<String> {
-    let hint = if message.starts_with("unknown field") {
+    let hint = if message.contains("trailing content after") && message.contains("quoted scalar") {
+        // The design's own sample: `condition: "{a}=='A'" && !{b}"`.
+        "a quote inside the text ended it early: quote the whole value once — \
+         use single quotes inside double ones (`\"{a}=='A' && !{b}\"`) or remove the stray quote"
+    } else if message.starts_with("unknown field") {
         "remove the field or fix its spelling; the expected fields are listed"
     } else if message.starts_with("missing field") {
         "add the field to this entry"
@@ -190,6 +194,16 @@ fn levenshtein(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The design's unbalanced-quote sample gets the quoting fix, not a
+    /// word about types.
+    #[test]
+    fn a_quote_that_ends_the_text_early_gets_the_quoting_fix() {
+        let hint = yaml_hint("invalid trailing content after double-quoted scalar").unwrap();
+        assert!(hint.contains("quote the whole value once"), "{hint}");
+        let other = yaml_hint("invalid type: map, expected a string").unwrap();
+        assert!(other.contains("type"), "{other}");
+    }
 
     #[test]
     fn suggests_close_ids() {
