@@ -41,6 +41,13 @@ pub enum PlaceLook {
 }
 
 impl PlaceLook {
+    /// A building one goes into (its windows light up; sleepers there are
+    /// indoors); the others are open settings.
+    pub fn is_building(self) -> bool {
+        use PlaceLook::*;
+        matches!(self, House | Inn | Library | Forge | Clinic | Workshop)
+    }
+
     /// The look of a place that names none.
     pub fn infer(kind: LocationKind, services: &[Service]) -> Self {
         let has = |s: Service| services.contains(&s);

@@ -12,7 +12,7 @@ use bevy::prelude::*;
 
 use super::art::{self, Facing};
 use super::{AssetDir, FONT, MapFrame, ViewSet};
-use crate::scenario::{PlaceLook, Town};
+use crate::scenario::Town;
 use crate::sim::residents::{Activity, ActivityKind, MapPosition, Persona, Resident, Thinking};
 
 pub(super) fn plugin(app: &mut App) {
@@ -399,7 +399,8 @@ fn show_sleepers(
 ) {
     for (activity, mut vis, mut sprite, mut glide) in &mut q {
         let asleep = activity.underway && activity.kind == ActivityKind::Sleep;
-        let indoors = activity.target.i() < town.len() && indoors(town.get(activity.target).look);
+        let indoors =
+            activity.target.i() < town.len() && town.get(activity.target).look.is_building();
         *vis = if asleep && indoors {
             Visibility::Hidden
         } else {
@@ -414,12 +415,6 @@ fn show_sleepers(
             Color::WHITE
         };
     }
-}
-
-/// Whether sleeping at a place of this look is sleeping indoors.
-pub(crate) fn indoors(look: PlaceLook) -> bool {
-    use PlaceLook::*;
-    matches!(look, House | Inn | Library | Forge | Clinic | Workshop)
 }
 
 #[cfg(test)]

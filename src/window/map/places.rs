@@ -91,7 +91,7 @@ fn place_props(town: &Town, i: LocIdx, out: &mut Vec<Prop>) {
         rect: area(town, i),
     };
     let first = at.out.len();
-    if is_building(loc.look) {
+    if loc.look.is_building() {
         building(&mut at, loc.look);
     } else {
         setting(&mut at, loc.look, loc.has(Service::NoticeBoard));
@@ -100,7 +100,7 @@ fn place_props(town: &Town, i: LocIdx, out: &mut Vec<Prop>) {
         trees_round(at.rect, i, at.out);
     }
     // A building is drawn first: its windows light up at night.
-    if is_building(loc.look)
+    if loc.look.is_building()
         && let Some(p) = at.out.get_mut(first)
     {
         p.windows = true;
@@ -218,11 +218,6 @@ fn setting(at: &mut Placer, look: PlaceLook, notice_board: bool) {
         // Forests are their trees (`trees_round`); buildings are drawn above.
         _ => {}
     }
-}
-
-fn is_building(look: PlaceLook) -> bool {
-    use PlaceLook::*;
-    matches!(look, House | Inn | Library | Forge | Clinic | Workshop)
 }
 
 /// The two windows either side of a building's door, as (centre, size) in

@@ -132,8 +132,10 @@ pub(crate) struct GroundLayers {
     /// Every tile, 16×16 RGBA each, stacked.
     pub(crate) pixels: Vec<u8>,
     pub(crate) count: u32,
-    /// The pieces of each blob tile, in layer order (shared by every terrain).
-    blob: Vec<[Piece; 4]>,
+    /// Each neighbour pattern's blob tile (its place in every terrain's block).
+    blob_of: [u16; 256],
+    /// Blob tiles per terrain.
+    blobs: u16,
 }
 
 /// Layers of the meadow before the terrains' blocks: grass then flowers.
@@ -155,20 +157,22 @@ impl GroundLayers {
             }
         }
         let count = (pixels.len() / (PX * PX * 4) as usize) as u32;
+        let blob_of = std::array::from_fn(|bits| {
+            let pieces = Neighbours(bits as u8).pieces();
+            blob.iter().position(|p| *p == pieces).unwrap_or(0) as u16
+        });
         Self {
             pixels,
             count,
-            blob,
+            blob_of,
+            blobs: blob.len() as u16,
         }
     }
 
     /// The layer of a cell of `ground` with these neighbours; `hash` varies
     /// the meadow (the same cell always looks the same).
     pub(crate) fn layer(&self, ground: Ground, neighbours: Neighbours, hash: u32) -> u16 {
-        let block = |k: u16| {
-            let pos = self.blob.iter().position(|p| *p == neighbours.pieces());
-            MEADOW_LAYERS + k * self.blob.len() as u16 + pos.unwrap_or(0) as u16
-        };
+        let block = |k: u16| MEADOW_LAYERS + k * self.blobs + self.blob_of[neighbours.0 as usize];
         match ground {
             Ground::Grass => meadow_layer(hash),
             Ground::Dirt => block(0),

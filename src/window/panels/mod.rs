@@ -187,6 +187,29 @@ fn bar(ui: &mut egui::Ui, label: &str, value: f32) {
 }
 
 /// `HH:MM` of a moment.
+/// What a click on a line about a resident does: select it and glide the
+/// camera to where its figure stands.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct LookAt<'w, 's> {
+    pub(super) selection: ResMut<'w, crate::window::select::Selection>,
+    goal: ResMut<'w, crate::window::select::CameraGoal>,
+    roster: Res<'w, crate::sim::residents::Roster>,
+    figures: Query<'w, 's, &'static Transform, With<crate::sim::residents::Resident>>,
+}
+
+impl LookAt<'_, '_> {
+    pub(super) fn resident(&mut self, id: &crate::scenario::ResidentId) {
+        self.selection.select(id.clone());
+        if let Some(t) = self
+            .roster
+            .entity(id)
+            .and_then(|e| self.figures.get(e).ok())
+        {
+            self.goal.0 = Some(t.translation.truncate());
+        }
+    }
+}
+
 fn clock_text(t: crate::base::time::GameTime) -> String {
     format!(
         "{:02}:{:02}",

@@ -9,9 +9,8 @@ use super::{Panels, clock_text};
 use crate::base::time::GameTime;
 use crate::scenario::ResidentId;
 use crate::sim::clock::Clock;
-use crate::sim::residents::{Resident, Roster};
+use crate::sim::residents::Roster;
 use crate::window::feed::News;
-use crate::window::select::{CameraGoal, Selection};
 
 /// The day shown: `None` follows the clock's day.
 #[derive(Resource, Debug, Default)]
@@ -23,8 +22,7 @@ pub(super) fn news_panel(
     (mut panels, mut day): (ResMut<Panels>, ResMut<NewsDay>),
     (news, roster, clock): (Res<News>, Res<Roster>, Res<Clock>),
     companions: Option<Res<crate::sim::companion::Companions>>,
-    (mut selection, mut goal): (ResMut<Selection>, ResMut<CameraGoal>),
-    figures: Query<&Transform, With<Resident>>,
+    mut look: super::LookAt,
 ) -> Result {
     if !panels.news {
         return Ok(());
@@ -51,11 +49,7 @@ pub(super) fn news_panel(
                         if ui.selectable_label(false, line).clicked()
                             && let Some(first) = who
                         {
-                            selection.select(first.clone());
-                            if let Some(t) = roster.entity(&first).and_then(|e| figures.get(e).ok())
-                            {
-                                goal.0 = Some(t.translation.truncate());
-                            }
+                            look.resident(&first);
                         }
                     }
                 });

@@ -4,9 +4,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use super::{Panels, StreamFilter, clock_text};
-use crate::sim::residents::{Resident, Roster};
+use crate::sim::residents::Roster;
 use crate::window::feed::{EventFeed, strands};
-use crate::window::select::{CameraGoal, Selection};
 
 /// The event stream (E): every event told, filtered by strand and
 /// resident; a click selects the first resident and looks at it.
@@ -14,8 +13,7 @@ pub(super) fn event_stream(
     mut contexts: EguiContexts,
     (mut panels, mut filter): (ResMut<Panels>, ResMut<StreamFilter>),
     (feed, roster): (Res<EventFeed>, Res<Roster>),
-    (mut selection, mut goal): (ResMut<Selection>, ResMut<CameraGoal>),
-    figures: Query<&Transform, With<Resident>>,
+    mut look: super::LookAt,
 ) -> Result {
     if !panels.events {
         return Ok(());
@@ -73,13 +71,8 @@ pub(super) fn event_stream(
                         if ui.selectable_label(false, line).clicked()
                             && let Some(first) = e.told.residents.first()
                         {
-                            selection.select(first.clone());
-                            selection.conversation = e.told.conversation;
-                            if let Some(t) =
-                                roster.entity(first).and_then(|en| figures.get(en).ok())
-                            {
-                                goal.0 = Some(t.translation.truncate());
-                            }
+                            look.resident(first);
+                            look.selection.conversation = e.told.conversation;
                         }
                     }
                 });
