@@ -157,11 +157,14 @@ fn a_member_that_fails_or_hangs_is_routed_around() {
     let events = one_day(&urls, |s| s.timeout = Duration::from_secs(2));
     assert!(ended(&events), "the day completes");
     let calls = calls(&events);
-    let used = calls.iter().filter(|c| c["used"] == "llm").count();
+    // A member answered: used, or its answer refused on its merits (the fake
+    // server's four lines sometimes repeat the conversation so far).
+    let answered = |c: &&&Value| c["used"] == "llm" || c["outcome"] == "invalid";
+    let used = calls.iter().filter(answered).count();
     // Calls a member failed went on to another, except those that hung to the deadline.
     assert!(
         used * 10 >= calls.len() * 8,
-        "{used} of {} used",
+        "{used} of {} answered",
         calls.len()
     );
     // Taken out after two failures each, then only probed now and then.

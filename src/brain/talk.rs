@@ -10,6 +10,7 @@
 use crate::scenario::dialogue::{Address, Exchange, Lines, MoodExchange, without_mention};
 use crate::scenario::{PhraseBank, Profile, RelationKind, WorkRole};
 use crate::sim::brain::LineContext;
+use crate::sim::residents::TalkOutcome;
 use crate::sim::social::Trigger;
 use crate::sim::social::spoken::line_hash;
 
@@ -21,12 +22,17 @@ const FRIENDLY_TIE: f32 = 45.0;
 const TOPIC_RUN: usize = 2;
 /// The chance that one going to a gathering brings it up in a new line.
 const NEWS_CHANCE: f32 = 0.3;
+/// The chance an opening brings up the last talk (on an earlier day)…
+const RECALL_CHANCE: f32 = 0.4;
+/// …and after a quarrel.
+const RECALL_QUARREL_CHANCE: f32 = 0.7;
 /// An age gap this large is a generation: 叔, 姨; 爸, 妈.
 const GENERATION: u32 = 18;
 
 /// One line of a conversation. A closing line ends with `[END]`.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
-    let closing = cx.turn >= 1 && cx.turn + 1 >= cx.lines;
+    // An invitation waits for its answer before anyone says goodbye.
+    let closing = cx.turn >= 1 && cx.turn + 1 >= cx.lines && cx.inviting.is_none();
     let speaker = Speaker { cx };
     let mut line = speaker.compose(closing);
     if let Some(who) = cx.mention
@@ -57,10 +63,10 @@ enum Heard<'b> {
     Mood(&'b MoodExchange, bool),
     /// A sharp answer to a grumble: an argument.
     Sharp,
-    /// An invitation to a gathering.
-    Invited,
     /// News of a gathering the other is going to.
     Going,
+    /// An opening that brought up the last talk, which went this way.
+    Recalled(TalkOutcome),
     /// Anything else (a model's line, a closing, a soothing word).
     Other,
 }
@@ -107,8 +113,8 @@ impl Speaker<'_, '_> {
         }
     }
 
-    /// An invitation, a proposal to meet, its acceptance; a host's welcome
-    /// and a guest's thanks.
+    /// An invitation and its answer (yes or no, with the reason), a proposal
+    /// to meet, its acceptance; a host's welcome and a guest's thanks.
     fn storyline(&self) -> Option<String> {
         let (cx, st) = (self.cx, &self.bank().storylines);
         if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
@@ -119,6 +125,9 @@ impl Speaker<'_, '_> {
                 ("title", &g.title),
             ];
             return Some(self.pick(&st.invite, 1, &slots));
+        }
+        if let Some(reason) = cx.answering_invite {
+            return Some(self.pick(st.answer_invite.for_reason(reason), 1, &[]));
         }
         if let Some((place, when)) = cx.proposing {
             return Some(self.pick(&st.propose, 1, &[("place", place), ("when", when)]));
@@ -153,6 +162,11 @@ impl Speaker<'_, '_> {
             .and_then(|r| r.last_interaction)
             .is_some_and(|t| t.day_number() == cx.now.day_number());
         let chance = cx.trigger == Trigger::Proximity && !met_today && !cx.at_work;
+        if cx.trigger != Trigger::Appointment
+            && let Some(line) = self.recall()
+        {
+            return line;
+        }
         let list = match kind {
             _ if cx.trigger == Trigger::Appointment => &g.appointment,
             RelationKind::Family => &g.family,
@@ -163,6 +177,26 @@ impl Speaker<'_, '_> {
             _ => &g.acquaintance,
         };
         self.pick(list, 1, &[])
+    }
+
+    /// Now and then, an opening that brings up the last talk, when it was
+    /// on an earlier day (a quarrel more often: one wants to make up).
+    fn recall(&self) -> Option<String> {
+        let cx = self.cx;
+        let r = cx.relation?;
+        let last = r.last_talk.as_ref()?;
+        let earlier = r
+            .last_interaction
+            .is_some_and(|t| t.day_number() < cx.now.day_number());
+        let chance = match last.outcome {
+            TalkOutcome::Argued => RECALL_QUARREL_CHANCE,
+            _ => RECALL_CHANCE,
+        };
+        if !earlier || self.roll(11) >= chance {
+            return None;
+        }
+        let list = self.bank().greetings.recall.of(last.outcome);
+        Some(self.pick(list, 1, &[("topic", last.subject.as_str())]))
     }
 
     /// What the line before was.
@@ -182,7 +216,7 @@ impl Speaker<'_, '_> {
             }
         }
         if cx.turn == 1 && cx.hosting.is_none() {
-            return Heard::Greeting;
+            return self.recalled(prev).unwrap_or(Heard::Greeting);
         }
         for t in &bank.topics {
             for x in &t.exchanges.value {
@@ -207,13 +241,24 @@ impl Speaker<'_, '_> {
         {
             return Heard::Sharp;
         }
-        if cx.turn == 2 && cx.history.len() >= 2 && is_invitation(bank, cx) {
-            return Heard::Invited;
-        }
         if bank.storylines.going.value.iter().any(|t| fits(t, prev)) {
             return Heard::Going;
         }
         Heard::Other
+    }
+
+    /// The opening `prev` brought up the last talk: how it went.
+    fn recalled(&self, prev: &str) -> Option<Heard<'_>> {
+        let r = &self.bank().greetings.recall;
+        [
+            TalkOutcome::Argued,
+            TalkOutcome::Down,
+            TalkOutcome::Warm,
+            TalkOutcome::Plain,
+        ]
+        .into_iter()
+        .find(|&how| r.of(how).value.iter().any(|t| fits(t, prev)))
+        .map(Heard::Recalled)
     }
 
     /// The answer the line before calls for, if it calls for one.
@@ -237,8 +282,18 @@ impl Speaker<'_, '_> {
                 format!("{}[END]", self.pick(&bank.moods.storm_off, 2, &[]))
             }
             Heard::Sharp => self.pick(&bank.moods.soothe, 2, &[]),
-            Heard::Invited => self.pick(&bank.storylines.accept_invite, 2, &[]),
             Heard::Going => self.pick(&bank.storylines.going_replies, 2, &[]),
+            Heard::Recalled(how) => {
+                let b = &bank.greetings.recall_back;
+                let list = match how {
+                    TalkOutcome::Argued if self.prickly() => &b.argued_cold,
+                    TalkOutcome::Argued => &b.argued,
+                    TalkOutcome::Down => &b.down,
+                    TalkOutcome::Warm => &b.warm,
+                    TalkOutcome::Plain => &b.plain,
+                };
+                self.pick(list, 2, &[])
+            }
             Heard::Replied | Heard::Other => return None,
         })
     }
@@ -386,6 +441,15 @@ impl Speaker<'_, '_> {
                 (None, _) => {}
             }
         }
+        if current.is_none() {
+            // An opening that brought up the last talk takes up its subject.
+            let opening = self.cx.history.first().map(|m| without_mention(&m.text));
+            let recalled = opening.is_some_and(|o| self.recalled(o).is_some());
+            let subject = self.cx.relation.and_then(|r| r.last_talk.as_ref());
+            if let Some(last) = subject.filter(|_| recalled) {
+                current = bank.topics.iter().position(|t| t.label == last.subject);
+            }
+        }
         (current, run)
     }
 
@@ -469,20 +533,6 @@ fn staff(bank: &PhraseBank, role: WorkRole) -> &crate::scenario::dialogue::Staff
         WorkRole::Teacher => &bank.staff.teacher,
         WorkRole::Seller => &bank.staff.seller,
     }
-}
-
-/// The opening was an invitation (the organiser's second line follows the greeting).
-fn is_invitation(bank: &PhraseBank, cx: &LineContext<'_>) -> bool {
-    let said = without_mention(cx.previous);
-    let heads: Vec<&str> = bank
-        .storylines
-        .invite
-        .value
-        .iter()
-        .filter_map(|t| t.split('{').next())
-        .filter(|h| !h.is_empty())
-        .collect();
-    heads.iter().any(|h| said.starts_with(h)) || said.contains("一定要来")
 }
 
 /// Whether `line` is `template` filled in: its literal parts appear in order.

@@ -37,6 +37,7 @@ pub(crate) fn plan_from_text(text: &str) -> Result<Plan, String> {
         emoji: field("emoji").unwrap_or_default(),
         duration,
         activity: v.get("activity").and_then(activity_kind),
+        with: field("with").ok().filter(|w| !w.trim().is_empty()),
     })
 }
 

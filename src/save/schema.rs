@@ -8,7 +8,7 @@ use super::SaveError;
 
 /// The schema this build writes. A file with a higher `user_version` was
 /// written by a newer Heartvale and is refused, untouched.
-pub(crate) const VERSION: i64 = 2;
+pub(crate) const VERSION: i64 = 3;
 
 /// Version 1: the town, and the companion tables of the memory design
 /// (`conversations`, `key_moments`, `user_profiles`, `affection_logs`: the
@@ -73,8 +73,14 @@ CREATE TABLE memory_vectors (
     PRIMARY KEY (resident, seq));
 ";
 
+/// Version 3: what each tie's last real talk was about and how it went
+/// (JSON, NULL when none: older saves open with none).
+const V3: &str = "
+ALTER TABLE relationships ADD COLUMN last_talk TEXT;
+";
+
 /// Each version's script, applied in order to bring a file up to [`VERSION`].
-const MIGRATIONS: [&str; 2] = [V1, V2];
+const MIGRATIONS: [&str; 3] = [V1, V2, V3];
 
 /// The file's schema version (0: a new, empty database).
 pub(crate) fn version(db: &Connection) -> Result<i64, SaveError> {

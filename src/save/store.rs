@@ -158,8 +158,8 @@ fn write_residents(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     let mut tie = tx.prepare(
-        "INSERT INTO relationships (resident, other, kind, strength, impression, interactions, last_interaction, met)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO relationships (resident, other, kind, strength, impression, interactions, last_interaction, met, last_talk)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     let mut memory = tx.prepare(
         "INSERT INTO memories (resident, seq, time, kind, importance, text, last_access) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -191,7 +191,10 @@ fn write_residents(
                 t.impression,
                 t.interactions,
                 t.last_interaction.map(|t| t.0),
-                t.met.map(|t| t.0)
+                t.met.map(|t| t.0),
+                t.last_talk
+                    .as_ref()
+                    .map(|l| serde_json::to_string(l).expect("plain data"))
             ])?;
         }
         for (seq, m) in r.memories.iter().enumerate() {
@@ -414,7 +417,7 @@ fn read_residents(db: &Connection, place: &PlaceOf) -> Result<Vec<ResidentSnap>,
 
 fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> {
     let mut q = db.prepare_cached(
-        "SELECT other, kind, strength, impression, interactions, last_interaction, met
+        "SELECT other, kind, strength, impression, interactions, last_interaction, met, last_talk
          FROM relationships WHERE resident = ?1 ORDER BY rowid",
     )?;
     let rows = q.query_map([id], |r| {
@@ -426,11 +429,16 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
             r.get::<_, u32>(4)?,
             r.get::<_, Option<i64>>(5)?,
             r.get::<_, Option<i64>>(6)?,
+            r.get::<_, Option<String>>(7)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (other, kind, strength, impression, interactions, last, met) = row?;
+        let (other, kind, strength, impression, interactions, last, met, talk) = row?;
+        let last_talk = talk
+            .map(|t| serde_json::from_str(&t))
+            .transpose()
+            .map_err(|e| SaveError::Corrupt(format!("a tie's last talk: {e}")))?;
         out.push(Relationship::restored(
             ResidentId(other.into()),
             from_text(&kind, "relationship kind")?,
@@ -438,6 +446,7 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
             impression,
             interactions,
             (last.map(GameTime), met.map(GameTime)),
+            last_talk,
         ));
     }
     Ok(out)

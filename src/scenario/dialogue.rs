@@ -66,6 +66,54 @@ pub struct Greetings {
     pub back: Lines,
     /// Answering family.
     pub back_family: Lines,
+    /// Opening with the last talk (on an earlier day), by how it went
+    /// (`{topic}`: what it was about).
+    pub recall: Recall,
+    /// Answering such an opening.
+    pub recall_back: RecallBack,
+}
+
+/// Openings that bring up the last talk, by how it went.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recall {
+    /// They quarrelled: making up.
+    pub argued: Lines,
+    /// The other was low: asking after them.
+    pub down: Lines,
+    /// It went well: taking it up again.
+    pub warm: Lines,
+    /// Nothing much: picking up the thread.
+    pub plain: Lines,
+}
+
+/// Answers to an opening that brings up the last talk.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecallBack {
+    /// Accepting an apology…
+    pub argued: Lines,
+    /// …or, short-tempered, not yet.
+    pub argued_cold: Lines,
+    /// Thanks for asking.
+    pub down: Lines,
+    /// Glad to go on.
+    pub warm: Lines,
+    /// Curious what comes.
+    pub plain: Lines,
+}
+
+impl Recall {
+    /// The openings for a last talk that went `how`.
+    pub fn of(&self, how: crate::sim::residents::TalkOutcome) -> &Lines {
+        use crate::sim::residents::TalkOutcome as T;
+        match how {
+            T::Argued => &self.argued,
+            T::Down => &self.down,
+            T::Warm => &self.warm,
+            T::Plain => &self.plain,
+        }
+    }
 }
 
 /// The three greeting roles.
@@ -172,8 +220,8 @@ pub struct Closings {
 pub struct Storylines {
     /// An organiser inviting to a gathering (`{title}`, `{when}`, `{place}`).
     pub invite: Lines,
-    /// Answering an invitation.
-    pub accept_invite: Lines,
+    /// Answering an invitation: yes or no, by the reason.
+    pub answer_invite: InviteAnswers,
     /// Proposing to meet (`{when}`, `{place}`).
     pub propose: Lines,
     /// Accepting that.
@@ -186,6 +234,39 @@ pub struct Storylines {
     pub going: Lines,
     /// Answering that.
     pub going_replies: Lines,
+}
+
+/// Answers to an invitation, by the reason the guest gives.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InviteAnswers {
+    /// Yes: the organiser is a friend.
+    pub friend: Lines,
+    /// Yes: one likes a crowd.
+    pub lively: Lines,
+    /// Yes: one simply means to come.
+    pub keen: Lines,
+    /// No: a work shift falls on it (`{job}`).
+    pub shift: Lines,
+    /// No: crowds are not for one.
+    pub crowds: Lines,
+    /// No: something else is on.
+    pub busy: Lines,
+}
+
+impl InviteAnswers {
+    /// The lines for an answer given for `reason`.
+    pub fn for_reason(&self, reason: crate::sim::social::InviteReason) -> &Lines {
+        use crate::sim::social::InviteReason as R;
+        match reason {
+            R::Friend => &self.friend,
+            R::Lively => &self.lively,
+            R::Keen => &self.keen,
+            R::Shift => &self.shift,
+            R::Crowds => &self.crowds,
+            R::Busy => &self.busy,
+        }
+    }
 }
 
 /// Forms of address, by tie and age; `{surname}` and `{given}` are filled
@@ -266,6 +347,18 @@ impl PhraseBank {
             ("greetings.appointment".into(), &g.appointment),
             ("greetings.back".into(), &g.back),
             ("greetings.back_family".into(), &g.back_family),
+            ("greetings.recall.argued".into(), &g.recall.argued),
+            ("greetings.recall.down".into(), &g.recall.down),
+            ("greetings.recall.warm".into(), &g.recall.warm),
+            ("greetings.recall.plain".into(), &g.recall.plain),
+            ("greetings.recall_back.argued".into(), &g.recall_back.argued),
+            (
+                "greetings.recall_back.argued_cold".into(),
+                &g.recall_back.argued_cold,
+            ),
+            ("greetings.recall_back.down".into(), &g.recall_back.down),
+            ("greetings.recall_back.warm".into(), &g.recall_back.warm),
+            ("greetings.recall_back.plain".into(), &g.recall_back.plain),
         ];
         let s = &self.staff;
         for (role, r) in [
@@ -303,7 +396,12 @@ impl PhraseBank {
         let st = &self.storylines;
         for (name, l) in [
             ("invite", &st.invite),
-            ("accept_invite", &st.accept_invite),
+            ("answer_invite.friend", &st.answer_invite.friend),
+            ("answer_invite.lively", &st.answer_invite.lively),
+            ("answer_invite.keen", &st.answer_invite.keen),
+            ("answer_invite.shift", &st.answer_invite.shift),
+            ("answer_invite.crowds", &st.answer_invite.crowds),
+            ("answer_invite.busy", &st.answer_invite.busy),
             ("propose", &st.propose),
             ("accept", &st.accept),
             ("welcome", &st.welcome),

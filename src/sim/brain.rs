@@ -38,6 +38,10 @@ pub struct Plan {
     /// plan may leave it out, and then it is read from `action`'s words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) activity: Option<ActivityKind>,
+    /// The resident the action is with (its id or name), if it is with
+    /// someone: "Chat with 阿朵" names 阿朵, and the town pairs them up there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) with: Option<String>,
 }
 
 /// Everything a brain may look at to plan one resident's next action.
@@ -106,6 +110,8 @@ pub struct LineContext<'a> {
     pub(crate) inviting: Option<&'a Gathering>,
     /// The gathering's place name.
     pub(crate) inviting_place: Option<&'a str>,
+    /// The speaker answers the listener's invitation: yes or no, and why.
+    pub(crate) answering_invite: Option<crate::sim::social::InviteReason>,
     /// The conversation is the organiser's address to the guests of this
     /// gathering (under way where they talk).
     pub(crate) hosting: Option<&'a Gathering>,

@@ -93,6 +93,11 @@ pub fn decide_attendance(
     bond_with_organiser: f32,
     rng: &mut impl rand::Rng,
 ) -> bool {
+    rng.random::<f32>() < attendance_chance(me, heard, bond_with_organiser)
+}
+
+/// The chance [`decide_attendance`] rolls against.
+pub fn attendance_chance(me: &Profile, heard: Heard, bond_with_organiser: f32) -> f32 {
     let p = &me.personality;
     let mut chance = 0.25
         + 0.3 * p.conscientiousness / 100.0
@@ -102,13 +107,14 @@ pub fn decide_attendance(
     if heard == Heard::Invitation {
         chance *= 0.7;
     }
-    rng.random::<f32>() < chance.clamp(0.05, 0.95)
+    chance.clamp(0.05, 0.95)
 }
 
-/// Learns of gathering `g`: adds it to the agenda and logs the decision.
+/// Learns of gathering `g`: adds it to the agenda and logs the decision
+/// (`decided`: one already made, as a guest's answer to an invitation).
 pub fn learn_gathering(
     g: &Gathering,
-    heard: Heard,
+    (heard, decided): (Heard, Option<bool>),
     time: GameTime,
     who: (&Resident, &Persona, &Relationships),
     agenda: &mut Agenda,
@@ -120,16 +126,23 @@ pub fn learn_gathering(
     }
     let known = agenda.appointments.iter().position(|a| a.gathering == g.id);
     // Word of mouth first, then the notice with its time and place: a second,
-    // firmer chance to decide to go. Nothing else changes a made-up mind.
+    // firmer chance to decide to go; or the notice first, then the organiser
+    // asking in person. Nothing else changes a made-up mind.
     let reconsider = known.filter(|&i| {
         let a = &agenda.appointments[i];
-        !a.will_attend && a.heard == Heard::Invitation && heard == Heard::Notice
+        !a.will_attend
+            && matches!(
+                (a.heard, heard),
+                (Heard::Invitation, Heard::Notice) | (Heard::Notice, Heard::Invitation)
+            )
     });
     if known.is_some() && reconsider.is_none() {
         return;
     }
     let (r, persona, rels) = who;
-    let will_attend = decide_attendance(persona, heard, rels.strength(&g.organiser), &mut rng.0);
+    let will_attend = decided.unwrap_or_else(|| {
+        decide_attendance(persona, heard, rels.strength(&g.organiser), &mut rng.0)
+    });
     let entry = Appointment {
         gathering: g.id,
         heard,
@@ -208,7 +221,7 @@ fn read_notices(
             for g in gatherings.iter().filter(|g| g.organiser == n.author) {
                 learn_gathering(
                     g,
-                    Heard::Notice,
+                    (Heard::Notice, None),
                     cx.clock.now,
                     (r, persona, rels),
                     &mut agenda,

@@ -326,6 +326,29 @@ pub fn validate(plan: &Plan, at: LocIdx, town: &Town, tuning: &Tuning) -> (Valid
     )
 }
 
+/// The resident a plan is with (`with`: an id or a name), not oneself; an
+/// unknown name is a problem and dropped.
+fn partner(
+    with: Option<&str>,
+    me: RosterIdx,
+    roster: &Roster,
+    problems: &mut Vec<String>,
+) -> Option<RosterIdx> {
+    let wanted = with.map(str::trim).filter(|w| !w.is_empty())?;
+    let found = roster
+        .indices()
+        .find(|&i| roster.id_of(i).as_str() == wanted || roster.name_of(i) == wanted);
+    match found {
+        Some(i) if i != me => Some(i),
+        Some(_) => None,
+        None => {
+            let wanted = crate::base::quoted(wanted);
+            problems.push(format!("unknown `with` `{wanted}`; dropped"));
+            None
+        }
+    }
+}
+
 /// What starting plans reads and writes.
 #[derive(SystemParam)]
 struct Starting<'w, 's> {
@@ -335,6 +358,7 @@ struct Starting<'w, 's> {
     tuning: Res<'w, ActiveTuning>,
     events: MessageWriter<'w, SimEvent>,
     began: MessageWriter<'w, ActionBegan>,
+    roster: Res<'w, Roster>,
 }
 
 /// Validated plans start: logged, the activity set, the walk begun (or the
@@ -349,7 +373,8 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
             continue;
         }
         s.commands.entity(msg.entity).remove::<Thinking>();
-        let (plan, problems) = validate(&msg.plan, at.0, &s.town, &s.tuning);
+        let (plan, mut problems) = validate(&msg.plan, at.0, &s.town, &s.tuning);
+        let with = partner(msg.plan.with.as_deref(), r.idx, &s.roster, &mut problems);
         let now = s.clock.now;
         tally.plans += 1;
         tally.meals += u32::from(plan.kind == ActivityKind::Eat);
@@ -376,6 +401,7 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
             duration: plan.duration,
             busy_until: now.plus_minutes(walk + plan.duration as i64),
             underway: false,
+            with,
         };
         match activity {
             Some(mut a) => *a = new,
@@ -446,6 +472,7 @@ mod tests {
             emoji: "🍺".into(),
             duration,
             activity: None,
+            with: None,
         }
     }
 

@@ -205,6 +205,7 @@ pub(super) fn plan(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Plan {
         emoji: best.emoji,
         duration: best.duration as i64,
         activity: Some(best.kind),
+        with: best.friend.map(|f| cx.roster.id_of(f).to_string()),
     }
 }
 

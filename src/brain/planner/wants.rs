@@ -43,8 +43,8 @@ const WALK: Length = Length {
 /// Where the people this resident knows are now, and the places worth
 /// weighing for a meal and for company.
 pub(super) struct Places {
-    /// (place, strength, roster idx) of every tie awake and standing somewhere.
-    known: Vec<(LocIdx, f32, RosterIdx)>,
+    /// Every tie awake and standing somewhere.
+    known: Vec<Known>,
     food: Vec<LocIdx>,
     social: Vec<LocIdx>,
 }
@@ -61,7 +61,7 @@ impl Places {
         let eatery = |l: &Location| l.has(Service::Food) && gathering_place(l);
         let mut food = nearest(now, EATERIES, eatery);
         let mut social = nearest(now, HANGOUTS, gathering_place);
-        for &(at, _, _) in &known {
+        for &Known { at, .. } in &known {
             let loc = cx.town.get(at);
             if eatery(loc) && !food.contains(&at) {
                 food.push(at);
@@ -81,10 +81,10 @@ impl Places {
     fn friends_at(&self, place: LocIdx, friend_at: f32) -> (f32, Option<RosterIdx>) {
         let mut sum = 0.0;
         let mut best: Option<(f32, RosterIdx)> = None;
-        for &(_, s, i) in self.known.iter().filter(|k| k.0 == place) {
-            sum += s;
-            if s >= friend_at && best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, i));
+        for k in self.known.iter().filter(|k| k.at == place) {
+            sum += k.strength;
+            if k.to_chat && k.strength >= friend_at && best.is_none_or(|(b, _)| k.strength > b) {
+                best = Some((k.strength, k.idx));
             }
         }
         (sum, best.map(|b| b.1))
@@ -294,7 +294,20 @@ pub(super) fn rest(now: &Moment, out: &mut Vec<Candidate>) {
 /// Where the people this resident knows are now: (place, strength, roster idx),
 /// awake and standing somewhere. Looked up from the resident's own ties, so the
 /// cost does not grow with the size of the town.
-fn known_whereabouts(now: &Moment) -> Vec<(LocIdx, f32, RosterIdx)> {
+/// A tie awake and standing somewhere.
+struct Known {
+    at: LocIdx,
+    strength: f32,
+    idx: RosterIdx,
+    /// Worth going to chat with: not on a shift, not just talked with.
+    to_chat: bool,
+}
+
+/// One seeks out a friend to chat with at most this often: the talk just had
+/// is still fresh.
+const CHAT_AGAIN_MINUTES: i64 = 8 * 60;
+
+fn known_whereabouts(now: &Moment) -> Vec<Known> {
     let cx = now.cx;
     cx.relationships
         .0
@@ -302,7 +315,16 @@ fn known_whereabouts(now: &Moment) -> Vec<(LocIdx, f32, RosterIdx)> {
         .filter_map(|r| {
             let i = r.with_idx;
             let e = cx.census.entries.get(i.i())?;
-            (!e.walking && !cx.census.asleep(i)).then_some((e.at, r.strength, i))
+            let working = e.underway && e.kind == Some(ActivityKind::Work);
+            let lately = r
+                .last_interaction
+                .is_some_and(|t| t.minutes_until(cx.now) < CHAT_AGAIN_MINUTES);
+            (!e.walking && !cx.census.asleep(i)).then_some(Known {
+                at: e.at,
+                strength: r.strength,
+                idx: i,
+                to_chat: !working && !lately,
+            })
         })
         .collect()
 }

@@ -120,6 +120,7 @@ mod tests {
             emoji: String::new(),
             duration: 60,
             activity: None,
+            with: None,
         };
         let why = plan_problem(&plan, home, &s.town, &s.tuning).unwrap();
         assert!(why.chars().count() < 200, "{} characters", why.len());
@@ -138,6 +139,7 @@ mod tests {
             emoji: "🍲".into(),
             duration: 60,
             activity: None,
+            with: None,
         };
         assert_eq!(plan_problem(&p, home, &s.town, &s.tuning), None);
         p.dialogue = "中文的一句话".into();

@@ -39,6 +39,33 @@ fn line_notes(cx: &LineContext<'_>) -> String {
             place
         ));
     }
+    if let Some(last) = cx.relation.and_then(|r| r.last_talk.as_ref())
+        && cx.turn == 0
+    {
+        use crate::sim::residents::TalkOutcome as T;
+        let how = match last.outcome {
+            T::Argued => "吵了几句",
+            T::Down => "TA心情不太好",
+            T::Warm => "聊得很投机",
+            T::Plain => "随便聊了聊",
+        };
+        notes.push_str(&format!(
+            "- 你们上回聊的是{}，{how}；合适的话可以提起\n",
+            last.subject
+        ));
+    }
+    if let Some(reason) = cx.answering_invite {
+        use crate::sim::social::InviteReason as R;
+        let why = match reason {
+            R::Friend => "你会去：办聚会的是你的朋友",
+            R::Lively => "你会去：你喜欢热闹",
+            R::Keen => "你会去",
+            R::Shift => "你去不了：那个时候你要当班干活，说出这个理由",
+            R::Crowds => "你不去：人多的场合你不自在，婉转地说出来",
+            R::Busy => "你去不了：那天你另有事，客气地推掉",
+        };
+        notes.push_str(&format!("- TA刚邀请你参加聚会，这句话请回答：{why}\n"));
+    }
     if let Some(g) = cx.hosting {
         if cx.turn == 0 {
             notes.push_str(&format!(

@@ -127,6 +127,7 @@ pub(super) fn send_off(mut s: Sending) {
                 emoji: "💘".into(),
                 duration: wait,
                 activity: Some(ActivityKind::Socialise),
+                with: Some(roster.id_of(d.pair[1 - k]).to_string()),
             };
             plans.write(PlanReady {
                 entity,

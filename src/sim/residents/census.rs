@@ -47,6 +47,9 @@ pub struct CensusEntry {
     pub(crate) underway: bool,
     /// Social satisfaction (the need), 0–100.
     pub(crate) social: f32,
+    /// Whom it came to keep company with (an underway plan "Chat with X").
+    #[serde(default)]
+    pub(crate) seeking: Option<RosterIdx>,
 }
 
 /// The few persona fields the step's passes read of everyone (`Census::traits`).
@@ -149,6 +152,7 @@ pub(super) fn take_census(
             kind: None,
             underway: false,
             social: 0.0,
+            seeking: None,
         },
     );
     census.at_place.resize(town.len(), Vec::new());
@@ -165,6 +169,9 @@ pub(super) fn take_census(
             kind: act.map(|a| a.kind),
             underway: act.is_some_and(|a| a.underway),
             social: needs.social,
+            seeking: act
+                .filter(|a| a.underway && a.kind == ActivityKind::Socialise)
+                .and_then(|a| a.with),
         };
     }
     // The walkers apart: with the sparse `Walking` in the main query, Bevy would

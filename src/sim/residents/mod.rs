@@ -251,6 +251,9 @@ pub struct Activity {
     pub busy_until: GameTime,
     /// Reached the target and doing it (false while walking there).
     pub(crate) underway: bool,
+    /// Whom it is done with ("Chat with 阿朵": 阿朵), if anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) with: Option<RosterIdx>,
 }
 
 /// The resident is waiting for its brain to produce a plan.
@@ -305,6 +308,33 @@ pub struct Relationship {
     pub(crate) last_interaction: Option<GameTime>,
     /// When they first talked in this run (None: before it, or never).
     pub(crate) met: Option<GameTime>,
+    /// What their last real talk was about and how it went.
+    pub(crate) last_talk: Option<LastTalk>,
+}
+
+/// What the last real talk with someone was about and how it went (being
+/// served and a host's welcome do not count): what one may bring up on
+/// meeting again.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LastTalk {
+    /// Its subject: a topic's label in the phrase bank (美食, 小镇新闻 …).
+    pub(crate) subject: String,
+    /// How it went, as this side heard it.
+    pub(crate) outcome: TalkOutcome,
+}
+
+/// How a conversation went, as one side heard it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TalkOutcome {
+    /// An angry word: a quarrel.
+    Argued,
+    /// The other was low.
+    Down,
+    /// It went well (happy words, or the tie rose markedly).
+    Warm,
+    /// Nothing much either way.
+    Plain,
 }
 
 /// One resident's ties, sorted by the other's roster index (build with
@@ -321,6 +351,7 @@ impl Relationship {
         impression: String,
         interactions: u32,
         (last_interaction, met): (Option<GameTime>, Option<GameTime>),
+        last_talk: Option<LastTalk>,
     ) -> Self {
         Self {
             with,
@@ -331,6 +362,7 @@ impl Relationship {
             interactions,
             last_interaction,
             met,
+            last_talk,
         }
     }
 }
@@ -371,6 +403,7 @@ impl Relationships {
                         interactions: 0,
                         last_interaction: None,
                         met: None,
+                        last_talk: None,
                     },
                 );
                 i
@@ -440,6 +473,15 @@ impl Agenda {
     /// Whether it knows of the gathering.
     pub fn knows(&self, gathering: usize) -> bool {
         self.appointments.iter().any(|a| a.gathering == gathering)
+    }
+
+    /// Whether its organiser would still invite it in person: it has not
+    /// heard of the gathering, or only from the notice and means to stay away.
+    pub fn may_be_invited(&self, gathering: usize) -> bool {
+        self.appointments
+            .iter()
+            .find(|a| a.gathering == gathering)
+            .is_none_or(|a| !a.will_attend && a.heard == Heard::Notice)
     }
 }
 

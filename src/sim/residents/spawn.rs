@@ -101,6 +101,7 @@ fn initial_ties(p: &Profile, index: &HashMap<&ResidentId, RosterIdx>) -> Relatio
                     interactions: 0,
                     last_interaction: None,
                     met: None,
+                    last_talk: None,
                 })
             })
             .collect(),
@@ -139,6 +140,7 @@ fn asleep_at_start(p: &Profile, start: GameTime) -> Option<Activity> {
         duration: p.wake - start_minute,
         busy_until: start.at_minute(p.wake),
         underway: true,
+        with: None,
     })
 }
 

@@ -15,8 +15,8 @@ use crate::sim::clock::Clock;
 use crate::sim::event_log::{ConversationMemory, EventBody, RelationshipDelta, SimEvent};
 use crate::sim::notices::learn_gathering;
 use crate::sim::residents::{
-    Agenda, AsyncMind, Heard, MeetingNote, Needs, Persona, Relationships, Resident, ResidentRng,
-    Roster, Tally,
+    Activity, Agenda, AsyncMind, Heard, LastTalk, MeetingNote, Needs, Persona, Relationships,
+    Resident, ResidentRng, Roster, RosterIdx, TalkOutcome, Tally,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 
@@ -44,6 +44,7 @@ pub(super) struct Closing<'w, 's> {
     state: ResMut<'w, SocialState>,
     meetings: ResMut<'w, Meetings>,
     people: Query<'w, 's, Effects<'static>>,
+    plans: Query<'w, 's, &'static mut Activity>,
     asynchronous: Query<'w, 's, (), With<AsyncMind>>,
     events: MessageWriter<'w, SimEvent>,
     recaps: MessageWriter<'w, RecapRequest>,
@@ -88,6 +89,7 @@ impl Closing<'_, '_> {
         if c.messages.len() >= 2 {
             let moved = self.change_ties(c, &ids, &mut changes);
             memories = self.remember(c, &ids, &moved);
+            self.note_last_talk(c, &moved);
             self.pass_invitation(c);
             self.make_appointment(c);
         }
@@ -148,6 +150,12 @@ impl Closing<'_, '_> {
             }
             for &b in &c.participants[k + 1..] {
                 self.state.pair_ready.insert((a.min(b), a.max(b)), ready);
+            }
+            // One who came to talk with someone here has done so.
+            if let Ok(mut plan) = self.plans.get_mut(self.roster.entity_of(a))
+                && plan.with.is_some_and(|w| c.participants.contains(&w))
+            {
+                plan.with = None;
             }
         }
     }
@@ -284,19 +292,37 @@ impl Closing<'_, '_> {
         memories
     }
 
+    /// Each side keeps what the talk was about and how it went, to bring up
+    /// when they next meet (a talk off the phrase bank's topics, being served
+    /// and a host's welcome leave nothing to bring up).
+    fn note_last_talk(&mut self, c: &Conversation, moved: &[f32]) {
+        if matches!(c.trigger, super::Trigger::Work | super::Trigger::Gathering) {
+            return;
+        }
+        let lines = c.messages.iter().map(|m| m.text.as_str());
+        let Some(subject) = self.scenario.0.dialogue.subject_of(lines) else {
+            return;
+        };
+        let subject = subject.to_owned();
+        for (k, &a) in c.participants.iter().enumerate() {
+            let outcome = outcome(&heard_by(c, a), moved[k]);
+            let Ok(mut me) = self.people.get_mut(self.roster.entity_of(a)) else {
+                continue;
+            };
+            for r in
+                me.3.0
+                    .iter_mut()
+                    .filter(|r| c.participants.contains(&r.with_idx))
+            {
+                let subject = subject.clone();
+                r.last_talk = Some(LastTalk { subject, outcome });
+            }
+        }
+    }
+
     /// Participant `a`'s memory line of the conversation, and the others' names.
-    fn memory_text(
-        &self,
-        c: &Conversation,
-        a: crate::sim::residents::RosterIdx,
-        moved: f32,
-    ) -> (String, String) {
-        let heard: Vec<Emotion> = c
-            .messages
-            .iter()
-            .filter(|m| m.speaker != a)
-            .map(|m| m.emotion)
-            .collect();
+    fn memory_text(&self, c: &Conversation, a: RosterIdx, moved: f32) -> (String, String) {
+        let heard = heard_by(c, a);
         let others: Vec<&str> = c
             .participants
             .iter()
@@ -325,19 +351,32 @@ impl Closing<'_, '_> {
         (summary_line(&others, &talk, made), others.join("、"))
     }
 
-    /// The organiser's invitation counts once it has been said (second line on).
+    /// The organiser's invitation counts once it has been said; the guest who
+    /// answered it keeps to the answer, the others decide for themselves.
     fn pass_invitation(&mut self, c: &Conversation) {
         let Some(gathering) = c.invite.and_then(|g| self.gatherings.get(g)) else {
             return;
         };
+        let said = self
+            .roster
+            .idx(&gathering.organiser)
+            .and_then(|o| c.invitation_at(o))
+            .is_some();
+        if !said {
+            return;
+        }
         for &p in &c.participants {
             if *self.roster.id_of(p) == gathering.organiser {
                 continue;
             }
+            let decided = c
+                .invite_answer
+                .filter(|a| a.guest == p)
+                .map(|a| a.reason.will_attend());
             if let Ok(mut guest) = self.people.get_mut(self.roster.entity_of(p)) {
                 learn_gathering(
                     gathering,
-                    Heard::Invitation,
+                    (Heard::Invitation, decided),
                     self.clock.now,
                     (guest.0, guest.1, &*guest.3),
                     &mut guest.4,
@@ -395,6 +434,28 @@ struct Talk<'a> {
     moved: f32,
 }
 
+/// The emotions of the lines `a` heard from the others.
+fn heard_by(c: &Conversation, a: RosterIdx) -> Vec<Emotion> {
+    let others = c.messages.iter().filter(|m| m.speaker != a);
+    others.map(|m| m.emotion).collect()
+}
+
+/// How a talk went for one who heard `heard` and whose tie moved by `moved`:
+/// an angry word makes it a quarrel, a sad one a low moment, happy words or
+/// a marked rise a good talk.
+fn outcome(heard: &[Emotion], moved: f32) -> TalkOutcome {
+    let count = |e: Emotion| heard.iter().filter(|&&x| x == e).count();
+    if count(Emotion::Angry) > 0 {
+        TalkOutcome::Argued
+    } else if count(Emotion::Sad) > 0 {
+        TalkOutcome::Down
+    } else if count(Emotion::Happy) >= 2 || moved >= 5.0 {
+        TalkOutcome::Warm
+    } else {
+        TalkOutcome::Plain
+    }
+}
+
 /// Memory lines keep to this many characters (the design's 30).
 const MEMORY_CHARS: usize = 30;
 
@@ -408,22 +469,19 @@ fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
         [] => "大家".to_string(),
     };
     let (place, subject) = (talk.place, talk.subject);
-    let count = |e: Emotion| talk.heard.iter().filter(|&&x| x == e).count();
-    let (what, plain) = if count(Emotion::Angry) > 0 {
-        (
+    let curious = talk.heard.contains(&Emotion::Curious);
+    let (what, plain) = match (outcome(talk.heard, talk.moved), made) {
+        (TalkOutcome::Argued, _) => (
             format!("为{subject}吵了一架，不欢而散"),
             "吵了一架".to_string(),
-        )
-    } else if let Some(made) = made {
-        (format!("聊{subject}，{made}"), made)
-    } else if count(Emotion::Sad) > 0 {
-        (format!("聊{subject}，TA心情不太好"), "TA心情不太好".into())
-    } else if count(Emotion::Happy) >= 2 || talk.moved >= 5.0 {
-        (format!("聊{subject}，聊得很投机"), "聊得很投机".into())
-    } else if count(Emotion::Curious) > 0 {
-        (format!("聊{subject}，TA问了不少"), format!("聊{subject}"))
-    } else {
-        (format!("随便聊了聊{subject}"), "随便聊了聊".into())
+        ),
+        (_, Some(made)) => (format!("聊{subject}，{made}"), made),
+        (TalkOutcome::Down, None) => (format!("聊{subject}，TA心情不太好"), "TA心情不太好".into()),
+        (TalkOutcome::Warm, None) => (format!("聊{subject}，聊得很投机"), "聊得很投机".into()),
+        (TalkOutcome::Plain, None) if curious => {
+            (format!("聊{subject}，TA问了不少"), format!("聊{subject}"))
+        }
+        (TalkOutcome::Plain, None) => (format!("随便聊了聊{subject}"), "随便聊了聊".into()),
     };
     [
         format!("和{who}在{place}{what}"),

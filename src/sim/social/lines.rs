@@ -4,7 +4,8 @@
 use bevy::prelude::*;
 
 use super::{
-    Conversation, Delivered, LineInputs, Proposal, SocialState, TalkerView, meetings, split_end,
+    Conversation, Delivered, InviteReason, LineInputs, Proposal, SocialState, TalkerView, meetings,
+    split_end,
 };
 use crate::sim::brain::LineContext;
 use crate::sim::residents::RosterIdx;
@@ -42,10 +43,7 @@ pub fn with_line_context<R>(
         .map(|v| &*v.1.0)
         .collect();
     let n = c.messages.len() as u32;
-    let inviting = c
-        .invite
-        .and_then(|g| inputs.gatherings.get(g))
-        .filter(|g| g.organiser == speaker.0.id && n == 1);
+    let (inviting, answering_invite) = invitation(c, inputs, turn.speaker);
     let meeting = |p: &Proposal| {
         (
             inputs.town.name(p.place),
@@ -89,6 +87,7 @@ pub fn with_line_context<R>(
         role: c.role.filter(|_| n == 0),
         inviting,
         inviting_place: inviting.map(|g| inputs.town.name(g.location)),
+        answering_invite,
         hosting: c.hosting.and_then(|g| inputs.gatherings.get(g)),
         phrases: &inputs.scenario.0.dialogue,
         spoken: inputs.spoken.of(turn.speaker),
@@ -103,6 +102,29 @@ pub fn with_line_context<R>(
         seed: inputs.settings.seed,
     };
     Some(f(&cx, es, el))
+}
+
+/// The gathering `speaker` invites to in this line (the organiser's first
+/// line after the opening), or the answer it gives to the invitation (the
+/// guest's first line after it).
+fn invitation<'a>(
+    c: &Conversation,
+    inputs: &'a LineInputs,
+    speaker: RosterIdx,
+) -> (Option<&'a crate::scenario::Gathering>, Option<InviteReason>) {
+    let Some(g) = c.invite.and_then(|g| inputs.gatherings.get(g)) else {
+        return (None, None);
+    };
+    let organiser = inputs.roster.idx(&g.organiser);
+    let said_at = organiser.and_then(|o| c.invitation_at(o));
+    let first_after_opening = !c.messages.is_empty() && said_at.is_none();
+    let inviting = (organiser == Some(speaker) && first_after_opening).then_some(g);
+    let answer = c
+        .invite_answer
+        .filter(|a| a.guest == speaker)
+        .filter(|a| said_at.is_some_and(|i| !c.messages[i..].iter().any(|m| m.speaker == a.guest)))
+        .map(|a| a.reason);
+    (inviting, answer)
 }
 
 /// The built-in brain's line for the turn `c` waits on, `[END]` split off;

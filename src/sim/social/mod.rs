@@ -5,6 +5,8 @@
 
 pub mod analysis;
 mod conclude;
+mod invites;
+pub(crate) use invites::{InviteAnswer, InviteReason};
 mod lines;
 pub mod meetings;
 pub mod scripted;
@@ -252,8 +254,11 @@ pub struct Conversation {
     awaiting: Option<GameTime>,
     /// The line an async mind handed in.
     delivered: Option<Delivered>,
-    /// A gathering (index) the organiser invites the other to.
+    /// A gathering (index) the organiser invites the other to…
     invite: Option<usize>,
+    /// …and the guest's answer, decided when the talk opened.
+    #[serde(default)]
+    invite_answer: Option<InviteAnswer>,
     /// The gathering (index) whose organiser opens this talk addressing the guests.
     #[serde(default)]
     hosting: Option<usize>,
@@ -294,6 +299,7 @@ impl Conversation {
             awaiting: None,
             delivered: None,
             invite: None,
+            invite_answer: None,
             hosting: None,
             proposal: None,
             role: None,
@@ -302,6 +308,13 @@ impl Conversation {
             script: None,
             script_checked: false,
         }
+    }
+
+    /// Where the organiser's invitation stands among the messages: the
+    /// organiser's first line after the opening (None: not said yet).
+    pub(crate) fn invitation_at(&self, organiser: RosterIdx) -> Option<usize> {
+        let mut later = self.messages.iter().enumerate().skip(1);
+        later.find(|(_, m)| m.speaker == organiser).map(|(i, _)| i)
     }
 
     /// Its id (as in the log).

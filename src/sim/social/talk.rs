@@ -332,9 +332,19 @@ fn choose_turn(
             .map_or(50.0, |v| v.1.personality.extraversion)
     };
     let last = c.messages.last();
-    let speaker = match last {
-        None => c.participants[0],
-        Some(m) => {
+    // An invitation just said is answered by the one invited.
+    let invited = c.invite_answer.map(|a| a.guest).filter(|guest| {
+        if !c.participants.contains(guest) {
+            return false;
+        }
+        let organiser = c.invite.and_then(|g| inputs.gatherings.get(g));
+        let organiser = organiser.and_then(|g| inputs.roster.idx(&g.organiser));
+        organiser.and_then(|o| c.invitation_at(o)) == Some(c.messages.len().wrapping_sub(1))
+    });
+    let speaker = match (invited, last) {
+        (Some(guest), _) => guest,
+        (None, None) => c.participants[0],
+        (None, Some(m)) => {
             let people: Vec<(RosterIdx, f32)> = c
                 .participants
                 .iter()

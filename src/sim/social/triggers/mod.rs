@@ -80,6 +80,8 @@ pub struct PersonView {
     pub(crate) staff: Option<(LocIdx, WorkRole)>,
     /// Where the resident works (colleagues are not greeted as customers there).
     pub(crate) workplace: Option<LocIdx>,
+    /// Whom it came to talk with (its plan names them).
+    pub(crate) seeking: Option<RosterIdx>,
 }
 
 /// What the pass reads of a resident only when a pair gets that far: ties and
@@ -152,6 +154,7 @@ impl CrowdView<'_> {
             social_need: analysis::social_need(e.social),
             staff,
             workplace: t.work.map(|w| w.0),
+            seeking: e.seeking,
         })
     }
 
@@ -353,6 +356,7 @@ mod tests {
                 kind: None,
                 underway: false,
                 social: 50.0,
+                seeking: None,
             });
             while self.census.at_place.len() <= place as usize {
                 self.census.at_place.push(Vec::new());
@@ -377,6 +381,7 @@ mod tests {
                     interactions: 0,
                     last_interaction: None,
                     met: None,
+                    last_talk: None,
                 };
             }
         }
@@ -551,6 +556,38 @@ mod tests {
         // Not lonely enough: no approach.
         w.social_need[lonely.i()] = 70.0;
         assert_eq!(first(&w), None);
+    }
+
+    #[test]
+    fn one_who_came_to_chat_goes_up_to_that_one_after_settling_in() {
+        let mut w = World0::new(SocialTuning::default());
+        // Far apart (no chance meeting), content (no loneliness).
+        let seeker = w.add(0, (0.0, 0.0), 20 * 60);
+        let friend = w.add(0, (400.0, 0.0), 3600);
+        let closer = w.add(0, (300.0, 0.0), 3600);
+        w.tie(seeker, friend, 40.0);
+        w.tie(seeker, closer, 70.0);
+        w.social_need[seeker.i()] = 20.0;
+        let approach = |w: &World0| {
+            pairs(&w.run())
+                .into_iter()
+                .find(|p| p.2 == Trigger::Approach)
+        };
+        assert_eq!(approach(&w), None, "nobody sought, nobody lonely");
+        w.census.entries[seeker.i()].seeking = Some(friend);
+        assert_eq!(approach(&w), Some((seeker, friend, Trigger::Approach)));
+        // Just arrived: settles in first (chance meetings may come first).
+        w.state.stood[seeker.i()] = Some((LocIdx(0), GameTime(w.now.0 - 5 * 60)));
+        assert_eq!(approach(&w), None);
+        w.state.stood[seeker.i()] = Some((LocIdx(0), GameTime(w.now.0 - 20 * 60)));
+        // Busy or just talked with: nobody else is taken instead.
+        w.state.talking[friend.i()] = Some(1);
+        assert_eq!(approach(&w), None);
+        w.state.talking[friend.i()] = None;
+        w.state
+            .pair_ready
+            .insert((seeker, friend), w.now.plus_minutes(10));
+        assert_eq!(approach(&w), None);
     }
 
     #[test]

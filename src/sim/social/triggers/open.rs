@@ -9,11 +9,12 @@ use rand::RngExt;
 use super::{CrowdView, Talking};
 use super::{Encounter, Encounters, PeopleQuery, QueryLookup, Scratch, plan_with};
 use crate::base::time::GameTime;
-use crate::scenario::{LocIdx, LocationKind, Service, SocialTuning, Town};
+use crate::scenario::{Gathering, LocIdx, LocationKind, Service, SocialTuning, Town};
 use crate::sim::brain::Topic;
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Agenda, Census, Persona, Relationships, Resident, Roster, RosterIdx};
+use crate::sim::social::invites::{self, InviteAnswer};
 use crate::sim::social::meetings::{MeetingStatus, Meetings};
 use crate::sim::social::{
     Conversation, ConversationState, EndCause, ForcedEncounters, Proposal, SocialRng, SocialState,
@@ -99,10 +100,17 @@ impl Opening<'_, '_> {
             self.state.greeted.insert((enc.b, place), now);
         }
         let t = &self.tuning.social;
-        let planned = planned_turns(&enc, (pa.1, pb.1), t, &mut self.rng);
+        let mut planned = planned_turns(&enc, (pa.1, pb.1), t, &mut self.rng);
         let invite = self
             .invitation(&enc, (pa.0, pb.0))
             .filter(|_| hosting.is_none());
+        let invite_answer = invite
+            .and_then(|g| self.gatherings.get(g))
+            .and_then(|g| answer_invitation(g, [pa, pb], &mut self.rng));
+        if invite_answer.is_some() {
+            // Room for the invitation, the answer and a goodbye.
+            planned = planned.max(INVITE_TURNS);
+        }
         let proposal = (!matches!(enc.trigger, Trigger::Appointment | Trigger::Gathering)
             && planned >= 3
             && invite.is_none()
@@ -123,6 +131,7 @@ impl Opening<'_, '_> {
         c.subject = Topic::choose(pa.1, pb.1, self.town.get(place));
         c.planned = planned;
         c.invite = invite;
+        c.invite_answer = invite_answer;
         c.hosting = hosting;
         c.proposal = proposal;
         c.role = role;
@@ -214,7 +223,8 @@ impl Opening<'_, '_> {
         })
     }
 
-    /// A gathering one of them organises and the other has not heard of.
+    /// A gathering one of them organises and the other has not heard of (or
+    /// read of and means to miss: asked in person, one may think again).
     fn invitation(&self, enc: &Encounter, (a, b): (&Resident, &Resident)) -> Option<usize> {
         let now = self.clock.now;
         let unaware = |organiser: &Resident, guest: RosterIdx| {
@@ -224,7 +234,7 @@ impl Opening<'_, '_> {
                     && self
                         .agendas
                         .get(self.roster.entity_of(guest))
-                        .is_ok_and(|ag| !ag.knows(g.id))
+                        .is_ok_and(|ag| ag.may_be_invited(g.id))
             })
         };
         unaware(a, enc.b).or_else(|| unaware(b, enc.a))
@@ -276,6 +286,26 @@ fn planned_turns(
     };
     aim.clamp(c.min_turns as i64, c.max_turns as i64) as u32
 }
+
+/// The guest's answer to `g`'s invitation (a roll of the talks' random
+/// stream, so the line said and the agenda agree).
+fn answer_invitation(
+    g: &Gathering,
+    pair: [(&Resident, &Persona, &Relationships); 2],
+    rng: &mut SocialRng,
+) -> Option<InviteAnswer> {
+    let (guest, persona, ties) = pair.into_iter().find(|p| p.0.id != g.organiser)?;
+    let roll = rng.random::<f32>();
+    Some(InviteAnswer {
+        guest: guest.idx,
+        reason: invites::answer(&persona.0, ties.strength(&g.organiser), g, roll),
+    })
+}
+
+/// Turns a talk with an invitation lasts at least: an opening, the
+/// invitation (the organiser's first line after it, one turn later when the
+/// organiser opened), the answer and a goodbye.
+const INVITE_TURNS: u32 = 5;
 
 /// `x` knows `other` at least as an acquaintance.
 fn close_enough(x: &Relationships, other: RosterIdx, t: &SocialTuning) -> bool {

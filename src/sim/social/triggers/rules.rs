@@ -19,6 +19,10 @@ use crate::sim::social::meetings::MeetingStatus;
 /// regulars all day is not a conversation each time.
 const GREET_AGAIN_SECONDS: i64 = 6 * 3600;
 
+/// One who came to talk with someone settles in this long before going up
+/// to them.
+const SEEK_AFTER_MINUTES: i64 = 15;
+
 /// An organiser addresses the guests within this many minutes of the start.
 const ADDRESS_WITHIN: i64 = 60;
 
@@ -173,34 +177,54 @@ impl Pass<'_, '_> {
             .map(|(_, c)| c)
     }
 
-    /// Rule 3: The lonely seek company where they are: friends first, then
-    /// acquaintances, then anyone. Their own ties are scanned first, so the
-    /// crowd is only searched when nobody they know is free.
+    /// Rule 3: Those who came to talk with someone (a plan "Chat with X")
+    /// go up to them once both are there and free, however much company
+    /// they have had; the lonely seek company where they are: friends
+    /// first, then acquaintances, then anyone. Their own ties are scanned
+    /// first, so the crowd is only searched when nobody they know is free.
     pub(super) fn approach(&mut self, settled: &[(RosterIdx, LocIdx)]) {
         let cx = self.cx;
         for &(s, place) in settled {
             let Some(me) = cx.person(s) else { continue };
-            if me.social_need <= cx.tuning.approach_need || self.taken[s.i()] {
+            if self.taken[s.i()] {
                 continue;
             }
-            if let Some(o) = self.company(s, place) {
+            let sought = me
+                .seeking
+                .filter(|_| self.settled_in(s))
+                .filter(|&o| self.available(s, o, place));
+            let lonely = me.social_need > cx.tuning.approach_need;
+            if let Some(o) = sought.or_else(|| lonely.then(|| self.company(s, place)).flatten()) {
                 self.pair_up(s, o, Trigger::Approach);
             }
         }
+    }
+
+    /// Whether `s` has stood here long enough to look round for whom it came
+    /// to see (meanwhile they may fall to talking by themselves).
+    fn settled_in(&self, s: RosterIdx) -> bool {
+        let cx = self.cx;
+        cx.awake_here(s)
+            .is_some_and(|(_, since)| since.minutes_until(cx.now) >= SEEK_AFTER_MINUTES)
+    }
+
+    /// Whether `o` is there at `place` for `s` to go up to: awake, free, not
+    /// taken this step, and the pair not just done talking.
+    fn available(&self, s: RosterIdx, o: RosterIdx, place: LocIdx) -> bool {
+        let (cx, now) = (self.cx, self.cx.now);
+        o != s
+            && !self.taken[o.i()]
+            && cx.state.free(o, now)
+            && cx.awake_here(o).is_some_and(|(at, _)| at == place)
+            && cx.state.pair_ready(s, o, now)
     }
 
     /// Whom `s` approaches at `place`: the closest tie that is free there,
     /// else the nearest free resident.
     fn company(&self, s: RosterIdx, place: LocIdx) -> Option<RosterIdx> {
         let cx = self.cx;
-        let (now, n) = (cx.now, cx.roster.len());
-        let available = |o: RosterIdx| {
-            o != s
-                && !self.taken[o.i()]
-                && cx.state.free(o, now)
-                && cx.awake_here(o).is_some_and(|(at, _)| at == place)
-                && cx.state.pair_ready(s, o, now)
-        };
+        let n = cx.roster.len();
+        let available = |o: RosterIdx| self.available(s, o, place);
         let dist = |o: RosterIdx| cx.pos(s).distance_squared(cx.pos(o));
         let stage = |strength: f32| Stage::of(strength, &cx.tuning.relationship);
         let known = cx
