@@ -32,6 +32,10 @@ fn the_broken_corpus_gets_exact_messages() {
         "tests/scripts/broken/forms.yaml:6:12: warning[W302]: form `笔记` field `水果` is filled from `{水果}`, which is declared or produced nowhere (help: name the variable with `var:`)",
         "tests/scripts/broken/forms.yaml:7:9: error[E210]: duplicate form name `笔记` (help: names must be unique; rename one of them)",
         "tests/scripts/broken/roles.yaml:6:9: error[E210]: duplicate role name `守望精灵` (help: names must be unique; rename one of them)",
+        "tests/scripts/broken/rules.yaml:4:9: error[E220]: unknown skill `换个话题` (help: skills are the goals under `skills:` in skills.yaml)",
+        "tests/scripts/broken/rules.yaml:5:9: error[E210]: duplicate rule name `想停下来` (help: names must be unique; rename one of them)",
+        "tests/scripts/broken/rules.yaml:6:23: error[E270]: condition: `=` assigns; conditions compare (help: use `==` or `===`)",
+        "tests/scripts/broken/rules.yaml:11:14: error[E300]: `{心绪}` is declared or produced nowhere (help: did you mean `{心情}`?)",
         "tests/scripts/broken/session.yaml:13:20: error[E280]: `{用户选择}` is compared with 'C', which is not one of its choices (help: the choices are A, B)",
         "tests/scripts/broken/session.yaml:15:27: error[E270]: condition: `=` assigns; conditions compare (help: use `==` or `===`)",
         "tests/scripts/broken/session.yaml:17:21: error[E270]: condition: unexpected character `｛` (help: `｛` is full-width or typographic punctuation; type the ASCII `{`)",
@@ -81,7 +85,7 @@ fn each_document_with_a_shape_mistake_is_reported() {
             "{at}:41:7: error[E102]: missing field `goal` (at `sessions[0].stages[0].steps[0]`) (help: add the field to this entry)"
         ),
         format!(
-            "{at}:44:1: error[E101]: unknown field `session`, expected one of sessions, global, roles, skills, forms (at `session`) (help: remove the field or fix its spelling; the expected fields are listed)"
+            "{at}:44:1: error[E101]: unknown field `session`, expected one of sessions, global, roles, skills, forms, rules (at `session`) (help: remove the field or fix its spelling; the expected fields are listed)"
         ),
     ];
     assert_eq!(lines("tests/scripts/broken-keys"), want);

@@ -1120,3 +1120,78 @@ sessions:
         "{said}"
     );
 }
+
+const RULES: &str = r#"
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: 近况
+      actions:
+      - ask: 最近怎么样？
+      - ask: 和家里人处得好吗？
+      - say: 这句在 NOW 规则之后不会说
+    - goal: 结尾
+      actions:
+      - ask: 还有什么想说的吗？
+      - say: 今天就到这里。
+---
+skills:
+- goal: 换个话题
+  actions:
+  - say: 好，不想说就先不说。
+- goal: 记下睡眠
+  actions:
+  - say: 睡眠的事我记下了，等会儿再细聊。
+---
+rules:
+- rule: 想停下来
+  condition: "{reply} contains '不想说' || {reply} contains '别问了'"
+  call: 换个话题
+- rule: 提到失眠
+  condition: "{reply} contains '失眠'"
+  call: 记下睡眠
+  timing: AFTER_GOAL
+"#;
+
+#[test]
+fn rules_call_their_skill_when_the_answer_fits() {
+    let s = script(RULES);
+    // A NOW rule ends the goal the answer was for; the skill runs, then the next goal.
+    let (said, _, fx) = play_full(&s, "s", &["不想说", "没了"], offline_reply);
+    let said = said.join("\n");
+    assert!(said.contains("好，不想说就先不说。"), "{said}");
+    assert!(!said.contains("和家里人处得好吗？"), "{said}");
+    assert!(!said.contains("NOW 规则之后"), "{said}");
+    assert!(said.contains("今天就到这里。"), "{said}");
+    let fired: Vec<(&str, &str)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RuleFired { rule, skill } => Some((rule.as_str(), skill.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fired, [("想停下来", "换个话题")]);
+    // Once a session: the second "别问了" fires nothing.
+    let (_, st, fx) = play_full(&s, "s", &["别问了", "别问了"], offline_reply);
+    let n = fx
+        .iter()
+        .filter(|e| matches!(e, Effect::RuleFired { .. }))
+        .count();
+    assert_eq!(n, 1);
+    assert!(matches!(st.wait, Wait::Done));
+    // AFTER_GOAL: the goal goes on, the skill comes right after it.
+    let (said, _) = play(&s, "s", &["最近老失眠", "还行", "没了"]);
+    let i = |t: &str| {
+        said.iter()
+            .position(|l| l.contains(t))
+            .unwrap_or_else(|| panic!("{t}: {said:#?}"))
+    };
+    assert!(i("和家里人处得好吗？") < i("NOW 规则之后"));
+    assert!(i("NOW 规则之后") < i("睡眠的事我记下了"));
+    assert!(i("睡眠的事我记下了") < i("还有什么想说的吗？"));
+    // Nothing fits: no rule.
+    let (_, _, fx) = play_full(&s, "s", &["挺好", "还行", "没了"], offline_reply);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::RuleFired { .. })));
+}

@@ -29,6 +29,61 @@ pub struct Document {
     /// `forms:` — notes the scripts fill in (咨询笔记 …).
     #[serde(default)]
     pub forms: Option<Vec<Form>>,
+    /// `rules:` — skills called when something is noticed in the talk (`rules.yaml`).
+    #[serde(default)]
+    pub rules: Option<Vec<Rule>>,
+}
+
+/// A rule (`rules.yaml`): after each answer of the human, in file order, the
+/// first rule whose condition holds calls its skill, as a `call` action would
+/// (`timing` default `NOW`: the running goal ends and the skill runs) — once
+/// per session, unless `repeat: true`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The rule's name.
+    #[schemars(with = "String")]
+    pub rule: Spanned<String>,
+    /// When it fires: a condition, checked after each answer (`{reply}` is
+    /// the human's last answer, `{chat}` the running goal's chat).
+    #[schemars(with = "String")]
+    pub condition: Spanned<String>,
+    /// The skill it calls.
+    #[schemars(with = "String")]
+    pub call: Spanned<String>,
+    /// When the skill runs (default `NOW`).
+    #[serde(default)]
+    #[schemars(with = "Option<Timing>")]
+    pub timing: Option<Spanned<Timing>>,
+    /// The goal (or stage) the timing is relative to.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub timing_to: Option<Spanned<String>>,
+    /// The skill's variables, set before it runs.
+    #[serde(default)]
+    pub input: Option<Vec<Output>>,
+    /// What it hands back.
+    #[serde(default)]
+    pub output: Option<Vec<Output>>,
+    /// Whether it may fire again in the same session (default: once).
+    #[serde(default)]
+    pub repeat: bool,
+}
+
+impl Rule {
+    /// The `call` action the rule performs, its condition included (checked
+    /// and run as any action is).
+    pub fn action(&self) -> Action {
+        Action {
+            call: Some(Box::new(self.call.clone())),
+            timing: self.timing.clone().map(Box::new),
+            timing_to: self.timing_to.clone().map(Box::new),
+            input: self.input.clone(),
+            output: self.output.clone(),
+            condition: Some(Box::new(self.condition.clone())),
+            ..Action::default()
+        }
+    }
 }
 
 /// A session (会话): stages run in order.

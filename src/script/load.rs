@@ -148,7 +148,8 @@ pub fn load_text(
                     && doc.global.is_none()
                     && doc.roles.is_none()
                     && doc.skills.is_none()
-                    && doc.forms.is_none();
+                    && doc.forms.is_none()
+                    && doc.rules.is_none();
                 if empty {
                     diags.push(
                         ScriptDiagnostic::error(
@@ -158,7 +159,7 @@ pub fn load_text(
                             "a document with none of the script keys".into(),
                         )
                         .help(
-                            "start it with `sessions:`, `global:`, `roles:`, `skills:` or `forms:`",
+                            "start it with `sessions:`, `global:`, `roles:`, `skills:`, `forms:` or `rules:`",
                         ),
                     );
                 }

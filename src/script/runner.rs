@@ -240,6 +240,7 @@ fn show_effect(show: &mut dyn Write, e: &Effect) {
             Ok(())
         }
         Effect::Warning { message } => writeln!(show, "  ⚠ {message}"),
+        Effect::RuleFired { rule, skill } => writeln!(show, "  〔规则「{rule}」→ {skill}〕"),
         Effect::SessionEnded => writeln!(show, "— 会谈结束 —"),
         _ => Ok(()),
     };

@@ -388,8 +388,12 @@ fn check_condition(
             out.push(d);
         }
         Ok(cond) => {
-            // `{chat}` is the goal's chat unless the set declares its own.
-            let builtin = |v: &str| v == crate::script::condition::CHAT && !cx.known.contains(v);
+            // `{chat}` is the goal's chat and `{reply}` the human's last
+            // answer, unless the set declares its own.
+            let builtin = |v: &str| {
+                use crate::script::condition::{CHAT, REPLY};
+                (v == CHAT || v == REPLY) && !cx.known.contains(v)
+            };
             for v in cond.variables().into_iter().filter(|v| !builtin(v)) {
                 let text = format!("{{{v}}}");
                 unknown_vars(cx, place, &text, (line, col), Some(&scope.visible), out);

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | E201 | an action with no kind, or with two kinds |
 //! | E202 | a key the action's kind does not take |
-//! | E210 | a duplicate session, stage, goal, skill, role, global variable, form or form field name |
+//! | E210 | a duplicate session, stage, goal, skill, role, global variable, form, form field or rule name |
 //! | E220 | `call` of an unknown skill |
 //! | E221 | `ai:` naming an unknown role, or a HUMAN one |
 //! | E230 | `timing_to` naming no goal of the stage (or stage of the session) |
@@ -193,6 +193,7 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
         texts: &texts,
         owns: &owns,
     };
+    let mut rule_names: BTreeSet<&str> = BTreeSet::new();
     for d in &src.docs {
         let place = Place::of(d);
         for s in d.doc.sessions.iter().flatten() {
@@ -209,6 +210,20 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             for a in &g.actions {
                 check_action(&cx, &place, a, &scope, &mut out);
             }
+        }
+        // A rule fires wherever the talk is: any outer name may be there.
+        for r in d.doc.rules.iter().flatten() {
+            if !rule_names.insert(r.rule.value.as_str()) {
+                out.push(dup(&place, &r.rule, "rule"));
+            }
+            let scope = Scope {
+                goals: None,
+                stages: None,
+                visible: Visible {
+                    layers: &[&skill_outer],
+                },
+            };
+            check_action(&cx, &place, &r.action(), &scope, &mut out);
         }
     }
     out.extend(call_cycles(&set.skills));

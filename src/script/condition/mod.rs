@@ -25,6 +25,9 @@ pub(crate) const MAX_DEPTH: usize = 32;
 /// The variable a condition reads for what was said in the running goal
 /// (unless the script declares one of that name).
 pub(crate) const CHAT: &str = "chat";
+/// The variable a condition reads for the human's last answer (unless the
+/// script declares one of that name).
+pub(crate) const REPLY: &str = "reply";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CmpOp {

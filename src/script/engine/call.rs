@@ -8,7 +8,58 @@ use crate::script::format::{Action, Output, Timing};
 impl Engine<'_> {
     /// Runs the `call` of `skill` in action `a`.
     pub(super) fn call(&self, st: &mut State, a: &Action, skill: &str, fx: &mut Vec<Effect>) {
+        let goals = self.call_goals(st, a, skill, fx);
+        self.advance(st);
+        self.place(st, a, goals, fx);
+    }
+
+    /// After an answer of the human: the first rule (`rules.yaml`) whose
+    /// condition holds calls its skill, as a `call` would, and is marked
+    /// fired (once a session unless `repeat`). Returns whether the running
+    /// goal ended (a `NOW` rule).
+    pub(super) fn apply_rules(&self, st: &mut State, fx: &mut Vec<Effect>) -> bool {
+        for r in &self.script.rules {
+            if !r.repeat && st.rules_fired.contains(&r.name) {
+                continue;
+            }
+            let Some(skill) = r.action.call.as_ref().map(|c| c.value.clone()) else {
+                continue;
+            };
+            if !self.condition_holds(st, &r.action, fx) {
+                continue;
+            }
+            st.rules_fired.push(r.name.clone());
+            fx.push(Effect::RuleFired {
+                rule: r.name.clone(),
+                skill: skill.clone(),
+            });
+            let goals = self.call_goals(st, &r.action, &skill, fx);
+            let now = r
+                .action
+                .timing
+                .as_ref()
+                .is_none_or(|t| t.value == Timing::Now);
+            self.place(st, &r.action, goals, fx);
+            return now;
+        }
+        false
+    }
+
+    /// Places `goals` as `a`'s `timing` and `timing_to` say.
+    fn place(&self, st: &mut State, a: &Action, goals: Vec<GoalRef>, fx: &mut Vec<Effect>) {
         let timing = a.timing.as_ref().map_or(Timing::Now, |t| t.value);
+        let to = a.timing_to.as_ref().map(|t| t.value.clone());
+        self.place_calls(st, timing, to, goals, fx);
+    }
+
+    /// The goals a call of `skill` in `a` runs: one per list item, or one.
+    fn call_goals(
+        &self,
+        st: &State,
+        a: &Action,
+        skill: &str,
+        fx: &mut Vec<Effect>,
+    ) -> Vec<GoalRef> {
         let outputs: Vec<(String, String)> = a
             .output
             .iter()
@@ -20,8 +71,7 @@ impl Engine<'_> {
                 ))
             })
             .collect();
-        let goals: Vec<GoalRef> = self
-            .call_items(st, a, fx)
+        self.call_items(st, a, fx)
             .into_iter()
             .map(|item| GoalRef {
                 goal: skill.to_string(),
@@ -31,10 +81,7 @@ impl Engine<'_> {
                     item,
                 }),
             })
-            .collect();
-        self.advance(st);
-        let to = a.timing_to.as_ref().map(|t| t.value.clone());
-        self.place_calls(st, timing, to, goals, fx);
+            .collect()
     }
 
     /// One entry per goal to insert: the list and the item's index with

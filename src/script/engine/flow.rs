@@ -44,10 +44,16 @@ impl Engine<'_> {
                 self.push_chat(st, &human, &shown);
                 self.set(st, &var, Var::Text(key.clone()), fx);
                 self.advance(st);
+                self.apply_rules(st, fx);
             }
             (Wait::Text, Input::Text { text }) => {
                 self.push_chat(st, &human, text);
-                self.answered(st, fx);
+                // A `NOW` rule ends the goal the answer was for.
+                if self.apply_rules(st, fx) {
+                    st.wait = Wait::Start;
+                } else {
+                    self.answered(st, fx);
+                }
                 return Ok(());
             }
             (Wait::Llm { id }, Input::LlmReply { id: got, text }) if id == got => {

@@ -128,6 +128,7 @@ impl Engine<'_> {
             forms: BTreeMap::new(),
             human_role: human,
             given: Default::default(),
+            rules_fired: Vec::new(),
         }
     }
 

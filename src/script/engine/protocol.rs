@@ -247,6 +247,9 @@ pub struct State {
     /// something the conversation has told yet).
     #[serde(default)]
     pub(crate) given: std::collections::BTreeSet<String>,
+    /// Rules that have fired this session (a rule fires once unless `repeat`).
+    #[serde(default)]
+    pub(crate) rules_fired: Vec<String>,
 }
 
 /// A form's fields in order, each with its value (None: not filled yet).
@@ -396,6 +399,13 @@ pub enum Effect {
         field: String,
         /// Its value now.
         value: String,
+    },
+    /// A rule noticed something in the human's answer and called its skill.
+    RuleFired {
+        /// The rule's name.
+        rule: String,
+        /// The skill it called.
+        skill: String,
     },
     /// The session is over.
     SessionEnded,

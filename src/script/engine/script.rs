@@ -32,6 +32,19 @@ pub struct Script {
     pub(crate) forms: Vec<Form>,
     /// Variable → the (form, field) pairs it fills.
     pub(super) form_fields: BTreeMap<String, Vec<(String, String)>>,
+    /// The rules (`rules.yaml`), in file order.
+    pub(super) rules: Vec<ScriptRule>,
+}
+
+/// A rule, ready to run: the `call` it performs when its condition holds.
+#[derive(Debug, Clone)]
+pub(super) struct ScriptRule {
+    /// Its name.
+    pub(super) name: String,
+    /// It may fire more than once in a session.
+    pub(super) repeat: bool,
+    /// The call, with the rule's condition.
+    pub(super) action: Action,
 }
 
 impl Script {
@@ -64,6 +77,7 @@ impl Script {
             has_auto: false,
             forms: Vec::new(),
             form_fields: BTreeMap::new(),
+            rules: Vec::new(),
         };
         for d in &src.docs {
             s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
@@ -75,6 +89,12 @@ impl Script {
             s.global.extend(d.doc.global.iter().flatten().cloned());
             s.roles.extend(d.doc.roles.iter().flatten().cloned());
             s.forms.extend(d.doc.forms.iter().flatten().cloned());
+            s.rules
+                .extend(d.doc.rules.iter().flatten().map(|r| ScriptRule {
+                    name: r.rule.value.clone(),
+                    repeat: r.repeat,
+                    action: r.action(),
+                }));
         }
         for f in &s.forms {
             for field in &f.fields {
@@ -86,12 +106,15 @@ impl Script {
             }
         }
         let mut conditions = std::collections::HashMap::new();
-        for g in crate::script::check::all_goals(src) {
-            for c in g.actions.iter().filter_map(|a| a.condition.as_ref()) {
-                conditions
-                    .entry(c.value.clone())
-                    .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
-            }
+        let rule_actions = s.rules.iter().map(|r| &r.action);
+        let actions = crate::script::check::all_goals(src).flat_map(|g| &g.actions);
+        for c in actions
+            .chain(rule_actions)
+            .filter_map(|a| a.condition.as_ref())
+        {
+            conditions
+                .entry(c.value.clone())
+                .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
         }
         s.conditions = conditions;
         s.skill_uses = skill_uses(&s.skills);

@@ -202,6 +202,11 @@ impl Engine<'_> {
             Ok(cond) => cond.eval(&|name| match self.lookup(st, name) {
                 Some(v) => v.condition_value(),
                 None if name == crate::script::condition::CHAT => goal_chat(st),
+                None if name == crate::script::condition::REPLY => {
+                    let (_, human) = self.script.default_roles();
+                    let last = st.chat.iter().rev().find(|l| l.role == human);
+                    Value::Str(last.map_or_else(String::new, |l| l.text.clone()))
+                }
                 None => Value::Undefined,
             }),
             Err(e) => {
