@@ -1195,3 +1195,46 @@ fn rules_call_their_skill_when_the_answer_fits() {
     let (_, _, fx) = play_full(&s, "s", &["挺好", "还行", "没了"], offline_reply);
     assert!(!fx.iter().any(|e| matches!(e, Effect::RuleFired { .. })));
 }
+
+#[test]
+fn a_taboo_once_known_is_kept_out_of_later_prompts() {
+    let s = script(
+        r#"
+global:
+- var: 用户禁忌
+  define: 对方不愿意谈的话题
+  value: 无
+  taboo: true
+---
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: g
+      actions:
+      - ai_say: 问候对方
+      - ask: 最近家里怎么样？
+      - think: 对方不愿意谈什么
+        output:
+        - get: 用户禁忌
+      - ai_say: 聊聊最近的天气
+"#,
+    );
+    let mut prompts = Vec::new();
+    let (_, st) = play_with(&s, "s", &["别提我爸的病了"], |st, req| {
+        prompts.push(req.prompt.clone());
+        match req.kind {
+            LlmKind::Extract => r#"{"用户禁忌": "父亲的病"}"#.to_string(),
+            _ => offline_reply(st, req),
+        }
+    });
+    assert!(matches!(st.wait, Wait::Done));
+    // "无" (nothing yet) is no taboo: the first prompt names none.
+    assert!(!prompts[0].contains("忌讳"), "{}", prompts[0]);
+    let last = prompts.last().unwrap();
+    assert!(
+        last.contains("对方忌讳的话题，不要主动提起：父亲的病"),
+        "{last}"
+    );
+}

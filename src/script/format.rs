@@ -159,6 +159,10 @@ pub struct VarDecl {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub update: Option<Spanned<String>>,
+    /// A taboo (敏感话题): what it holds (a topic, or several) is named in
+    /// every later prompt as something not to bring up.
+    #[serde(default)]
+    pub taboo: Option<bool>,
 }
 
 impl VarDecl {

@@ -41,7 +41,7 @@ use super::load::{LoadedDoc, ScriptSources};
 use action::{check_action, check_form, dup};
 use cycles::call_cycles;
 use names::{Owns, known_variables, list_fields, list_variables, option_keys, own_variables};
-pub use names::{all_goals, referenced_vars};
+pub use names::{all_declarations, all_goals, referenced_vars};
 
 /// Where a spanned value is, in its file.
 struct Place<'a> {

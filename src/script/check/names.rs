@@ -39,7 +39,7 @@ pub fn all_goals(src: &ScriptSources) -> impl Iterator<Item = &Goal> {
 }
 
 /// Every variable declaration of the set, at any scope.
-fn all_declarations(src: &ScriptSources) -> impl Iterator<Item = &VarDecl> {
+pub fn all_declarations(src: &ScriptSources) -> impl Iterator<Item = &VarDecl> {
     let scoped = src.docs.iter().flat_map(|d| {
         d.doc
             .global

@@ -30,12 +30,30 @@ impl Engine<'_> {
         if let Some(t) = tone {
             persona.push_str(&format!("说话风格：{t}。"));
         }
+        let taboos = self.taboos(st);
+        if !taboos.is_empty() {
+            persona.push_str(&format!(
+                "对方忌讳的话题，不要主动提起：{}。",
+                taboos.join("；")
+            ));
+        }
         let mut moment = format!("现在是{}。", self.now);
         if let Some(scene) = &st.scene {
             moment.push_str(&format!("场景：{scene}。"));
         }
         let chat = self.chat_read_by(st, a);
         self.step_prompt(persona, moment, chat, format!("任务：{task}\n{ask}"))
+    }
+
+    /// What the taboo variables in sight hold now (empty ones left out).
+    pub(super) fn taboos(&self, st: &State) -> Vec<String> {
+        let values = self
+            .script
+            .taboos
+            .iter()
+            .filter_map(|name| self.lookup(st, name));
+        let texts = values.map(|v| v.text()).map(|t| t.trim().to_string());
+        texts.filter(|t| !t.is_empty() && t != "无").collect()
     }
 
     /// The chat a step reads, as the design scopes it: `think` and `ai_ask`

@@ -34,6 +34,8 @@ pub struct Script {
     pub(super) form_fields: BTreeMap<String, Vec<(String, String)>>,
     /// The rules (`rules.yaml`), in file order.
     pub(super) rules: Vec<ScriptRule>,
+    /// Variables declared `taboo: true`, at any scope.
+    pub(super) taboos: BTreeSet<String>,
 }
 
 /// A rule, ready to run: the `call` it performs when its condition holds.
@@ -78,6 +80,7 @@ impl Script {
             forms: Vec::new(),
             form_fields: BTreeMap::new(),
             rules: Vec::new(),
+            taboos: BTreeSet::new(),
         };
         for d in &src.docs {
             s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
@@ -117,6 +120,10 @@ impl Script {
                 .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
         }
         s.conditions = conditions;
+        s.taboos = crate::script::check::all_declarations(src)
+            .filter(|v| v.taboo == Some(true))
+            .map(|v| v.var.value.clone())
+            .collect();
         s.skill_uses = skill_uses(&s.skills);
         s.has_auto = s.global.iter().any(VarDecl::is_auto)
             || s.sessions.iter().any(|x| {
