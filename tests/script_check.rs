@@ -53,6 +53,8 @@ fn the_broken_corpus_gets_exact_messages() {
         "tests/scripts/broken/session.yaml:45:14: warning[W303]: `{喜欢的水果}` is not visible here: it lives in goal `水果` (help: declare it in the stage's or session's `declare:` to share it between goals)",
         "tests/scripts/broken/session.yaml:46:20: warning[W303]: `{喜欢的水果}` is not visible here: it lives in goal `水果` (help: declare it in the stage's or session's `declare:` to share it between goals)",
         "tests/scripts/broken/skills.yaml:7:9: error[E240]: skills call each other in a cycle: 乙 → 甲 → 乙 (help: a skill may not lead back to itself; break the chain)",
+        "tests/scripts/broken/stages.yaml:5:14: error[E291]: `minutes: 0` leaves the stage no time at all (help: give the stage's budget in whole minutes, 1 or more, or leave it out)",
+        "tests/scripts/broken/stages.yaml:6:15: error[E220]: unknown skill `收屋` (help: skills are the goals under `skills:` in skills.yaml)",
         "tests/scripts/broken/values.yaml:3:11: error[E312]: `update: autoo` on `心情` is neither `auto` nor `get` (help: did you mean `auto`?)",
         "tests/scripts/broken/values.yaml:11:17: warning[W304]: full-width braces never fill in a variable (help: type ASCII braces: `{用户名}`, not `｛用户名｝`)",
         "tests/scripts/broken/values.yaml:16:18: error[E311]: `value:` is a YAML map here, not text: YAML reads an unquoted `{…}` as a map (help: quote it: `value: \"{心情}\"`)",

@@ -1238,3 +1238,104 @@ sessions:
         "{last}"
     );
 }
+
+#[test]
+fn a_stage_out_of_time_skips_what_it_has_not_begun() {
+    let s = script(
+        r#"
+sessions:
+- session: s
+  stages:
+  - stage: 了解近况
+    minutes: 15
+    overtime: 收尾
+    steps:
+    - goal: 主诉
+      actions:
+      - ask: 最近最困扰你的是什么？
+    - goal: 睡眠
+      actions:
+      - ask: 睡得怎么样？
+    - goal: 布置作业
+      keep: true
+      actions:
+      - say: 这周试着每天写三件小事。
+  - stage: 结束
+    steps:
+    - goal: 道别
+      actions:
+      - say: 下次见。
+---
+skills:
+- goal: 收尾
+  actions:
+  - say: 时间差不多了，剩下的我们下次再聊。
+"#,
+    );
+    // Each answer comes `gap` minutes after the last.
+    let run = |gap: i64| {
+        let mut e = engine(&s);
+        let mut st = e.start("s").unwrap();
+        let (mut shown, mut all) = (Vec::new(), Vec::new());
+        let mut input = Input::Start;
+        let mut clock =
+            chrono::NaiveDateTime::parse_from_str("2026-04-06 10:00:00", "%Y-%m-%d %H:%M:%S")
+                .unwrap();
+        for _ in 0..50 {
+            let fx = e.resume(&mut st, input).unwrap();
+            for f in &fx {
+                if let Effect::Line { text, .. } = f {
+                    shown.push(text.clone());
+                }
+            }
+            all.extend(fx);
+            input = match st.wait {
+                Wait::Done => break,
+                Wait::Text => {
+                    clock += chrono::Duration::minutes(gap);
+                    e.now = clock.format("%Y-%m-%d %H:%M:%S").to_string();
+                    Input::Text {
+                        text: "还行".into(),
+                    }
+                }
+                _ => Input::Start,
+            };
+        }
+        (shown, all)
+    };
+    // In time: everything, no wrap-up.
+    let (shown, all) = run(5);
+    assert!(shown.iter().any(|l| l == "睡得怎么样？"), "{shown:?}");
+    assert!(
+        !shown.iter().any(|l| l.contains("时间差不多了")),
+        "{shown:?}"
+    );
+    assert!(
+        !all.iter()
+            .any(|e| matches!(e, Effect::StageOvertime { .. }))
+    );
+    // Twenty minutes on the first answer: 睡眠 is skipped, the wrap-up runs,
+    // the goal marked `keep` still does, and the next stage begins.
+    let (shown, all) = run(20);
+    assert_eq!(
+        shown,
+        [
+            "最近最困扰你的是什么？",
+            "时间差不多了，剩下的我们下次再聊。",
+            "这周试着每天写三件小事。",
+            "下次见。"
+        ]
+    );
+    let over: Vec<&Effect> = all
+        .iter()
+        .filter(|e| matches!(e, Effect::StageOvertime { .. }))
+        .collect();
+    assert_eq!(
+        over,
+        [&Effect::StageOvertime {
+            stage: "了解近况".into(),
+            minutes: 15,
+            skipped: vec!["睡眠".into()],
+        }]
+    );
+}

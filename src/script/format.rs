@@ -111,6 +111,18 @@ pub struct Stage {
     /// Variables of the stage's scope.
     #[serde(default)]
     pub declare: Vec<VarDecl>,
+    /// Its time budget in minutes, by the host's clock (game time in the
+    /// town, the wall clock in the terminal): once it has run out, the goals
+    /// of its own it has not begun are skipped, except those marked `keep:
+    /// true` (skills a call put in its queue still run).
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(min = 1))]
+    pub minutes: Option<Spanned<u32>>,
+    /// A skill that runs when the budget runs out (a wrap-up), before the
+    /// goals kept.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub overtime: Option<Spanned<String>>,
     /// The goals, in order.
     #[serde(default)]
     pub steps: Vec<Goal>,
@@ -126,6 +138,9 @@ pub struct Goal {
     /// `declare:` may be left empty (`declare:` with nothing after it).
     #[serde(default)]
     pub declare: Option<Vec<VarDecl>>,
+    /// Runs even when its stage's time budget has run out.
+    #[serde(default)]
+    pub keep: Option<bool>,
     /// The actions, in order.
     #[serde(default)]
     pub actions: Vec<Action>,

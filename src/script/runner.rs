@@ -241,6 +241,19 @@ fn show_effect(show: &mut dyn Write, e: &Effect) {
         }
         Effect::Warning { message } => writeln!(show, "  ⚠ {message}"),
         Effect::RuleFired { rule, skill } => writeln!(show, "  〔规则「{rule}」→ {skill}〕"),
+        Effect::StageOvertime {
+            stage,
+            minutes,
+            skipped,
+        } => writeln!(
+            show,
+            "  〔「{stage}」{minutes} 分钟到了，跳过：{}〕",
+            if skipped.is_empty() {
+                "无".to_string()
+            } else {
+                skipped.join("、")
+            }
+        ),
         Effect::SessionEnded => writeln!(show, "— 会谈结束 —"),
         _ => Ok(()),
     };

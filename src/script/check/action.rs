@@ -260,6 +260,20 @@ fn unknown_vars(
     }
 }
 
+/// E220: `name` is no skill (the nearest one suggested).
+pub(super) fn unknown_skill(cx: &Cx, place: &Place, name: &Spanned<String>) -> ScriptDiagnostic {
+    let d = ScriptDiagnostic::error(
+        place.file,
+        place.at(name),
+        "E220",
+        format!("unknown skill `{}`", name.value),
+    );
+    match closest(&name.value, cx.skills.keys().copied()) {
+        Some(c) => d.help(format!("did you mean `{c}`?")),
+        None => d.help("skills are the goals under `skills:` in skills.yaml"),
+    }
+}
+
 /// A `call`: the skill exists (E220), `timing_to` names a goal or stage
 /// there is (E230, W301), inputs set declared variables (E250), `fromlist`
 /// is a list (E260).
@@ -268,17 +282,7 @@ fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<S
         return;
     };
     let Some((_, skill)) = cx.skills.get(name.value.as_str()) else {
-        let mut d = ScriptDiagnostic::error(
-            place.file,
-            place.at(name),
-            "E220",
-            format!("unknown skill `{}`", name.value),
-        );
-        d = match closest(&name.value, cx.skills.keys().copied()) {
-            Some(c) => d.help(format!("did you mean `{c}`?")),
-            None => d.help("skills are the goals under `skills:` in skills.yaml"),
-        };
-        out.push(d);
+        out.push(unknown_skill(cx, place, name));
         return;
     };
     let timing = a.timing.as_ref().map(|t| t.value);

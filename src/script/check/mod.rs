@@ -6,7 +6,7 @@
 //! | E201 | an action with no kind, or with two kinds |
 //! | E202 | a key the action's kind does not take |
 //! | E210 | a duplicate session, stage, goal, skill, role, global variable, form, form field or rule name |
-//! | E220 | `call` of an unknown skill |
+//! | E220 | `call` (or a stage's `overtime`) of an unknown skill |
 //! | E221 | `ai:` naming an unknown role, or a HUMAN one |
 //! | E230 | `timing_to` naming no goal of the stage (or stage of the session) |
 //! | E240 | skills calling each other in a cycle |
@@ -15,6 +15,7 @@
 //! | E270 | a condition that does not parse (column inside the scalar) |
 //! | E280 | a condition comparing an option variable with a key that is not a choice |
 //! | E290 | `max_rounds` outside 1–10 |
+//! | E291 | a stage's `minutes: 0` |
 //! | E300 | `{NAME}` of a variable declared or produced nowhere in the set |
 //! | E310 | `user_option` without choices, or an output entry with neither `get` nor `set` |
 //! | E311 | an unquoted `value: {x}`: a YAML map where text was meant |
@@ -292,6 +293,7 @@ fn check_stage(
     out: &mut Vec<ScriptDiagnostic>,
 ) {
     let stage_vars: BTreeSet<&str> = st.declare.iter().map(|v| v.var.value.as_str()).collect();
+    check_budget(cx, place, st, out);
     let goal_names: Vec<&str> = st.steps.iter().map(|g| g.goal.value.as_str()).collect();
     let mut seen_goals = BTreeSet::new();
     for g in &st.steps {
@@ -308,6 +310,24 @@ fn check_stage(
         for a in &g.actions {
             check_action(cx, place, a, &scope, out);
         }
+    }
+}
+
+/// A stage's time budget: at least a minute (E291), its `overtime` a skill (E220).
+fn check_budget(cx: &Cx, place: &Place, st: &Stage, out: &mut Vec<ScriptDiagnostic>) {
+    if let Some(m) = st.minutes.as_ref().filter(|m| m.value == 0) {
+        let d = ScriptDiagnostic::error(
+            place.file,
+            place.at(m),
+            "E291",
+            "`minutes: 0` leaves the stage no time at all".into(),
+        );
+        out.push(d.help("give the stage's budget in whole minutes, 1 or more, or leave it out"));
+    }
+    if let Some(skill) = &st.overtime
+        && !cx.skills.contains_key(skill.value.as_str())
+    {
+        out.push(action::unknown_skill(cx, place, skill));
     }
 }
 

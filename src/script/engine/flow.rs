@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use super::Engine;
 use super::protocol::LlmKind;
-use super::protocol::{CHAT_KEEP, CHAT_MOST, ChatLine, Effect, EngineError, Frame, GoalRef, Input};
+use super::protocol::{
+    CHAT_KEEP, CHAT_MOST, ChatLine, Effect, EngineError, Frame, GoalRef, Input, SkillCall,
+};
 use super::protocol::{State, Var, Wait};
 use super::vars::decl_vars;
 use crate::script::format::{Action, ActionKind};
@@ -193,13 +195,68 @@ impl Engine<'_> {
                 .and_then(|s| s.stages.iter().find(|x| x.stage.value == name))
                 .map_or_else(BTreeMap::new, |x| decl_vars(&x.declare));
             fx.push(Effect::StageEntered { stage: name });
+            st.stages[i].entered_at = Some(self.now.clone());
         }
+        self.check_overtime(st, i, fx);
         if st.stages[i].queue.is_empty() {
             return;
         }
         let g = st.stages[i].queue.remove(0);
         let stage = st.stages[i].stage.clone();
         self.enter(st, g, stage, fx);
+    }
+
+    /// A stage whose time budget has run out skips, once, the goals of its
+    /// own it has not begun (those marked `keep: true` stay, and so do the
+    /// skills calls put in its queue: a crisis check is never dropped for
+    /// time); its `overtime` skill, if it names one, runs first.
+    fn check_overtime(&self, st: &mut State, i: usize, fx: &mut Vec<Effect>) {
+        let run = &st.stages[i];
+        let stage = self
+            .script
+            .session(&st.session)
+            .and_then(|s| s.stages.iter().find(|x| x.stage.value == run.stage));
+        let Some((stage, minutes)) = stage.and_then(|s| Some((s, s.minutes.as_ref()?.value)))
+        else {
+            return;
+        };
+        let elapsed = run
+            .entered_at
+            .as_deref()
+            .and_then(|t| minutes_between(t, &self.now));
+        if run.overtime || elapsed.is_none_or(|e| e < i64::from(minutes)) {
+            return;
+        }
+        let kept = |g: &GoalRef| {
+            g.skill.is_some()
+                || self
+                    .script
+                    .stage_goal(&st.session, &run.stage, &g.goal)
+                    .is_some_and(|x| x.keep == Some(true))
+        };
+        let (mut queue, skipped): (Vec<GoalRef>, Vec<GoalRef>) =
+            run.queue.iter().cloned().partition(kept);
+        if let Some(skill) = &stage.overtime {
+            let call = SkillCall {
+                inputs: BTreeMap::new(),
+                outputs: Vec::new(),
+                item: None,
+            };
+            queue.insert(
+                0,
+                GoalRef {
+                    goal: skill.value.clone(),
+                    skill: Some(call),
+                },
+            );
+        }
+        fx.push(Effect::StageOvertime {
+            stage: run.stage.clone(),
+            minutes,
+            skipped: skipped.into_iter().map(|g| g.goal).collect(),
+        });
+        st.stages[i].queue = queue;
+        st.stages[i].overtime = true;
     }
 
     /// Starts goal `g` of `stage`: its variables declared, a call's inputs set.
@@ -278,4 +335,11 @@ impl Engine<'_> {
         }
         // The paused goal (BEFORE_GOAL) resumes where it was.
     }
+}
+
+/// Whole minutes from one host time (`YYYY-MM-DD HH:MM:SS`) to another; None
+/// when either does not read as one.
+fn minutes_between(from: &str, to: &str) -> Option<i64> {
+    let read = |t: &str| chrono::NaiveDateTime::parse_from_str(t.trim(), "%Y-%m-%d %H:%M:%S").ok();
+    Some((read(to)? - read(from)?).num_minutes())
 }

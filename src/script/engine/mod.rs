@@ -70,6 +70,8 @@ impl Engine<'_> {
                     })
                     .collect(),
                 entered: false,
+                entered_at: None,
+                overtime: false,
             })
             .collect();
         Ok(self.fresh(session, stages, decl_vars(&s.declare)))
@@ -97,6 +99,8 @@ impl Engine<'_> {
                 }),
             }],
             entered: false,
+            entered_at: None,
+            overtime: false,
         };
         Ok(self.fresh(skill, vec![stage], BTreeMap::new()))
     }

@@ -165,6 +165,12 @@ pub struct StageRun {
     pub(crate) queue: Vec<GoalRef>,
     /// Its variables are declared and `StageEntered` was reported.
     pub(crate) entered: bool,
+    /// When it was entered, by the host's clock (its time budget counts from here).
+    #[serde(default)]
+    pub(crate) entered_at: Option<String>,
+    /// Its time budget ran out (what was left was skipped, once).
+    #[serde(default)]
+    pub(crate) overtime: bool,
 }
 
 /// What the engine waits for.
@@ -399,6 +405,16 @@ pub enum Effect {
         field: String,
         /// Its value now.
         value: String,
+    },
+    /// A stage's time budget ran out: the goals it had left were skipped
+    /// (those marked `keep` stay), its `overtime` skill, if any, runs next.
+    StageOvertime {
+        /// The stage.
+        stage: String,
+        /// Its budget, in minutes.
+        minutes: u32,
+        /// The goals skipped, in order.
+        skipped: Vec<String>,
     },
     /// A rule noticed something in the human's answer and called its skill.
     RuleFired {
