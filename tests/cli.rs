@@ -524,7 +524,7 @@ fn check_reads_script_folders_too() {
             .any(|l| l.ends_with("error[E220]: unknown skill `甲乙` (help: did you mean `乙`?)")),
         "{out}"
     );
-    assert_eq!(out.lines().count(), 32, "{out}");
+    assert_eq!(out.lines().count(), 34, "{out}");
 }
 
 /// Input that answers nothing (an empty line, an unknown or out-of-range

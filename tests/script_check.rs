@@ -55,6 +55,8 @@ fn the_broken_corpus_gets_exact_messages() {
         "tests/scripts/broken/skills.yaml:7:9: error[E240]: skills call each other in a cycle: 乙 → 甲 → 乙 (help: a skill may not lead back to itself; break the chain)",
         "tests/scripts/broken/stages.yaml:5:14: error[E291]: `minutes: 0` leaves the stage no time at all (help: give the stage's budget in whole minutes, 1 or more, or leave it out)",
         "tests/scripts/broken/stages.yaml:6:15: error[E220]: unknown skill `收屋` (help: skills are the goals under `skills:` in skills.yaml)",
+        "tests/scripts/broken/stages.yaml:11:15: error[E222]: unknown form `笔迹` (help: did you mean `笔记`?)",
+        "tests/scripts/broken/stages.yaml:13:18: error[E222]: form `笔记` has no field `水杲` (help: did you mean `水果`?)",
         "tests/scripts/broken/values.yaml:3:11: error[E312]: `update: autoo` on `心情` is neither `auto` nor `get` (help: did you mean `auto`?)",
         "tests/scripts/broken/values.yaml:11:17: warning[W304]: full-width braces never fill in a variable (help: type ASCII braces: `{用户名}`, not `｛用户名｝`)",
         "tests/scripts/broken/values.yaml:16:18: error[E311]: `value:` is a YAML map here, not text: YAML reads an unquoted `{…}` as a map (help: quote it: `value: \"{心情}\"`)",
@@ -72,7 +74,7 @@ fn each_document_with_a_shape_mistake_is_reported() {
     let at = "tests/scripts/broken-keys/keys.yaml";
     let want = [
         format!(
-            "{at}:11:9: error[E101]: unknown field `conditon`, expected one of say, user_say, user_option, ask, ai_say, ai_ask, think, call, scene, ai, choices, tone, exit, max_rounds, tolist, output, timing, timing_to, fromlist, input, condition (at `sessions[0].stages[0].steps[0].actions[0].conditon`) (help: remove the field or fix its spelling; the expected fields are listed)"
+            "{at}:11:9: error[E101]: unknown field `conditon`, expected one of say, user_say, user_option, ask, ai_say, ai_ask, think, call, scene, ai, fill, choices, tone, exit, max_rounds, tolist, output, timing, timing_to, fromlist, input, fields, condition (at `sessions[0].stages[0].steps[0].actions[0].conditon`) (help: remove the field or fix its spelling; the expected fields are listed)"
         ),
         format!(
             "{at}:21:21: error[E104]: expected a whole number here (at `sessions[0].stages[0].steps[0].actions[0].max_rounds`) (help: check the value's type (number, text, list))"

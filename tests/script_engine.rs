@@ -675,7 +675,7 @@ fn the_first_day_sample_uses_every_action_timing_and_scope() {
     use heartvale::script::format::ActionKind;
     let s = guardian();
     // The visitor hesitates (a NOW call), then answers everything with "嗯".
-    let inputs = ["犹豫", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "好些"];
+    let inputs = ["犹豫", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "想睡得好一点", "好些"];
     let (shown, st, fx) = play_full(&s, "初次会谈", &inputs, first_day_mind);
     assert_eq!(st.wait, Wait::Done, "{shown:#?}");
     let entered: Vec<(&str, bool)> = fx
@@ -725,6 +725,7 @@ fn the_first_day_sample_uses_every_action_timing_and_scope() {
             "ai_ask",
             "ai_say",
             "ask",
+            "fill",
             "say",
             "think",
             "user_option",
@@ -749,7 +750,8 @@ fn the_first_day_sample_uses_every_action_timing_and_scope() {
     assert_eq!(value("风险").as_deref(), Some("有"));
     assert_eq!(value("陪伴者").as_deref(), Some("室友"));
     assert!(value("家庭成员").unwrap().contains("成员关系情况=还行"));
-    assert_eq!(note.len(), 8);
+    assert_eq!(value("期待").as_deref(), Some("想睡得好一点"));
+    assert_eq!(note.len(), 9);
 }
 
 #[test]
@@ -763,6 +765,7 @@ fn the_first_day_sample_plays_offline_to_the_end() {
         "爸爸、姐姐",
         "还行",
         "还行",
+        "睡得踏实一点",
         "一样",
     ];
     let (shown, st) = play(&s, "初次会谈", &inputs);
@@ -1337,5 +1340,68 @@ skills:
             minutes: 15,
             skipped: vec!["睡眠".into()],
         }]
+    );
+}
+
+#[test]
+fn fill_asks_for_each_field_not_filled_yet() {
+    let s = script(
+        r#"
+forms:
+- form: 咨询笔记
+  fields:
+  - field: 称呼
+    var: 名字
+  - field: 主诉
+    define: 这次最想解决的困扰
+  - field: 期待
+    define: 希望咨询带来什么改变
+---
+sessions:
+- session: s
+  stages:
+  - stage: a
+    steps:
+    - goal: g
+      actions:
+      - ask: 怎么称呼你？
+        output:
+        - get: 名字
+      - fill: 咨询笔记
+      - fill: 咨询笔记
+        fields: [期待]
+      - say: 谢谢，{主诉}，我记下了。
+"#,
+    );
+    let (said, _, fx) = play_full(&s, "s", &["小林", "总是睡不好", ""], offline_reply);
+    // 称呼 was filled by the ask: only 主诉 and 期待 are asked, each once.
+    let asks: Vec<&String> = said.iter().filter(|l| l.contains("请填一下")).collect();
+    assert_eq!(asks.len(), 2, "{said:#?}");
+    assert!(
+        asks[0].contains("「主诉」（这次最想解决的困扰）"),
+        "{}",
+        asks[0]
+    );
+    assert!(asks[1].contains("「期待」"), "{}", asks[1]);
+    assert!(
+        said.iter()
+            .any(|l| l.contains("谢谢，总是睡不好，我记下了。")),
+        "{said:#?}"
+    );
+    let filled: Vec<(&str, &str)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::FormFilled { field, value, .. } => Some((field.as_str(), value.as_str())),
+            _ => None,
+        })
+        .collect();
+    // An empty answer is not asked again.
+    assert_eq!(
+        filled,
+        [
+            ("称呼", "小林"),
+            ("主诉", "总是睡不好"),
+            ("期待", "（未填）")
+        ]
     );
 }

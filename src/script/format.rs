@@ -274,8 +274,8 @@ pub enum Timing {
 }
 
 /// One action: exactly one of the kind keys (`say`, `user_say`, `user_option`,
-/// `ask`, `ai_say`, `ai_ask`, `think`, `call`, `scene`/`ai`) plus the keys that
-/// kind takes.
+/// `ask`, `ai_say`, `ai_ask`, `think`, `call`, `scene`/`ai`, `fill`) plus the
+/// keys that kind takes.
 // The keys are boxed: most are absent, and a flat struct of them was over a
 // kilobyte, moved at every step of parsing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -311,6 +311,9 @@ pub struct Action {
     /// The AI role that speaks from here on.
     #[schemars(with = "Option<String>")]
     pub ai: Option<Box<Spanned<String>>>,
+    /// A form (`forms.yaml`) the human fills in, field by field.
+    #[schemars(with = "Option<String>")]
+    pub fill: Option<Box<Spanned<String>>>,
 
     /// `user_option`: `- KEY: TEXT`, in order.
     pub choices: Option<Vec<BTreeMap<String, String>>>,
@@ -339,6 +342,9 @@ pub struct Action {
     pub fromlist: Option<Box<Spanned<String>>>,
     /// `call`: the skill's variables, set before it runs.
     pub input: Option<Vec<Output>>,
+    /// `fill`: only these fields (default: every field of the form).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub fields: Option<Vec<Spanned<String>>>,
 
     /// The action runs only when this holds (`{心情} == '焦虑' && {分数} >= 3`).
     #[schemars(with = "Option<String>")]
@@ -388,11 +394,13 @@ pub enum ActionKind {
     Call,
     /// `scene` (or `ai:` alone)
     Scene,
+    /// `fill`
+    Fill,
 }
 
 impl ActionKind {
     /// Every kind, in the order an action's keys are read.
-    pub const ALL: [ActionKind; 9] = [
+    pub const ALL: [ActionKind; 10] = [
         ActionKind::Say,
         ActionKind::UserSay,
         ActionKind::UserOption,
@@ -402,6 +410,7 @@ impl ActionKind {
         ActionKind::Think,
         ActionKind::Call,
         ActionKind::Scene,
+        ActionKind::Fill,
     ];
 
     /// The kind's YAML key.
@@ -416,6 +425,7 @@ impl ActionKind {
             ActionKind::Think => "think",
             ActionKind::Call => "call",
             ActionKind::Scene => "scene",
+            ActionKind::Fill => "fill",
         }
     }
 
@@ -431,6 +441,7 @@ impl ActionKind {
             ActionKind::Call => &["timing", "timing_to", "fromlist", "input", "output"],
             // `scene:` may name the speaking AI role with `ai:` (or `ai:` alone).
             ActionKind::Scene => &["ai"],
+            ActionKind::Fill => &["fields"],
         }
     }
 }
@@ -457,6 +468,8 @@ pub enum Step<'a> {
     Call(&'a str),
     /// `scene`: the new scene, if one is named (the speaker is in `ai:`).
     Scene(Option<&'a str>),
+    /// `fill`: the form the human fills in.
+    Fill(&'a str),
 }
 
 impl Action {
@@ -474,6 +487,7 @@ impl Action {
             ActionKind::Think => Step::Think(text?),
             ActionKind::Call => Step::Call(text?),
             ActionKind::Scene => Step::Scene(text),
+            ActionKind::Fill => Step::Fill(text?),
         })
     }
 
@@ -510,6 +524,7 @@ impl Action {
             ActionKind::Think => self.think.as_deref(),
             ActionKind::Call => self.call.as_deref(),
             ActionKind::Scene => self.scene.as_deref(),
+            ActionKind::Fill => self.fill.as_deref(),
         }
     }
 
@@ -531,6 +546,7 @@ impl Action {
         has(self.timing_to.is_some(), "timing_to");
         has(self.fromlist.is_some(), "fromlist");
         has(self.input.is_some(), "input");
+        has(self.fields.is_some(), "fields");
         has(self.ai.is_some() && self.scene.is_some(), "ai");
         v
     }

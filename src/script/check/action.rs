@@ -44,6 +44,7 @@ pub(super) fn check_action(
         ActionKind::AiAsk => check_rounds(place, a, out),
         ActionKind::Scene => check_speaker(cx, place, a, out),
         ActionKind::Call => check_call(cx, place, a, scope, out),
+        ActionKind::Fill => check_fill(cx, place, a, out),
         _ => {}
     }
     for o in a.output.iter().flatten() {
@@ -73,7 +74,7 @@ fn single_kind(
         [] => {
             out.push(
                 ScriptDiagnostic::error(place.file, first, "E201", "an action with no kind".into())
-                    .help("start it with say, user_say, user_option, ask, ai_say, ai_ask, think, call or scene"),
+                    .help("start it with say, user_say, user_option, ask, ai_say, ai_ask, think, call, scene or fill"),
             );
             None
         }
@@ -257,6 +258,42 @@ fn unknown_vars(
             };
             out.push(d);
         }
+    }
+}
+
+/// E222: `fill` names a form of the set, and `fields` fields of it.
+fn check_fill(cx: &Cx, place: &Place, a: &Action, out: &mut Vec<ScriptDiagnostic>) {
+    let Some(name) = a.fill.as_ref() else {
+        return;
+    };
+    let Some(fields) = cx.forms.get(name.value.as_str()) else {
+        let d = ScriptDiagnostic::error(
+            place.file,
+            place.at(name),
+            "E222",
+            format!("unknown form `{}`", name.value),
+        );
+        out.push(match closest(&name.value, cx.forms.keys().copied()) {
+            Some(c) => d.help(format!("did you mean `{c}`?")),
+            None => d.help("forms are declared under `forms:` in forms.yaml"),
+        });
+        return;
+    };
+    for f in a.fields.iter().flatten() {
+        if fields.contains(&f.value.as_str()) {
+            continue;
+        }
+        let d = ScriptDiagnostic::error(
+            place.file,
+            place.at(f),
+            "E222",
+            format!("form `{}` has no field `{}`", name.value, f.value),
+        );
+        out.push(match closest(&f.value, fields.iter().copied()) {
+            Some(c) => d.help(format!("did you mean `{c}`?")),
+            None if fields.is_empty() => d.help("the form has no fields yet"),
+            None => d.help(format!("its fields are {}", fields.join(", "))),
+        });
     }
 }
 

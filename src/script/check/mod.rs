@@ -8,6 +8,7 @@
 //! | E210 | a duplicate session, stage, goal, skill, role, global variable, form, form field or rule name |
 //! | E220 | `call` (or a stage's `overtime`) of an unknown skill |
 //! | E221 | `ai:` naming an unknown role, or a HUMAN one |
+//! | E222 | `fill` of an unknown form, or `fields` naming no field of it |
 //! | E230 | `timing_to` naming no goal of the stage (or stage of the session) |
 //! | E240 | skills calling each other in a cycle |
 //! | E250 | a `call` input binding to a variable the skill does not declare |
@@ -90,6 +91,8 @@ struct Cx<'a> {
     lists: &'a BTreeSet<&'a str>,
     texts: &'a HashMap<&'a Path, &'a str>,
     owns: &'a Owns<'a>,
+    /// Each form's field names.
+    forms: &'a BTreeMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Cx<'a> {
@@ -184,7 +187,14 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
     let mut skill_outer: BTreeSet<&str> = set.globals.union(&session_stage).copied().collect();
     skill_outer.extend(lists.iter().copied());
     skill_outer.extend(list_fields(src));
+    // A duplicated form name (E210) reads as its first.
+    let mut forms: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for f in src.docs.iter().flat_map(|d| d.doc.forms.iter().flatten()) {
+        let fields = f.fields.iter().map(|x| x.field.value.as_str()).collect();
+        forms.entry(f.form.value.as_str()).or_insert(fields);
+    }
     let cx = Cx {
+        forms: &forms,
         goal_local: &goal_local,
         options: &options,
         skills: &set.skills,

@@ -63,7 +63,35 @@ pub(super) fn known_variables<'a>(src: &'a ScriptSources, owns: &Owns<'a>) -> BT
     for own in owns.values() {
         known.extend(own);
     }
+    known.extend(filled_variables(src));
     known
+}
+
+/// The variables `fill` actions set: their forms' fields (the field's `var:`,
+/// else its name).
+fn filled_variables(src: &ScriptSources) -> Vec<&str> {
+    let forms: Vec<&crate::script::format::Form> = src
+        .docs
+        .iter()
+        .flat_map(|d| d.doc.forms.iter().flatten())
+        .collect();
+    let mut out = Vec::new();
+    for a in all_goals(src).flat_map(|g| &g.actions) {
+        let Some(form) = a.fill.as_ref() else {
+            continue;
+        };
+        let fields = forms
+            .iter()
+            .filter(|f| f.form.value == form.value)
+            .flat_map(|f| &f.fields);
+        for x in fields {
+            let named = a.fields.as_ref();
+            if named.is_none_or(|n| n.iter().any(|n| n.value == x.field.value)) {
+                out.push(x.var.as_ref().unwrap_or(&x.field).value.as_str());
+            }
+        }
+    }
+    out
 }
 
 /// Each goal's [`own_variables`], worked out once, by the goal's address.

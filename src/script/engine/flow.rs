@@ -84,6 +84,8 @@ impl Engine<'_> {
             }
             // Another round of `ai_ask`.
             Some(ActionKind::AiAsk) => self.request_round(st, fx),
+            // A field of the form `fill` asks for.
+            Some(ActionKind::Fill) => self.fill_answered(st, fx),
             _ => self.advance(st),
         }
     }

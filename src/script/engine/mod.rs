@@ -10,7 +10,8 @@
 //! - [`script`]: the loaded set;
 //! - `vars`: scopes, interpolation, conditions;
 //! - `flow`: inputs accepted, goals and stages entered and left;
-//! - `call`: `call` actions and their timings;
+//! - `call`: `call` actions and their timings (and `rules.yaml`);
+//! - `fill`: `fill` actions, a form filled in by the human field by field;
 //! - `prompt`: a step's prompt from the context builder's layers;
 //! - `llm_steps`: the requests of `ai_say`, `ai_ask`, `think`, `ask` and their answers;
 //! - `auto`: `auto: true` variables brought up to date at a goal's end;
@@ -18,6 +19,7 @@
 
 mod auto;
 mod call;
+mod fill;
 mod flow;
 mod llm_steps;
 mod offline;
@@ -273,6 +275,7 @@ impl Engine<'_> {
             Step::AiAsk(_) => self.request_round(st, fx),
             Step::Think(_) => self.request_outputs(st, LlmKind::Extract, fx),
             Step::Call(skill) => self.call(st, action, skill, fx),
+            Step::Fill(form) => self.fill_next(st, action, form, fx),
             Step::Scene(scene) => {
                 if let Some(s) = scene {
                     st.scene = Some(self.interpolate(st, s, fx));
