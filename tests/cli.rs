@@ -751,7 +751,8 @@ fn script_play_can_cast_a_town_resident_as_the_visitor() {
         shown.contains("守望精灵：进去前，我该怎么称呼你？\n  > 我叫林小溪，20岁"),
         "{shown}"
     );
-    assert!(shown.contains("== 咨询笔记\n称呼：我叫林小溪"), "{shown}");
+    // The name, not the whole introduction, goes in the note.
+    assert!(shown.contains("== 咨询笔记\n称呼：林小溪\n"), "{shown}");
     let unknown = heartvale(&[
         "script",
         "play",

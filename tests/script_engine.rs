@@ -675,7 +675,18 @@ fn the_first_day_sample_uses_every_action_timing_and_scope() {
     use heartvale::script::format::ActionKind;
     let s = guardian();
     // The visitor hesitates (a NOW call), then answers everything with "嗯".
-    let inputs = ["犹豫", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "嗯", "想睡得好一点", "好些"];
+    let inputs = [
+        "犹豫",
+        "嗯",
+        "嗯",
+        "嗯",
+        "嗯",
+        "嗯",
+        "嗯",
+        "嗯",
+        "想睡得好一点",
+        "好些",
+    ];
     let (shown, st, fx) = play_full(&s, "初次会谈", &inputs, first_day_mind);
     assert_eq!(st.wait, Wait::Done, "{shown:#?}");
     let entered: Vec<(&str, bool)> = fx
@@ -774,7 +785,7 @@ fn the_first_day_sample_plays_offline_to_the_end() {
         &"守望精灵：心谷是你的内心世界，在这里可以慢慢看清自己的念头和情绪。".to_string()
     ));
     assert!(
-        shown.contains(&"守望精灵：变化常常是慢慢来的。下次我们接着聊，我叫小满。".to_string()),
+        shown.contains(&"守望精灵：变化常常是慢慢来的。下次我们接着聊，小满。".to_string()),
         "{shown:#?}"
     );
 }

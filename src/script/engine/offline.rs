@@ -1,6 +1,8 @@
 //! The built-in answers when no model is configured: `ai_say` says the
-//! task's first clause as a line, `ai_ask` asks it as a question, and every
-//! extracted variable takes the human's last answer.
+//! task's first clause as a line (a summary says what it lists), `ai_ask`
+//! asks it as a question, and every extracted variable takes the part of the
+//! human's last answer that answers it (one of the options its definition
+//! lists, a name without 我叫, the answer without fillers).
 
 use super::protocol::{LlmKind, LlmRequest, State};
 
@@ -12,6 +14,7 @@ const INSTRUCTIONS: &[&str] = &[
     "用一句话",
     "用两句话",
     "用两三句话",
+    "用一两句话",
     "用几句话",
     "一句话",
     "简短地",
@@ -78,6 +81,9 @@ pub fn offline_say(req: &LlmRequest) -> String {
     if task.is_empty() {
         return "嗯。".into();
     }
+    if let Some(line) = said_after_colon(req, &task) {
+        return line;
+    }
     let said = |prefix: &str| task.strip_prefix(prefix).filter(|r| !r.is_empty());
     if let Some(who) = said("祝福").or_else(|| said("祝")) {
         format!("祝{who}一切顺利！")
@@ -94,6 +100,35 @@ pub fn offline_say(req: &LlmRequest) -> String {
     } else {
         format!("{task}。")
     }
+}
+
+/// A task that lists what to say after a colon: a summary says the list
+/// (「总结今天聊到的：困扰是…，并约定下次再见」 → 「今天我们聊到：困扰是…。下次再见！」),
+/// a chat about something brings it up (「聊点轻松的：心谷的天气」 →
+/// 「我们聊聊心谷的天气吧。」).
+fn said_after_colon(req: &LlmRequest, first: &str) -> Option<String> {
+    let task = req.prompt.rsplit_once("任务：").map_or("", |(_, t)| t);
+    let line = task.lines().next().unwrap_or("");
+    let listed = line
+        .split_once('：')?
+        .1
+        .trim()
+        .trim_end_matches(SENTENCE_END);
+    if listed.is_empty() {
+        return None;
+    }
+    let listed = listed.replace("心旅者", "你");
+    if first.contains("总结") {
+        let farewell = ["，并约定下次再见", "，约定下次再见", "并约定下次再见"];
+        let (listed, bye) = match farewell.iter().find_map(|f| listed.strip_suffix(f)) {
+            Some(rest) => (rest.to_string(), "下次再见！"),
+            None => (listed.clone(), ""),
+        };
+        return Some(format!("今天我们聊到：{listed}。{bye}"));
+    }
+    first
+        .contains('聊')
+        .then(|| format!("我们聊聊{listed}吧。"))
 }
 
 /// The built-in question for an `ai_ask` task: what is asked, as a question
@@ -137,7 +172,7 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
     let vars: serde_json::Map<String, serde_json::Value> = req
         .wants
         .iter()
-        .map(|(n, _)| {
+        .map(|(n, define)| {
             let v = if req.list {
                 let items: Vec<serde_json::Value> = human_answer
                     .split(['，', '、', ',', '和'])
@@ -147,7 +182,7 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
                     .collect();
                 serde_json::Value::Array(items)
             } else {
-                serde_json::Value::String(human_answer.to_string())
+                serde_json::Value::String(answer_part(human_answer, n, define))
             };
             (n.clone(), v)
         })
@@ -167,5 +202,105 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
         LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
         // Telling a correction from small talk needs a model: keep every value.
         LlmKind::Update => serde_json::json!({ "vars": {} }).to_string(),
+    }
+}
+
+/// How people introduce a name (stripped from a name's answer)…
+const NAME_LEADS: &[&str] = &[
+    "你可以叫我",
+    "大家都叫我",
+    "我的名字是",
+    "就叫我",
+    "我叫",
+    "叫我",
+    "我是",
+];
+/// …and what trails it.
+const NAME_TRAILS: &[&str] = &["就好", "就行", "就可以", "吧"];
+/// Fillers before an answer.
+const FILLERS: &[&str] = &["嗯……", "嗯，", "嗯", "呃，", "呃", "那个，"];
+/// Words that say no.
+const NEGATIONS: &[&str] = &["没有", "没", "不", "无"];
+/// Options that mean no.
+const NEGATIVE_OPTIONS: &[&str] = &["无", "否", "没有", "不是"];
+
+/// The part of `answer` that answers for variable `name` defined as
+/// `define`: one of the options the definition lists (只回答“有”或“无”: a
+/// "没有" is 无, and with no option named the negative one — no evidence, no
+/// flag), a name without 我叫 and 就好, else the answer without fillers.
+fn answer_part(answer: &str, name: &str, define: &str) -> String {
+    let mut a = answer.trim();
+    while let Some(rest) = FILLERS.iter().find_map(|f| a.strip_prefix(f)) {
+        a = rest.trim_start();
+    }
+    let options = quoted(define);
+    if options.len() >= 2 {
+        let negative = options
+            .iter()
+            .find(|o| NEGATIVE_OPTIONS.contains(&o.as_str()));
+        if let Some(no) = negative.filter(|_| NEGATIONS.iter().any(|n| a.contains(n))) {
+            return no.clone();
+        }
+        let named = options.iter().filter(|o| a.contains(o.as_str()));
+        if let Some(o) = named.max_by_key(|o| o.chars().count()).or(negative) {
+            return o.clone();
+        }
+    }
+    if [name, define]
+        .iter()
+        .any(|t| t.contains("称呼") || t.contains("名字"))
+    {
+        let mut n = a.trim_end_matches(SENTENCE_END);
+        if let Some(rest) = NAME_LEADS.iter().find_map(|l| n.strip_prefix(l)) {
+            n = rest;
+        }
+        // 我叫林小溪，20岁…: the name is the first clause.
+        n = n.split(['，', ',', '。', '、', ' ']).next().unwrap_or(n);
+        if let Some(rest) = NAME_TRAILS.iter().find_map(|t| n.strip_suffix(t)) {
+            n = rest;
+        }
+        if !n.is_empty() {
+            return n.trim().to_string();
+        }
+    }
+    a.to_string()
+}
+
+/// The texts in quotes in `s` (“有”或“无” → 有, 无).
+fn quoted(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(open) = rest.find(['“', '"', '「']) {
+        let after = &rest[open + rest[open..].chars().next().map_or(1, char::len_utf8)..];
+        let Some(close) = after.find(['”', '"', '」']) else {
+            break;
+        };
+        out.push(after[..close].to_string());
+        rest = &after[close + after[close..].chars().next().map_or(1, char::len_utf8)..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answer_part;
+
+    #[test]
+    fn extraction_takes_the_part_that_answers() {
+        let risk = "有没有提到伤害自己的想法，只回答“有”或“无”";
+        assert_eq!(answer_part("我很好", "风险", risk), "无");
+        assert_eq!(answer_part("没有，从来没这么想过", "风险", risk), "无");
+        assert_eq!(answer_part("有时候会有", "风险", risk), "有");
+        let name = "心旅者希望被怎样称呼，只要称呼本身";
+        assert_eq!(answer_part("我叫小满。", "心旅者名", name), "小满");
+        assert_eq!(answer_part("嗯，叫我小林就好", "心旅者名", name), "小林");
+        assert_eq!(
+            answer_part("我叫林小溪，20岁，大学生", "心旅者名", name),
+            "林小溪"
+        );
+        assert_eq!(
+            answer_part("嗯，最近总是睡不着", "睡眠情况", "最近的睡眠情况"),
+            "最近总是睡不着"
+        );
     }
 }
