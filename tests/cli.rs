@@ -1122,3 +1122,40 @@ fn a_fifo_as_a_scenario_file_is_refused_not_waited_on() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains("tuning.yaml") && lines[0].contains("not a regular file"));
 }
+
+/// `script new` lists the templates per problem type, copies one into a new
+/// folder that checks clean and plays, and refuses to write over a folder.
+#[test]
+fn script_new_starts_a_set_from_a_template() {
+    let listed = succeeds(&["script", "new"]);
+    for t in [
+        "anxiety",
+        "焦虑",
+        "low-mood",
+        "情绪低落",
+        "insomnia",
+        "失眠",
+    ] {
+        assert!(listed.contains(t), "{listed}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("我的失眠会谈");
+    let set_s = set.to_str().unwrap();
+    let wrote = succeeds(&["script", "new", set_s, "--template", "失眠"]);
+    assert!(
+        wrote.contains("session.yaml") && wrote.contains("yaml_schema.json"),
+        "{wrote}"
+    );
+    succeeds(&["check", set_s]);
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "小林\n半夜总醒\n一个小时\n刷手机\n下次聊聊工作\n").unwrap();
+    let played = succeeds(&["script", "run", set_s, "--input", input.to_str().unwrap()]);
+    assert!(
+        played.contains("请填一下「咨询笔记」里的「下次想聊」"),
+        "{played}"
+    );
+    assert!(played.contains("— 会谈结束 —"), "{played}");
+    let again = heartvale(&["script", "new", set_s, "--template", "失眠"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+}

@@ -323,6 +323,16 @@ pub enum ScriptCommand {
     /// Print the JSON Schema (draft-07) of script files, for editors:
     /// `heartvale script schema > DIR/yaml_schema.json`.
     Schema,
+    /// Start a script set of your own from a template per problem type
+    /// (anxiety 焦虑, low-mood 情绪低落, insomnia 失眠); without `--template`,
+    /// list them.
+    New {
+        /// The new folder (created; it must be empty).
+        dir: Option<PathBuf>,
+        /// The template: its id or its problem (焦虑 …).
+        #[arg(long)]
+        template: Option<String>,
+    },
 }
 
 /// What `script run` and `script play` share.

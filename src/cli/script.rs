@@ -35,6 +35,7 @@ pub(super) fn script(cmd: ScriptCommand) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
         ScriptCommand::Replay { dir, transcript } => return script_replay(&dir, &transcript),
+        ScriptCommand::New { dir, template } => return script_new(dir, template),
         ScriptCommand::Run { session, input } => {
             let source = input.map_or(HumanSource::Terminal, HumanSource::InputFile);
             (session, source)
@@ -50,6 +51,29 @@ pub(super) fn script(cmd: ScriptCommand) -> Result<ExitCode, CliError> {
         }
     };
     play(args, human)
+}
+
+/// `script new`: the templates listed, or one copied into a new folder.
+fn script_new(dir: Option<PathBuf>, template: Option<String>) -> Result<ExitCode, CliError> {
+    use crate::script::templates::{Template, list};
+    let (Some(dir), Some(name)) = (dir, template) else {
+        println!(
+            "templates (heartvale script new DIR --template NAME):\n{}",
+            list()
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    let t = Template::find(&name).map_err(CliError::Failed)?;
+    let written = t.write(&dir).map_err(CliError::Failed)?;
+    for path in &written {
+        println!("wrote {}", path.display());
+    }
+    println!(
+        "the {} set is in {}: edit it, then `heartvale check {1}` and `heartvale script run {1}`",
+        t.problem,
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Plays a session to its end with `source` as the human; a playtest prints

@@ -11,3 +11,4 @@ pub mod host;
 pub mod load;
 pub(crate) mod runner;
 pub mod schema;
+pub mod templates;
