@@ -1416,3 +1416,72 @@ sessions:
         ]
     );
 }
+
+/// An `auto` variable a form field is filled from is read by the form at the
+/// end: it keeps updating after its last use in the script, a goal's own too.
+#[test]
+fn auto_variables_a_form_reads_keep_updating() {
+    let s = script(
+        r#"
+forms:
+- form: 笔记
+  fields:
+  - field: 心情
+  - field: 爱好
+---
+sessions:
+- session: s
+  declare:
+  - var: 心情
+    define: 来访者的心情
+    auto: true
+  stages:
+  - stage: a
+    steps:
+    - goal: 一
+      declare:
+      - var: 爱好
+        define: 来访者的爱好
+        auto: true
+      actions:
+      - ask: 最近怎么样？
+    - goal: 二
+      actions:
+      - ask: 还有呢？
+"#,
+    );
+    let mut updates = Vec::new();
+    let (_, _, fx) = play_full(
+        &s,
+        "s",
+        &["挺开心，周末在画画", "其实这两天有点累"],
+        |st, req| {
+            if req.kind != LlmKind::Update {
+                return offline_reply(st, req);
+            }
+            let wanted: Vec<&str> = req.wants.iter().map(|(n, _)| n.as_str()).collect();
+            updates.push(wanted.join(","));
+            if req.prompt.contains("有点累") {
+                r#"{"vars": {"心情": "有点累"}}"#.into()
+            } else {
+                r#"{"vars": {"心情": "开心", "爱好": "画画"}}"#.into()
+            }
+        },
+    );
+    // 一's end asks for both (爱好 is 一's own), 二's end for 心情 only.
+    assert_eq!(updates, ["心情,爱好", "心情"]);
+    let last = |field: &str| {
+        fx.iter().rev().find_map(|e| match e {
+            Effect::FormFilled {
+                field: f, value, ..
+            } if f == field => Some(value.clone()),
+            _ => None,
+        })
+    };
+    assert_eq!(
+        last("心情").as_deref(),
+        Some("有点累"),
+        "the correction reaches the note"
+    );
+    assert_eq!(last("爱好").as_deref(), Some("画画"));
+}

@@ -1,7 +1,9 @@
 //! `auto: true` variables: at a goal's end, those in scope that the rest of
 //! the run still uses are re-read from the chat since the last update, so a
 //! later question does not ask again what was said, and a correction
-//! replaces what was noted. A variable stops updating after its last use.
+//! replaces what was noted. A variable stops updating after its last use —
+//! and one a form field is filled from is read by the form at the end, so
+//! it keeps updating to the end (a goal's own too, at its goal's end).
 
 use std::collections::BTreeSet;
 
@@ -74,22 +76,31 @@ impl Engine<'_> {
     }
 
     /// The auto variables worth updating: global and session ones used later,
-    /// the stage's own used later in the stage.
+    /// the stage's own used later in the stage, and any in scope (the ending
+    /// goal's own included) that a form field is filled from.
     fn auto_wanted<'s>(&'s self, st: &State, stage: &str, uses: &LaterUses) -> Vec<&'s VarDecl> {
         let Some(session) = self.script.session(&st.session) else {
             return Vec::new();
         };
+        let in_form = |d: &&VarDecl| self.script.form_fields.contains_key(&d.var.value);
         let stage_decls = session
             .stages
             .iter()
             .filter(|x| x.stage.value == stage)
             .flat_map(|x| &x.declare);
+        let goal_decls = st
+            .frames
+            .last()
+            .and_then(|f| self.script.goal(st, f))
+            .into_iter()
+            .flat_map(|g| g.declare.iter().flatten());
         self.script
             .global
             .iter()
             .chain(&session.declare)
-            .filter(|d| uses.later.contains(&d.var.value))
-            .chain(stage_decls.filter(|d| uses.in_stage.contains(&d.var.value)))
+            .filter(|d| uses.later.contains(&d.var.value) || in_form(d))
+            .chain(stage_decls.filter(|d| uses.in_stage.contains(&d.var.value) || in_form(d)))
+            .chain(goal_decls.filter(in_form))
             .filter(|d| d.is_auto())
             .collect()
     }

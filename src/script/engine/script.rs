@@ -126,6 +126,9 @@ impl Script {
             .collect();
         s.skill_uses = skill_uses(&s.skills);
         s.has_auto = s.global.iter().any(VarDecl::is_auto)
+            || crate::script::check::all_goals(src)
+                .flat_map(|g| g.declare.iter().flatten())
+                .any(VarDecl::is_auto)
             || s.sessions.iter().any(|x| {
                 x.declare.iter().any(VarDecl::is_auto)
                     || x.stages
