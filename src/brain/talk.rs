@@ -7,12 +7,14 @@
 //! occasion. Forms of address follow the tie and age (爸, 月月, 钟叔), and
 //! nobody says the same line twice in a day when the bank has another.
 
-use crate::scenario::dialogue::{Address, Exchange, Lines, MoodExchange, without_mention};
+use crate::scenario::dialogue::{
+    Address, Exchange, InviteAnswers, Lines, MoodExchange, Recall, without_mention,
+};
 use crate::scenario::{PhraseBank, Profile, RelationKind, WorkRole};
 use crate::sim::brain::LineContext;
 use crate::sim::residents::TalkOutcome;
-use crate::sim::social::Trigger;
 use crate::sim::social::spoken::line_hash;
+use crate::sim::social::{InviteReason, Trigger};
 
 /// A tie this strong lets close topics (心里话) come up.
 const CLOSE_TIE: f32 = 60.0;
@@ -127,7 +129,7 @@ impl Speaker<'_, '_> {
             return Some(self.pick(&st.invite, 1, &slots));
         }
         if let Some(reason) = cx.answering_invite {
-            return Some(self.pick(st.answer_invite.for_reason(reason), 1, &[]));
+            return Some(self.pick(answer_lines(&st.answer_invite, reason), 1, &[]));
         }
         if let Some((place, when)) = cx.proposing {
             return Some(self.pick(&st.propose, 1, &[("place", place), ("when", when)]));
@@ -195,7 +197,7 @@ impl Speaker<'_, '_> {
         if !earlier || self.roll(11) >= chance {
             return None;
         }
-        let list = self.bank().greetings.recall.of(last.outcome);
+        let list = recall_lines(&self.bank().greetings.recall, last.outcome);
         Some(self.pick(list, 1, &[("topic", last.subject.as_str())]))
     }
 
@@ -257,7 +259,7 @@ impl Speaker<'_, '_> {
             TalkOutcome::Plain,
         ]
         .into_iter()
-        .find(|&how| r.of(how).value.iter().any(|t| fits(t, prev)))
+        .find(|&how| recall_lines(r, how).value.iter().any(|t| fits(t, prev)))
         .map(Heard::Recalled)
     }
 
@@ -523,6 +525,28 @@ impl Speaker<'_, '_> {
             ("job", cx.speaker.occupation.as_str()),
         ]);
         super::speech::fill(template, &slots)
+    }
+}
+
+/// The openings for a last talk that went `how`.
+fn recall_lines(r: &Recall, how: TalkOutcome) -> &Lines {
+    match how {
+        TalkOutcome::Argued => &r.argued,
+        TalkOutcome::Down => &r.down,
+        TalkOutcome::Warm => &r.warm,
+        TalkOutcome::Plain => &r.plain,
+    }
+}
+
+/// The answers to an invitation given for `reason`.
+fn answer_lines(a: &InviteAnswers, reason: InviteReason) -> &Lines {
+    match reason {
+        InviteReason::Friend => &a.friend,
+        InviteReason::Lively => &a.lively,
+        InviteReason::Keen => &a.keen,
+        InviteReason::Shift => &a.shift,
+        InviteReason::Crowds => &a.crowds,
+        InviteReason::Busy => &a.busy,
     }
 }
 

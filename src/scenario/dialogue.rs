@@ -103,19 +103,6 @@ pub struct RecallBack {
     pub plain: Lines,
 }
 
-impl Recall {
-    /// The openings for a last talk that went `how`.
-    pub fn of(&self, how: crate::sim::residents::TalkOutcome) -> &Lines {
-        use crate::sim::residents::TalkOutcome as T;
-        match how {
-            T::Argued => &self.argued,
-            T::Down => &self.down,
-            T::Warm => &self.warm,
-            T::Plain => &self.plain,
-        }
-    }
-}
-
 /// The three greeting roles.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -252,21 +239,6 @@ pub struct InviteAnswers {
     pub crowds: Lines,
     /// No: something else is on.
     pub busy: Lines,
-}
-
-impl InviteAnswers {
-    /// The lines for an answer given for `reason`.
-    pub fn for_reason(&self, reason: crate::sim::social::InviteReason) -> &Lines {
-        use crate::sim::social::InviteReason as R;
-        match reason {
-            R::Friend => &self.friend,
-            R::Lively => &self.lively,
-            R::Keen => &self.keen,
-            R::Shift => &self.shift,
-            R::Crowds => &self.crowds,
-            R::Busy => &self.busy,
-        }
-    }
 }
 
 /// Forms of address, by tie and age; `{surname}` and `{given}` are filled

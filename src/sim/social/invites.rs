@@ -10,7 +10,7 @@ use crate::sim::residents::{Heard, RosterIdx};
 
 /// Why a guest says yes or no.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum InviteReason {
+pub(crate) enum InviteReason {
     /// Yes: the organiser is a friend.
     Friend,
     /// Yes: one likes a crowd.
@@ -27,7 +27,7 @@ pub enum InviteReason {
 
 impl InviteReason {
     /// Whether the answer is yes.
-    pub fn will_attend(self) -> bool {
+    pub(crate) fn will_attend(self) -> bool {
         matches!(self, Self::Friend | Self::Lively | Self::Keen)
     }
 }
