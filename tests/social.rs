@@ -836,29 +836,17 @@ fn three_days_of_talk_read_well() {
     );
 }
 
-/// Whether `line` is `template` filled in: its literal parts appear in order.
-fn fills(template: &str, line: &str) -> bool {
-    let mut rest = line;
-    for part in template
-        .split(['{', '}'])
-        .step_by(2)
-        .filter(|p| !p.is_empty())
-    {
-        match rest.find(part) {
-            Some(i) => rest = &rest[i + part.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
 fn fills_any(lists: &[&heartvale::scenario::dialogue::Lines], line: &str) -> bool {
     let line = line.trim_end_matches("[END]");
     let line = match line.strip_prefix('@') {
         Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
         None => line,
     };
-    lists.iter().any(|l| l.value.iter().any(|t| fills(t, line)))
+    lists.iter().any(|l| {
+        l.value
+            .iter()
+            .any(|t| heartvale::scenario::dialogue::fits(t, line))
+    })
 }
 
 /// Three days (seed 1): a plan to chat with someone leads to talking with

@@ -2,6 +2,7 @@
 //! Plans come from utility scores (needs, time, work, home, persona, goals,
 //! notices, friends' whereabouts); words come from Chinese templates.
 
+mod address;
 mod planner;
 mod speech;
 mod talk;

@@ -7,8 +7,9 @@
 //! occasion. Forms of address follow the tie and age (爸, 月月, 钟叔), and
 //! nobody says the same line twice in a day when the bank has another.
 
+use super::address::address;
 use crate::scenario::dialogue::{
-    Address, Exchange, InviteAnswers, Lines, MoodExchange, Recall, without_mention,
+    Exchange, InviteAnswers, Lines, MoodExchange, Recall, fits, without_mention,
 };
 use crate::scenario::{PhraseBank, Profile, RelationKind, WorkRole};
 use crate::sim::brain::LineContext;
@@ -28,8 +29,6 @@ const NEWS_CHANCE: f32 = 0.3;
 const RECALL_CHANCE: f32 = 0.4;
 /// …and after a quarrel.
 const RECALL_QUARREL_CHANCE: f32 = 0.7;
-/// An age gap this large is a generation: 叔, 姨; 爸, 妈.
-const GENERATION: u32 = 18;
 
 /// One line of a conversation. A closing line ends with `[END]`.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> String {
@@ -559,52 +558,10 @@ fn staff(bank: &PhraseBank, role: WorkRole) -> &crate::scenario::dialogue::Staff
     }
 }
 
-/// Whether `line` is `template` filled in: its literal parts appear in order.
-fn fits(template: &str, line: &str) -> bool {
-    let mut rest = line;
-    let mut parts = 0;
-    for part in template
-        .split(['{', '}'])
-        .step_by(2)
-        .filter(|p| !p.is_empty())
-    {
-        match rest.find(part) {
-            Some(i) => rest = &rest[i + part.len()..],
-            None => return false,
-        }
-        parts += 1;
-    }
-    parts > 0
-}
-
-/// How the speaker calls the listener: family by generation (爸, 妈, a pet
-/// name), a generation older 叔 or 姨 after the surname, else the name.
-pub(crate) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
-    let (me, you) = (cx.speaker, cx.listener);
-    let family = cx.relation.is_some_and(|r| r.kind == RelationKind::Family);
-    let older = you.age >= me.age + GENERATION;
-    let younger = me.age >= you.age + GENERATION;
-    let mut chars = you.name.chars();
-    let surname: String = chars.next().map(String::from).unwrap_or_default();
-    let mut given: String = chars.collect();
-    if given.chars().count() == 1 {
-        given = given.repeat(2);
-    }
-    let form = match (family, older, younger, you.gender.as_str()) {
-        (true, true, _, "男") => &forms.father,
-        (true, true, _, "女") => &forms.mother,
-        (true, _, true, _) => &forms.child,
-        (false, true, _, "男") => &forms.elder_man,
-        (false, true, _, "女") => &forms.elder_woman,
-        _ => return you.name.clone(),
-    };
-    super::speech::fill(form, &[("surname", &surname), ("given", &given)])
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{fits, without_mention};
-    // `without_mention` lives with the phrase bank; tested here with `fits`.
+    use crate::scenario::dialogue::{fits, without_mention};
+    // Both live with the phrase bank; tested here, where they are used.
 
     #[test]
     fn a_filled_line_fits_its_template() {

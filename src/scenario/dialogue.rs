@@ -444,6 +444,24 @@ impl PhraseBank {
     }
 }
 
+/// Whether `line` is `template` filled in: its literal parts appear in order.
+pub fn fits(template: &str, line: &str) -> bool {
+    let mut rest = line;
+    let mut parts = 0;
+    for part in template
+        .split(['{', '}'])
+        .step_by(2)
+        .filter(|p| !p.is_empty())
+    {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+        parts += 1;
+    }
+    parts > 0
+}
+
 /// A line without a leading `@名字 ` (a group chat's mention), trimmed.
 pub fn without_mention(text: &str) -> &str {
     match text.strip_prefix('@') {

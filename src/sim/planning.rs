@@ -335,9 +335,10 @@ fn partner(
     problems: &mut Vec<String>,
 ) -> Option<RosterIdx> {
     let wanted = with.map(str::trim).filter(|w| !w.is_empty())?;
+    // An id through the roster's index; a name (a model may write either) by a scan.
     let found = roster
-        .indices()
-        .find(|&i| roster.id_of(i).as_str() == wanted || roster.name_of(i) == wanted);
+        .idx(&crate::scenario::ResidentId::new(wanted))
+        .or_else(|| roster.indices().find(|&i| roster.name_of(i) == wanted));
     match found {
         Some(i) if i != me => Some(i),
         Some(_) => None,

@@ -88,8 +88,16 @@ impl Closing<'_, '_> {
         // A greeting nobody answered changes nothing.
         if c.messages.len() >= 2 {
             let moved = self.change_ties(c, &ids, &mut changes);
-            memories = self.remember(c, &ids, &moved);
-            self.note_last_talk(c, &moved);
+            // The phrase bank's topic most lines came from, read once.
+            let lines = c.messages.iter().map(|m| m.text.as_str());
+            let subject = self
+                .scenario
+                .0
+                .dialogue
+                .subject_of(lines)
+                .map(str::to_owned);
+            memories = self.remember(c, &ids, &moved, subject.as_deref());
+            self.note_last_talk(c, &moved, subject);
             self.pass_invitation(c);
             self.make_appointment(c);
         }
@@ -248,6 +256,7 @@ impl Closing<'_, '_> {
         c: &Conversation,
         ids: &[ResidentId],
         moved: &[f32],
+        subject: Option<&str>,
     ) -> Vec<ConversationMemory> {
         let (now, t) = (self.clock.now, &self.tuning.social);
         let emotions: Vec<Emotion> = c.messages.iter().map(|m| m.emotion).collect();
@@ -261,7 +270,7 @@ impl Closing<'_, '_> {
                 + self.tuning.needs.talk_restore * c.messages.len() as f32 / 2.0)
                 .min(100.0);
             me.6.conversations += 1;
-            let (text, others) = self.memory_text(c, a, moved[k]);
+            let (text, others) = self.memory_text(c, a, moved[k], subject);
             if self.asynchronous.contains(entity) {
                 self.recaps.write(RecapRequest {
                     entity,
@@ -295,15 +304,13 @@ impl Closing<'_, '_> {
     /// Each side keeps what the talk was about and how it went, to bring up
     /// when they next meet (a talk off the phrase bank's topics, being served
     /// and a host's welcome leave nothing to bring up).
-    fn note_last_talk(&mut self, c: &Conversation, moved: &[f32]) {
+    fn note_last_talk(&mut self, c: &Conversation, moved: &[f32], subject: Option<String>) {
         if matches!(c.trigger, super::Trigger::Work | super::Trigger::Gathering) {
             return;
         }
-        let lines = c.messages.iter().map(|m| m.text.as_str());
-        let Some(subject) = self.scenario.0.dialogue.subject_of(lines) else {
+        let Some(subject) = subject else {
             return;
         };
-        let subject = subject.to_owned();
         for (k, &a) in c.participants.iter().enumerate() {
             let outcome = outcome(&heard_by(c, a), moved[k]);
             let Ok(mut me) = self.people.get_mut(self.roster.entity_of(a)) else {
@@ -321,7 +328,13 @@ impl Closing<'_, '_> {
     }
 
     /// Participant `a`'s memory line of the conversation, and the others' names.
-    fn memory_text(&self, c: &Conversation, a: RosterIdx, moved: f32) -> (String, String) {
+    fn memory_text(
+        &self,
+        c: &Conversation,
+        a: RosterIdx,
+        moved: f32,
+        subject: Option<&str>,
+    ) -> (String, String) {
         let heard = heard_by(c, a);
         let others: Vec<&str> = c
             .participants
@@ -336,12 +349,7 @@ impl Closing<'_, '_> {
                 let when = when_text(self.clock.now, p.at);
                 format!("约好{when}在{}见", self.town.name(p.place))
             });
-        let subject = self
-            .scenario
-            .0
-            .dialogue
-            .subject_of(c.messages.iter().map(|m| m.text.as_str()))
-            .unwrap_or_else(|| topic_zh(&c.topic));
+        let subject = subject.unwrap_or_else(|| topic_zh(&c.topic));
         let talk = Talk {
             place: self.town.name(c.place),
             subject,
