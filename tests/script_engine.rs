@@ -1485,3 +1485,78 @@ sessions:
     );
     assert_eq!(last("爱好").as_deref(), Some("画画"));
 }
+
+/// An `auto` variable is brought up to date before an action that reads it
+/// in the middle of a goal (the design's two problems: what was said before
+/// the question, and a correction), once per action; one just extracted
+/// from the human's last words is not asked for again.
+#[test]
+fn auto_variables_update_before_an_action_reads_them() {
+    let s = script(
+        r#"
+roles:
+- role: 守望精灵
+  type: AI
+- role: 心旅者
+  type: HUMAN
+sessions:
+- session: s
+  declare:
+  - var: 名字
+    define: 来访者的名字
+    auto: true
+  stages:
+  - stage: a
+    steps:
+    - goal: 一
+      declare:
+      - var: 朋友关系
+        define: 来访者和朋友们的关系
+        auto: true
+      actions:
+      - ask: 你遇到了什么困扰？
+      - condition: "{朋友关系}"
+        say: 你说到了朋友：{朋友关系}。
+      - ask: 还想聊什么？
+      - say: 记下了：{朋友关系}。
+    - goal: 二
+      actions:
+      - ask: 你叫什么？
+        output:
+        - get: 名字
+      - say: 你好，{名字}。
+"#,
+    );
+    let mut asked = Vec::new();
+    let (shown, st) = play_with(
+        &s,
+        "s",
+        &["我和最好的朋友阿东吵架了", "其实后来和好了", "林小溪"],
+        |st, req| {
+            asked.push(req.kind);
+            match req.kind {
+                LlmKind::Update if req.prompt.contains("和好了") => {
+                    assert!(req.prompt.contains("：和阿东吵架了"), "{}", req.prompt);
+                    r#"{"vars": {"朋友关系": "和阿东吵架后和好了"}}"#.into()
+                }
+                LlmKind::Update => r#"{"vars": {"朋友关系": "和阿东吵架了"}}"#.into(),
+                _ => offline_reply(st, req),
+            }
+        },
+    );
+    assert!(
+        shown.contains(&"守望精灵：你说到了朋友：和阿东吵架了。".to_string()),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.contains(&"守望精灵：记下了：和阿东吵架后和好了。".to_string()),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.contains(&"守望精灵：你好，林小溪。".to_string()),
+        "{shown:#?}"
+    );
+    // Before the condition, before the last `say`; then only 名字's extraction.
+    assert_eq!(asked, [LlmKind::Update, LlmKind::Update, LlmKind::Extract]);
+    assert_eq!(st.wait, Wait::Done);
+}

@@ -1,9 +1,10 @@
-//! `auto: true` variables: at a goal's end, those in scope that the rest of
-//! the run still uses are re-read from the chat since the last update, so a
-//! later question does not ask again what was said, and a correction
-//! replaces what was noted. A variable stops updating after its last use —
-//! and one a form field is filled from is read by the form at the end, so
-//! it keeps updating to the end (a goal's own too, at its goal's end).
+//! `auto: true` variables: at a goal's end, and before an action that reads
+//! one the human may have spoken of since it was last set, those in scope
+//! that the rest of the run still uses are re-read from the chat since the
+//! last update, so a later question does not ask again what was said, and a
+//! correction replaces what was noted. A variable stops updating after its
+//! last use — and one a form field is filled from is read by the form at
+//! the end, so it keeps updating to the end (a goal's own too).
 
 use std::collections::BTreeSet;
 
@@ -14,8 +15,10 @@ use super::prompt::StepPrompt;
 use super::protocol::{ChatLine, Effect, LlmKind, LlmRequest, State, Var};
 use crate::script::format::VarDecl;
 
-/// Variables used by what runs after the current goal: in its stage, and anywhere later.
+/// Variables used by what runs from now on: in the current goal (from the
+/// action about to run; none at its end), in its stage, and anywhere later.
 struct LaterUses {
+    in_goal: BTreeSet<String>,
     in_stage: BTreeSet<String>,
     later: BTreeSet<String>,
 }
@@ -34,19 +37,71 @@ impl Engine<'_> {
         if !lines.iter().any(|l| l.role == human) {
             return;
         }
-        let uses = self.uses_after_goal(st, &stage);
+        let uses = self.uses_from(st, &stage, None);
         let wanted = self.auto_wanted(st, &stage, &uses);
+        self.request_update(st, &wanted, fx);
+    }
+
+    /// Before an action that reads an auto variable the human may have
+    /// spoken of since it was last set (once per action): asks for the new
+    /// values, and says so (the action then runs when they are in).
+    pub(super) fn update_before(&self, st: &mut State, fx: &mut Vec<Effect>) -> bool {
+        let Some(f) = st.frames.last_mut() else {
+            return false;
+        };
+        if f.updated_before == Some(f.action) {
+            return false;
+        }
+        f.updated_before = Some(f.action);
+        let (action, stage) = (f.action, f.stage.clone());
+        let Some(a) = self.current_action(st) else {
+            return false;
+        };
+        let mut reads = BTreeSet::new();
+        self.script
+            .actions_uses(std::slice::from_ref(a), &mut reads);
+        let (_, human) = self.script.default_roles();
+        let stale = |name: &String| {
+            let set = st.set_at.get(name).copied().unwrap_or(0);
+            st.chat_since(set.max(st.auto_from))
+                .iter()
+                .any(|l| l.role == human)
+        };
+        let uses = self.uses_from(st, &stage, Some(action));
+        let wanted = self.auto_wanted(st, &stage, &uses);
+        if !wanted
+            .iter()
+            .any(|d| reads.contains(&d.var.value) && stale(&d.var.value))
+        {
+            return false;
+        }
+        self.request_update(st, &wanted, fx);
+        true
+    }
+
+    /// Asks for the `wanted` auto variables' new values from the chat since
+    /// the last update (with none wanted, nothing).
+    fn request_update(&self, st: &mut State, wanted: &[&VarDecl], fx: &mut Vec<Effect>) {
         if wanted.is_empty() {
             return;
         }
-        let (known, wants) = self.known_values(st, &wanted);
-        let prompt = self.update_prompt(&known, lines, &human);
+        let (_, human) = self.script.default_roles();
+        let (known, wants) = self.known_values(st, wanted);
+        let prompt = self.update_prompt(&known, st.chat_since(st.auto_from), &human);
         self.request(st, LlmKind::Update, prompt, wants, false, fx);
     }
 
-    /// What runs after this goal: the rest of the paused goals, and the queues.
-    fn uses_after_goal(&self, st: &State, stage: &str) -> LaterUses {
-        let mut in_stage = BTreeSet::new();
+    /// What runs from the current goal's action `from` (None: after the
+    /// goal): the rest of it, the rest of the paused goals, and the queues.
+    fn uses_from(&self, st: &State, stage: &str, from: Option<usize>) -> LaterUses {
+        let mut in_goal = BTreeSet::new();
+        if let (Some(i), Some(f)) = (from, st.frames.last())
+            && let Some(g) = self.script.goal(st, f)
+        {
+            self.script
+                .actions_uses(g.actions.get(i..).unwrap_or_default(), &mut in_goal);
+        }
+        let mut in_stage = in_goal.clone();
         let depth = st.frames.len();
         for f in &st.frames[..depth - 1] {
             if let Some(g) = self.script.goal(st, f) {
@@ -72,12 +127,16 @@ impl Engine<'_> {
             }
         }
         later.extend(in_stage.iter().cloned());
-        LaterUses { in_stage, later }
+        LaterUses {
+            in_goal,
+            in_stage,
+            later,
+        }
     }
 
     /// The auto variables worth updating: global and session ones used later,
-    /// the stage's own used later in the stage, and any in scope (the ending
-    /// goal's own included) that a form field is filled from.
+    /// the stage's own used later in the stage, the goal's own used later in
+    /// the goal, and any in scope that a form field is filled from.
     fn auto_wanted<'s>(&'s self, st: &State, stage: &str, uses: &LaterUses) -> Vec<&'s VarDecl> {
         let Some(session) = self.script.session(&st.session) else {
             return Vec::new();
@@ -100,7 +159,7 @@ impl Engine<'_> {
             .chain(&session.declare)
             .filter(|d| uses.later.contains(&d.var.value) || in_form(d))
             .chain(stage_decls.filter(|d| uses.in_stage.contains(&d.var.value) || in_form(d)))
-            .chain(goal_decls.filter(in_form))
+            .chain(goal_decls.filter(|d| uses.in_goal.contains(&d.var.value) || in_form(d)))
             .filter(|d| d.is_auto())
             .collect()
     }

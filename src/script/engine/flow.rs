@@ -297,6 +297,7 @@ impl Engine<'_> {
             before: Vec::new(),
             updated: false,
             closing: false,
+            updated_before: None,
         });
     }
 

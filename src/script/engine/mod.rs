@@ -14,7 +14,8 @@
 //! - `fill`: `fill` actions, a form filled in by the human field by field;
 //! - `prompt`: a step's prompt from the context builder's layers;
 //! - `llm_steps`: the requests of `ai_say`, `ai_ask`, `think`, `ask` and their answers;
-//! - `auto`: `auto: true` variables brought up to date at a goal's end;
+//! - `auto`: `auto: true` variables brought up to date at a goal's end and
+//!   before an action reads them;
 //! - `offline`: the built-in answers when no model is configured.
 
 mod auto;
@@ -134,6 +135,7 @@ impl Engine<'_> {
             forms: BTreeMap::new(),
             human_role: human,
             given: Default::default(),
+            set_at: BTreeMap::new(),
             rules_fired: Vec::new(),
         }
     }
@@ -242,6 +244,9 @@ impl Engine<'_> {
             }
             return self.leave_goal(st, fx);
         };
+        if self.script.has_auto && self.update_before(st, fx) {
+            return;
+        }
         if !self.condition_holds(st, action, fx) {
             return self.advance(st);
         }

@@ -154,6 +154,10 @@ pub struct Frame {
     /// the outputs are extracted and the goal goes on.
     #[serde(default)]
     pub(crate) closing: bool,
+    /// The action before which the auto variables it reads were brought up
+    /// to date (once per action, not per `ai_ask` round).
+    #[serde(default)]
+    pub(crate) updated_before: Option<usize>,
 }
 
 /// A stage of the session: the goals still queued, and whether it began.
@@ -253,6 +257,10 @@ pub struct State {
     /// something the conversation has told yet).
     #[serde(default)]
     pub(crate) given: std::collections::BTreeSet<String>,
+    /// `said` when each variable was last set: an auto variable set after
+    /// the human's last words is up to date with them.
+    #[serde(default)]
+    pub(crate) set_at: BTreeMap<String, usize>,
     /// Rules that have fired this session (a rule fires once unless `repeat`).
     #[serde(default)]
     pub(crate) rules_fired: Vec<String>,

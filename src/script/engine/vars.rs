@@ -69,6 +69,7 @@ impl Engine<'_> {
     /// is declared in the current goal.
     pub(super) fn set(&self, st: &mut State, name: &str, value: Var, fx: &mut Vec<Effect>) {
         st.given.insert(name.to_string());
+        st.set_at.insert(name.to_string(), st.said);
         let scope = if let Some(f) = st.frames.last_mut()
             && f.vars.contains_key(name)
         {
