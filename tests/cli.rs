@@ -268,6 +268,21 @@ fn an_unknown_character_sheet_is_reported() {
     assert!(line.contains("numbered 1 to 25"), "{line}");
 }
 
+/// `counsel: next:` names a session of the set, else an error at it with
+/// the nearest name.
+#[test]
+fn an_unknown_next_counsel_session_is_reported() {
+    let (_t, dir) = broken("residents.yaml", |t| {
+        t.replacen("next: 再次会谈", "next: 再见会谈", 1)
+    });
+    let line = check_fails(&dir);
+    let at = line_of(&dir, "residents.yaml", "next: 再见会谈");
+    assert!(line.contains(&format!("residents.yaml:{at}:")), "{line}");
+    assert!(line.contains("no session `再见会谈`"), "{line}");
+    assert!(line.contains("counsel.next`)"), "{line}");
+    assert!(line.contains("did you mean `再次会谈`?"), "{line}");
+}
+
 #[test]
 fn sim_refuses_a_broken_scenario_and_runs_a_good_one() {
     let (_t, dir) = broken("residents.yaml", |t| {
@@ -524,7 +539,7 @@ fn check_reads_script_folders_too() {
             .any(|l| l.ends_with("error[E220]: unknown skill `甲乙` (help: did you mean `乙`?)")),
         "{out}"
     );
-    assert_eq!(out.lines().count(), 34, "{out}");
+    assert_eq!(out.lines().count(), 35, "{out}");
 }
 
 /// Input that answers nothing (an empty line, an unknown or out-of-range
@@ -1088,7 +1103,7 @@ fn script_sets_are_checked_wherever_they_are_named() {
         );
     }
     let (_t, dir) = broken("residents.yaml", |t| {
-        t.replacen("session: 初次会谈 }", "session: 不存在 }", 1)
+        t.replacen("session: 初次会谈,", "session: 不存在,", 1)
     });
     let lines = check_lines(&dir);
     assert!(

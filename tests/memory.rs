@@ -286,11 +286,12 @@ fn an_older_save_is_read_through_its_migrations_untouched() {
     let save_s = save.to_str().unwrap();
     stdout_of(&["sim", "--days", "1", "--save", save_s]);
     {
-        // What version 1 wrote: no recall times, no vectors, no last talks.
+        // What version 1 wrote: no recall times, no vectors, no last talks,
+        // no counselling courses.
         let c = rusqlite::Connection::open(&save).unwrap();
         c.execute_batch(
             "ALTER TABLE memories DROP COLUMN last_access; DROP TABLE memory_vectors;
-             ALTER TABLE relationships DROP COLUMN last_talk;
+             ALTER TABLE relationships DROP COLUMN last_talk; DROP TABLE counsel_sessions;
              PRAGMA user_version = 1; PRAGMA wal_checkpoint(TRUNCATE);",
         )
         .unwrap();

@@ -179,6 +179,22 @@ fn every_component_survives_a_round_trip() {
     let source = TownSource::folder(&dir, &scenario).unwrap();
     let mut a = headless_app(scenario, 5, 3, EventLog::in_memory());
     step_into_day_two(&mut a);
+    // The player's counselling course with the guardian spirit (one session).
+    let record: heartvale::script::engine::SessionRecord =
+        serde_json::from_value(serde_json::json!({
+            "session": "初次会谈", "started": "2026-04-06 10:00:00", "ended": "2026-04-06 10:40:00",
+            "summary": "聊到失眠。", "forms": {"咨询笔记": {"称呼": "小林"}},
+            "persisted": {"心旅者名": "小林"}
+        }))
+        .unwrap();
+    let mut courses = heartvale::sim::companion::CounselCourses::default();
+    courses
+        .0
+        .entry(heartvale::scenario::ResidentId::new("guardian"))
+        .or_default()
+        .sessions
+        .push(record);
+    a.world_mut().insert_resource(courses);
     save::save_world(a.world_mut(), &first, &source).unwrap();
     let loaded = save::load(&first).unwrap();
     let mut b = headless_app(Arc::new(loaded.scenario), 5, 3, EventLog::in_memory());
@@ -191,6 +207,13 @@ fn every_component_survives_a_round_trip() {
     );
     assert!(x.iter().any(|l| l.starts_with("memories:")));
     assert!(x.iter().any(|l| l.starts_with("relationships:")));
+    assert_eq!(
+        x.iter()
+            .filter(|l| l.starts_with("counsel_sessions:"))
+            .count(),
+        1,
+        "the course is saved"
+    );
     assert_eq!(x.len(), y.len());
     for (l, r) in x.iter().zip(&y) {
         assert_eq!(l, r);

@@ -660,6 +660,7 @@ fn first_day_mind(st: &State, req: &LlmRequest) -> String {
         LlmKind::AskRound => r#"{"reply": "能多说一点吗？", "exit": false, "vars": {}}"#.into(),
         LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
         LlmKind::Update => r#"{"vars": {}}"#.into(),
+        LlmKind::Summary => "（小结）".into(),
     }
 }
 

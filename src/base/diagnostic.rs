@@ -141,6 +141,14 @@ fn yaml_hint(message: &str) -> Option<String> {
         // The design's own sample: `condition: "{a}=='A'" && !{b}"`.
         "a quote inside the text ended it early: quote the whole value once — \
          use single quotes inside double ones (`\"{a}=='A' && !{b}\"`) or remove the stray quote"
+    } else if message.contains("mapping values are not allowed") {
+        // The design's multi-line `think:` whose line ends in `列表:`.
+        "a `:` before a space or a line end inside unquoted text starts a key: \
+         write text of several lines as a block (`think: |`, its lines indented under it) or quote it"
+    } else if message.contains("expected string scalar") {
+        // The design's `user_say: {守望精灵名}，你好…`.
+        "text is expected here, and a value starting with `{` or `[` is read as a map or a list: \
+         quote the whole text (`\"{名字}，你好\"`)"
     } else if message.starts_with("unknown field") {
         "remove the field or fix its spelling; the expected fields are listed"
     } else if message.starts_with("missing field") {

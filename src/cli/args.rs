@@ -340,9 +340,16 @@ pub enum ScriptCommand {
 pub struct SessionArgs {
     /// The script folder.
     pub(crate) dir: PathBuf,
-    /// Session to play (default: the first).
+    /// Session to play (default: the first; with `--course`, the first the
+    /// course has not played yet, once all have been the last again).
     #[arg(long)]
     pub(crate) session: Option<String>,
+    /// The player's course of sessions, kept in this JSON file between runs
+    /// (created by the first): the session starts with what the past ones
+    /// left (`persist: true` globals, forms, summaries, `{history}`), and its
+    /// record is added when it ends.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) course: Option<PathBuf>,
     /// Write every shown line, input and effect here (JSON Lines).
     #[arg(long)]
     pub(crate) transcript: Option<PathBuf>,

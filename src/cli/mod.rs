@@ -13,6 +13,7 @@
 mod args;
 mod chat;
 mod check;
+mod course;
 mod date;
 mod memory;
 mod replay;

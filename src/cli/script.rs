@@ -15,7 +15,9 @@ use crate::scenario::Scenario;
 use crate::script::check::check_dir;
 use crate::script::diag::Severity;
 use crate::script::engine::{Engine, Script};
-use crate::script::runner::{self, Human, Mind, Offline, Outcome, Persona, Played, Scripted};
+use crate::script::runner::{
+    self, Human, Mind, Offline, Outcome, Persona, Played, Players, Scripted,
+};
 
 /// Who answers as the HUMAN role.
 enum HumanSource {
@@ -81,15 +83,12 @@ fn script_new(dir: Option<PathBuf>, template: Option<String>) -> Result<ExitCode
 fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     let playtest = matches!(source, HumanSource::Persona(_));
     let script = load_script(&args.dir)?;
-    let Some(session) = args
-        .session
-        .or_else(|| script.sessions.first().map(|s| s.session.value.clone()))
-    else {
-        return Err(CliError::failed(format!(
-            "{}: no session to play",
-            args.dir.display()
-        )));
-    };
+    let course = args
+        .course
+        .as_deref()
+        .map(super::course::read)
+        .transpose()?;
+    let session = session_to_play(&args, &script, course.as_ref())?;
     let settings = LlmSettings::resolve(&args.llm, &crate::llm::config::process_env, None, &[])
         .map_err(CliError::Failed)?;
     let mut mind = mind(settings.as_ref())?;
@@ -110,12 +109,15 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     };
     let stdout = std::io::stdout();
     let mut show = stdout.lock();
+    let players = Players {
+        human: human.as_mut(),
+        mind: mind.as_mut(),
+    };
     let played = runner::play(
         &engine,
         &wall_clock,
-        &session,
-        human.as_mut(),
-        mind.as_mut(),
+        (&session, course.as_ref()),
+        players,
         &mut show,
         &mut sink,
     )
@@ -125,9 +127,49 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
         show_playtest(&engine, &played, &mut show);
     }
     match played.outcome {
-        Outcome::Done => Ok(ExitCode::SUCCESS),
+        Outcome::Done => {
+            keep_record(args.course.as_deref(), course, played.record)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Outcome::OutOfInput => Err(CliError::failed("the input ended before the session did")),
     }
+}
+
+/// `--session`, else the set's first session, or with a course the first
+/// of the set it has not played yet (once all have been, the last again).
+fn session_to_play(
+    args: &SessionArgs,
+    script: &Script,
+    course: Option<&crate::script::engine::Course>,
+) -> Result<String, CliError> {
+    if let Some(s) = &args.session {
+        return Ok(s.clone());
+    }
+    let order: Vec<String> = script
+        .sessions
+        .iter()
+        .map(|s| s.session.value.clone())
+        .collect();
+    let next = match course {
+        Some(c) => c.next_session(&order),
+        None => order.first().map(String::as_str),
+    };
+    next.map(str::to_string)
+        .ok_or_else(|| CliError::failed(format!("{}: no session to play", args.dir.display())))
+}
+
+/// A finished course session's record, added to the course file.
+fn keep_record(
+    path: Option<&Path>,
+    course: Option<crate::script::engine::Course>,
+    record: Option<crate::script::engine::SessionRecord>,
+) -> Result<(), CliError> {
+    let (Some(path), Some(course), Some(record)) = (path, course, record) else {
+        return Ok(());
+    };
+    let n = super::course::append(path, course, record)?;
+    eprintln!("(course: session {n} recorded in {})", path.display());
+    Ok(())
 }
 
 /// The model for the AI steps, or the offline answers.

@@ -14,6 +14,7 @@
 //! - `store`: plain data ⇄ SQLite.
 
 mod companions;
+mod courses;
 mod schema;
 mod snapshot;
 mod source;

@@ -8,7 +8,7 @@ use super::SaveError;
 
 /// The schema this build writes. A file with a higher `user_version` was
 /// written by a newer Heartvale and is refused, untouched.
-pub(crate) const VERSION: i64 = 3;
+pub(crate) const VERSION: i64 = 4;
 
 /// Version 1: the town, and the companion tables of the memory design
 /// (`conversations`, `key_moments`, `user_profiles`, `affection_logs`: the
@@ -79,8 +79,18 @@ const V3: &str = "
 ALTER TABLE relationships ADD COLUMN last_talk TEXT;
 ";
 
+/// Version 4: the player's counselling courses (HEART RULE sessions with a
+/// counsellor resident), one row per finished session: its summary, the
+/// forms as filled and the `persist: true` globals' values (JSON).
+const V4: &str = "
+CREATE TABLE counsel_sessions (
+    resident TEXT NOT NULL, seq INTEGER NOT NULL, session TEXT NOT NULL,
+    started TEXT NOT NULL, ended TEXT NOT NULL, summary TEXT NOT NULL,
+    forms TEXT NOT NULL, persisted TEXT NOT NULL, PRIMARY KEY (resident, seq));
+";
+
 /// Each version's script, applied in order to bring a file up to [`VERSION`].
-const MIGRATIONS: [&str; 3] = [V1, V2, V3];
+const MIGRATIONS: [&str; 4] = [V1, V2, V3, V4];
 
 /// The file's schema version (0: a new, empty database).
 pub(crate) fn version(db: &Connection) -> Result<i64, SaveError> {

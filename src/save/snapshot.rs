@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Tuning};
 use crate::sim::clock::Clock;
-use crate::sim::companion::Companions;
+use crate::sim::companion::{Companions, CounselCourses};
 use crate::sim::memory::{Memories, Memory};
 use crate::sim::notices::NoticeBoard;
 use crate::sim::residents::{
@@ -110,6 +110,8 @@ pub struct TownSnapshot {
     pub(crate) books: Bookkeeping,
     /// The player's chats, by resident id.
     pub(crate) companions: Vec<(String, crate::companion::CompanionState)>,
+    /// The player's counselling courses, by counsellor id.
+    pub(crate) courses: Vec<(String, crate::script::engine::Course)>,
 }
 
 impl TownSnapshot {
@@ -175,6 +177,14 @@ pub fn take(world: &mut World) -> TownSnapshot {
         books,
         companions: world
             .get_resource::<Companions>()
+            .map(|c| {
+                c.0.iter()
+                    .map(|(id, s)| (id.to_string(), s.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        courses: world
+            .get_resource::<CounselCourses>()
             .map(|c| {
                 c.0.iter()
                     .map(|(id, s)| (id.to_string(), s.clone()))
@@ -273,6 +283,12 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
         snap.companions
             .into_iter()
             .map(|(id, s)| (crate::scenario::ResidentId::new(&id), s))
+            .collect(),
+    ));
+    world.insert_resource(CounselCourses(
+        snap.courses
+            .into_iter()
+            .map(|(id, c)| (crate::scenario::ResidentId::new(&id), c))
             .collect(),
     ));
     crate::sim::event_log::mark_resumed(world);

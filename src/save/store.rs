@@ -111,6 +111,7 @@ pub(crate) fn write(
         [json(&snap.books)],
     )?;
     super::companions::write(&tx, &snap.companions)?;
+    super::courses::write(&tx, &snap.courses)?;
     tx.commit()?;
     Ok(())
 }
@@ -350,6 +351,7 @@ pub(crate) fn read(
         conversations: read_conversations(db, &idx)?,
         books,
         companions: super::companions::read(db)?,
+        courses: super::courses::read(db)?,
     };
     Ok(snapshot)
 }

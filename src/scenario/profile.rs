@@ -159,6 +159,20 @@ pub struct Counsel {
     pub(crate) dir: PathBuf,
     /// The session to play (`None`: the first).
     pub(crate) session: Option<String>,
+    /// The session of every later visit (the player's course goes on with
+    /// it; `None`: `session` again).
+    pub(crate) next: Option<String>,
+}
+
+impl Counsel {
+    /// The sessions of the player's course, in order (the last repeats).
+    pub(crate) fn order(&self, script: &crate::script::engine::Script) -> Vec<String> {
+        let first = self
+            .session
+            .clone()
+            .or_else(|| script.sessions.first().map(|s| s.session.value.clone()));
+        first.into_iter().chain(self.next.clone()).collect()
+    }
 }
 
 /// Strong, human-readable resident id as written in the scenario; used in logs and prompts.

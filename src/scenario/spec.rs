@@ -246,6 +246,9 @@ pub(super) struct CounselSpec {
     /// The session to play (default: the script set's first).
     #[serde(default)]
     pub(super) session: Option<String>,
+    /// The session of every later visit (default: `session` again).
+    #[serde(default)]
+    pub(super) next: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

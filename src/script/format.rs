@@ -178,6 +178,11 @@ pub struct VarDecl {
     /// every later prompt as something not to bring up.
     #[serde(default)]
     pub taboo: Option<bool>,
+    /// A global kept across sessions (the design's long-term memory): a
+    /// player's next session starts with its last value.
+    #[serde(default)]
+    #[schemars(with = "Option<bool>")]
+    pub persist: Option<Spanned<bool>>,
 }
 
 impl VarDecl {

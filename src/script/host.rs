@@ -7,7 +7,8 @@
 use crate::context::Budgeting;
 
 use super::engine::{
-    Effect, Engine, EngineError, Input, LlmRequest, Script, State, Var, Wait, offline_reply,
+    Course, Effect, Engine, EngineError, Input, LlmRequest, Script, SessionRecord, State, Var,
+    Wait, offline_reply,
 };
 
 /// One entry of the chat as shown.
@@ -65,6 +66,9 @@ pub struct Host {
     pub vars: Vec<(String, String, Var)>,
     /// LLM replies answered offline (no model, or the model failed).
     pub(crate) offline_replies: u32,
+    /// A course session's record, once it ended (the host's to keep).
+    #[serde(default)]
+    pub recorded: Option<SessionRecord>,
     /// The prompts' budget and token count (the host's model; not saved: a
     /// loaded session counts with the defaults until its host sets it again).
     #[serde(skip)]
@@ -94,6 +98,24 @@ impl Host {
             budgeting,
         };
         Self::begin(script, now, engine.start(&name)?, budgeting)
+    }
+
+    /// Starts `session` as the next of the player's `course`: it begins with
+    /// what the past sessions left, and ends with its record in `recorded`.
+    pub fn start_course(
+        script: &Script,
+        session: &str,
+        course: &Course,
+        now: &str,
+        budgeting: Budgeting,
+    ) -> Result<Host, EngineError> {
+        let engine = Engine {
+            script,
+            now: now.to_string(),
+            budgeting,
+        };
+        let state = engine.start_course(session, course)?;
+        Self::begin(script, now, state, budgeting)
     }
 
     /// Starts one skill of the set on its own, its variables set from `inputs`
@@ -127,6 +149,7 @@ impl Host {
             stage: String::new(),
             vars: Vec::new(),
             offline_replies: 0,
+            recorded: None,
             budgeting,
         };
         host.resume(script, now, Input::Start)?;
@@ -230,6 +253,15 @@ impl Host {
                 Effect::SessionEnded => self.shown.push(Shown::Note {
                     text: "— 会谈结束 —".into(),
                 }),
+                Effect::CourseRecalled { sessions, .. } => self.shown.push(Shown::Note {
+                    text: format!("— 第 {} 次会谈 —", sessions + 1),
+                }),
+                Effect::SessionRecorded { record } => {
+                    self.shown.push(Shown::Note {
+                        text: format!("📝 会谈小结：{}", record.summary),
+                    });
+                    self.recorded = Some(record);
+                }
                 Effect::StageEntered { stage } => self.stage = stage,
                 Effect::GoalEntered { path, .. } => self.goals.push(path),
                 Effect::GoalLeft { path } => {

@@ -9,7 +9,8 @@ use std::io::Write;
 use serde_json::json;
 
 use super::engine::{
-    Effect, Engine, EngineError, Input, LlmRequest, State, Var, Wait, offline_reply,
+    Course, Effect, Engine, EngineError, Input, LlmRequest, SessionRecord, State, Var, Wait,
+    offline_reply,
 };
 
 /// Who answers as the HUMAN role.
@@ -171,22 +172,34 @@ pub(crate) struct Played {
     /// `stage 名`, `goal 阶段/话题`), with its last value: goal variables are
     /// gone from the state when their goal ends, but a playtest wants them.
     pub(crate) vars: Vec<(String, String, Var)>,
+    /// In a course: the session's record for the next ones (once it ended).
+    pub(crate) record: Option<SessionRecord>,
+}
+
+/// The people of a run: who answers as the human, and the model.
+pub(crate) struct Players<'p> {
+    pub(crate) human: &'p mut dyn Human,
+    pub(crate) mind: &'p mut dyn Mind,
 }
 
 /// Plays `session` to the end. `show` prints each line as a terminal shows
-/// it; `transcript` gets one JSON object per line, input and effect.
+/// it; `transcript` gets one JSON object per line, input and effect. With a
+/// `course`, the session is the next of the player's course: it starts with
+/// what the past ones left and ends with its record.
 pub(crate) fn play(
     engine: &Engine,
     clock: &dyn Fn() -> String,
-    session: &str,
-    human: &mut dyn Human,
-    mind: &mut dyn Mind,
+    (session, course): (&str, Option<&Course>),
+    Players { human, mind }: Players<'_>,
     show: &mut dyn Write,
     transcript: &mut dyn Write,
 ) -> Result<Played, EngineError> {
-    let mut st = engine.start(session)?;
+    let mut st = match course {
+        Some(c) => engine.start_course(session, c)?,
+        None => engine.start(session)?,
+    };
     // What a replay needs besides the inputs: the session, the clock, the
-    // script, how prompt tokens were counted.
+    // script, how prompt tokens were counted, the course it continued.
     let _ = writeln!(
         transcript,
         "{}",
@@ -195,10 +208,12 @@ pub(crate) fn play(
             "now": engine.now,
             "script_hash": format!("{:016x}", engine.script.hash),
             "counter": engine.budgeting.counter.name(),
+            "course": course,
         } })
     );
     let mut input = Input::Start;
     let mut places = VarPlaces::default();
+    let mut record = None;
     loop {
         // Prompts read the clock as it is now (kept with the input for a replay).
         let now = clock();
@@ -209,6 +224,9 @@ pub(crate) fn play(
             let _ = writeln!(transcript, "{}", json!({ "effect": e }));
             show_effect(show, e);
             places.note(e);
+            if let Effect::SessionRecorded { record: r } = e {
+                record = Some(r.clone());
+            }
         }
         let outcome = match st.wait {
             Wait::Done => Outcome::Done,
@@ -224,6 +242,7 @@ pub(crate) fn play(
             outcome,
             state: st,
             vars: places.vars,
+            record,
         });
     }
 }
@@ -255,6 +274,21 @@ fn show_effect(show: &mut dyn Write, e: &Effect) {
             }
         ),
         Effect::SessionEnded => writeln!(show, "— 会谈结束 —"),
+        Effect::CourseRecalled { sessions, values } => {
+            let kept: Vec<String> = values
+                .iter()
+                .map(|(k, v)| format!("{k}＝{}", v.text()))
+                .collect();
+            let kept = if kept.is_empty() {
+                String::new()
+            } else {
+                format!("，记得：{}", kept.join("；"))
+            };
+            writeln!(show, "  〔疗程第 {} 次会谈{kept}〕", sessions + 1)
+        }
+        Effect::SessionRecorded { record } => {
+            writeln!(show, "  〔会谈小结：{}〕", record.summary)
+        }
         _ => Ok(()),
     };
 }
@@ -423,7 +457,21 @@ pub(crate) fn replay(
             crate::context::TokenCounter::named(&text("counter"), &budget),
         ),
     };
-    let mut st = engine.start(&text("session"))?;
+    let course: Option<Course> = match start.get("course") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(c) => {
+            Some(
+                serde_json::from_value(c.clone()).map_err(|e| ReplayError::Unreadable {
+                    line: 1,
+                    message: format!("the start line's course: {e}"),
+                })?,
+            )
+        }
+    };
+    let mut st = match &course {
+        Some(c) => engine.start_course(&text("session"), c)?,
+        None => engine.start(&text("session"))?,
+    };
     let mut replayed = Vec::new();
     for (input, now) in &inputs {
         let step = Engine {

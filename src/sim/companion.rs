@@ -21,6 +21,11 @@ use crate::scenario::{Profile, ResidentId};
 #[derive(Resource, Debug, Clone, Default)]
 pub struct Companions(pub BTreeMap<ResidentId, CompanionState>);
 
+/// The player's counselling courses: with each counsellor resident (a
+/// `counsel:` script set), the sessions played so far, for the next one.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct CounselCourses(pub BTreeMap<ResidentId, crate::script::engine::Course>);
+
 /// How many memories a reply may draw on.
 const RECALLED: usize = 3;
 /// Importance of what the player said, as the resident remembers it.

@@ -107,9 +107,21 @@ pub(super) fn counsel(
         );
         return None;
     }
+    if let Some(next) = &c.next
+        && !names().any(|n| n == next.value)
+    {
+        let hint = match closest(&next.value, names()) {
+            Some(n) => format!("did you mean `{n}`?"),
+            None => format!("its sessions: {}", names().collect::<Vec<_>>().join(", ")),
+        };
+        let msg = format!("no session `{}` in `{}`", next.value, c.scripts.value);
+        cx.err(file, next, format!("{p}.counsel.next"), msg, Some(hint));
+        return None;
+    }
     Some(Counsel {
         dir,
         session: c.session.clone(),
+        next: c.next.as_ref().map(|n| n.value.clone()),
     })
 }
 

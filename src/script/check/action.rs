@@ -243,7 +243,8 @@ fn unknown_vars(
             );
             continue;
         }
-        if !cx.known.contains(v) {
+        // `{history}` is the course's past sessions (unless declared).
+        if !cx.known.contains(v) && v != crate::script::condition::HISTORY {
             let mut d = ScriptDiagnostic::error(
                 place.file,
                 at,
@@ -429,11 +430,12 @@ fn check_condition(
             out.push(d);
         }
         Ok(cond) => {
-            // `{chat}` is the goal's chat and `{reply}` the human's last
-            // answer, unless the set declares its own.
+            // `{chat}` is the goal's chat, `{reply}` the human's last
+            // answer and `{history}` the course's past sessions, unless the
+            // set declares its own.
             let builtin = |v: &str| {
-                use crate::script::condition::{CHAT, REPLY};
-                (v == CHAT || v == REPLY) && !cx.known.contains(v)
+                use crate::script::condition::{CHAT, HISTORY, REPLY};
+                [CHAT, REPLY, HISTORY].contains(&v) && !cx.known.contains(v)
             };
             for v in cond.variables().into_iter().filter(|v| !builtin(v)) {
                 let text = format!("{{{v}}}");

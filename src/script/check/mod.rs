@@ -21,6 +21,7 @@
 //! | E310 | `user_option` without choices, or an output entry with neither `get` nor `set` |
 //! | E311 | an unquoted `value: {x}`: a YAML map where text was meant |
 //! | E312 | an `update:` other than `auto` or `get` |
+//! | E313 | `persist: true` on a variable that is not global |
 //! | W301 | `timing_to` on a `NOW` call (ignored) |
 //! | W302 | a form field filled from a variable declared or produced nowhere |
 //! | W303 | `{NAME}` of a variable that lives only in another goal (not visible here) |

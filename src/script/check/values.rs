@@ -1,7 +1,8 @@
 //! What a writer may not mean: an unquoted `value: {x}` (a YAML map, not
 //! the text `{x}`), an `update:` the engine does not know (`autoo`),
-//! full-width braces `｛变量｝`, which never fill in a variable, and a `call`
-//! without `timing` with actions after it (`NOW` ends the goal there).
+//! full-width braces `｛变量｝`, which never fill in a variable, a `call`
+//! without `timing` with actions after it (`NOW` ends the goal there), and
+//! `persist` on a variable that is not global.
 
 use serde_json::Value;
 use serde_saphyr::Spanned;
@@ -11,13 +12,14 @@ use crate::script::diag::ScriptDiagnostic;
 use crate::script::format::{Goal, VarDecl};
 use crate::script::load::{LoadedDoc, ScriptSources};
 
-/// E311, E312, W304 and W305 over the whole set.
+/// E311, E312, E313, W304 and W305 over the whole set.
 pub(super) fn check_values(src: &ScriptSources, out: &mut Vec<ScriptDiagnostic>) {
     for d in &src.docs {
         let place = Place::of(d);
         for v in declarations(d) {
             check_declaration(&place, v, out);
         }
+        kept_locals(&place, d, out);
         for g in goals(d) {
             skipped_after_call(&place, g, out);
             let entries = g.actions.iter().flat_map(|a| {
@@ -90,6 +92,24 @@ fn check_declaration(place: &Place, v: &VarDecl, out: &mut Vec<ScriptDiagnostic>
             u.value, v.var.value
         );
         out.push(ScriptDiagnostic::error(place.file, place.at(u), "E312", message).help(help));
+    }
+}
+
+/// E313: `persist: true` on a variable that is not global (only globals
+/// outlive a session).
+fn kept_locals(place: &Place, d: &LoadedDoc, out: &mut Vec<ScriptDiagnostic>) {
+    let globals = d.doc.global.iter().flatten().count();
+    for v in declarations(d).skip(globals) {
+        let Some(p) = v.persist.as_ref().filter(|p| p.value) else {
+            continue;
+        };
+        let message = format!(
+            "`persist: true` on `{}`, which is not a global variable: only globals are kept across sessions",
+            v.var.value
+        );
+        let help =
+            "declare it under `global:` (global.yaml) to keep it for the player's next session";
+        out.push(ScriptDiagnostic::error(place.file, place.at(p), "E313", message).help(help));
     }
 }
 

@@ -28,6 +28,9 @@ pub(crate) const CHAT: &str = "chat";
 /// The variable a condition reads for the human's last answer (unless the
 /// script declares one of that name).
 pub(crate) const REPLY: &str = "reply";
+/// The variable text and conditions read for a course's past sessions, one
+/// line each (empty in a first session), unless the script declares one.
+pub(crate) const HISTORY: &str = "history";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CmpOp {

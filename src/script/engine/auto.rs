@@ -87,7 +87,7 @@ impl Engine<'_> {
         }
         let (_, human) = self.script.default_roles();
         let (known, wants) = self.known_values(st, wanted);
-        let prompt = self.update_prompt(&known, st.chat_since(st.auto_from), &human);
+        let prompt = self.update_prompt(st, &known, st.chat_since(st.auto_from), &human);
         self.request(st, LlmKind::Update, prompt, wants, false, fx);
     }
 
@@ -187,8 +187,15 @@ impl Engine<'_> {
         (known, wants)
     }
 
-    fn update_prompt(&self, known: &str, lines: &[ChatLine], human: &str) -> StepPrompt {
+    fn update_prompt(
+        &self,
+        st: &State,
+        known: &str,
+        lines: &[ChatLine],
+        human: &str,
+    ) -> StepPrompt {
         self.step_prompt(
+            st,
             "你在整理一段对话的记录。".into(),
             format!("现在是{}。\n\n变量和它们现在的值：\n{known}", self.now),
             lines,
@@ -198,8 +205,8 @@ impl Engine<'_> {
         )
     }
 
-    /// The new values, set where they changed (the loop then leaves the goal:
-    /// `updated` is set).
+    /// The new values, set where they changed (the loop then goes on: at a
+    /// goal's end `updated` is set, before an action `updated_before`).
     pub(super) fn update_answered(
         &self,
         st: &mut State,

@@ -22,7 +22,7 @@ impl Engine<'_> {
     ) -> Result<(), EngineError> {
         let (_, human) = self.script.default_roles();
         match (&st.wait, &input) {
-            (Wait::Start, Input::Start) => {}
+            (Wait::Start, Input::Start) => self.recall_course(st, fx),
             (Wait::Continue, Input::Continue) => {
                 let text = self
                     .current_action(st)
@@ -184,6 +184,9 @@ impl Engine<'_> {
             .iter()
             .position(|s| !s.queue.is_empty() || !s.entered)
         else {
+            if self.request_summary(st, fx) {
+                return;
+            }
             st.wait = Wait::Done;
             fx.push(Effect::SessionEnded);
             return;

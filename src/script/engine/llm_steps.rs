@@ -42,7 +42,7 @@ impl Engine<'_> {
             moment.push_str(&format!("场景：{scene}。"));
         }
         let chat = self.chat_read_by(st, a);
-        self.step_prompt(persona, moment, chat, format!("任务：{task}\n{ask}"))
+        self.step_prompt(st, persona, moment, chat, format!("任务：{task}\n{ask}"))
     }
 
     /// What the taboo variables in sight hold now (empty ones left out).
@@ -284,7 +284,8 @@ impl Engine<'_> {
         st.wait = Wait::Start;
         let object = extract_object(text).ok();
         // JSON was asked for and not given: one repair request, then the fallbacks.
-        if object.is_none() && req.kind != LlmKind::Say && !req.repair {
+        let plain = matches!(req.kind, LlmKind::Say | LlmKind::Summary);
+        if object.is_none() && !plain && !req.repair {
             return self.ask_again(st, req, text, fx);
         }
         let vars = object
@@ -302,6 +303,7 @@ impl Engine<'_> {
                 self.advance(st);
             }
             LlmKind::Update => self.update_answered(st, &req, &vars, fx),
+            LlmKind::Summary => self.summary_answered(st, text, fx),
         }
     }
 

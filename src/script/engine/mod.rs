@@ -11,6 +11,7 @@
 //! - `vars`: scopes, interpolation, conditions;
 //! - `flow`: inputs accepted, goals and stages entered and left;
 //! - `call`: `call` actions and their timings (and `rules.yaml`);
+//! - `course`: memory across sessions (persisted globals, forms, summaries);
 //! - `fill`: `fill` actions, a form filled in by the human field by field;
 //! - `prompt`: a step's prompt from the context builder's layers;
 //! - `llm_steps`: the requests of `ai_say`, `ai_ask`, `think`, `ask` and their answers;
@@ -20,6 +21,7 @@
 
 mod auto;
 mod call;
+mod course;
 mod fill;
 mod flow;
 mod llm_steps;
@@ -31,6 +33,7 @@ mod vars;
 
 use std::collections::BTreeMap;
 
+pub use course::{Course, SessionRecord};
 pub use offline::{offline_question, offline_reply, offline_say};
 pub use protocol::{
     CHAT_KEEP, ChatLine, Effect, EngineError, FormFields, Frame, GoalRef, Input, LlmKind,
@@ -137,6 +140,7 @@ impl Engine<'_> {
             given: Default::default(),
             set_at: BTreeMap::new(),
             rules_fired: Vec::new(),
+            course: None,
         }
     }
 

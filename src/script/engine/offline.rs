@@ -202,6 +202,8 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
         LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
         // Telling a correction from small talk needs a model: keep every value.
         LlmKind::Update => serde_json::json!({ "vars": {} }).to_string(),
+        // Nothing: the engine writes it from the forms, in their order.
+        LlmKind::Summary => String::new(),
     }
 }
 

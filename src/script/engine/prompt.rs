@@ -6,7 +6,8 @@
 use crate::context::{Layer, LayerTokens, PromptLayers};
 
 use super::Engine;
-use super::protocol::ChatLine;
+use super::course::course_layers;
+use super::protocol::{ChatLine, State};
 
 /// A step's prompt as sent, and its tokens per layer (for the log).
 #[derive(Debug, Clone)]
@@ -16,9 +17,11 @@ pub(super) struct StepPrompt {
 }
 
 impl Engine<'_> {
-    /// Assembles `persona`, the `moment`, the `chat` and the `task` within the budget.
+    /// Assembles `persona`, the `moment`, the course's past (in a course
+    /// session), the `chat` and the `task` within the budget.
     pub(super) fn step_prompt(
         &self,
+        st: &State,
         persona: String,
         moment: String,
         chat: &[ChatLine],
@@ -32,13 +35,15 @@ impl Engine<'_> {
                 Layer::Dialogue,
                 chat.iter().map(|c| format!("{}：{}", c.role, c.text)),
             );
+        course_layers(st, &mut l);
         let a = self.budgeting.assemble(l);
         // The stage is never cut: its two items are the moment and the task.
         let stage: Vec<&str> = a.items(Layer::Stage).collect();
         let text = format!(
-            "{}\n{}\n\n最近的对话：\n{}\n\n{}",
+            "{}\n{}\n{}\n最近的对话：\n{}\n\n{}",
             a.text(Layer::Persona, ""),
             stage.first().copied().unwrap_or(""),
+            course_text(&a),
             a.text(Layer::Dialogue, "（还没有）"),
             stage.get(1).copied().unwrap_or(""),
         );
@@ -47,6 +52,22 @@ impl Engine<'_> {
             tokens: a.layer_tokens(),
         }
     }
+}
+
+/// The course's layers as kept (nothing outside a course): the forms last
+/// filled and the past sessions, each under its heading.
+fn course_text(a: &crate::context::Assembled) -> String {
+    let mut out = String::new();
+    for (layer, heading) in [
+        (Layer::Profile, "往次会谈填的表"),
+        (Layer::Retrieved, "往次会谈（最近的在前）"),
+    ] {
+        let text = a.text(layer, "");
+        if !text.is_empty() {
+            out.push_str(&format!("\n{heading}：\n{text}\n"));
+        }
+    }
+    out
 }
 
 /// The interpolation markers a writer sees (`⟨NAME?⟩` no value yet,

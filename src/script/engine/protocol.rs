@@ -264,6 +264,9 @@ pub struct State {
     /// Rules that have fired this session (a rule fires once unless `repeat`).
     #[serde(default)]
     pub(crate) rules_fired: Vec<String>,
+    /// The course this session is part of (None: a session on its own).
+    #[serde(default)]
+    pub(crate) course: Option<super::course::CourseRun>,
 }
 
 /// A form's fields in order, each with its value (None: not filled yet).
@@ -282,6 +285,9 @@ pub enum LlmKind {
     /// At a goal's end, the `auto: true` variables still used later, from the
     /// chat since the last update: JSON `{vars}` holding only what changed.
     Update,
+    /// At the end of a session of a course: its summary for the next
+    /// sessions, plain text.
+    Summary,
 }
 
 /// A request for the host's model (or the offline answers).
@@ -334,7 +340,7 @@ pub(super) fn answer_schema(
     // Nothing in `vars` is required: what was not said stays unset.
     let vars = json!({ "type": "object", "properties": properties });
     match kind {
-        LlmKind::Say => None,
+        LlmKind::Say | LlmKind::Summary => None,
         LlmKind::AskRound => Some(json!({
             "type": "object",
             "properties": { "reply": { "type": "string" }, "exit": { "type": "boolean" }, "vars": vars },
@@ -430,6 +436,18 @@ pub enum Effect {
         rule: String,
         /// The skill it called.
         skill: String,
+    },
+    /// A session of a course began with what the earlier ones left.
+    CourseRecalled {
+        /// How many sessions came before this one.
+        sessions: usize,
+        /// The `persist: true` globals' values, set next.
+        values: BTreeMap<String, Var>,
+    },
+    /// A session of a course ended: what the host keeps for the next ones.
+    SessionRecorded {
+        /// The session's record.
+        record: super::course::SessionRecord,
     },
     /// The session is over.
     SessionEnded,

@@ -36,6 +36,8 @@ pub struct Script {
     pub(super) rules: Vec<ScriptRule>,
     /// Variables declared `taboo: true`, at any scope.
     pub(super) taboos: BTreeSet<String>,
+    /// Globals declared `persist: true`: kept across a course's sessions.
+    pub(super) persistent: BTreeSet<String>,
 }
 
 /// A rule, ready to run: the `call` it performs when its condition holds.
@@ -81,6 +83,7 @@ impl Script {
             form_fields: BTreeMap::new(),
             rules: Vec::new(),
             taboos: BTreeSet::new(),
+            persistent: BTreeSet::new(),
         };
         for d in &src.docs {
             s.sessions.extend(d.doc.sessions.iter().flatten().cloned());
@@ -122,6 +125,12 @@ impl Script {
         s.conditions = conditions;
         s.taboos = crate::script::check::all_declarations(src)
             .filter(|v| v.taboo == Some(true))
+            .map(|v| v.var.value.clone())
+            .collect();
+        s.persistent = s
+            .global
+            .iter()
+            .filter(|v| v.persist.as_ref().is_some_and(|p| p.value))
             .map(|v| v.var.value.clone())
             .collect();
         s.skill_uses = skill_uses(&s.skills);

@@ -177,6 +177,7 @@ impl Engine<'_> {
                 });
             }
             Some(v) => out.push_str(&v.text()),
+            None if name == crate::script::condition::HISTORY => out.push_str(&history(st)),
             None => {
                 out.push_str(&format!("⟨{name}!⟩"));
                 fx.push(Effect::Warning {
@@ -203,6 +204,7 @@ impl Engine<'_> {
             Ok(cond) => cond.eval(&|name| match self.lookup(st, name) {
                 Some(v) => v.condition_value(),
                 None if name == crate::script::condition::CHAT => goal_chat(st),
+                None if name == crate::script::condition::HISTORY => Value::Str(history(st)),
                 None if name == crate::script::condition::REPLY => {
                     let (_, human) = self.script.default_roles();
                     let last = st.chat.iter().rev().find(|l| l.role == human);
@@ -218,6 +220,14 @@ impl Engine<'_> {
             }
         }
     }
+}
+
+/// `{history}`: the course's past sessions, one line each (empty outside a
+/// course and in its first session).
+fn history(st: &State) -> String {
+    st.course
+        .as_ref()
+        .map_or_else(String::new, |c| c.past.history_text())
 }
 
 /// What was said in the running goal, one line each (`role：text`), for

@@ -22,13 +22,21 @@ use crate::llm::bridge::{Bridge, BridgeSettings, Job};
 use crate::llm::pool::Pool;
 use crate::llm::script::step_request;
 use crate::scenario::{Profile, ResidentId};
+use crate::script::engine::Course;
 use crate::script::engine::Script;
 use crate::script::host::{Host, Shown};
 use crate::sim::clock::Clock;
+use crate::sim::companion::CounselCourses;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CounselPanel>()
-        .add_systems(Update, (reload_script, drive).chain().in_set(ViewSet::Sync))
+        .init_resource::<CounselCourses>()
+        .add_systems(
+            Update,
+            (reload_script, drive, keep_record)
+                .chain()
+                .in_set(ViewSet::Sync),
+        )
         .add_systems(
             EguiPrimaryContextPass,
             (panels::chat_panel, panels::state_panel),
@@ -100,9 +108,15 @@ impl CounselMind {
 }
 
 impl CounselPanel {
-    /// Starts `profile`'s session, its prompts cut to `budgeting`; script
-    /// errors end up in `error`.
-    pub(super) fn start(&mut self, profile: &Profile, now: GameTime, budgeting: Budgeting) {
+    /// Starts `profile`'s session, the next of the player's `course` with
+    /// it, its prompts cut to `budgeting`; script errors end up in `error`.
+    pub(super) fn start(
+        &mut self,
+        profile: &Profile,
+        now: GameTime,
+        budgeting: Budgeting,
+        course: &Course,
+    ) {
         self.error = None;
         self.session = None;
         let Some(counsel) = &profile.counsel else {
@@ -115,12 +129,12 @@ impl CounselPanel {
                 return;
             }
         };
-        match Host::start(
-            &script,
-            counsel.session.as_deref(),
-            &now.seconds_text(),
-            budgeting,
-        ) {
+        let order = counsel.order(&script);
+        let Some(session) = course.next_session(&order) else {
+            self.error = Some(format!("{}: no session to play", counsel.dir.display()));
+            return;
+        };
+        match Host::start_course(&script, session, course, &now.seconds_text(), budgeting) {
             Ok(host) => {
                 self.session = Some(Session {
                     resident: profile.id.clone(),
@@ -175,6 +189,18 @@ fn reload_script(
     *seen = watch.generation;
     if let Some(s) = panel.session.as_mut() {
         s.reload();
+    }
+}
+
+/// A finished session's record joins the player's course with its
+/// counsellor (kept by the save; the next talk goes on from it).
+fn keep_record(mut panel: ResMut<CounselPanel>, mut courses: ResMut<CounselCourses>) {
+    let Some(s) = panel.session.as_mut() else {
+        return;
+    };
+    if let Some(record) = s.host.recorded.take() {
+        let course = courses.0.entry(s.resident.clone()).or_default();
+        course.sessions.push(record);
     }
 }
 
@@ -264,9 +290,12 @@ mod tests {
             .clone();
         assert_eq!(guardian.name, "守望精灵");
         let now = world.resource::<Clock>().now;
-        world
-            .resource_mut::<CounselPanel>()
-            .start(&guardian, now, Budgeting::default());
+        world.resource_mut::<CounselPanel>().start(
+            &guardian,
+            now,
+            Budgeting::default(),
+            &Course::default(),
+        );
         assert!(world.resource::<CounselPanel>().error.is_none());
         let mut turns = 0;
         loop {
@@ -287,6 +316,7 @@ mod tests {
                     .unwrap(),
             }
         }
+        app.update();
         let panel = app.world().resource::<CounselPanel>();
         let s = panel.session.as_ref().unwrap();
         assert!(
@@ -301,6 +331,25 @@ mod tests {
                 .count()
                 > 3
         );
+        // The session joined the player's course with the guardian: the next
+        // talk is its `next:` session, and it remembers the traveller.
+        let world = app.world_mut();
+        let course = world.resource::<CounselCourses>().0[&guardian.id].clone();
+        assert_eq!(course.sessions.len(), 1);
+        assert_eq!(course.sessions[0].session, "初次会谈");
+        let mut panel = world.resource_mut::<CounselPanel>();
+        panel.start(&guardian, now, Budgeting::default(), &course);
+        let s = panel.session.as_ref().expect("a second talk");
+        assert_eq!(s.host.state.session, "再次会谈");
+        let greeting = s.host.shown.iter().find_map(|l| match l {
+            Shown::Line { text, .. } => Some(text.clone()),
+            _ => None,
+        });
+        assert!(
+            greeting.as_deref().is_some_and(|g| g.contains("你回来了")),
+            "{:?}",
+            s.host.shown
+        );
     }
 
     /// The panel after "talk" on a resident whose counsel scripts are in `dir`.
@@ -309,9 +358,15 @@ mod tests {
         profile.counsel = Some(crate::scenario::Counsel {
             dir: dir.to_path_buf(),
             session: None,
+            next: None,
         });
         let mut panel = CounselPanel::default();
-        panel.start(&profile, GameTime(0), Budgeting::default());
+        panel.start(
+            &profile,
+            GameTime(0),
+            Budgeting::default(),
+            &Course::default(),
+        );
         panel
     }
 
@@ -364,6 +419,10 @@ mod tests {
         assert!(error.contains("s.yaml:"), "{error}");
         s.host.click(&s.script, now).unwrap();
         assert!(said(s, "结束"), "the last good version runs on");
+        // The talk is part of the player's course: its summary is asked last.
+        assert_eq!(s.host.prompt, Prompt::Thinking);
+        s.host.reply_offline(&s.script, now).unwrap();
         assert_eq!(s.host.prompt, Prompt::Done);
+        assert_eq!(s.host.recorded.as_ref().unwrap().session, "试");
     }
 }

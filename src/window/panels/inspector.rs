@@ -52,6 +52,7 @@ pub(super) struct Around<'w> {
     brain: Option<Res<'w, crate::llm::LlmBrain>>,
     counsel_mind: Option<Res<'w, crate::window::counsel::CounselMind>>,
     tuning: Res<'w, crate::sim::town::ActiveTuning>,
+    courses: Option<Res<'w, crate::sim::companion::CounselCourses>>,
 }
 
 /// The inspector window of the selected resident; closing it clears the selection.
@@ -160,7 +161,13 @@ fn header(
             around.counsel_mind.as_deref(),
             &around.tuning.0.prompt,
         );
-        counsel.start(&persona.0, around.clock.now, budgeting);
+        let course = around
+            .courses
+            .as_ref()
+            .and_then(|c| c.0.get(&persona.id))
+            .cloned()
+            .unwrap_or_default();
+        counsel.start(&persona.0, around.clock.now, budgeting, &course);
     }
 }
 
