@@ -101,15 +101,25 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
             }
         }
     }
-    // The run keeps its own length (longer only if `/wait` went past it).
+    if let (Some(path), Some(source)) = (&args.save, save_source) {
+        save_after(&mut app, days, path, &source)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Saves the town after the chat; the run keeps its own length (longer
+/// only if `/wait` went past it).
+fn save_after(
+    app: &mut bevy::prelude::App,
+    days: u32,
+    path: &std::path::Path,
+    source: &crate::save::TownSource,
+) -> Result<(), CliError> {
     let clock = app.world().resource::<Clock>();
     let elapsed = clock.now.day_number() - clock.start.day_number();
     app.world_mut().resource_mut::<RunSettings>().days = days.max(elapsed as u32 + 1);
-    if let (Some(path), Some(source)) = (&args.save, save_source) {
-        crate::save::save_world(app.world_mut(), path, &source)
-            .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    crate::save::save_world(app.world_mut(), path, source)
+        .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
 }
 
 fn input_lines(path: Option<&std::path::Path>) -> Result<Vec<String>, CliError> {

@@ -409,17 +409,18 @@ pub(crate) struct Replayed {
     pub(crate) script_changed: bool,
 }
 
-/// Runs a transcript's inputs (the human's and the model's replies) through the
-/// engine again and compares every effect with the recorded one: the same
-/// script and inputs give the same run, so a playtest can be re-checked after
-/// an engine change, and a changed script shows where it now differs.
-pub(crate) fn replay(
-    script: &super::engine::Script,
-    transcript: &str,
-) -> Result<Replayed, ReplayError> {
+/// A transcript read back: its start line, the inputs with the clock each
+/// came at, and the effects recorded.
+struct Recorded {
+    start: serde_json::Value,
+    inputs: Vec<(Input, Option<String>)>,
+    effects: Vec<serde_json::Value>,
+}
+
+fn read_transcript(transcript: &str) -> Result<Recorded, ReplayError> {
     let mut start = None;
-    let mut inputs: Vec<(Input, Option<String>)> = Vec::new();
-    let mut recorded: Vec<serde_json::Value> = Vec::new();
+    let mut inputs = Vec::new();
+    let mut effects = Vec::new();
     for (i, line) in transcript.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -436,10 +437,44 @@ pub(crate) fn replay(
             let input = serde_json::from_value(input.clone()).map_err(|e| bad(e.to_string()))?;
             inputs.push((input, now));
         } else if let Some(effect) = v.get("effect") {
-            recorded.push(effect.clone());
+            effects.push(effect.clone());
         }
     }
-    let start = start.ok_or(ReplayError::NoStart)?;
+    Ok(Recorded {
+        start: start.ok_or(ReplayError::NoStart)?,
+        inputs,
+        effects,
+    })
+}
+
+/// The course a recorded session continued (none: a session on its own).
+fn course_of(start: &serde_json::Value) -> Result<Option<Course>, ReplayError> {
+    match start.get("course") {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(c) => {
+            serde_json::from_value(c.clone())
+                .map(Some)
+                .map_err(|e| ReplayError::Unreadable {
+                    line: 1,
+                    message: format!("the start line's course: {e}"),
+                })
+        }
+    }
+}
+
+/// Runs a transcript's inputs (the human's and the model's replies) through the
+/// engine again and compares every effect with the recorded one: the same
+/// script and inputs give the same run, so a playtest can be re-checked after
+/// an engine change, and a changed script shows where it now differs.
+pub(crate) fn replay(
+    script: &super::engine::Script,
+    transcript: &str,
+) -> Result<Replayed, ReplayError> {
+    let Recorded {
+        start,
+        inputs,
+        effects: recorded,
+    } = read_transcript(transcript)?;
     let text = |k: &str| {
         start
             .get(k)
@@ -457,19 +492,8 @@ pub(crate) fn replay(
             crate::context::TokenCounter::named(&text("counter"), &budget),
         ),
     };
-    let course: Option<Course> = match start.get("course") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(c) => {
-            Some(
-                serde_json::from_value(c.clone()).map_err(|e| ReplayError::Unreadable {
-                    line: 1,
-                    message: format!("the start line's course: {e}"),
-                })?,
-            )
-        }
-    };
-    let mut st = match &course {
-        Some(c) => engine.start_course(&text("session"), c)?,
+    let mut st = match course_of(&start)? {
+        Some(c) => engine.start_course(&text("session"), &c)?,
         None => engine.start(&text("session"))?,
     };
     let mut replayed = Vec::new();

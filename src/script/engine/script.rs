@@ -75,7 +75,7 @@ impl Script {
             skills: BTreeMap::new(),
             global: Vec::new(),
             roles: Vec::new(),
-            hash: 0xcbf2_9ce4_8422_2325,
+            hash: 0,
             conditions: std::collections::HashMap::new(),
             skill_uses: BTreeMap::new(),
             has_auto: false,
@@ -111,18 +111,7 @@ impl Script {
                     .push((f.form.value.clone(), field.field.value.clone()));
             }
         }
-        let mut conditions = std::collections::HashMap::new();
-        let rule_actions = s.rules.iter().map(|r| &r.action);
-        let actions = crate::script::check::all_goals(src).flat_map(|g| &g.actions);
-        for c in actions
-            .chain(rule_actions)
-            .filter_map(|a| a.condition.as_ref())
-        {
-            conditions
-                .entry(c.value.clone())
-                .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
-        }
-        s.conditions = conditions;
+        s.conditions = parsed_conditions(src, &s.rules);
         s.taboos = crate::script::check::all_declarations(src)
             .filter(|v| v.taboo == Some(true))
             .map(|v| v.var.value.clone())
@@ -145,12 +134,7 @@ impl Script {
                         .flat_map(|st| &st.declare)
                         .any(VarDecl::is_auto)
             });
-        for (_, text) in &src.texts {
-            for b in text.bytes() {
-                s.hash ^= b as u64;
-                s.hash = s.hash.wrapping_mul(0x0100_0000_01b3);
-            }
-        }
+        s.hash = texts_hash(src);
         s
     }
 
@@ -303,4 +287,36 @@ fn skill_uses(skills: &BTreeMap<String, Goal>) -> BTreeMap<String, BTreeSet<Stri
             return uses;
         }
     }
+}
+
+/// Every condition of the set's actions and rules, parsed once (a parse
+/// error kept as its message).
+fn parsed_conditions(
+    src: &ScriptSources,
+    rules: &[ScriptRule],
+) -> std::collections::HashMap<String, Result<Condition, String>> {
+    let mut conditions = std::collections::HashMap::new();
+    let rule_actions = rules.iter().map(|r| &r.action);
+    let actions = crate::script::check::all_goals(src).flat_map(|g| &g.actions);
+    for c in actions
+        .chain(rule_actions)
+        .filter_map(|a| a.condition.as_ref())
+    {
+        conditions
+            .entry(c.value.clone())
+            .or_insert_with(|| Condition::parse(&c.value).map_err(|e| e.to_string()));
+    }
+    conditions
+}
+
+/// FNV-1a over the set's texts: a saved state knows which version it ran.
+fn texts_hash(src: &ScriptSources) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (_, text) in &src.texts {
+        for b in text.bytes() {
+            hash ^= b as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
 }
