@@ -594,7 +594,7 @@ fn script_run_plays_a_session_from_an_input_file() {
         "守望精灵：能说说你的名字吗？",
         "  > 叫我小林",
         "守望精灵：好的，我记下了。",
-        "守望精灵：根据你给的名称叫我小林。",
+        "守望精灵：小林，这个名字真好听，很配你！",
         "— 会谈结束 —",
     ];
     assert_eq!(shown.lines().collect::<Vec<_>>(), want);
@@ -617,18 +617,19 @@ fn script_run_plays_a_session_from_an_input_file() {
     );
     assert!(lines.iter().any(|l| l["effect"]["effect"] == "var_set"
         && l["effect"]["name"] == "心旅者名"
-        && l["effect"]["value"] == "叫我小林"));
+        && l["effect"]["value"] == "小林"));
     assert!(lines.iter().any(|l| l["llm_reply"]["offline"] == true));
     assert!(
         lines
             .iter()
             .any(|l| l["effect"]["effect"] == "session_ended")
     );
-    // Prompts read the wall clock as each input comes, kept with it for a replay.
+    // Prompts read the local wall clock (with its offset) as each input
+    // comes, kept with it for a replay.
     let stamped = |l: &&serde_json::Value| {
         l["now"]
             .as_str()
-            .is_some_and(|n| n.len() == 23 && n.ends_with(" UTC"))
+            .is_some_and(|n| chrono::DateTime::parse_from_str(n, "%Y-%m-%d %H:%M:%S %:z").is_ok())
     };
     let inputs: Vec<&serde_json::Value> =
         lines.iter().filter(|l| l.get("input").is_some()).collect();

@@ -178,7 +178,7 @@ fn the_hello_script_plays_both_branches() {
             "[click] 没问题，你问吧",
             "守望精灵：能说说你的名字吗？",
             "守望精灵：好的，我记下了。",
-            "守望精灵：根据你给的名称叫我小林就好。",
+            "守望精灵：小林，这个名字真好听，很配你！",
         ]
     );
     // The human's lines are in the chat, in order.

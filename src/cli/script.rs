@@ -219,15 +219,12 @@ fn transcript(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
     }
 }
 
-/// The wall clock (UTC) to the second, for the prompts.
+/// The local wall clock to the second, with its offset from UTC, for the
+/// prompts (and the stage budgets, which read the first 19 characters).
 fn wall_clock() -> String {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .and_then(|d| chrono::DateTime::from_timestamp(d.as_secs() as i64, 0))
-        .map_or_else(String::new, |t| {
-            t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
-        })
+    chrono::Local::now()
+        .format("%Y-%m-%d %H:%M:%S %:z")
+        .to_string()
 }
 
 /// A playtest's results: every variable's last value, then the forms.

@@ -343,9 +343,29 @@ impl Engine<'_> {
     }
 }
 
-/// Whole minutes from one host time (`YYYY-MM-DD HH:MM:SS`) to another; None
-/// when either does not read as one.
+/// Whole minutes from one host time (`YYYY-MM-DD HH:MM:SS`, perhaps with
+/// the zone after it: the terminal's `… +08:00`) to another; None when
+/// either does not read as one.
 fn minutes_between(from: &str, to: &str) -> Option<i64> {
-    let read = |t: &str| chrono::NaiveDateTime::parse_from_str(t.trim(), "%Y-%m-%d %H:%M:%S").ok();
+    let read = |t: &str| {
+        let t = t.trim();
+        let stamp = t.get(..19).unwrap_or(t);
+        chrono::NaiveDateTime::parse_from_str(stamp, "%Y-%m-%d %H:%M:%S").ok()
+    };
     Some((read(to)? - read(from)?).num_minutes())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn host_times_read_with_or_without_their_zone() {
+        use super::minutes_between;
+        let at = |t: &str| format!("2026-11-26 {t}");
+        assert_eq!(minutes_between(&at("10:00:00"), &at("10:21:30")), Some(21));
+        assert_eq!(
+            minutes_between(&at("10:00:00 +08:00"), &at("10:20:00 +08:00")),
+            Some(20)
+        );
+        assert_eq!(minutes_between("下午", &at("10:00:00")), None);
+    }
 }

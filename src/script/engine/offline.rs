@@ -41,19 +41,36 @@ const QUESTION_WORDS: &[&str] = &[
     "是不是",
 ];
 
+/// Words that open a clause saying what the task goes by (根据名字…).
+const BASIS: &[&str] = &["根据", "结合", "针对", "按照", "参考"];
+
 /// The task's first clause, without the instruction words and manner
 /// adverbs (`温和地`) in front of it, the HUMAN role (`心旅者`, `对方`)
 /// addressed as `你`.
 fn offline_task(req: &LlmRequest) -> String {
+    task_and_basis(req).0
+}
+
+/// [`offline_task`], and the clause it goes by when the task opens with one
+/// (`根据名字“小林”的特点进行赞美` → `赞美`, `根据名字“小林”的特点`).
+fn task_and_basis(req: &LlmRequest) -> (String, Option<String>) {
     let task = req
         .prompt
         .rsplit_once("任务：")
         .map_or(req.prompt.as_str(), |(_, t)| t);
-    let mut first = task
+    let mut clauses = task
         .split(['\n', '。', '，', '：'])
         .map(str::trim)
-        .find(|s| !s.is_empty())
-        .unwrap_or("");
+        .filter(|s| !s.is_empty());
+    let mut first = clauses.next().unwrap_or("");
+    let mut basis = None;
+    if BASIS.iter().any(|b| first.starts_with(b)) {
+        if let Some((by, act)) = first.split_once("进行") {
+            (basis, first) = (Some(by), act);
+        } else if let Some(next) = clauses.next() {
+            (basis, first) = (Some(first), next);
+        }
+    }
     loop {
         if let Some(rest) = INSTRUCTIONS.iter().find_map(|p| first.strip_prefix(p)) {
             first = rest.trim_start();
@@ -67,17 +84,41 @@ fn offline_task(req: &LlmRequest) -> String {
         }
         break;
     }
-    first
-        .trim_end_matches(SENTENCE_END)
-        .replace("心旅者", "你")
-        .replace("对方", "你")
+    let addressed = |t: &str| t.replace("心旅者", "你").replace("对方", "你");
+    (
+        addressed(first.trim_end_matches(SENTENCE_END)),
+        basis.map(addressed),
+    )
+}
+
+/// Praise with no model: of the one named (by the task, else by the clause
+/// it goes by: a name quoted or after 名称/名字), their name when the task
+/// goes by it.
+fn praise(object: &str, basis: Option<&str>) -> String {
+    let basis = basis.unwrap_or("");
+    let named = quoted(basis).into_iter().next().or_else(|| {
+        ["名称", "名字"]
+            .iter()
+            .find_map(|w| basis.rsplit_once(w))
+            .map(|(_, n)| n.trim_matches(['“', '”', '"', '「', '」', ' ']).to_string())
+    });
+    let who = Some(object.trim())
+        .filter(|o| !o.is_empty())
+        .map(str::to_string)
+        .or(named)
+        .filter(|w| !w.is_empty() && w.as_str() != "你");
+    match who {
+        Some(w) if basis.contains('名') => format!("{w}，这个名字真好听，很配你！"),
+        Some(w) => format!("{w}，你真的很棒！"),
+        None => "你真的很棒！".into(),
+    }
 }
 
 /// The built-in line for an `ai_say` task with no model: the task's first
 /// clause, said rather than described where its verb is a familiar one
 /// (`祝福X` → `祝X一切顺利！`).
 pub fn offline_say(req: &LlmRequest) -> String {
-    let task = offline_task(req);
+    let (task, basis) = task_and_basis(req);
     if task.is_empty() {
         return "嗯。".into();
     }
@@ -95,6 +136,11 @@ pub fn offline_say(req: &LlmRequest) -> String {
         format!("谢谢{who}。")
     } else if let Some(who) = said("欢迎") {
         format!("欢迎{who}！")
+    } else if let Some(what) = ["赞美", "称赞", "夸奖", "夸"]
+        .iter()
+        .find_map(|v| task.strip_prefix(v))
+    {
+        praise(what, basis.as_deref())
     } else if let Some(who) = said("问候") {
         format!("{who}，你好呀！")
     } else {
@@ -248,10 +294,8 @@ fn answer_part(answer: &str, name: &str, define: &str) -> String {
             return o.clone();
         }
     }
-    if [name, define]
-        .iter()
-        .any(|t| t.contains("称呼") || t.contains("名字"))
-    {
+    let about_a_name = |t: &&str| ["称呼", "名字", "名称"].iter().any(|w| t.contains(w));
+    if [name, define].iter().any(about_a_name) || name.ends_with('名') {
         let mut n = a.trim_end_matches(SENTENCE_END);
         if let Some(rest) = NAME_LEADS.iter().find_map(|l| n.strip_prefix(l)) {
             n = rest;
@@ -285,7 +329,36 @@ fn quoted(s: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::answer_part;
+    use super::{answer_part, offline_say};
+    use crate::script::engine::{LlmKind, LlmRequest};
+
+    fn say(task: &str) -> String {
+        offline_say(&LlmRequest {
+            id: 1,
+            kind: LlmKind::Say,
+            prompt: format!("你是守望精灵。\n\n任务：{task}"),
+            tokens: Default::default(),
+            schema: None,
+            wants: Vec::new(),
+            list: false,
+            repair: false,
+        })
+    }
+
+    /// The design's praise tasks (hello.yaml, §3.4.4) said, not echoed.
+    #[test]
+    fn praise_is_said_of_the_one_the_task_goes_by() {
+        assert_eq!(
+            say("根据心旅者给的名称小林，进行一句简短的赞美"),
+            "小林，这个名字真好听，很配你！"
+        );
+        assert_eq!(
+            say("根据名字“小满”的特点进行赞美，并写一个藏头对联，要符合这个名字特点的"),
+            "小满，这个名字真好听，很配你！"
+        );
+        assert_eq!(say("夸奖小林"), "小林，你真的很棒！");
+        assert_eq!(say("赞美心旅者"), "你真的很棒！");
+    }
 
     #[test]
     fn extraction_takes_the_part_that_answers() {
@@ -299,6 +372,11 @@ mod tests {
         assert_eq!(
             answer_part("我叫林小溪，20岁，大学生", "心旅者名", name),
             "林小溪"
+        );
+        // The hello sample's definition says 名称.
+        assert_eq!(
+            answer_part("叫我小林就好", "心旅者名", "心旅者给出的名称"),
+            "小林"
         );
         assert_eq!(
             answer_part("嗯，最近总是睡不着", "睡眠情况", "最近的睡眠情况"),
