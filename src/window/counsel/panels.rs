@@ -224,6 +224,18 @@ pub(super) fn state_panel(mut contexts: EguiContexts, mut panel: ResMut<CounselP
                     }
                 });
             });
+            if let Some(run) = st.course.as_ref().filter(|c| !c.past.sessions.is_empty()) {
+                egui::CollapsingHeader::new(format!(
+                    "疗程：往次会谈 {} 次",
+                    run.past.sessions.len()
+                ))
+                .show(ui, |ui| {
+                    for past in run.past.sessions.iter().rev() {
+                        ui.strong(format!("{}（{}）", past.session, past.started));
+                        ui.label(&past.summary);
+                    }
+                });
+            }
             if !st.forms.is_empty() {
                 egui::CollapsingHeader::new("表单").show(ui, |ui| {
                     for (form, fields) in &st.forms {
