@@ -402,3 +402,85 @@ fn the_guardian_course_goes_on_from_a_course_file_and_replays() {
     let said = String::from_utf8_lossy(&replayed.stdout);
     assert!(said.contains("effects are the same"), "{said}");
 }
+
+/// With a model (a real HTTP server on 127.0.0.1), a course session's
+/// prompts are told the past sessions, and the summary the model writes at
+/// the end — asked as plain text, told the chat and the forms — is what the
+/// course file keeps.
+#[test]
+fn a_model_writes_the_summary_the_course_keeps() {
+    use heartvale::llm::fake::{self, FakeRequest, FakeServer};
+    let server = FakeServer::start(std::sync::Arc::new(|req: &FakeRequest| {
+        let prompt = req.prompt();
+        if prompt.contains("写一段会谈小结") {
+            fake::chat("「小林睡得好些了，约好继续睡前听音乐。」")
+        } else if req.format().is_some() {
+            fake::chat(r#"{"reply": "嗯，我明白了。", "exit": true, "vars": {}}"#)
+        } else {
+            fake::chat("我记得你，欢迎回来。")
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let course = dir.path().join("c.json");
+    let first = serde_json::json!({
+        "heartvale_course": 1,
+        "sessions": [{
+            "session": "初次会谈", "started": "2026-04-06 10:00:00 +08:00",
+            "ended": "2026-04-06 10:40:00 +08:00",
+            "summary": "小林入睡难，约好睡前听音乐放松。",
+            "forms": {"咨询笔记": {"主诉": "入睡难"}},
+            "persisted": {"心旅者名": "小林", "主诉": "入睡难"}
+        }]
+    });
+    std::fs::write(&course, first.to_string()).unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "好些了\n睡前听了音乐\n考试\n").unwrap();
+    let out = heartvale(&[
+        "script",
+        "run",
+        "scenarios/heartvale/scripts/guardian",
+        "--session",
+        "再次会谈",
+        "--course",
+        course.to_str().unwrap(),
+        "--input",
+        input.to_str().unwrap(),
+        "--llm",
+        &server.url,
+        "--model",
+        "fake",
+    ]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("上次你跟我说，最困扰你的是「入睡难」。"),
+        "{shown}"
+    );
+    let requests = server.requests();
+    let summary = requests
+        .iter()
+        .find(|r| r.prompt().contains("写一段会谈小结"))
+        .expect("a summary request");
+    assert_eq!(summary.format(), None, "plain text, no JSON");
+    let prompt = summary.prompt();
+    for told in [
+        "往次会谈",
+        "小林入睡难，约好睡前听音乐放松。",
+        "这次填好的表",
+        "睡前听了音乐",
+    ] {
+        assert!(prompt.contains(told), "{told} missing from:\n{prompt}");
+    }
+    // Every step of the session was told the past too.
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.prompt().contains("小林入睡难，约好睡前听音乐放松。"))
+    );
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&course).unwrap()).unwrap();
+    assert_eq!(kept["sessions"][1]["session"], "再次会谈");
+    assert_eq!(
+        kept["sessions"][1]["summary"], "小林睡得好些了，约好继续睡前听音乐。",
+        "the model's quotes are taken off"
+    );
+}
