@@ -175,23 +175,29 @@ pub fn take(world: &mut World) -> TownSnapshot {
         appointments,
         conversations,
         books,
-        companions: world
-            .get_resource::<Companions>()
-            .map(|c| {
-                c.0.iter()
-                    .map(|(id, s)| (id.to_string(), s.clone()))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        courses: world
-            .get_resource::<CounselCourses>()
-            .map(|c| {
-                c.0.iter()
-                    .map(|(id, s)| (id.to_string(), s.clone()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        companions: by_id(world.get_resource::<Companions>().map(|c| &c.0)),
+        courses: by_id(world.get_resource::<CounselCourses>().map(|c| &c.0)),
     }
+}
+
+/// The player's records with each resident, by id (none: nothing yet).
+fn by_id<T: Clone>(
+    map: Option<&std::collections::BTreeMap<crate::scenario::ResidentId, T>>,
+) -> Vec<(String, T)> {
+    map.into_iter()
+        .flatten()
+        .map(|(id, v)| (id.to_string(), v.clone()))
+        .collect()
+}
+
+/// [`by_id`] read back.
+fn from_ids<T>(
+    items: Vec<(String, T)>,
+) -> std::collections::BTreeMap<crate::scenario::ResidentId, T> {
+    items
+        .into_iter()
+        .map(|(id, v)| (crate::scenario::ResidentId::new(&id), v))
+        .collect()
 }
 
 /// `SocialState` is not `Clone` (it owns entity handles); a save copies it
@@ -279,18 +285,8 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
     let mut social = snap.books.social;
     reopen_conversations(world, &mut social, snap.conversations);
     world.insert_resource(social);
-    world.insert_resource(Companions(
-        snap.companions
-            .into_iter()
-            .map(|(id, s)| (crate::scenario::ResidentId::new(&id), s))
-            .collect(),
-    ));
-    world.insert_resource(CounselCourses(
-        snap.courses
-            .into_iter()
-            .map(|(id, c)| (crate::scenario::ResidentId::new(&id), c))
-            .collect(),
-    ));
+    world.insert_resource(Companions(from_ids(snap.companions)));
+    world.insert_resource(CounselCourses(from_ids(snap.courses)));
     crate::sim::event_log::mark_resumed(world);
     Ok(())
 }
