@@ -244,6 +244,10 @@ pub struct WindowArgs {
     /// Start with the chat ("💬 聊天") open with this resident (id).
     #[arg(long, value_name = "ID")]
     pub(crate) chat: Option<String>,
+    /// Start with the counselling talk ("💬 交谈") under way with this
+    /// resident (id): the next session of the player's course with it.
+    #[arg(long, value_name = "ID")]
+    pub(crate) counsel: Option<String>,
     /// Start with only these panels open: inspector, events, news, relations,
     /// notices, tuning, help, dates (comma-separated; default: inspector,events);
     /// `none`: no panel and no top bar, for clean screenshots.

@@ -307,6 +307,7 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
         speed: args.speed,
         select: args.select,
         chat: args.chat,
+        counsel: args.counsel,
         panels: args.panels,
         demo: args.demo,
     };

@@ -153,15 +153,39 @@ pub const CONVERSE_FIELDS: &[(&str, &str)] = &[
 ];
 
 /// A resident the player can talk with through a HEART RULE script set.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Counsel {
     /// The script folder (resolved against the scenario folder).
     pub(crate) dir: PathBuf,
+    /// The set, loaded and checked with the scenario (what a talk plays
+    /// when the folder is gone: a town opened from a save).
+    pub(crate) script: Arc<crate::script::engine::Script>,
     /// The session to play (`None`: the first).
     pub(crate) session: Option<String>,
     /// The session of every later visit (the player's course goes on with
     /// it; `None`: `session` again).
     pub(crate) next: Option<String>,
+}
+
+// As `Converse`: the loaded script shows and compares by its hash.
+impl std::fmt::Debug for Counsel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counsel")
+            .field("dir", &self.dir)
+            .field("script", &format_args!("{:x}", self.script.hash))
+            .field("session", &self.session)
+            .field("next", &self.next)
+            .finish()
+    }
+}
+
+impl PartialEq for Counsel {
+    fn eq(&self, o: &Self) -> bool {
+        self.dir == o.dir
+            && self.script.hash == o.script.hash
+            && self.session == o.session
+            && self.next == o.next
+    }
 }
 
 impl Counsel {

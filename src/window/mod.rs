@@ -88,6 +88,8 @@ pub(crate) struct WindowOptions {
     pub(crate) select: Option<String>,
     /// Start with the chat open with this resident.
     pub(crate) chat: Option<String>,
+    /// Start with the counselling talk under way with this resident.
+    pub(crate) counsel: Option<String>,
     /// Start with only these panels open (`None`: inspector and events).
     pub(crate) panels: Option<Vec<String>>,
     /// Start in demo mode (`--demo`).
@@ -200,12 +202,6 @@ pub(crate) fn run(
             .resource_mut::<crate::sim::dating::DateRequests>();
         requests.0.push(pair);
     }
-    if let Some(id) = options.chat {
-        let profile = scenario_profile(&app, &id)?;
-        let companion = profile.companion.is_some();
-        let mut chat = app.world_mut().resource_mut::<chat::ChatPanel>();
-        chat.open(profile.id.clone(), profile.name.clone(), companion);
-    }
     if let Some(settings) = options.embed {
         let embeddings = crate::llm::embed::town::TownEmbeddings::start(settings)?;
         app.insert_resource(embeddings);
@@ -228,6 +224,8 @@ pub(crate) fn run(
             dates.stream = true;
         }
     }
+    // Last: a counselling talk's prompts are cut for the model, if any.
+    open_talks(&mut app, options.chat, options.counsel)?;
     Ok(match app.run() {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
@@ -298,6 +296,22 @@ fn scenario_profile(app: &App, id: &str) -> Result<Arc<crate::scenario::Profile>
     w.get::<crate::sim::residents::Persona>(entity)
         .map(|p| p.0.clone())
         .ok_or_else(|| format!("no resident `{id}` in this town"))
+}
+
+/// `--chat ID` and `--counsel ID`: the player's chat open, the counselling
+/// talk under way, from the first frame.
+fn open_talks(app: &mut App, chat: Option<String>, counsel: Option<String>) -> Result<(), String> {
+    if let Some(id) = chat {
+        let profile = scenario_profile(app, &id)?;
+        let companion = profile.companion.is_some();
+        let mut chat = app.world_mut().resource_mut::<chat::ChatPanel>();
+        chat.open(profile.id.clone(), profile.name.clone(), companion);
+    }
+    if let Some(id) = counsel {
+        let profile = scenario_profile(app, &id)?;
+        counsel::start_at_launch(app.world_mut(), &profile)?;
+    }
+    Ok(())
 }
 
 /// Selects (and follows) resident `id` from the first frame.

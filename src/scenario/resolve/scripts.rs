@@ -120,6 +120,7 @@ pub(super) fn counsel(
     }
     Some(Counsel {
         dir,
+        script: Arc::new(script),
         session: c.session.clone(),
         next: c.next.as_ref().map(|n| n.value.clone()),
     })

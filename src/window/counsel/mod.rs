@@ -124,6 +124,9 @@ impl CounselPanel {
         };
         let script = match Script::load_clean(&counsel.dir) {
             Ok(s) => Arc::new(s),
+            // The folder is gone (a town opened from a save): the set as
+            // the scenario was loaded with it.
+            Err(_) if !counsel.dir.exists() => counsel.script.clone(),
             Err(errors) => {
                 self.error = Some(errors.join("\n"));
                 return;
@@ -148,6 +151,34 @@ impl CounselPanel {
             }
             Err(e) => self.error = Some(e.to_string()),
         }
+    }
+}
+
+/// `--counsel ID`: the talk under way from the first frame, the next
+/// session of the player's course with `profile` (as the inspector's button
+/// starts it).
+pub(super) fn start_at_launch(world: &mut World, profile: &Profile) -> Result<(), String> {
+    if profile.counsel.is_none() {
+        return Err(format!(
+            "`{}` ({}) has no `counsel:` script set to talk through",
+            profile.id, profile.name
+        ));
+    }
+    let budgeting = CounselMind::budgeting(
+        world.get_resource::<CounselMind>(),
+        &world.resource::<crate::sim::town::ActiveTuning>().0.prompt,
+    );
+    let course = world
+        .get_resource::<CounselCourses>()
+        .and_then(|c| c.0.get(&profile.id))
+        .cloned()
+        .unwrap_or_default();
+    let now = world.resource::<Clock>().now;
+    let mut panel = world.resource_mut::<CounselPanel>();
+    panel.start(profile, now, budgeting, &course);
+    match panel.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 
@@ -357,6 +388,7 @@ mod tests {
         let mut profile = (*crate::headless::default_scenario().residents[0]).clone();
         profile.counsel = Some(crate::scenario::Counsel {
             dir: dir.to_path_buf(),
+            script: Default::default(),
             session: None,
             next: None,
         });
@@ -368,6 +400,31 @@ mod tests {
             &Course::default(),
         );
         panel
+    }
+
+    /// A town opened from a save has no scenario folder on disk: the talk
+    /// plays the set the save keeps.
+    #[test]
+    fn a_town_opened_from_a_save_talks_through_the_set_it_keeps() {
+        let scenario = crate::headless::default_scenario();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+        let source = crate::save::TownSource::folder(&dir, &scenario).unwrap();
+        let loaded = source.load().unwrap();
+        let guardian = loaded
+            .residents
+            .iter()
+            .find(|p| p.counsel.is_some())
+            .unwrap();
+        assert!(!guardian.counsel.as_ref().unwrap().dir.exists());
+        let mut panel = CounselPanel::default();
+        panel.start(
+            guardian,
+            GameTime(0),
+            Budgeting::default(),
+            &Course::default(),
+        );
+        assert!(panel.error.is_none(), "{:?}", panel.error);
+        assert_eq!(panel.session.unwrap().host.state.session, "初次会谈");
     }
 
     #[test]
