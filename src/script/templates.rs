@@ -106,29 +106,40 @@ pub fn list() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::script::engine::{Engine, Input, Script, Wait, offline_reply};
+    use crate::script::engine::{
+        Course, Effect, Engine, Input, Script, SessionRecord, Wait, offline_reply,
+    };
 
-    /// The set's session runs offline to its end, every answer "还好".
-    fn plays_to_the_end(script: &Script) {
+    /// The set's session runs offline to its end as the next of `course`,
+    /// every answer "我叫小林" (a name, whatever is asked); returns its lines
+    /// and its record.
+    fn plays_to_the_end(script: &Script, course: &Course) -> (Vec<String>, SessionRecord) {
         let engine = Engine {
             script,
             now: "2026-04-06 10:00:00".into(),
             budgeting: Default::default(),
         };
         let session = script.sessions[0].session.value.clone();
-        let mut st = engine.start(&session).unwrap();
+        let mut st = engine.start_course(&session, course).unwrap();
+        let (mut lines, mut record) = (Vec::new(), None);
         let mut input = Input::Start;
         for _ in 0..200 {
-            engine.resume(&mut st, input).unwrap();
+            for e in engine.resume(&mut st, input).unwrap() {
+                match e {
+                    Effect::Line { text, .. } => lines.push(text),
+                    Effect::SessionRecorded { record: r } => record = Some(r),
+                    _ => {}
+                }
+            }
             input = match &st.wait {
-                Wait::Done => return,
+                Wait::Done => return (lines, record.expect("a course session's record")),
                 Wait::Llm { .. } => {
                     let req = st.pending.clone().unwrap();
                     let text = offline_reply(&st, &req);
                     Input::LlmReply { id: req.id, text }
                 }
                 Wait::Text => Input::Text {
-                    text: "还好".into(),
+                    text: "我叫小林".into(),
                 },
                 Wait::Choice { keys, .. } => Input::Choose {
                     key: keys[0].clone(),
@@ -138,6 +149,25 @@ mod tests {
             };
         }
         panic!("{session} never ended");
+    }
+
+    /// A client's second session: greeted by name, not asked it again.
+    fn plays_a_course(script: &Script, id: &str) {
+        let (first, record) = plays_to_the_end(script, &Course::default());
+        assert!(
+            first.iter().any(|l| l == "我该怎么称呼你？"),
+            "{id}: {first:?}"
+        );
+        assert_eq!(record.persisted["来访者称呼"].text(), "小林", "{id}");
+        let course = Course {
+            sessions: vec![record],
+        };
+        let (second, _) = plays_to_the_end(script, &course);
+        assert_eq!(
+            second[0], "小林，欢迎回来。上次聊过的事我都记着，我们接着来。",
+            "{id}"
+        );
+        assert!(!second.iter().any(|l| l == "我该怎么称呼你？"), "{id}");
     }
 
     #[test]
@@ -151,7 +181,7 @@ mod tests {
             assert!(diags.is_empty(), "{}: {diags:?}", t.id);
             let script = crate::script::engine::Script::load_clean(&out).unwrap();
             assert!(script.sessions.len() == 1, "{}", t.id);
-            plays_to_the_end(&script);
+            plays_a_course(&script, t.id);
             // A second write into the same folder is refused.
             assert!(t.write(&out).unwrap_err().contains("not empty"));
         }
