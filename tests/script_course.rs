@@ -4,6 +4,8 @@
 //! its prompts carry the forms last filled and every past session's summary,
 //! `{history}` reads them, and it ends with a summary and its record.
 
+mod util;
+
 use std::path::Path;
 
 use heartvale::script::engine::{
@@ -305,20 +307,9 @@ fn a_course_session_saved_midway_resumes_with_its_course() {
     assert_eq!(run.record().unwrap().forms["笔记"]["名字"], "小林");
 }
 
-/// `heartvale ARGS` from the project folder, with no LLM configured.
+/// `heartvale ARGS` (no model in its environment), which must succeed.
 fn heartvale(args: &[&str]) -> std::process::Output {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_heartvale"));
-    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for k in [
-        "HEARTVALE_LLM_BASE_URL",
-        "HEARTVALE_LLM_MODEL",
-        "HEARTVALE_LLM_API_KEY",
-        "OPENAI_BASE_URL",
-        "OPENAI_API_KEY",
-    ] {
-        c.env_remove(k);
-    }
-    let out = c.output().expect("the binary runs");
+    let out = util::heartvale(args);
     assert!(
         out.status.success(),
         "{}",

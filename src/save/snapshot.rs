@@ -360,7 +360,7 @@ fn reopen_conversations(world: &mut World, social: &mut SocialState, list: Vec<C
             scenario.residents[ai.i()]
                 .converse
                 .as_ref()
-                .map(|set| set.script.clone())
+                .map(|set| std::sync::Arc::clone(&set.script))
         });
         let id = c.id();
         let entity = world.spawn(c).id();

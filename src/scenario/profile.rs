@@ -86,12 +86,12 @@ impl Profile {
 }
 
 /// A resident that runs HEART RULE skills in its own conversations.
-#[derive(Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Converse {
     /// The script folder (resolved against the scenario folder).
     pub(crate) dir: PathBuf,
     /// The set, loaded and checked with the scenario.
-    pub(crate) script: Arc<crate::script::engine::Script>,
+    pub(crate) script: LoadedSet,
     /// Chance (0–1) that a conversation runs one of the skills.
     pub(crate) chance: f32,
     /// Partner relations it runs them with; any when empty.
@@ -109,27 +109,28 @@ pub struct ConverseSkill {
     pub(crate) input: Vec<(String, String)>,
 }
 
-// The loaded script shows and compares by its hash: a reload of the same
-// text is no change (its condition table is a HashMap, unordered in Debug).
-impl std::fmt::Debug for Converse {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Converse")
-            .field("dir", &self.dir)
-            .field("script", &format_args!("{:x}", self.script.hash))
-            .field("chance", &self.chance)
-            .field("with", &self.with)
-            .field("skills", &self.skills)
-            .finish()
+/// A script set loaded and checked with the scenario. It shows and compares
+/// by its hash: a reload of the same text is no change (its condition table
+/// is a HashMap, unordered in Debug).
+#[derive(Clone, Default)]
+pub struct LoadedSet(pub(crate) Arc<crate::script::engine::Script>);
+
+impl std::ops::Deref for LoadedSet {
+    type Target = Arc<crate::script::engine::Script>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
     }
 }
 
-impl PartialEq for Converse {
+impl std::fmt::Debug for LoadedSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:x}", self.0.hash)
+    }
+}
+
+impl PartialEq for LoadedSet {
     fn eq(&self, o: &Self) -> bool {
-        self.dir == o.dir
-            && self.script.hash == o.script.hash
-            && self.chance == o.chance
-            && self.with == o.with
-            && self.skills == o.skills
+        self.0.hash == o.0.hash
     }
 }
 
@@ -153,39 +154,18 @@ pub const CONVERSE_FIELDS: &[(&str, &str)] = &[
 ];
 
 /// A resident the player can talk with through a HEART RULE script set.
-#[derive(Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Counsel {
     /// The script folder (resolved against the scenario folder).
     pub(crate) dir: PathBuf,
     /// The set, loaded and checked with the scenario (what a talk plays
     /// when the folder is gone: a town opened from a save).
-    pub(crate) script: Arc<crate::script::engine::Script>,
+    pub(crate) script: LoadedSet,
     /// The session to play (`None`: the first).
     pub(crate) session: Option<String>,
     /// The session of every later visit (the player's course goes on with
     /// it; `None`: `session` again).
     pub(crate) next: Option<String>,
-}
-
-// As `Converse`: the loaded script shows and compares by its hash.
-impl std::fmt::Debug for Counsel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Counsel")
-            .field("dir", &self.dir)
-            .field("script", &format_args!("{:x}", self.script.hash))
-            .field("session", &self.session)
-            .field("next", &self.next)
-            .finish()
-    }
-}
-
-impl PartialEq for Counsel {
-    fn eq(&self, o: &Self) -> bool {
-        self.dir == o.dir
-            && self.script.hash == o.script.hash
-            && self.session == o.session
-            && self.next == o.next
-    }
 }
 
 impl Counsel {

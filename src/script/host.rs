@@ -11,6 +11,15 @@ use super::engine::{
     Wait, offline_reply,
 };
 
+/// The engine over `script` at the host's clock `now`.
+fn engine<'s>(script: &'s Script, now: &str, budgeting: Budgeting) -> Engine<'s> {
+    Engine {
+        script,
+        now: now.to_string(),
+        budgeting,
+    }
+}
+
 /// One entry of the chat as shown.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Shown {
@@ -92,11 +101,7 @@ impl Host {
                 .map(|s| s.session.value.clone())
                 .ok_or_else(|| EngineError::NoSession(String::new()))?,
         };
-        let engine = Engine {
-            script,
-            now: now.to_string(),
-            budgeting,
-        };
+        let engine = engine(script, now, budgeting);
         Self::begin(script, now, engine.start(&name)?, budgeting)
     }
 
@@ -109,11 +114,7 @@ impl Host {
         now: &str,
         budgeting: Budgeting,
     ) -> Result<Host, EngineError> {
-        let engine = Engine {
-            script,
-            now: now.to_string(),
-            budgeting,
-        };
+        let engine = engine(script, now, budgeting);
         let state = engine.start_course(session, course)?;
         Self::begin(script, now, state, budgeting)
     }
@@ -127,11 +128,7 @@ impl Host {
         now: &str,
     ) -> Result<Host, EngineError> {
         let budgeting = Budgeting::default();
-        let engine = Engine {
-            script,
-            now: now.to_string(),
-            budgeting,
-        };
+        let engine = engine(script, now, budgeting);
         Self::begin(script, now, engine.start_skill(skill, inputs)?, budgeting)
     }
 
@@ -234,11 +231,7 @@ impl Host {
     }
 
     fn resume(&mut self, script: &Script, now: &str, input: Input) -> Result<(), EngineError> {
-        let engine = Engine {
-            script,
-            now: now.to_string(),
-            budgeting: self.budgeting,
-        };
+        let engine = engine(script, now, self.budgeting);
         let effects = engine.resume(&mut self.state, input)?;
         let mut choices = None;
         let mut user_say = None;

@@ -10,7 +10,7 @@ use serde_saphyr::Spanned;
 use super::Ctx;
 use crate::base::closest;
 use crate::scenario::spec;
-use crate::scenario::{CONVERSE_FIELDS, Converse, ConverseSkill, Counsel};
+use crate::scenario::{CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, LoadedSet};
 use crate::script::check::referenced_vars;
 use crate::script::engine::Script;
 
@@ -120,7 +120,7 @@ pub(super) fn counsel(
     }
     Some(Counsel {
         dir,
-        script: Arc::new(script),
+        script: LoadedSet(Arc::new(script)),
         session: c.session.clone(),
         next: c.next.as_ref().map(|n| n.value.clone()),
     })
@@ -165,7 +165,7 @@ pub(super) fn converse(
     }
     ok.then(|| Converse {
         dir,
-        script: Arc::new(script),
+        script: LoadedSet(Arc::new(script)),
         chance: c.chance,
         with: c.with.clone(),
         skills,

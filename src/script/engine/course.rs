@@ -190,55 +190,7 @@ impl Engine<'_> {
         };
         fx.push(Effect::SessionRecorded { record });
     }
-}
 
-/// A model's summary without the quotes it may wrap it in (a pair only:
-/// 「初次会谈」：… keeps its own).
-fn unquoted(text: &str) -> &str {
-    for (open, close) in [('"', '"'), ('「', '」'), ('“', '”')] {
-        if let Some(inner) = text.strip_prefix(open).and_then(|t| t.strip_suffix(close))
-            && !inner.contains([open, close])
-        {
-            return inner.trim();
-        }
-    }
-    text
-}
-
-/// The course's layers of a prompt: the forms last filled (用户画像) and
-/// the past sessions' summaries, newest first (相关历史: the oldest cut first).
-pub(super) fn course_layers(st: &State, l: &mut PromptLayers) {
-    let Some(run) = &st.course else {
-        return;
-    };
-    for (form, fields) in run.past.last_forms() {
-        let filled: Vec<String> = fields.iter().map(|(k, v)| format!("{k}：{v}")).collect();
-        l.push(Layer::Profile, format!("{form}：{}", filled.join("；")));
-    }
-    l.extend(
-        Layer::Retrieved,
-        run.past.sessions.iter().rev().map(past_line),
-    );
-}
-
-/// The forms filled this session, for the summary's prompt.
-fn filled_forms_text(st: &State) -> String {
-    let forms: Vec<String> = st
-        .forms
-        .iter()
-        .map(|(form, fields)| {
-            let f: Vec<String> = fields.iter().map(|(k, v)| format!("{k}：{v}")).collect();
-            format!("\n- {form}：{}", f.join("；"))
-        })
-        .collect();
-    if forms.is_empty() {
-        String::new()
-    } else {
-        format!("\n这次填好的表：{}", forms.concat())
-    }
-}
-
-impl Engine<'_> {
     /// A summary without a model: the session and what its forms hold, in
     /// the forms' order, each field once (else the variables the
     /// conversation gave).
@@ -270,12 +222,58 @@ impl Engine<'_> {
     }
 }
 
+/// A model's summary without the quotes it may wrap it in (a pair only:
+/// 「初次会谈」：… keeps its own).
+fn unquoted(text: &str) -> &str {
+    for (open, close) in [('"', '"'), ('「', '」'), ('“', '”')] {
+        if let Some(inner) = text.strip_prefix(open).and_then(|t| t.strip_suffix(close))
+            && !inner.contains([open, close])
+        {
+            return inner.trim();
+        }
+    }
+    text
+}
+
+/// The course's layers of a prompt: the forms last filled (用户画像) and
+/// the past sessions' summaries, newest first (相关历史: the oldest cut first).
+pub(super) fn course_layers(st: &State, l: &mut PromptLayers) {
+    let Some(run) = &st.course else {
+        return;
+    };
+    for (form, fields) in run.past.last_forms() {
+        l.push(Layer::Profile, format!("{form}：{}", fields_line(&fields)));
+    }
+    l.extend(
+        Layer::Retrieved,
+        run.past.sessions.iter().rev().map(past_line),
+    );
+}
+
+/// A form's fields as a prompt lists them: `称呼：小林；主诉：失眠`.
+fn fields_line(fields: &BTreeMap<String, String>) -> String {
+    let filled: Vec<String> = fields.iter().map(|(k, v)| format!("{k}：{v}")).collect();
+    filled.join("；")
+}
+
+/// The forms filled this session, for the summary's prompt.
+fn filled_forms_text(st: &State) -> String {
+    let forms: Vec<String> = st
+        .forms
+        .iter()
+        .map(|(form, fields)| format!("\n- {form}：{}", fields_line(fields)))
+        .collect();
+    if forms.is_empty() {
+        String::new()
+    } else {
+        format!("\n这次填好的表：{}", forms.concat())
+    }
+}
+
 /// A value as a summary lists it: without its closing stop, at most 40
 /// characters.
 fn brief(value: &str) -> String {
-    let value = value
-        .trim()
-        .trim_end_matches(['。', '！', '？', '.', '!', '?']);
+    let value = value.trim().trim_end_matches(super::offline::SENTENCE_END);
     if value.chars().count() <= 40 {
         return value.to_string();
     }

@@ -7,7 +7,7 @@
 use super::protocol::{LlmKind, LlmRequest, State};
 
 /// What ends a sentence (trimmed off extracted values).
-const SENTENCE_END: &[char] = &['。', '！', '？', '.', '!', '?', '…'];
+pub(super) const SENTENCE_END: &[char] = &['。', '！', '？', '.', '!', '?', '…'];
 
 /// How writers tell the model to say something, not what to say.
 const INSTRUCTIONS: &[&str] = &[

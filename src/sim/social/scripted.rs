@@ -246,7 +246,7 @@ pub(super) fn begin(
         .collect();
     let now = c.next_turn.max(inputs.clock.now).seconds_text();
     let talk = ScriptedTalk::start(
-        converse.script.clone(),
+        std::sync::Arc::clone(&converse.script),
         &skill.skill,
         values.clone(),
         (ai, human),

@@ -126,7 +126,7 @@ impl CounselPanel {
             Ok(s) => Arc::new(s),
             // The folder is gone (a town opened from a save): the set as
             // the scenario was loaded with it.
-            Err(_) if !counsel.dir.exists() => counsel.script.clone(),
+            Err(_) if !counsel.dir.exists() => Arc::clone(&counsel.script),
             Err(errors) => {
                 self.error = Some(errors.join("\n"));
                 return;
