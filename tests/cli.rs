@@ -322,7 +322,7 @@ fn sim_refuses_a_broken_scenario_and_runs_a_good_one() {
     let replay = heartvale(&["replay", log.path().to_str().unwrap(), "--kind", "notice"]);
     assert_eq!(replay.status.code(), Some(0));
     assert!(
-        stdout(&replay).contains("钟大川 在 square 贴出公告：【心谷联谊会】"),
+        stdout(&replay).contains("钟大川 在 心谷广场 贴出公告：【心谷联谊会】"),
         "{}",
         stdout(&replay)
     );

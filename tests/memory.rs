@@ -287,11 +287,12 @@ fn an_older_save_is_read_through_its_migrations_untouched() {
     stdout_of(&["sim", "--days", "1", "--save", save_s]);
     {
         // What version 1 wrote: no recall times, no vectors, no last talks,
-        // no counselling courses.
+        // no counselling courses, no facts.
         let c = rusqlite::Connection::open(&save).unwrap();
         c.execute_batch(
             "ALTER TABLE memories DROP COLUMN last_access; DROP TABLE memory_vectors;
              ALTER TABLE relationships DROP COLUMN last_talk; DROP TABLE counsel_sessions;
+             DROP TABLE facts; DELETE FROM meta WHERE key = 'knowledge';
              PRAGMA user_version = 1; PRAGMA wal_checkpoint(TRUNCATE);",
         )
         .unwrap();

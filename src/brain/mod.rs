@@ -12,7 +12,7 @@ use std::sync::Arc;
 use bevy::prelude::App;
 use rand_chacha::ChaCha8Rng;
 
-use crate::sim::brain::{ActiveBrain, Brain, LineContext, Plan, PlanContext, SummaryContext};
+use crate::sim::brain::{ActiveBrain, Brain, LineContext, Plan, PlanContext, Said, SummaryContext};
 
 /// Makes the built-in brain the active one (an LLM brain, attached later,
 /// takes over the residents it drives and falls back to this one).
@@ -33,7 +33,7 @@ impl Brain for BuiltinBrain {
         planner::plan(cx, rng)
     }
 
-    fn line(&self, cx: &LineContext<'_>) -> String {
+    fn line(&self, cx: &LineContext<'_>) -> Said {
         talk::conversation_line(cx)
     }
 

@@ -124,12 +124,19 @@ impl Segmenter {
 }
 
 /// Pushes `·xy` for each pair of adjacent CJK characters (runs broken by
-/// anything else).
+/// anything else), but not a pair of two stop words (我的, 得我): they tell
+/// no memory apart, and matched any long one.
 fn bigrams(text: &str, out: &mut Vec<String>) {
+    let stop = |c: char| {
+        let mut buf = [0u8; 4];
+        STOP_WORDS.contains(&&*c.encode_utf8(&mut buf))
+    };
     let mut prev: Option<char> = None;
     for c in text.chars() {
         if is_cjk(c) {
-            if let Some(p) = prev {
+            if let Some(p) = prev
+                && !(stop(p) && stop(c))
+            {
                 out.push(format!("·{p}{c}"));
             }
             prev = Some(c);
@@ -156,6 +163,10 @@ mod tests {
         assert!(!t.contains(&"我".to_string()) && !t.contains(&"了".to_string()));
         assert!(t.contains(&"·大川".to_string()), "bigrams: {t:?}");
         assert!(!t.iter().any(|w| w == "·，"), "no punctuation bigrams");
+        assert!(
+            !t.iter().any(|w| w == "·我和"),
+            "no bigram of two stop words"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@
 
 mod companions;
 mod courses;
+mod facts;
 mod schema;
 mod snapshot;
 mod source;

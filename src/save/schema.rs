@@ -8,7 +8,7 @@ use super::SaveError;
 
 /// The schema this build writes. A file with a higher `user_version` was
 /// written by a newer Heartvale and is refused, untouched.
-pub(crate) const VERSION: i64 = 4;
+pub(crate) const VERSION: i64 = 5;
 
 /// Version 1: the town, and the companion tables of the memory design
 /// (`conversations`, `key_moments`, `user_profiles`, `affection_logs`: the
@@ -89,8 +89,20 @@ CREATE TABLE counsel_sessions (
     forms TEXT NOT NULL, persisted TEXT NOT NULL, PRIMARY KEY (resident, seq));
 ";
 
+/// Version 5: what each resident knows, one row per fact, in the order it
+/// was learnt: its kind, its words, where it came from (`known`, `lived`,
+/// `saw`, `notice`, `told`; `teller` for the last), when, how much it
+/// matters, and the fact itself as JSON. Older saves have none: their
+/// residents start with what the scenario gives them.
+const V5: &str = "
+CREATE TABLE facts (
+    resident TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    source TEXT NOT NULL, teller TEXT, learned INTEGER NOT NULL, importance INTEGER NOT NULL,
+    fact TEXT NOT NULL, PRIMARY KEY (resident, seq));
+";
+
 /// Each version's script, applied in order to bring a file up to [`VERSION`].
-const MIGRATIONS: [&str; 4] = [V1, V2, V3, V4];
+const MIGRATIONS: [&str; 5] = [V1, V2, V3, V4, V5];
 
 /// The file's schema version (0: a new, empty database).
 pub(crate) fn version(db: &Connection) -> Result<i64, SaveError> {

@@ -10,6 +10,7 @@ use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Tuning};
 use crate::sim::clock::Clock;
 use crate::sim::companion::{Companions, CounselCourses};
+use crate::sim::knowledge::{Fact, FactWords, Knowledge};
 use crate::sim::memory::{Memories, Memory};
 use crate::sim::notices::NoticeBoard;
 use crate::sim::residents::{
@@ -62,6 +63,9 @@ pub(crate) struct ResidentState {
     pub(crate) tally: Tally,
     pub(crate) night: NightState,
     pub(crate) rng: RngState,
+    /// What it has brought up with whom (saves before it: nothing).
+    #[serde(default)]
+    pub(crate) raised: Vec<(crate::sim::knowledge::About, RosterIdx)>,
 }
 
 /// One resident.
@@ -75,6 +79,9 @@ pub(crate) struct ResidentSnap {
     pub(crate) state: ResidentState,
     pub(crate) ties: Vec<Relationship>,
     pub(crate) memories: Vec<Memory>,
+    /// What it knows, each fact with its words (read back: words left
+    /// empty); `None` from a save older than knowledge.
+    pub(crate) facts: Option<Vec<(Fact, String)>>,
 }
 
 /// The engine's own bookkeeping between steps (kept as JSON in `sim_state`).
@@ -92,6 +99,9 @@ pub(crate) struct Bookkeeping {
     /// What each resident has said today (saves before it have none).
     #[serde(default)]
     pub(crate) spoken: crate::sim::social::Spoken,
+    /// Who has come to each gathering (saves before it have none).
+    #[serde(default)]
+    pub(crate) attendance: crate::sim::knowledge::Attendance,
 }
 
 /// A whole town between two steps.
@@ -163,6 +173,9 @@ pub fn take(world: &mut World) -> TownSnapshot {
         tuning: world.resource::<ActiveTuning>().0.clone(),
         dates: clone_json(world.resource::<crate::sim::dating::TownDates>()),
         spoken: world.resource::<crate::sim::social::Spoken>().clone(),
+        attendance: world
+            .resource::<crate::sim::knowledge::Attendance>()
+            .clone(),
     };
     TownSnapshot {
         seed: settings.seed,
@@ -214,11 +227,20 @@ type ResidentView<'a> = (
     &'a MapPosition,
     (Option<&'a Activity>, Option<&'a Walking>, Has<Talking>),
     (&'a Agenda, &'a Tally, &'a NightState, &'a ResidentRng),
-    (&'a Relationships, &'a Memories),
+    (&'a Relationships, &'a Memories, &'a Knowledge),
 );
 
 fn take_residents(world: &mut World) -> Vec<ResidentSnap> {
     let roster = world.resource::<Roster>().clone();
+    let town = world.resource::<crate::scenario::Town>().clone();
+    let gatherings = world.resource::<crate::sim::town::Gatherings>().0.clone();
+    let scenario = world.resource::<LoadedScenario>().0.clone();
+    let words = FactWords {
+        roster: &roster,
+        town: &town,
+        gatherings: &gatherings,
+        residents: &scenario.residents,
+    };
     let mut q = world.query::<ResidentView>();
     (0..roster.len())
         .map(|i| {
@@ -230,10 +252,15 @@ fn take_residents(world: &mut World) -> Vec<ResidentSnap> {
                 pos,
                 (activity, walking, talking),
                 (agenda, tally, night, rng),
-                (ties, memories),
+                (ties, memories, knowledge),
             ) = q
                 .get(world, roster.entity_of(idx))
                 .expect("every roster entry is a resident");
+            let facts = knowledge
+                .facts()
+                .iter()
+                .map(|f| (*f, words.fact(&f.about)))
+                .collect();
             ResidentSnap {
                 id: r.id.to_string(),
                 name: roster.names()[i].clone(),
@@ -248,9 +275,11 @@ fn take_residents(world: &mut World) -> Vec<ResidentSnap> {
                     tally: tally.clone(),
                     night: night.clone(),
                     rng: RngState::of(&rng.0),
+                    raised: knowledge.raised().to_vec(),
                 },
                 ties: ties.0.clone(),
                 memories: memories.entries().to_vec(),
+                facts: Some(facts),
             }
         })
         .collect()
@@ -282,6 +311,7 @@ pub fn restore(world: &mut World, snap: TownSnapshot) -> Result<(), String> {
     world.resource_mut::<ActiveTuning>().0 = snap.books.tuning;
     world.insert_resource(snap.books.dates);
     world.insert_resource(snap.books.spoken);
+    world.insert_resource(snap.books.attendance);
     let mut social = snap.books.social;
     reopen_conversations(world, &mut social, snap.conversations);
     world.insert_resource(social);
@@ -325,6 +355,11 @@ fn restore_resident(
     }
     let s = r.state;
     let mut e = world.entity_mut(roster.entity_of(idx));
+    // A save older than knowledge keeps what the scenario gave at spawn.
+    if let Some(facts) = r.facts {
+        let facts = facts.into_iter().map(|(f, _)| f).collect();
+        e.insert(Knowledge::restored(facts, s.raised));
+    }
     e.insert((
         r.needs,
         Whereabouts(r.at),

@@ -112,6 +112,7 @@ pub(crate) fn write(
     )?;
     super::companions::write(&tx, &snap.companions)?;
     super::courses::write(&tx, &snap.courses)?;
+    super::facts::write(&tx, &snap.residents, ids)?;
     tx.commit()?;
     Ok(())
 }
@@ -124,6 +125,8 @@ fn write_meta(tx: &Transaction, snap: &TownSnapshot, source: &TownSource) -> Res
         ("now", snap.now.0.to_string()),
         ("steps", snap.steps.to_string()),
         ("game_time", snap.now.to_string()),
+        // Residents' facts are in `facts` (older saves: none kept).
+        ("knowledge", "facts".to_string()),
         (
             "written_by",
             format!("heartvale {}", env!("CARGO_PKG_VERSION")),
@@ -345,7 +348,7 @@ pub(crate) fn read(
         ended: meta("ended")? == "true",
         now: GameTime(num("now")?),
         steps: num("steps")? as u64,
-        residents: read_residents(db, &place)?,
+        residents: read_residents(db, &place, meta("knowledge").is_ok())?,
         notices: read_notices(db, &place)?,
         appointments: read_appointments(db, &place, &idx)?,
         conversations: read_conversations(db, &idx)?,
@@ -385,7 +388,11 @@ pub(crate) fn read_source(db: &Connection) -> Result<TownSource, SaveError> {
 type PlaceOf<'a> = dyn Fn(&str) -> Result<crate::scenario::LocIdx, SaveError> + 'a;
 type IdxOf<'a> = dyn Fn(&str) -> Result<RosterIdx, SaveError> + 'a;
 
-fn read_residents(db: &Connection, place: &PlaceOf) -> Result<Vec<ResidentSnap>, SaveError> {
+fn read_residents(
+    db: &Connection,
+    place: &PlaceOf,
+    knowledge: bool,
+) -> Result<Vec<ResidentSnap>, SaveError> {
     let mut q = db.prepare(
         "SELECT id, name, energy, hunger, social, fun, last_meal, location, x, y, state FROM residents ORDER BY idx",
     )?;
@@ -410,6 +417,15 @@ fn read_residents(db: &Connection, place: &PlaceOf) -> Result<Vec<ResidentSnap>,
             state: from_json(&state, &format!("state of {id}"))?,
             ties: read_ties(db, &id)?,
             memories: read_memories(db, &id)?,
+            facts: match knowledge {
+                true => Some(
+                    super::facts::read(db, &id)?
+                        .into_iter()
+                        .map(|f| (f, String::new()))
+                        .collect(),
+                ),
+                false => None,
+            },
             id,
             name,
         });

@@ -34,7 +34,7 @@ pub use dialogue::PhraseBank;
 pub use look::PlaceLook;
 pub use profile::{
     CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
-    LoadedSet, Profile, ResidentId, WorkShift,
+    KnownAspect, LoadedSet, Profile, ResidentId, WorkShift,
 };
 pub use town::{LocIdx, Location, LocationId, Town};
 pub use urls::Urls;

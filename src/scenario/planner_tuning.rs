@@ -64,6 +64,14 @@ pub struct PlannerTuning {
     pub(crate) friend_at: f32,
     /// Hanging out where no friend is: this much less.
     pub(crate) alone_penalty: f32,
+    /// Company at an eatery outside the evening counts this much (people
+    /// meet all over town, not only where the food is).
+    pub(crate) eatery_company: f32,
+    /// Company where one has a pastime, or outdoors for one who loves it,
+    /// counts this much more.
+    pub(crate) favourite_place: f32,
+    /// Family who share a home eat dinner there: this much on top.
+    pub(crate) dinner_at_home: f32,
     /// Boredom: (100 − fun) × `boredom` + `O`/8.
     pub(crate) boredom: f32,
     /// A hobby's pull on top of boredom.
@@ -121,6 +129,9 @@ impl Default for PlannerTuning {
             crowd: 12.0,
             friend_at: 35.0,
             alone_penalty: 10.0,
+            eatery_company: 0.6,
+            favourite_place: 1.4,
+            dinner_at_home: 15.0,
             boredom: 0.9,
             hobby: 8.0,
             owl: 40.0,

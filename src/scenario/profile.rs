@@ -46,6 +46,10 @@ pub struct Profile {
     pub(crate) hobbies: Vec<Hobby>,
     /// What they like to talk about.
     pub(crate) topics: Vec<String>,
+    /// Dishes they like.
+    pub(crate) food: Vec<String>,
+    /// What they know of everyone they have a tie with, beyond trade and family.
+    pub(crate) knows: Vec<KnownAspect>,
     /// Their own LLM endpoint, or `builtin`; the town's otherwise.
     pub(crate) brain: Option<BrainOverride>,
     /// The script set the player talks with this resident through.
@@ -60,7 +64,38 @@ pub struct Profile {
     pub(crate) sprite: Option<String>,
 }
 
+/// Something one may know of the people one has ties with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KnownAspect {
+    /// What they like to eat.
+    Food,
+    /// What they do in their free time.
+    Hobbies,
+}
+
 impl Profile {
+    /// Whether `word` describes this resident: it is part of the occupation,
+    /// a trait, a topic, or a hobby's Chinese words (what a first-person line
+    /// about a trade or a pastime needs of its speaker).
+    pub fn has_word(&self, word: &str) -> bool {
+        // A hobby's own words, not what one says at it (「这些草药何医生用得上」
+        // does not make a doctor).
+        let hobby = |h: &Hobby| h.does.as_ref().is_some_and(|t| t.contains(word));
+        self.occupation.contains(word)
+            || self.traits.iter().any(|t| t.contains(word))
+            || self.topics.iter().any(|t| t.contains(word))
+            || self.hobbies.iter().any(hobby)
+    }
+
+    /// What the hobby is called in Chinese: its own words, else where it is done.
+    pub fn hobby_words(&self, i: usize, place: &str) -> String {
+        self.hobbies
+            .get(i)
+            .map(|h| h.does.clone().unwrap_or_else(|| format!("去{place}")))
+            .unwrap_or_default()
+    }
+
     /// A town resident as a playtest persona, in the first person: who they are,
     /// their own words, what they want and what they remember, one sentence each.
     pub fn persona_text(&self) -> String {
@@ -278,6 +313,10 @@ pub struct Hobby {
     pub(crate) emoji: String,
     /// A Chinese line they might say while at it.
     pub(crate) says: Option<String>,
+    /// What it is, in Chinese ("在柳溪边吹长笛").
+    pub(crate) does: Option<String>,
+    /// The share of days it comes to mind (1: every day).
+    pub(crate) often: f32,
     /// Only in the evening (18:00 on).
     pub(crate) evening: bool,
 }

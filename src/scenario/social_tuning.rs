@@ -237,6 +237,11 @@ pub struct RelationshipTuning {
     pub(crate) opposite_gap: f32,
     /// Lost by whoever waited in vain at an appointment.
     pub(crate) missed_appointment: f32,
+    /// Gains shrink above this strength, linearly to a tenth at 100: a few
+    /// good days do not make everyone a best friend.
+    pub(crate) diminish_from: f32,
+    /// Gained by one who was comforted, towards the one who comforted.
+    pub(crate) comforted: f32,
 }
 
 impl Default for RelationshipTuning {
@@ -259,6 +264,8 @@ impl Default for RelationshipTuning {
             opposite_agreeableness: 0.8,
             opposite_gap: 40.0,
             missed_appointment: -5.0,
+            diminish_from: 60.0,
+            comforted: 3.0,
         }
     }
 }

@@ -184,6 +184,13 @@ pub(super) struct ResidentSpec {
     /// What this resident likes to talk about.
     #[serde(default)]
     pub(super) topics: Vec<String>,
+    /// Dishes this resident likes (what it orders by name at an eatery).
+    #[serde(default)]
+    pub(super) food: Vec<String>,
+    /// What this resident knows of everyone it has a tie with, beyond their
+    /// trade and family (a keeper who remembers what everyone eats: `[food]`).
+    #[serde(default)]
+    pub(super) knows: Vec<super::profile::KnownAspect>,
     /// The character sheet the window draws (`"1"` … `"25"`).
     #[serde(default)]
     pub(super) sprite: Option<Spanned<String>>,
@@ -282,7 +289,7 @@ pub enum HostRole {
 }
 
 /// Work roles that must greet (the design's waiter–customer, teacher–student, seller–customer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkRole {
     /// Serves guests.
@@ -410,9 +417,17 @@ pub(super) struct HobbySpec {
     /// A Chinese line the resident might say while at it.
     #[serde(default)]
     pub(super) says: Option<String>,
+    /// What it is, in Chinese words others would use ("在柳溪边吹长笛"):
+    /// what is known and told of the resident's pastime.
+    #[serde(default)]
+    pub(super) does: Option<String>,
     /// Only in the evening (18:00 on) — e.g. a late walk.
     #[serde(default)]
     pub(super) evening: bool,
+    /// The share of days it comes to mind at all (1: every day; 0.3: now
+    /// and then — a forager who comes to town now and then).
+    #[serde(default)]
+    pub(super) often: Option<Spanned<f32>>,
 }
 
 /// What an `api_key_env` may name: an API key, not any secret of the user's.

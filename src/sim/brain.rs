@@ -8,11 +8,13 @@ use std::sync::Arc;
 use bevy::prelude::Resource;
 use serde::{Deserialize, Serialize};
 
+use super::knowledge::{About, FactWords, Knowledge};
 use super::memory::Memory;
 use super::notices::NoticeBoard;
 use super::residents::{
-    Activity, ActivityKind, Agenda, Census, Needs, Relationship, Relationships, Roster,
+    Activity, ActivityKind, Agenda, Census, Needs, Relationship, Relationships, Roster, RosterIdx,
 };
+use super::social::Cue;
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Town, Tuning, WorkRole};
 
@@ -76,6 +78,8 @@ pub struct PlanContext<'a> {
     pub(crate) roster: &'a Roster,
     /// Every gathering of the scenario.
     pub(crate) gatherings: &'a [Gathering],
+    /// Meals it has set out for today.
+    pub(crate) meals_today: u32,
 }
 
 /// Inputs for one line of a conversation.
@@ -90,6 +94,8 @@ pub struct LineContext<'a> {
     pub(crate) relation: Option<&'a Relationship>,
     /// The speaker's needs.
     pub(crate) needs: Option<&'a Needs>,
+    /// What the speaker is doing there (its action under way).
+    pub(crate) doing: Option<ActivityKind>,
     /// Where they talk.
     pub(crate) place: &'a Location,
     /// What they talk about.
@@ -135,6 +141,44 @@ pub struct LineContext<'a> {
     pub(crate) accepting: Option<(&'a str, &'a str)>,
     /// The run's seed (lines vary by it, deterministically).
     pub(crate) seed: u64,
+    /// The speaker's roster index…
+    pub(crate) speaker_idx: RosterIdx,
+    /// …and the listener's.
+    pub(crate) listener_idx: RosterIdx,
+    /// What the speaker knows…
+    pub(crate) knows: &'a Knowledge,
+    /// …and the listener.
+    pub(crate) listener_knows: &'a Knowledge,
+    /// The listener's ties (whom news of others matters to).
+    pub(crate) listener_ties: &'a Relationships,
+    /// The speaker's agenda (the gatherings it knows of and means to go to).
+    pub(crate) agenda: &'a Agenda,
+    /// Names, places, gatherings and personas, for the words of facts.
+    pub(crate) words: FactWords<'a>,
+}
+
+/// A line as a brain says it: the words (a closing one ends with `[END]`),
+/// what they do, and a fact about the speaker they tell (an introduction
+/// tells one's trade, naming a favourite dish one's taste).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Said {
+    /// The words.
+    pub text: String,
+    /// What the line does.
+    pub cue: Option<Cue>,
+    /// What the listeners learn of the speaker from it.
+    pub teaches: Option<About>,
+}
+
+impl Said {
+    /// Words that do nothing the town tracks.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            cue: None,
+            teaches: None,
+        }
+    }
 }
 
 /// Inputs for a night's memory summary.
@@ -155,7 +199,7 @@ pub trait Brain: Send + Sync + 'static {
     /// The next action for the resident in `cx`.
     fn plan(&self, cx: &PlanContext<'_>, rng: &mut rand_chacha::ChaCha8Rng) -> Plan;
     /// The speaker's next line of a conversation, in Chinese.
-    fn line(&self, cx: &LineContext<'_>) -> String;
+    fn line(&self, cx: &LineContext<'_>) -> Said;
     /// The day's memories in a few sentences, in the resident's words.
     fn summarise(&self, cx: &SummaryContext<'_>) -> String;
 }

@@ -12,6 +12,7 @@ pub mod companion;
 pub mod dating;
 pub mod end;
 pub mod event_log;
+pub mod knowledge;
 pub mod memory;
 pub(crate) mod needs;
 pub mod notices;
@@ -117,6 +118,7 @@ pub fn plugin(app: &mut App) {
         actions::plugin,
         notices::plugin,
         memory::plugin,
+        knowledge::plugin,
         social::plugin,
         dating::plugin,
         end::plugin,

@@ -104,7 +104,7 @@ pub fn attendance_chance(me: &Profile, heard: Heard, bond_with_organiser: f32) -
         + 0.25 * p.extraversion / 100.0
         + 0.1 * p.agreeableness / 100.0
         + 0.2 * bond_with_organiser / 100.0;
-    if heard == Heard::Invitation {
+    if matches!(heard, Heard::Invitation | Heard::Told) {
         chance *= 0.7;
     }
     chance.clamp(0.05, 0.95)
@@ -133,7 +133,8 @@ pub fn learn_gathering(
         !a.will_attend
             && matches!(
                 (a.heard, heard),
-                (Heard::Invitation, Heard::Notice) | (Heard::Notice, Heard::Invitation)
+                (Heard::Invitation | Heard::Told, Heard::Notice)
+                    | (Heard::Notice | Heard::Told, Heard::Invitation)
             )
     });
     if known.is_some() && reconsider.is_none() {
@@ -169,7 +170,10 @@ fn read_notices(
     census: Res<Census>,
     gatherings: Res<Gatherings>,
     roster: Res<Roster>,
-    mut passers: MessageReader<PassedBy>,
+    (mut passers, mut learn): (
+        MessageReader<PassedBy>,
+        MessageWriter<crate::sim::knowledge::Learn>,
+    ),
     mut q: Query<(
         &Resident,
         &Persona,
@@ -219,6 +223,14 @@ fn read_notices(
                 },
             });
             for g in gatherings.iter().filter(|g| g.organiser == n.author) {
+                learn.write(crate::sim::knowledge::Learn {
+                    who: idx,
+                    about: crate::sim::knowledge::About::Gathering {
+                        gathering: g.id as u16,
+                    },
+                    source: crate::sim::knowledge::Source::Notice { id: n.id },
+                    time: cx.clock.now,
+                });
                 learn_gathering(
                     g,
                     (Heard::Notice, None),

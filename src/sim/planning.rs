@@ -118,6 +118,7 @@ pub type PlannerView<'a> = (
     &'a Agenda,
     &'a Relationships,
     &'a mut ResidentRng,
+    &'a Tally,
 );
 
 /// Residents who plan later: waiting on their brain, or in a conversation.
@@ -188,7 +189,7 @@ impl PlanInputs<'_, '_> {
         entity: Entity,
         f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
     ) -> Option<R> {
-        let (_, persona, needs, at, previous, memories, agenda, rels, mut rng) =
+        let (_, persona, needs, at, previous, memories, agenda, rels, mut rng, tally) =
             self.residents.get_mut(entity).ok()?;
         let cx = PlanContext {
             now: self.clock.now,
@@ -206,6 +207,7 @@ impl PlanInputs<'_, '_> {
             census: &self.census,
             roster: &self.roster,
             gatherings: &self.gatherings,
+            meals_today: tally.meals_on(self.clock.now),
         };
         Some(f(&cx, &mut rng.0))
     }
@@ -378,7 +380,9 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
         let with = partner(msg.plan.with.as_deref(), r.idx, &s.roster, &mut problems);
         let now = s.clock.now;
         tally.plans += 1;
-        tally.meals += u32::from(plan.kind == ActivityKind::Eat);
+        if plan.kind == ActivityKind::Eat {
+            tally.ate(now);
+        }
         if !problems.is_empty() {
             tally.fixed_plans += 1;
             s.events.write(SimEvent {

@@ -237,21 +237,36 @@ fn candidates(cx: &PlanContext<'_>, rng: &mut ChaCha8Rng) -> Vec<Candidate> {
     out
 }
 
-/// A place at its capacity (counting those on their way) takes nobody new: those
-/// not there already look elsewhere. One's own home and workplace, a gathering one attends and an
-/// appointment one keeps are always open; staying where one is always remains.
+/// A place filling up appeals less (many choosing in the same step would
+/// otherwise all pile in), and one at its capacity (counting those on their
+/// way) takes nobody new: those not there already look elsewhere. One's own
+/// home and workplace, a gathering one attends and an appointment one keeps
+/// are always open; staying where one is always remains.
 fn leave_out_full_places(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
     let me = cx.me;
     let workplace = me.work.as_ref().map(|w| w.place);
-    options.retain(|c| {
+    let open = |c: &Candidate| {
         c.target == cx.at
             || c.target == me.home
             || Some(c.target) == workplace
             || c.gathering.is_some()
             || matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..))
-            || cx.census.expected_at(c.target) < cx.town.get(c.target).capacity as usize
+    };
+    options.retain_mut(|c| {
+        if open(c) {
+            return true;
+        }
+        let capacity = cx.town.get(c.target).capacity.max(1) as f32;
+        let room = 1.0 - cx.census.expected_at(c.target) as f32 / capacity;
+        if room < CROWDED && c.score > 0.0 {
+            c.score *= (room / CROWDED).max(0.0);
+        }
+        room > 0.0
     });
 }
+
+/// A place with less than this share of its room left starts to put people off.
+const CROWDED: f32 = 0.4;
 
 /// Minutes of walking slack before an appointment: one sets off this early.
 const APPOINTMENT_SLACK: i64 = 20;

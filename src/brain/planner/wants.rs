@@ -7,8 +7,11 @@ use super::{ActionText, Candidate, Length, MID_TRAIT, Moment, TRAIT_POINTS_PER_S
 use crate::scenario::{LocIdx, Location, LocationKind, Service};
 use crate::sim::residents::{ActivityKind, RosterIdx};
 
-/// Not eaten for this many minutes: a meal time pulls.
+/// Not eaten for this many minutes: a meal time pulls (and before it, no
+/// meal at all unless starving).
 const ATE_LATELY: i64 = 150;
+/// Three meals a day; a fourth only as a snack when starving.
+const MEALS_A_DAY: u32 = 3;
 /// Eateries weighed: the nearest this many, and any where friends are.
 const EATERIES: usize = 4;
 /// Gathering places weighed: the nearest this many, and any where friends are.
@@ -56,9 +59,15 @@ impl Places {
     pub(super) fn around(now: &Moment) -> Self {
         let cx = now.cx;
         let known = known_whereabouts(now);
-        let gathering_place =
-            |l: &Location| matches!(l.kind, LocationKind::Public | LocationKind::Food);
-        let eatery = |l: &Location| l.has(Service::Food) && gathering_place(l);
+        let gathering_place = |l: &Location| {
+            matches!(
+                l.kind,
+                LocationKind::Public | LocationKind::Food | LocationKind::Nature
+            )
+        };
+        let eatery = |l: &Location| {
+            l.has(Service::Food) && matches!(l.kind, LocationKind::Public | LocationKind::Food)
+        };
         let mut food = nearest(now, EATERIES, eatery);
         let mut social = nearest(now, HANGOUTS, gathering_place);
         for &Known { at, .. } in &known {
@@ -82,7 +91,12 @@ impl Places {
         let mut sum = 0.0;
         let mut best: Option<(f32, RosterIdx)> = None;
         for k in self.known.iter().filter(|k| k.at == place) {
-            sum += k.strength;
+            // One at work is busy: company of a sort, not the company one seeks.
+            sum += if k.working {
+                k.strength * AT_WORK
+            } else {
+                k.strength
+            };
             if k.to_chat && k.strength >= friend_at && best.is_none_or(|(b, _)| k.strength > b) {
                 best = Some((k.strength, k.idx));
             }
@@ -97,6 +111,12 @@ pub(super) fn meals(now: &Moment, on_shift: bool, places: &Places, out: &mut Vec
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
     let meal = meal_name(now.m, cx.me.wake);
     let ate_lately = cx.needs.last_meal.minutes_until(cx.now) < ATE_LATELY;
+    let starving = cx.needs.hunger < w.starving_below;
+    // Three meals a day and a snack: not another sitting after a full one.
+    let enough = cx.meals_today > MEALS_A_DAY || (cx.meals_today == MEALS_A_DAY && !starving);
+    if enough || (ate_lately && !starving) {
+        return;
+    }
     let mut eat = (100.0 - cx.needs.hunger) * w.hunger;
     if meal.is_some() && !ate_lately {
         eat += w.meal_time;
@@ -110,10 +130,10 @@ pub(super) fn meals(now: &Moment, on_shift: bool, places: &Places, out: &mut Vec
     let meal_word = meal.unwrap_or("a meal");
     let d = &cx.tuning.durations;
     if cx.town.get(cx.me.home).has(Service::Food) {
-        let breakfast = if meal == Some("breakfast") {
-            w.breakfast_at_home
-        } else {
-            0.0
+        let breakfast = match meal {
+            Some("breakfast") => w.breakfast_at_home,
+            Some("dinner") if lives_with_family(cx) => w.dinner_at_home,
+            _ => 0.0,
         };
         let homely = (w.homely_extraversion - p.extraversion) / TRAIT_POINTS_PER_SCORE + breakfast;
         out.push(Candidate::new(
@@ -163,8 +183,11 @@ pub(super) fn company(
     for &place in &places.social {
         let (bond, friend) = places.friends_at(place, w.friend_at);
         let crowd = (cx.census.count_at(place) as f32).min(w.crowd);
+        let liking = liking(now, place, evening > 1.0);
         let score =
-            (lonely * evening + bond * w.friends_there + crowd * p.extraversion / MID_TRAIT) * duty
+            (lonely * evening + bond * w.friends_there + crowd * p.extraversion / MID_TRAIT)
+                * duty
+                * liking
                 - now.walk(place) * w.walk_to_company;
         let mut c = match friend {
             Some(f) => Candidate::new(
@@ -189,6 +212,43 @@ pub(super) fn company(
     }
 }
 
+/// How much one likes spending time at `place` among people: an eatery
+/// less outside the evening, a place of one's pastimes (or the outdoors for
+/// one who loves it) more.
+fn liking(now: &Moment, place: LocIdx, evening: bool) -> f32 {
+    let (cx, w) = (now.cx, now.w);
+    let loc = cx.town.get(place);
+    let mut f = 1.0;
+    if loc.has(Service::Food) && !evening {
+        f *= w.eatery_company;
+    }
+    let pastime = cx.me.hobbies.iter().any(|h| h.place == place);
+    let outdoorsy = loc.kind == LocationKind::Nature
+        && cx
+            .me
+            .hobbies
+            .iter()
+            .any(|h| cx.town.get(h.place).kind == LocationKind::Nature);
+    if pastime || outdoorsy {
+        f *= w.favourite_place;
+    }
+    f
+}
+
+/// Whether family lives under the same roof (dinner at home, then).
+fn lives_with_family(cx: &crate::sim::brain::PlanContext<'_>) -> bool {
+    cx.relationships.0.iter().any(|r| {
+        r.kind == crate::scenario::RelationKind::Family
+            && cx
+                .census
+                .traits
+                .get(r.with_idx.i())
+                .copied()
+                .flatten()
+                .is_some_and(|t| t.home == cx.me.home)
+    })
+}
+
 /// Evening hobbies wait until this hour (minutes).
 const EVENING: u32 = 18 * 60;
 /// Night owls feel their hobbies' pull from this many minutes before bedtime.
@@ -198,8 +258,14 @@ const OWL_HOUR: u32 = 60;
 pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
     let bored = (100.0 - cx.needs.fun) * w.boredom + p.openness / OPENNESS_PER_BOREDOM;
-    for h in &cx.me.hobbies {
+    let day = cx.now.day_number();
+    for (i, h) in cx.me.hobbies.iter().enumerate() {
         if h.evening && now.m < EVENING {
+            continue;
+        }
+        // Some pastimes come to mind only now and then (a trip into town).
+        let salt = 40 + i as u64;
+        if h.often < 1.0 && crate::brain::roll(cx.seed, cx.me.id.as_str(), day, salt) >= h.often {
             continue;
         }
         // Night owls find their hobbies most tempting after dark.
@@ -301,7 +367,15 @@ struct Known {
     idx: RosterIdx,
     /// Worth going to chat with: not on a shift, not just talked with.
     to_chat: bool,
+    /// On a shift there.
+    working: bool,
 }
+
+/// A tie at work draws one to its place this much (it is busy).
+const AT_WORK: f32 = 0.3;
+
+/// A friend about to leave within this many minutes is not walked over to.
+const STAYING_MINUTES: i64 = 30;
 
 /// One seeks out a friend to chat with at most this often: the talk just had
 /// is still fresh.
@@ -319,11 +393,14 @@ fn known_whereabouts(now: &Moment) -> Vec<Known> {
             let lately = r
                 .last_interaction
                 .is_some_and(|t| t.minutes_until(cx.now) < CHAT_AGAIN_MINUTES);
+            // One about to leave is not worth walking over to.
+            let leaving = cx.now.minutes_until(e.until) < STAYING_MINUTES;
             (!e.walking && !cx.census.asleep(i)).then_some(Known {
                 at: e.at,
                 strength: r.strength,
                 idx: i,
-                to_chat: !working && !lately,
+                to_chat: !working && !lately && !leaving,
+                working,
             })
         })
         .collect()

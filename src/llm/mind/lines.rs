@@ -63,11 +63,7 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
             Err(e) => Err((CallOutcome::Error, e)),
             Ok(reply) => {
                 let (line, ends, emotion) = line_from_text(&reply.content, speaker);
-                let said = Delivered {
-                    line,
-                    ends,
-                    emotion,
-                };
+                let said = Delivered::from_model(line, ends, emotion);
                 match line_problem(&said.line, prompt) {
                     Some(problem) if !(said.line.is_empty() && ends) => {
                         Err((CallOutcome::Invalid, problem))
@@ -131,11 +127,8 @@ impl LineCalls<'_, '_> {
         else {
             return;
         };
-        let said = social::builtin_line(c, &self.inputs, &self.q).unwrap_or(Delivered {
-            line: String::new(),
-            ends: false,
-            emotion: None,
-        });
+        let said = social::builtin_line(c, &self.inputs, &self.q)
+            .unwrap_or_else(|| Delivered::from_model(String::new(), false, None));
         deliver(&self.social, &mut self.conversations, conversation, said);
     }
 

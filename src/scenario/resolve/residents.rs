@@ -158,6 +158,8 @@ fn resident(
         late_night_chance: late,
         hobbies,
         topics: r.topics.clone(),
+        food: r.food.clone(),
+        knows: r.knows.clone(),
         brain: r.brain.clone(),
         counsel,
         converse,
@@ -346,11 +348,22 @@ fn hobbies(
             let msg = format!("`{}` cannot be reached from home", h.place.value);
             known.err(cx, &h.place, format!("{p}.hobbies[{j}].place"), msg);
         }
+        let often = match &h.often {
+            Some(o) if !(0.0..=1.0).contains(&o.value) => {
+                let msg = format!("often {} is outside 0–1", o.value);
+                known.err(cx, o, format!("{p}.hobbies[{j}].often"), msg);
+                1.0
+            }
+            Some(o) => o.value,
+            None => 1.0,
+        };
         out.push(Hobby {
             action: h.action.clone(),
+            often,
             place: at,
             emoji: h.emoji.clone().unwrap_or_else(|| "🙂".into()),
             says: h.says.clone(),
+            does: h.does.clone(),
             evening: h.evening,
         });
     }

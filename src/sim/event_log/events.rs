@@ -37,6 +37,12 @@ pub enum EventBody {
         residents: Vec<ResidentId>,
         /// Their display names, in the same order.
         names: Vec<String>,
+        /// Every place's id, in the town's order (older logs: none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        places: Vec<LocationId>,
+        /// Their names, in the same order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        place_names: Vec<String>,
         /// The brain that drives them: `builtin` or the model's name.
         brain: String,
         /// The run goes on from a save (absent for a new run).
@@ -269,6 +275,32 @@ pub enum EventBody {
         /// Whether they mean to go.
         will_attend: bool,
     },
+    /// A resident learnt something it did not know: what, and from where.
+    Learned {
+        /// Who learnt it.
+        resident: ResidentId,
+        /// The fact's kind: `job`, `hobby`, `family`, `food`, `gathering`,
+        /// `attended`, `quarrel`, `date`, `stood_up`.
+        fact: String,
+        /// The fact in Chinese.
+        text: String,
+        /// Where it came from: `known`, `lived`, `saw`, `notice`, `told`.
+        source: String,
+        /// Who told it (source `told`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<ResidentId>,
+    },
+    /// A gathering ended: who came.
+    Gathered {
+        /// Its title.
+        gathering: String,
+        /// Where it was.
+        location: LocationId,
+        /// Who organised it.
+        organiser: ResidentId,
+        /// Everyone who was there, in order of arrival.
+        residents: Vec<ResidentId>,
+    },
     /// A resident went to sleep.
     Sleep {
         /// Who.
@@ -400,6 +432,8 @@ impl EventBody {
             EventBody::Notice { .. } => "notice",
             EventBody::NoticeRead { .. } => "notice_read",
             EventBody::Appointment { .. } => "appointment",
+            EventBody::Learned { .. } => "learned",
+            EventBody::Gathered { .. } => "gathered",
             EventBody::Sleep { .. } => "sleep",
             EventBody::Wake { .. } => "wake",
             EventBody::Consolidate { .. } => "consolidate",

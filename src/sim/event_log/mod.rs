@@ -158,6 +158,9 @@ pub(super) fn log_start(world: &mut World) {
     let settings = world.resource::<RunSettings>().clone();
     let residents = world.resource::<Roster>().ids().to_vec();
     let names = world.resource::<Roster>().names().to_vec();
+    let town = world.resource::<crate::scenario::Town>();
+    let places = town.indices().map(|l| town.id(l).clone()).collect();
+    let place_names = town.indices().map(|l| town.name(l).to_string()).collect();
     let time = world.resource::<Clock>().now;
     world.write_message(SimEvent {
         time,
@@ -167,6 +170,8 @@ pub(super) fn log_start(world: &mut World) {
             days: settings.days,
             residents,
             names,
+            places,
+            place_names,
             brain,
             resumed,
         },

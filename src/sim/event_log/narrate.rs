@@ -17,21 +17,30 @@ pub trait Names {
     fn place(&self, id: &LocationId) -> String;
 }
 
-/// Names read from a log's `start` line: residents by name, places by id.
+/// Names read from a log's `start` line: residents and places by name
+/// (places by id in logs older than their names).
 #[derive(Debug, Default)]
 pub struct LogNames {
     residents: HashMap<ResidentId, String>,
+    places: HashMap<LocationId, String>,
 }
 
 impl LogNames {
-    /// Learns the residents' names from a `start` event (other events: no change).
+    /// Learns the names from a `start` event (other events: no change).
     pub fn learn(&mut self, body: &EventBody) {
         if let EventBody::Start {
-            residents, names, ..
+            residents,
+            names,
+            places,
+            place_names,
+            ..
         } = body
         {
             for (id, name) in residents.iter().zip(names) {
                 self.residents.insert(id.clone(), name.clone());
+            }
+            for (id, name) in places.iter().zip(place_names) {
+                self.places.insert(id.clone(), name.clone());
             }
         }
     }
@@ -46,7 +55,10 @@ impl Names for LogNames {
     }
 
     fn place(&self, id: &LocationId) -> String {
-        id.to_string()
+        self.places
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
     }
 }
 
@@ -75,6 +87,8 @@ pub enum Strand {
     Wake,
     /// Memories consolidated.
     Consolidate,
+    /// Something learnt, and from where.
+    Learned,
     /// Cupid's dates.
     Date,
     /// Calls to models, and their daily accounting.
@@ -85,7 +99,7 @@ pub enum Strand {
 
 impl Strand {
     /// Every strand, in menu order.
-    pub const ALL: [Strand; 14] = [
+    pub const ALL: [Strand; 15] = [
         Strand::Plan,
         Strand::Move,
         Strand::Arrive,
@@ -97,6 +111,7 @@ impl Strand {
         Strand::Sleep,
         Strand::Wake,
         Strand::Consolidate,
+        Strand::Learned,
         Strand::Date,
         Strand::Llm,
         Strand::Run,
@@ -116,6 +131,7 @@ impl Strand {
             Strand::Sleep => "睡觉",
             Strand::Wake => "起床",
             Strand::Consolidate => "记忆",
+            Strand::Learned => "消息",
             Strand::Date => "约会",
             Strand::Llm => "模型",
             Strand::Run => "运行",
@@ -159,7 +175,9 @@ pub fn narrate(body: &EventBody, names: &impl Names) -> Narration {
         | EventBody::AppointmentMissed { .. }
         | EventBody::Appointment { .. }
         | EventBody::Notice { .. }
-        | EventBody::NoticeRead { .. } => plans_together(body, names),
+        | EventBody::NoticeRead { .. }
+        | EventBody::Gathered { .. } => plans_together(body, names),
+        EventBody::Learned { .. } => learned(body, names),
         EventBody::LlmCall { .. } => llm_call(body, names),
         EventBody::DateStart(_) | EventBody::DateRound(_) | EventBody::DateEnd(_) => {
             super::dates::narrate(body, names)
@@ -341,9 +359,10 @@ fn social(body: &EventBody, names: &impl Names) -> Narration {
         } => (
             participants.clone(),
             format!(
-                "{} 聊完了（{}，话题 {topic}，{messages} 句）",
+                "{} 聊完了（{}，话题：{}，{messages} 句）",
                 joined(participants, names),
-                end_cause(*reason)
+                end_cause(*reason),
+                crate::sim::social::topic_zh(topic)
             ),
         ),
         EventBody::RelationshipChange {
@@ -485,9 +504,48 @@ fn plans_together(body: &EventBody, names: &impl Names) -> Narration {
             let text = format!("{} 读了 {} 的公告", name(resident), name(author));
             (Strand::Notice, vec![resident.clone()], text)
         }
+        EventBody::Gathered {
+            gathering,
+            location,
+            residents,
+            ..
+        } => {
+            let text = format!(
+                "「{gathering}」在 {} 散了，来了 {} 人：{}",
+                names.place(location),
+                residents.len(),
+                joined(residents, names)
+            );
+            (Strand::Appointment, residents.clone(), text)
+        }
         _ => unreachable!("narrate sends only appointments and notices here"),
     };
     told(strand, who, text)
+}
+
+/// Something a resident learnt, and from where.
+fn learned(body: &EventBody, names: &impl Names) -> Narration {
+    let EventBody::Learned {
+        resident,
+        text,
+        source,
+        from,
+        ..
+    } = body
+    else {
+        unreachable!("narrate sends only what was learnt here");
+    };
+    let how = match (source.as_str(), from) {
+        (_, Some(by)) => format!("听{}说", names.resident(by)),
+        ("notice", _) => "在公告板上看到".to_string(),
+        ("saw", _) => "亲眼看见".to_string(),
+        ("lived", _) => "亲身经历".to_string(),
+        _ => "早就知道".to_string(),
+    };
+    let line = format!("{} {how}：{text}", names.resident(resident));
+    let mut who = vec![resident.clone()];
+    who.extend(from.iter().cloned());
+    told(Strand::Learned, who, line)
 }
 
 /// One call to a model and what came of it.

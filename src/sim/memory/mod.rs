@@ -331,7 +331,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_message::<SummaryRequest>().add_systems(
         SimStep,
         (
-            record::record,
+            record::record.in_set(Remembering),
             consolidate.in_set(Consolidation),
             index_async_minds.after(Consolidation),
         )
@@ -392,6 +392,10 @@ fn index_async_minds(search: Res<MemorySearch>, mut q: Query<&mut Memories, With
         }
     }
 }
+
+/// The step's events become memories (what was learnt this step is known by then).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Remembering;
 
 /// Memories are recorded, then consolidated; async minds pick up summary requests after.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]

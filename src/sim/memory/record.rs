@@ -39,6 +39,10 @@ mod importance {
     pub(super) const NOT_GOING: u8 = 40;
     /// Who one saw on arriving somewhere.
     pub(super) const SEEN: u8 = 15;
+    /// A gathering one was at: the evening of the day.
+    pub(super) const GATHERED: u8 = 85;
+    /// What one heard from someone (news, a quarrel, a date).
+    pub(super) const HEARD: u8 = 35;
 }
 
 /// Stores one memory for a resident.
@@ -91,6 +95,46 @@ impl Sources<'_> {
             EventBody::Notice { .. }
             | EventBody::NoticeRead { .. }
             | EventBody::Appointment { .. } => self.heard(e, remember),
+            EventBody::Gathered { .. } | EventBody::Learned { .. } => self.learnt(e, remember),
+            _ => {}
+        }
+    }
+
+    /// A gathering one was at; news one was told.
+    fn learnt(&self, e: &SimEvent, remember: &mut Remember) {
+        let t = e.time;
+        match &e.body {
+            EventBody::Gathered {
+                gathering,
+                location,
+                organiser,
+                residents,
+            } => {
+                let place = self.place_name(location);
+                let host = self.roster.name(organiser);
+                let n = residents.len();
+                for who in residents {
+                    let text = if who == organiser {
+                        format!("我张罗的{gathering}在{place}办成了，来了{n}个人")
+                    } else {
+                        format!("在{place}参加了{host}张罗的{gathering}，来了{n}个人")
+                    };
+                    let kind = MemoryKind::Observation;
+                    remember(who, t, kind, importance::GATHERED, text);
+                }
+            }
+            // Word of mouth, kept in whose words it came.
+            EventBody::Learned {
+                resident,
+                text,
+                from: Some(by),
+                fact,
+                ..
+            } if fact != "job" && fact != "food" => {
+                let text = format!("听{}说，{text}", self.roster.name(by));
+                let kind = MemoryKind::Observation;
+                remember(resident, t, kind, importance::HEARD, text);
+            }
             _ => {}
         }
     }

@@ -50,15 +50,20 @@ pub struct CensusEntry {
     /// Whom it came to keep company with (an underway plan "Chat with X").
     #[serde(default)]
     pub(crate) seeking: Option<RosterIdx>,
+    /// When its action ends (it may leave then).
+    #[serde(default)]
+    pub(crate) until: crate::base::time::GameTime,
 }
 
 /// The few persona fields the step's passes read of everyone (`Census::traits`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Traits {
     /// Big Five extraversion, 0–100.
     pub(crate) extraversion: f32,
     /// Workplace, and the role in which the resident greets people there.
     pub(crate) work: Option<(LocIdx, Option<WorkRole>)>,
+    /// Where it lives.
+    pub(crate) home: LocIdx,
 }
 
 impl Traits {
@@ -67,6 +72,7 @@ impl Traits {
         Self {
             extraversion: p.personality.extraversion,
             work: p.work.as_ref().map(|w| (w.place, w.role)),
+            home: p.home,
         }
     }
 }
@@ -153,6 +159,7 @@ pub(super) fn take_census(
             underway: false,
             social: 0.0,
             seeking: None,
+            until: crate::base::time::GameTime(0),
         },
     );
     census.at_place.resize(town.len(), Vec::new());
@@ -172,6 +179,7 @@ pub(super) fn take_census(
             seeking: act
                 .filter(|a| a.underway && a.kind == ActivityKind::Socialise)
                 .and_then(|a| a.with),
+            until: act.map_or(crate::base::time::GameTime(0), |a| a.busy_until),
         };
     }
     // The walkers apart: with the sparse `Walking` in the main query, Bevy would

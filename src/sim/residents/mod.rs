@@ -18,6 +18,7 @@ pub use roster::{Roster, RosterIdx};
 pub(in crate::sim) use spawn::spawn_all;
 pub use spawn::{spawn_residents, spread_position};
 
+use super::knowledge::Knowledge;
 use super::memory::Memories;
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
@@ -26,7 +27,7 @@ use census::take_census;
 
 /// A resident of the town. `idx` is its dense index in the [`Roster`].
 #[derive(Component, Debug, Clone)]
-#[require(Needs, Memories, Relationships, Agenda, Tally, NightState)]
+#[require(Needs, Memories, Relationships, Agenda, Tally, NightState, Knowledge)]
 pub struct Resident {
     /// The id used in logs, saves and prompts.
     pub id: ResidentId,
@@ -319,6 +320,10 @@ pub struct Relationship {
 pub struct LastTalk {
     /// Its subject: a topic's label in the phrase bank (美食, 小镇新闻 …).
     pub(crate) subject: String,
+    /// What was said then, in a few words (修水车, 矿洞里的亮光): the
+    /// phrase bank's `gist` of the exchange the talk was mostly about.
+    #[serde(default)]
+    pub(crate) gist: Option<String>,
     /// How it went, as this side heard it.
     pub(crate) outcome: TalkOutcome,
 }
@@ -428,8 +433,10 @@ pub enum Heard {
     Organiser,
     /// It read a notice.
     Notice,
-    /// Someone told it in a conversation.
+    /// The organiser asked it in a conversation.
     Invitation,
+    /// Someone else told it in a conversation.
+    Told,
 }
 
 /// A gathering the resident knows of, and whether it means to go.
@@ -509,6 +516,30 @@ pub struct Tally {
     pub(crate) nights: u32,
     /// Meals eaten.
     pub(crate) meals: u32,
+    /// Meals set out for on the current day…
+    #[serde(default)]
+    pub(crate) meals_today: u32,
+    /// …which is this day (days since 1970).
+    #[serde(default)]
+    pub(crate) meal_day: i64,
+}
+
+impl Tally {
+    /// One more meal, at `now`.
+    pub(crate) fn ate(&mut self, now: GameTime) {
+        self.meals += 1;
+        self.meals_today = self.meals_on(now) + 1;
+        self.meal_day = now.day_number();
+    }
+
+    /// Meals set out for on the day of `now`.
+    pub(crate) fn meals_on(&self, now: GameTime) -> u32 {
+        if self.meal_day == now.day_number() {
+            self.meals_today
+        } else {
+            0
+        }
+    }
 }
 
 /// The resident's own random stream, seeded from the run seed and its id, so

@@ -72,6 +72,7 @@ fn spawn_resident(
         memories,
         initial_ties(p, index),
         initial_agenda(p),
+        crate::sim::knowledge::initial_knowledge(p, &scenario.residents, index, now),
         ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
             seed,
             p.id.as_str(),

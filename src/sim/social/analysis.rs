@@ -187,12 +187,16 @@ pub struct Delta {
     pub(crate) rules: Vec<String>,
 }
 
-/// Base, length, resonance, argument and topic effects of one conversation.
-pub fn conversation_delta(
+/// What one conversation does to the tie between `a` and `b`, by cause:
+/// the lines the two said to each other (in a group, what others said to
+/// each other is not theirs) — being together, a long talk, shared joy, a
+/// sharp word between them, comfort one gave the other — and the topic when
+/// they talked it together. Returned for `a`'s view of `b`.
+pub fn tie_delta(
     r: &RelationshipTuning,
-    messages: usize,
-    emotions: &[Emotion],
-    topic: &str,
+    messages: &[super::ChatMessage],
+    (a, b): (RosterIdx, RosterIdx),
+    (participants, topic): (usize, &str),
 ) -> Delta {
     let mut d = Delta {
         points: 0.0,
@@ -202,11 +206,15 @@ pub fn conversation_delta(
         d.points += points;
         d.rules.push(format!("{what}{points:+}"));
     };
+    let between: Vec<&super::ChatMessage> = messages
+        .iter()
+        .filter(|m| participants <= 2 || said_between(m, a, b))
+        .collect();
     add(r.base, "对话");
-    let count = |e: Emotion| emotions.iter().filter(|&&x| x == e).count();
-    // An argument outweighs the pleasant rest: no bonus for length or mood.
+    let count = |e: Emotion| between.iter().filter(|m| m.emotion == e).count();
+    // A sharp word between them outweighs the pleasant rest.
     let quarrel = count(Emotion::Angry) >= 1;
-    if messages >= r.long_messages as usize && !quarrel {
+    if between.len() >= r.long_messages as usize && !quarrel {
         add(r.long_bonus, "长谈");
     }
     if count(Emotion::Happy) >= 2 && !quarrel {
@@ -215,14 +223,41 @@ pub fn conversation_delta(
     if quarrel {
         add(r.argument, "争吵");
     }
-    match topic {
-        "deep_talk" => add(r.deep_talk, "深谈"),
-        "gossip" => add(r.gossip, "八卦"),
-        "help_offered" => add(r.help_offered, "帮忙"),
-        "complaint" => add(r.complaint, "抱怨"),
-        _ => {}
+    let comforted = between
+        .iter()
+        .any(|m| m.speaker == b && m.to == Some(a) && m.cue == Some(super::Cue::Comfort));
+    if comforted && !quarrel {
+        add(r.comforted, "被安慰");
+    }
+    if between.len() >= 2 {
+        match topic {
+            "deep_talk" => add(r.deep_talk, "深谈"),
+            "gossip" => add(r.gossip, "八卦"),
+            "help_offered" => add(r.help_offered, "帮忙"),
+            "complaint" => add(r.complaint, "抱怨"),
+            _ => {}
+        }
     }
     d
+}
+
+/// Whether a group's line passed between `a` and `b` (a line to nobody in
+/// particular counts for both).
+fn said_between(m: &super::ChatMessage, a: RosterIdx, b: RosterIdx) -> bool {
+    match m.to {
+        Some(to) => (m.speaker == a && to == b) || (m.speaker == b && to == a),
+        None => m.speaker == a || m.speaker == b,
+    }
+}
+
+/// A gain shrinks as the tie nears the top (with the square of the room
+/// left above `diminish_from`, to a twentieth); a loss counts in full.
+pub fn diminished(r: &RelationshipTuning, strength: f32, points: f32) -> f32 {
+    if points <= 0.0 {
+        return points;
+    }
+    let room = ((100.0 - strength) / (100.0 - r.diminish_from).max(1.0)).min(1.0);
+    points * (room * room).clamp(0.05, 1.0)
 }
 
 /// Personality compatibility of two residents: similar extraversion ×1.2,
@@ -457,29 +492,90 @@ mod tests {
         }
     }
 
+    /// Lines of a conversation: (speaker, to, emotion, cue).
+    fn talk(
+        lines: &[(u32, u32, Emotion, Option<super::super::Cue>)],
+    ) -> Vec<super::super::ChatMessage> {
+        lines
+            .iter()
+            .map(|&(s, t, emotion, cue)| super::super::ChatMessage {
+                speaker: RosterIdx(s),
+                text: String::new(),
+                emotion,
+                mentions: Vec::new(),
+                time: crate::base::time::GameTime(0),
+                cue,
+                to: Some(RosterIdx(t)),
+            })
+            .collect()
+    }
+
     #[test]
     fn relationship_deltas_rule_by_rule() {
         let r = RelationshipTuning::default();
         use Emotion::*;
-        let d = |n, e: &[Emotion], topic| conversation_delta(&r, n, e, topic).points;
-        assert_eq!(d(2, &[Neutral, Neutral], "casual"), 2.0);
-        assert_eq!(d(5, &[Neutral; 5], "casual"), 7.0);
-        assert_eq!(d(2, &[Happy, Happy], "casual"), 5.0);
-        assert_eq!(d(2, &[Angry, Neutral], "casual"), -8.0);
-        assert_eq!(d(2, &[Neutral; 2], "deep_talk"), 7.0);
-        assert_eq!(d(2, &[Neutral; 2], "gossip"), 4.0);
-        assert_eq!(d(2, &[Neutral; 2], "help_offered"), 10.0);
-        assert_eq!(d(2, &[Neutral; 2], "complaint"), 0.0);
-        assert_eq!(d(2, &[Neutral; 2], "work"), 2.0);
+        let (a, b) = (RosterIdx(0), RosterIdx(1));
+        let pair = |e: &[Emotion], topic| {
+            let lines: Vec<_> = e
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| (i as u32 % 2, 1 - i as u32 % 2, e, None))
+                .collect();
+            tie_delta(&r, &talk(&lines), (a, b), (2, topic)).points
+        };
+        assert_eq!(pair(&[Neutral, Neutral], "casual"), 2.0);
+        assert_eq!(pair(&[Neutral; 5], "casual"), 7.0);
+        assert_eq!(pair(&[Happy, Happy], "casual"), 5.0);
+        assert_eq!(pair(&[Angry, Neutral], "casual"), -8.0);
+        assert_eq!(pair(&[Neutral; 2], "deep_talk"), 7.0);
+        assert_eq!(pair(&[Neutral; 2], "gossip"), 4.0);
+        assert_eq!(pair(&[Neutral; 2], "help_offered"), 10.0);
+        assert_eq!(pair(&[Neutral; 2], "complaint"), 0.0);
+        assert_eq!(pair(&[Neutral; 2], "work"), 2.0);
         // An argument outweighs length and good moods: 2 − 10 + 5.
-        let all = conversation_delta(
-            &r,
-            6,
-            &[Happy, Happy, Angry, Neutral, Sad, Curious],
-            "deep_talk",
+        let all = pair(&[Happy, Happy, Angry, Neutral, Sad, Curious], "deep_talk");
+        assert_eq!(all, -3.0);
+    }
+
+    #[test]
+    fn in_a_group_a_quarrel_is_between_the_two_who_had_it() {
+        let r = RelationshipTuning::default();
+        use Emotion::*;
+        let sharp = Some(super::super::Cue::Argue);
+        // 0 grumbles to 1, 1 snaps at 0; 2 only listened.
+        let lines = talk(&[
+            (0, 1, Sad, None),
+            (1, 0, Angry, sharp),
+            (2, 0, Neutral, None),
+        ]);
+        let d = |a: u32, b: u32| {
+            tie_delta(&r, &lines, (RosterIdx(a), RosterIdx(b)), (3, "casual")).points
+        };
+        assert_eq!(d(0, 1), -8.0);
+        assert_eq!(d(1, 0), -8.0);
+        assert_eq!(d(2, 1), 2.0, "a bystander does not quarrel");
+        // Comfort warms the one comforted.
+        let lines = talk(&[
+            (0, 1, Sad, None),
+            (1, 0, Neutral, Some(super::super::Cue::Comfort)),
+        ]);
+        assert_eq!(
+            tie_delta(&r, &lines, (RosterIdx(0), RosterIdx(1)), (2, "casual")).points,
+            5.0
         );
-        assert_eq!(all.points, -3.0);
-        assert_eq!(all.rules, ["对话+2", "争吵-10", "深谈+5"]);
+        assert_eq!(
+            tie_delta(&r, &lines, (RosterIdx(1), RosterIdx(0)), (2, "casual")).points,
+            2.0
+        );
+    }
+
+    #[test]
+    fn gains_diminish_near_the_top() {
+        let r = RelationshipTuning::default();
+        assert_eq!(diminished(&r, 30.0, 10.0), 10.0);
+        assert_eq!(diminished(&r, 80.0, 10.0), 2.5);
+        assert!((diminished(&r, 99.0, 10.0) - 0.5).abs() < 1e-4);
+        assert_eq!(diminished(&r, 90.0, -10.0), -10.0, "a loss counts in full");
     }
 
     #[test]

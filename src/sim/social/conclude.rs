@@ -10,13 +10,16 @@ use super::meetings::{Meetings, when_text};
 use super::{Conversation, ConversationState, RecapRequest, SocialState, Talking, topic_zh};
 use rand::RngExt;
 
-use crate::scenario::{ResidentId, Town};
+use super::Cue;
+use crate::scenario::dialogue::ExchangeList;
+use crate::scenario::{RelationKind, ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::{ConversationMemory, EventBody, RelationshipDelta, SimEvent};
+use crate::sim::knowledge::{About, Learn, Source};
 use crate::sim::notices::learn_gathering;
 use crate::sim::residents::{
-    Activity, Agenda, AsyncMind, Heard, LastTalk, MeetingNote, Needs, Persona, Relationships,
-    Resident, ResidentRng, Roster, RosterIdx, TalkOutcome, Tally,
+    Activity, Agenda, AsyncMind, Census, Heard, LastTalk, MeetingNote, Needs, Persona,
+    Relationships, Resident, ResidentRng, Roster, RosterIdx, TalkOutcome, Tally,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 
@@ -48,7 +51,12 @@ pub(super) struct Closing<'w, 's> {
     asynchronous: Query<'w, 's, (), With<AsyncMind>>,
     events: MessageWriter<'w, SimEvent>,
     recaps: MessageWriter<'w, RecapRequest>,
+    learn: MessageWriter<'w, Learn>,
+    census: Res<'w, Census>,
 }
+
+/// At most this many bystanders remember a quarrel they heard.
+const BYSTANDERS: usize = 4;
 
 /// Closes every conversation that has ended.
 pub(super) fn conclude(mut closing: Closing, mut conversations: Query<&mut Conversation>) {
@@ -89,15 +97,11 @@ impl Closing<'_, '_> {
         if c.messages.len() >= 2 {
             let moved = self.change_ties(c, &ids, &mut changes);
             // The phrase bank's topic most lines came from, read once.
-            let lines = c.messages.iter().map(|m| m.text.as_str());
-            let subject = self
-                .scenario
-                .0
-                .dialogue
-                .subject_of(lines)
-                .map(str::to_owned);
-            memories = self.remember(c, &ids, &moved, subject.as_deref());
+            let subject = self.subject(c);
+            let label = subject.as_ref().map(|s| s.subject.as_str());
+            memories = self.remember(c, &ids, &moved, label);
             self.note_last_talk(c, &moved, subject);
+            self.witness_quarrel(c);
             self.pass_invitation(c);
             self.make_appointment(c);
         }
@@ -168,67 +172,34 @@ impl Closing<'_, '_> {
         }
     }
 
-    /// Every participant's view of every other moves by the conversation's
-    /// delta and their compatibility; returns how far each one's biggest tie moved.
+    /// Every participant's view of every other moves by what the two said
+    /// to each other and their compatibility, less as the tie nears the
+    /// top; returns how far each one's biggest tie moved.
     fn change_ties(
         &mut self,
         c: &Conversation,
         ids: &[ResidentId],
         changes: &mut Vec<RelationshipDelta>,
     ) -> Vec<f32> {
-        let t = &self.tuning.social;
-        let emotions: Vec<Emotion> = c.messages.iter().map(|m| m.emotion).collect();
-        let mut delta =
-            analysis::conversation_delta(&t.relationship, c.messages.len(), &emotions, &c.topic);
-        // Serving a customer is courtesy, not friendship: it counts a little.
-        if c.trigger == super::Trigger::Work && delta.points > 0.0 {
-            delta.points *= STAFF_GREETING_WEIGHT;
-            delta
-                .rules
-                .push(format!("招呼客人×{STAFF_GREETING_WEIGHT}"));
-        }
         let mut moved = vec![0.0f32; c.participants.len()];
         for (k, &a) in c.participants.iter().enumerate() {
             for &b in &c.participants {
                 if a == b {
                     continue;
                 }
-                let entities = [self.roster.entity_of(a), self.roster.entity_of(b)];
-                let Ok([mut me, other]) = self.people.get_many_mut(entities) else {
+                let Some((old, new, kind, old_kind, reason)) = self.change_tie(c, a, b) else {
                     continue;
                 };
-                let (factor, why) = analysis::compatibility(
-                    &t.relationship,
-                    &me.1.personality,
-                    &other.1.personality,
-                );
-                let other_id = other.0.id.clone();
-                let occupation = other.1.occupation.clone();
-                let rel = me.3.entry(&other_id, b);
-                let (old, old_kind) =
-                    analysis::meet(rel, delta.points * factor, self.clock.now, &t.relationship);
-                if rel.impression.is_empty() {
-                    rel.impression = format!("在{}聊过天的{occupation}", self.town.name(c.place));
-                }
-                let (new, kind) = (rel.strength, rel.kind);
                 if (new - old).abs() > moved[k].abs() {
                     moved[k] = new - old;
                 }
                 if new == old && kind == old_kind {
                     continue;
                 }
-                let mut rules = delta.rules.clone();
-                rules.extend(why);
-                let reason = format!(
-                    "{}（{}句，话题：{}）：{}",
-                    if c.is_group() { "群聊" } else { "对话" },
-                    c.messages.len(),
-                    topic_zh(&c.topic),
-                    rules.join("、")
-                );
+                let other = self.roster.id_of(b).clone();
                 changes.push(RelationshipDelta {
                     resident: ids[k].clone(),
-                    other: other_id.clone(),
+                    other: other.clone(),
                     old,
                     new,
                 });
@@ -236,7 +207,7 @@ impl Closing<'_, '_> {
                     time: self.clock.now,
                     body: EventBody::RelationshipChange {
                         resident: ids[k].clone(),
-                        other: other_id,
+                        other,
                         old_strength: old,
                         new_strength: new,
                         previous_relation: (kind != old_kind).then_some(old_kind),
@@ -247,6 +218,55 @@ impl Closing<'_, '_> {
             }
         }
         moved
+    }
+
+    /// `a`'s view of `b` after the conversation: the strength before and
+    /// after, the kind after and before, and why.
+    fn change_tie(
+        &mut self,
+        c: &Conversation,
+        a: RosterIdx,
+        b: RosterIdx,
+    ) -> Option<(f32, f32, RelationKind, RelationKind, String)> {
+        let t = &self.tuning.social;
+        let mut delta = analysis::tie_delta(
+            &t.relationship,
+            &c.messages,
+            (a, b),
+            (c.participants.len(), &c.topic),
+        );
+        // Serving a customer is courtesy, not friendship: it counts a little.
+        if c.trigger == super::Trigger::Work && delta.points > 0.0 {
+            delta.points *= STAFF_GREETING_WEIGHT;
+            delta
+                .rules
+                .push(format!("招呼客人×{STAFF_GREETING_WEIGHT}"));
+        }
+        let entities = [self.roster.entity_of(a), self.roster.entity_of(b)];
+        let [mut me, other] = self.people.get_many_mut(entities).ok()?;
+        let (factor, why) =
+            analysis::compatibility(&t.relationship, &me.1.personality, &other.1.personality);
+        let other_id = other.0.id.clone();
+        let occupation = other.1.occupation.clone();
+        let rel = me.3.entry(&other_id, b);
+        let points = analysis::diminished(&t.relationship, rel.strength, delta.points * factor);
+        if points < delta.points * factor {
+            delta.rules.push("交情已深，增幅递减".into());
+        }
+        let (old, old_kind) = analysis::meet(rel, points, self.clock.now, &t.relationship);
+        if rel.impression.is_empty() {
+            rel.impression = format!("在{}聊过天的{occupation}", self.town.name(c.place));
+        }
+        let mut rules = delta.rules;
+        rules.extend(why);
+        let reason = format!(
+            "{}（{}句，话题：{}）：{}",
+            if c.is_group() { "群聊" } else { "对话" },
+            c.messages.len(),
+            topic_zh(&c.topic),
+            rules.join("、")
+        );
+        Some((old, rel.strength, rel.kind, old_kind, reason))
     }
 
     /// Each participant's company restored, the talk counted, and a memory
@@ -301,10 +321,65 @@ impl Closing<'_, '_> {
         memories
     }
 
+    /// What the talk was mostly about: the phrase bank's topic most of its
+    /// exchanges came from, and what was said of it in a few words.
+    fn subject(&self, c: &Conversation) -> Option<LastTalk> {
+        let bank = &self.scenario.0.dialogue;
+        let asked = c.messages.iter().filter_map(|m| match m.cue {
+            Some(Cue::Asked { x } | Cue::Replied { x }) => Some(x),
+            _ => None,
+        });
+        let topic = bank.subject_of(asked)?;
+        let gist = c.messages.iter().find_map(|m| match m.cue {
+            Some(Cue::Asked { x }) if x.list == ExchangeList::Topic(topic as u16) => {
+                bank.exchange(x).and_then(|e| e.gist.clone())
+            }
+            _ => None,
+        });
+        Some(LastTalk {
+            subject: bank.topics[topic].label.clone(),
+            gist,
+            outcome: TalkOutcome::Plain,
+        })
+    }
+
+    /// A sharp word is a quarrel: the two know it, and so do those who
+    /// stood by and heard it.
+    fn witness_quarrel(&mut self, c: &Conversation) {
+        let Some(m) = c
+            .messages
+            .iter()
+            .find(|m| m.emotion == Emotion::Angry && m.to.is_some())
+        else {
+            return;
+        };
+        let (now, place) = (self.clock.now, c.place);
+        let about = About::quarrel(m.speaker, m.to.expect("checked"), place, now);
+        let here = self
+            .census
+            .at_place
+            .get(place.i())
+            .cloned()
+            .unwrap_or_default();
+        let bystanders = here
+            .into_iter()
+            .filter(|b| !c.participants.contains(b) && !self.census.asleep(*b))
+            .take(BYSTANDERS);
+        let lived = c.participants.iter().map(|&p| (p, Source::Lived));
+        for (who, source) in lived.chain(bystanders.map(|b| (b, Source::Saw))) {
+            self.learn.write(Learn {
+                who,
+                about,
+                source,
+                time: now,
+            });
+        }
+    }
+
     /// Each side keeps what the talk was about and how it went, to bring up
     /// when they next meet (a talk off the phrase bank's topics, being served
     /// and a host's welcome leave nothing to bring up).
-    fn note_last_talk(&mut self, c: &Conversation, moved: &[f32], subject: Option<String>) {
+    fn note_last_talk(&mut self, c: &Conversation, moved: &[f32], subject: Option<LastTalk>) {
         if matches!(c.trigger, super::Trigger::Work | super::Trigger::Gathering) {
             return;
         }
@@ -321,8 +396,10 @@ impl Closing<'_, '_> {
                     .iter_mut()
                     .filter(|r| c.participants.contains(&r.with_idx))
             {
-                let subject = subject.clone();
-                r.last_talk = Some(LastTalk { subject, outcome });
+                r.last_talk = Some(LastTalk {
+                    outcome,
+                    ..subject.clone()
+                });
             }
         }
     }
@@ -476,6 +553,11 @@ fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
         [first, ..] => format!("{first}等{}人", others.len()),
         [] => "大家".to_string(),
     };
+    // The one the talk's mood is told of, by name (「TA」 names nobody).
+    let one = match others {
+        [one] => one.to_string(),
+        _ => "有人".to_string(),
+    };
     let (place, subject) = (talk.place, talk.subject);
     let curious = talk.heard.contains(&Emotion::Curious);
     let (what, plain) = match (outcome(talk.heard, talk.moved), made) {
@@ -484,11 +566,15 @@ fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
             "吵了一架".to_string(),
         ),
         (_, Some(made)) => (format!("聊{subject}，{made}"), made),
-        (TalkOutcome::Down, None) => (format!("聊{subject}，TA心情不太好"), "TA心情不太好".into()),
+        (TalkOutcome::Down, None) => (
+            format!("聊{subject}，{one}心情不太好"),
+            format!("{one}心情不太好"),
+        ),
         (TalkOutcome::Warm, None) => (format!("聊{subject}，聊得很投机"), "聊得很投机".into()),
-        (TalkOutcome::Plain, None) if curious => {
-            (format!("聊{subject}，TA问了不少"), format!("聊{subject}"))
-        }
+        (TalkOutcome::Plain, None) if curious => (
+            format!("聊{subject}，{one}问了不少"),
+            format!("聊{subject}"),
+        ),
         (TalkOutcome::Plain, None) => (format!("随便聊了聊{subject}"), "随便聊了聊".into()),
     };
     [

@@ -77,6 +77,7 @@ pub fn with_line_context<R>(
         listener: listener.1,
         relation: speaker.3.by_idx(turn.listener),
         needs: Some(speaker.5),
+        doing: speaker.2.filter(|a| a.underway).map(|a| a.kind),
         place: inputs.town.get(c.place),
         topic: c.subject,
         turn: n,
@@ -100,6 +101,18 @@ pub fn with_line_context<R>(
         proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
         accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),
         seed: inputs.settings.seed,
+        speaker_idx: turn.speaker,
+        listener_idx: turn.listener,
+        knows: speaker.6,
+        listener_knows: listener.6,
+        listener_ties: listener.3,
+        agenda: speaker.4,
+        words: crate::sim::knowledge::FactWords {
+            roster: &inputs.roster,
+            town: &inputs.town,
+            gatherings: &inputs.gatherings,
+            residents: &inputs.scenario.0.residents,
+        },
     };
     Some(f(&cx, es, el))
 }
@@ -135,11 +148,13 @@ pub fn builtin_line(
     q: &Query<TalkerView>,
 ) -> Option<Delivered> {
     let brain = inputs.brain.0.clone();
-    let line = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx))?;
-    let (line, ends) = split_end(&line);
+    let said = with_line_context(c, inputs, q, |cx, _, _| brain.line(cx))?;
+    let (line, ends) = split_end(&said.text);
     Some(Delivered {
         line,
         ends,
         emotion: None,
+        cue: said.cue,
+        teaches: said.teaches,
     })
 }

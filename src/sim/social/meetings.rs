@@ -136,6 +136,17 @@ pub fn when_text(now: GameTime, at: GameTime) -> String {
     format!("{day}{}{}", at.period(), spoken_clock(at.minute_of_day()))
 }
 
+/// "4月8日傍晚六点": a moment by its date, whenever it is seen from.
+pub fn date_text(at: GameTime) -> String {
+    format!(
+        "{}月{}日{}{}",
+        chrono::Datelike::month(&at.date()),
+        chrono::Datelike::day(&at.date()),
+        at.period(),
+        spoken_clock(at.minute_of_day())
+    )
+}
+
 /// Who has turned up at each appointment due now.
 pub(super) fn attendance(
     clock: Res<Clock>,
@@ -166,7 +177,10 @@ pub(super) fn resolve(
     roster: Res<Roster>,
     mut meetings: ResMut<Meetings>,
     mut people: Query<(&mut Relationships, &mut Agenda)>,
-    mut events: MessageWriter<SimEvent>,
+    (mut events, mut learn): (
+        MessageWriter<SimEvent>,
+        MessageWriter<crate::sim::knowledge::Learn>,
+    ),
 ) {
     let now = clock.now;
     let t = &tuning.social;
@@ -192,6 +206,21 @@ pub(super) fn resolve(
                 continue;
             }
             let (me, other) = (pair[k], pair[1 - k]);
+            // Both know it: the one who waited, and the one who stayed away.
+            let about = crate::sim::knowledge::About::StoodUp {
+                absent: other,
+                waiting: me,
+                place: m.place,
+                day: m.at.day_number() as i32,
+            };
+            for who in [me, other] {
+                learn.write(crate::sim::knowledge::Learn {
+                    who,
+                    about,
+                    source: crate::sim::knowledge::Source::Lived,
+                    time: now,
+                });
+            }
             let Ok((mut rels, _)) = people.get_mut(roster.entity_of(me)) else {
                 continue;
             };

@@ -5,6 +5,8 @@
 
 pub mod analysis;
 mod conclude;
+mod cue;
+pub use cue::Cue;
 mod invites;
 pub(crate) use invites::{InviteAnswer, InviteReason};
 mod lines;
@@ -190,10 +192,17 @@ pub struct ChatMessage {
     pub(crate) mentions: Vec<RosterIdx>,
     /// When (to the second).
     pub(crate) time: GameTime,
+    /// What the line does (a model's line: none).
+    #[serde(default)]
+    pub(crate) cue: Option<Cue>,
+    /// Whom it was said to.
+    #[serde(default)]
+    pub(crate) to: Option<RosterIdx>,
 }
 
-/// A line from an async mind: whether it ends the conversation, and the
-/// emotion the model labelled it with (keywords decide when it gave none).
+/// A line to be said: whether it ends the conversation, the emotion a
+/// model labelled it with (keywords decide when it gave none), and, from
+/// the built-in brain, what it does and what it tells of the speaker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Delivered {
     /// The words.
@@ -202,6 +211,25 @@ pub struct Delivered {
     pub ends: bool,
     /// The emotion the model gave it, if any.
     pub emotion: Option<Emotion>,
+    /// What the line does (the built-in brain's lines).
+    #[serde(default)]
+    pub cue: Option<Cue>,
+    /// What the listeners learn of the speaker from it.
+    #[serde(default)]
+    pub teaches: Option<crate::sim::knowledge::About>,
+}
+
+impl Delivered {
+    /// A model's line: its words, whether it ends the talk, its own label.
+    pub fn from_model(line: String, ends: bool, emotion: Option<Emotion>) -> Self {
+        Self {
+            line,
+            ends,
+            emotion,
+            cue: None,
+            teaches: None,
+        }
+    }
 }
 
 /// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
@@ -423,6 +451,7 @@ pub type TalkerView<'a> = (
     &'a Relationships,
     &'a Agenda,
     &'a Needs,
+    &'a crate::sim::knowledge::Knowledge,
 );
 
 /// What every line is written from.

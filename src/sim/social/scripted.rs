@@ -322,7 +322,7 @@ fn partner_persona(
     names: &[String],
     town: &crate::scenario::Town,
 ) -> String {
-    let (_, persona, _, ties, _, needs) = partner;
+    let (_, persona, _, ties, _, needs, _) = partner;
     let p = &persona.0;
     let mut lines = Vec::new();
     lines.push(if needs.energy < 35.0 {

@@ -10,12 +10,13 @@ use rand::RngExt;
 
 use super::analysis::{self, Stage};
 use super::{
-    ChatMessage, Conversation, ConversationState, Delivered, EndCause, LineInputs, LineRequest,
-    SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line, scripted,
+    ChatMessage, Conversation, ConversationState, Cue, Delivered, Emotion, EndCause, LineInputs,
+    LineRequest, SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line, scripted,
 };
 use crate::base::time::GameTime;
 use crate::scenario::{ConversationTuning, SocialTuning};
 use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::knowledge::{About, Learn, Raise, Source};
 use crate::sim::residents::{AsyncMind, Census, RosterIdx};
 use crate::sim::town::ActiveTuning;
 
@@ -45,6 +46,15 @@ pub(super) struct Turns<'w, 's> {
     asynchronous: Query<'w, 's, (), With<AsyncMind>>,
     events: MessageWriter<'w, SimEvent>,
     requests: MessageWriter<'w, LineRequest>,
+    told: Told<'w>,
+}
+
+/// What a line tells: facts its listeners learn, things its speaker has now
+/// brought up.
+#[derive(SystemParam)]
+pub(super) struct Told<'w> {
+    learn: MessageWriter<'w, Learn>,
+    raise: MessageWriter<'w, Raise>,
 }
 
 /// Whether a conversation takes another turn this step.
@@ -140,7 +150,8 @@ impl Turns<'_, '_> {
             };
             c.awaiting = None;
             let at = c.next_turn.max(now);
-            say(c, (&self.inputs, t), d, at, &mut self.rng, &mut self.events);
+            let out = (&mut self.events, &mut self.told);
+            say(c, (&self.inputs, t), d, at, &mut self.rng, out);
             return Go::On;
         }
         let step_end = now.plus_minutes(self.tuning.step_minutes as i64);
@@ -188,11 +199,7 @@ impl Turns<'_, '_> {
             listener,
             mention: None,
         });
-        let said = Delivered {
-            line,
-            ends: false,
-            emotion: None,
-        };
+        let said = Delivered::from_model(line, false, None);
         self.say_now(c, said)
     }
 
@@ -228,7 +235,7 @@ impl Turns<'_, '_> {
             said,
             at,
             &mut self.rng,
-            &mut self.events,
+            (&mut self.events, &mut self.told),
         );
         Go::On
     }
@@ -246,7 +253,7 @@ fn say(
     said: Delivered,
     at: GameTime,
     rng: &mut SocialRng,
-    events: &mut MessageWriter<SimEvent>,
+    (events, told): (&mut MessageWriter<SimEvent>, &mut Told),
 ) {
     let Some(turn) = c.next.take() else {
         return;
@@ -255,6 +262,8 @@ fn say(
         line: text,
         ends,
         emotion,
+        cue,
+        teaches,
     } = said;
     if text.is_empty() {
         finish(c, if ends { EndCause::Said } else { EndCause::Left });
@@ -267,7 +276,19 @@ fn say(
         .map(|&p| (p, inputs.roster.name_of(p)))
         .collect();
     let mentions = analysis::mentions(&text, &names);
-    let emotion = emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text));
+    let emotion = match cue {
+        // The built-in brain's line: what it does settles its emotion; by
+        // its words it may be glad or curious, never angry.
+        Some(cue) => {
+            cue.emotion()
+                .unwrap_or_else(|| match analysis::detect_emotion(&t.emotions, &text) {
+                    Emotion::Angry => Emotion::Neutral,
+                    e => e,
+                })
+        }
+        None => emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text)),
+    };
+    pass_on(c, (turn, at), (cue, teaches), told);
     let ids = |v: &[RosterIdx]| {
         v.iter()
             .map(|&i| inputs.roster.id_of(i).clone())
@@ -291,6 +312,8 @@ fn say(
         emotion,
         mentions,
         time: at,
+        cue,
+        to: Some(turn.listener),
     });
     let texts: Vec<&str> = c.messages.iter().map(|m| m.text.as_str()).collect();
     c.topic = analysis::detect_topic(&t.topics, &texts).to_string();
@@ -302,6 +325,41 @@ fn say(
     c.next_turn = GameTime(at.0 + gap);
     if ends && c.messages.len() as u32 >= t.conversation.min_turns {
         finish(c, EndCause::Said);
+    }
+}
+
+/// What a line tells its listeners (news, a gathering, the speaker's own
+/// trade or taste), and what its speaker has now brought up with whom.
+fn pass_on(
+    c: &Conversation,
+    (turn, at): (Turn, GameTime),
+    (cue, teaches): (Option<Cue>, Option<About>),
+    told: &mut Told,
+) {
+    let heard = match cue {
+        Some(Cue::News { about, .. }) => Some(about),
+        Some(Cue::Going { gathering }) => Some(About::Gathering { gathering }),
+        Some(Cue::Invite) => c.invite.map(|g| About::Gathering {
+            gathering: g as u16,
+        }),
+        _ => None,
+    };
+    for about in heard.into_iter().chain(teaches) {
+        for &who in c.participants.iter().filter(|&&p| p != turn.speaker) {
+            told.learn.write(Learn {
+                who,
+                about,
+                source: Source::Told { by: turn.speaker },
+                time: at,
+            });
+        }
+    }
+    if let Some(Cue::Shared { about, .. }) = cue {
+        told.raise.write(Raise {
+            who: turn.speaker,
+            about,
+            with: turn.listener,
+        });
     }
 }
 
@@ -341,9 +399,15 @@ fn choose_turn(
         let organiser = organiser.and_then(|g| inputs.roster.idx(&g.organiser));
         organiser.and_then(|o| c.invitation_at(o)) == Some(c.messages.len().wrapping_sub(1))
     });
+    // A line that waits for an answer is answered by the one it was said to.
+    let addressed = last
+        .filter(|m| m.cue.is_some_and(Cue::awaits_answer))
+        .and_then(|m| m.to)
+        .filter(|to| c.participants.contains(to) && Some(*to) != last.map(|m| m.speaker));
     let speaker = match (invited, last) {
         (Some(guest), _) => guest,
         (None, None) => c.participants[0],
+        (None, Some(_)) if addressed.is_some() => addressed.expect("checked"),
         (None, Some(m)) => {
             let people: Vec<(RosterIdx, f32)> = c
                 .participants
@@ -359,11 +423,16 @@ fn choose_turn(
         .copied()
         .filter(|&p| p != speaker)
         .collect();
-    // The first answer to an organiser's welcome goes to the organiser.
+    // The first answer to an organiser's welcome goes to the organiser; an
+    // answer goes to whom it answers, @ in a group.
     let answering_host = c.hosting.is_some() && c.messages.len() == 1;
-    let mention =
+    let answering = addressed.is_some() && addressed == Some(speaker);
+    let mention = if answering {
+        last.map(|m| m.speaker).filter(|_| c.is_group())
+    } else {
         (c.is_group() && !answering_host && rng.random::<f32>() < t.group.mention_probability)
-            .then(|| others[rng.random_range(0..others.len())]);
+            .then(|| others[rng.random_range(0..others.len())])
+    };
     // Address the one mentioned, else answer the last speaker, else the opener's partner.
     let listener = mention
         .or(last.map(|m| m.speaker).filter(|&s| s != speaker))

@@ -357,6 +357,7 @@ mod tests {
                 underway: false,
                 social: 50.0,
                 seeking: None,
+                until: crate::base::time::GameTime(0),
             });
             while self.census.at_place.len() <= place as usize {
                 self.census.at_place.push(Vec::new());
@@ -394,6 +395,7 @@ mod tests {
                     Some(Traits {
                         extraversion: 50.0,
                         work: self.staff[i].as_ref().map(|(p, r, _)| (*p, Some(*r))),
+                        home: crate::scenario::LocIdx(0),
                     })
                 })
                 .collect();

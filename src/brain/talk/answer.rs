@@ -1,0 +1,200 @@
+//! Answers: what the line before does decides the reply — one of its own
+//! answers for a question, the serve that fits an order, a reaction for
+//! news, comfort or an argument for a grumble, what one knows of a
+//! gathering when asked whether one goes.
+
+use super::{Speaker, orders, said};
+use crate::scenario::RelationKind;
+use crate::scenario::WorkRole;
+use crate::scenario::dialogue::{ExchangeList, ExchangeRef, InviteAnswers, Lines, Recall};
+use crate::sim::brain::Said;
+use crate::sim::knowledge::About;
+use crate::sim::residents::TalkOutcome;
+use crate::sim::social::{Cue, InviteReason};
+
+/// A speaker this agreeable soothes a sharp word rather than walking off.
+const SOOTHING: f32 = 70.0;
+
+impl Speaker<'_, '_> {
+    /// The answer `heard` calls for, if it calls for one.
+    pub(super) fn answer(&self, heard: Cue) -> Option<Said> {
+        let (cx, bank) = (self.cx, self.bank());
+        let g = &bank.greetings;
+        match heard {
+            Cue::Greeting => {
+                let introduced = cx.relation.is_none_or(|r| r.interactions == 0)
+                    && cx.relation.is_none_or(|r| r.kind == RelationKind::Stranger);
+                if introduced && let Some(text) = self.pick(&g.first_back.value, 2, &[]) {
+                    let mut s = said(text, Cue::Answer);
+                    s.teaches = Some(About::Job {
+                        who: cx.speaker_idx,
+                    });
+                    return Some(s);
+                }
+                Some(said(self.pick(&g.back.value, 2, &[])?, Cue::Answer))
+            }
+            Cue::Asked { x } => self.reply(x),
+            Cue::StaffGreeting { role } => self.order(role),
+            Cue::Usual { role } => {
+                let u = bank.staff.role(role).usual.as_ref()?;
+                Some(said(
+                    self.pick(&u.replies.value, 2, &[])?,
+                    Cue::UsualTaken { role },
+                ))
+            }
+            Cue::UsualTaken { role } => {
+                let u = bank.staff.role(role).usual.as_ref()?;
+                let dish = cx.listener.food.first()?;
+                Some(said(
+                    self.pick(&u.serve.value, 2, &[("dish", dish)])?,
+                    Cue::Served,
+                ))
+            }
+            Cue::Grumble { i } => self.meet_grumble(i as usize),
+            Cue::Sigh { i } => {
+                let x = bank.moods.sad.value.get(i as usize)?;
+                Some(said(self.pick(&x.comfort.value, 2, &[])?, Cue::Comfort))
+            }
+            Cue::Argue if cx.speaker.personality.agreeableness < SOOTHING => {
+                let text = self.pick(&bank.moods.storm_off.value, 2, &[])?;
+                Some(said(format!("{text}[END]"), Cue::StormOff))
+            }
+            Cue::Argue => Some(said(
+                self.pick(&bank.moods.soothe.value, 2, &[])?,
+                Cue::Soothe,
+            )),
+            Cue::News { about, first } => self.hear(&about, first),
+            Cue::Shared { x, about } => {
+                let e = bank.exchange(x)?;
+                let slots = self.fact_slots(&about, cx.listener_idx);
+                let slots: Vec<(&str, &str)> = slots
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                let text = self.pick(&e.replies.value, 2, &slots)?;
+                Some(said(text, Cue::SharedBack { about }))
+            }
+            Cue::Recall { how } => {
+                let b = &g.recall_back;
+                let list = match how {
+                    TalkOutcome::Argued if self.prickly() => &b.argued_cold,
+                    TalkOutcome::Argued => &b.argued,
+                    TalkOutcome::Down => &b.down,
+                    TalkOutcome::Warm => &b.warm,
+                    TalkOutcome::Plain => &b.plain,
+                };
+                Some(said(self.pick(&list.value, 2, &[])?, Cue::RecallBack))
+            }
+            Cue::Going { gathering } => self.going_reply(gathering as usize),
+            _ => None,
+        }
+    }
+
+    /// One of the asked exchange's own answers.
+    fn reply(&self, x: ExchangeRef) -> Option<Said> {
+        let e = self.bank().exchange(x)?;
+        let text = self.pick(&e.replies.value, 2, &[])?;
+        let cue = match x.list {
+            ExchangeList::Orders(_) => Cue::Served,
+            _ => Cue::Replied { x },
+        };
+        let mut s = said(text, cue);
+        // Naming one's favourite dish in talk tells the other one's taste.
+        let dish = self.cx.speaker.food.first();
+        let talk = matches!(x.list, ExchangeList::Topic(_));
+        if talk && dish.is_some_and(|d| s.text.contains(d.as_str())) {
+            s.teaches = Some(About::Food {
+                who: self.cx.speaker_idx,
+            });
+        }
+        Some(s)
+    }
+
+    /// A customer's answer to a staff greeting: one's favourite dish by
+    /// name when the bank has it, else any order that fits.
+    fn order(&self, role: WorkRole) -> Option<Said> {
+        let cx = self.cx;
+        let list = orders(role);
+        let all = self.bank().exchanges(list);
+        let mine = |x: &crate::scenario::dialogue::Exchange| {
+            x.dish.as_ref().is_some_and(|d| cx.speaker.food.contains(d))
+        };
+        let favourite = all.iter().any(mine) && self.roll(19) < 0.7;
+        let (i, text) = if favourite {
+            self.pick_exchange(all, 2, &[], mine)?
+        } else {
+            self.pick_exchange(all, 2, &[], |_| true)?
+        };
+        let x = ExchangeRef { list, i: i as u16 };
+        let mut s = said(text, Cue::Asked { x });
+        if all.get(i).is_some_and(mine) {
+            s.teaches = Some(About::Food {
+                who: cx.speaker_idx,
+            });
+        }
+        Some(s)
+    }
+
+    /// Comfort, or from the prickly an argument.
+    fn meet_grumble(&self, i: usize) -> Option<Said> {
+        let x = self.bank().moods.grumble.value.get(i)?;
+        if self.prickly()
+            && let Some(argue) = &x.argue
+            && let Some(text) = self.pick(&argue.value, 2, &[])
+        {
+            return Some(said(text, Cue::Argue));
+        }
+        Some(said(self.pick(&x.comfort.value, 2, &[])?, Cue::Comfort))
+    }
+
+    /// 「…你去不去？」 answered by what one knows of the gathering: its
+    /// organiser as host, else going, staying away, or news to it.
+    fn going_reply(&self, gathering: usize) -> Option<Said> {
+        let (cx, r) = (self.cx, &self.bank().storylines.going_replies);
+        let g = cx.words.gatherings.get(gathering)?;
+        let known = cx.agenda.appointments.iter().find(|a| a.gathering == g.id);
+        let list = if g.organiser == cx.speaker.id {
+            &r.host
+        } else {
+            match known {
+                Some(a) if a.will_attend => &r.going,
+                Some(_) => &r.not_going,
+                None => &r.new,
+            }
+        };
+        Some(said(self.pick(&list.value, 2, &[])?, Cue::GoingReply))
+    }
+
+    /// Short-tempered now: low agreeableness, more so when worn out or
+    /// among people one hardly knows.
+    pub(super) fn prickly(&self) -> bool {
+        let cx = self.cx;
+        let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
+        let cool = cx.relation.is_none_or(|r| r.strength < 20.0);
+        let temper = (100.0 - cx.speaker.personality.agreeableness) / 100.0
+            * (0.8 + if worn { 0.5 } else { 0.0 } + if cool { 0.3 } else { 0.0 });
+        self.roll(3) < temper
+    }
+}
+
+/// The openings for a last talk that went `how`.
+pub(super) fn recall_lines(r: &Recall, how: TalkOutcome) -> &Lines {
+    match how {
+        TalkOutcome::Argued => &r.argued,
+        TalkOutcome::Down => &r.down,
+        TalkOutcome::Warm => &r.warm,
+        TalkOutcome::Plain => &r.plain,
+    }
+}
+
+/// The answers to an invitation given for `reason`.
+pub(super) fn invite_answers(a: &InviteAnswers, reason: InviteReason) -> &Lines {
+    match reason {
+        InviteReason::Friend => &a.friend,
+        InviteReason::Lively => &a.lively,
+        InviteReason::Keen => &a.keen,
+        InviteReason::Shift => &a.shift,
+        InviteReason::Crowds => &a.crowds,
+        InviteReason::Busy => &a.busy,
+    }
+}

@@ -1,0 +1,134 @@
+//! Facts put into words: the slots a piece of news or a shared memory fills
+//! (who, which day, where, which gathering), and telling news.
+
+use super::{Speaker, said};
+use crate::scenario::dialogue::NewsLines;
+use crate::sim::brain::Said;
+use crate::sim::knowledge::About;
+use crate::sim::knowledge::words::{day_from, evening_from};
+use crate::sim::residents::RosterIdx;
+use crate::sim::social::Cue;
+
+impl Speaker<'_, '_> {
+    /// The slots a fact fills for `me` (as one of its people, `{b}` is the
+    /// other one).
+    pub(super) fn fact_slots(&self, about: &About, me: RosterIdx) -> Vec<(String, String)> {
+        let (cx, w) = (self.cx, &self.cx.words);
+        let name = |i: RosterIdx| w.roster.name_of(i).to_string();
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut put = |k: &str, v: String| out.push((k.to_string(), v));
+        match *about {
+            About::Quarrel { a, b, place, day } => {
+                put("a", name(a));
+                put("b", name(other_of(a, b, me)));
+                put("day", day_from(cx.now, i64::from(day)));
+                put("place", w.town.name(place).to_string());
+            }
+            About::Date { a, b, day } => {
+                put("a", name(a));
+                put("b", name(other_of(a, b, me)));
+                put("day", day_from(cx.now, i64::from(day)));
+            }
+            About::StoodUp {
+                absent,
+                waiting,
+                place,
+                day,
+            } => {
+                put("a", name(absent));
+                put("b", name(if waiting == me { absent } else { waiting }));
+                put("day", day_from(cx.now, i64::from(day)));
+                put("place", w.town.name(place).to_string());
+            }
+            About::Hobby { who, hobby } => {
+                put("a", name(who));
+                put("hobby", w.hobby(who, hobby as usize));
+            }
+            About::Gathering { gathering } | About::Attended { gathering, .. } => {
+                if let Some(g) = w.gatherings.get(gathering as usize) {
+                    put("title", g.title.clone());
+                    put("host", w.roster.name(&g.organiser).to_string());
+                    put("place", w.town.name(g.location).to_string());
+                    put(
+                        "when",
+                        crate::sim::social::meetings::when_text(cx.now, g.starts),
+                    );
+                    put("day", evening_from(cx.now, g.starts));
+                }
+            }
+            About::Job { .. } | About::Family { .. } | About::Food { .. } => {}
+        }
+        out
+    }
+
+    /// Telling `about` to the listener: in the first person when one is
+    /// part of it.
+    pub(super) fn tell(&self, about: &About) -> Option<Said> {
+        let n = &self.bank().news;
+        let lines: &NewsLines = match about {
+            About::Gathering { .. } => &n.gathering,
+            About::Quarrel { .. } => &n.quarrel,
+            About::Date { .. } => &n.date,
+            About::StoodUp { .. } => &n.stood_up,
+            About::Hobby { .. } => &n.hobby,
+            _ => return None,
+        };
+        let me = self.cx.speaker_idx;
+        let first = about.people().contains(&me);
+        let list = match (&lines.first, first) {
+            (Some(f), true) => &f.say,
+            (None, true) => return None,
+            (_, false) => &lines.say,
+        };
+        let slots = self.fact_slots(about, me);
+        let slots: Vec<(&str, &str)> = slots
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let text = self.pick(&list.value, 13, &slots)?;
+        Some(said(
+            text,
+            Cue::News {
+                about: *about,
+                first,
+            },
+        ))
+    }
+
+    /// Hearing news: a reaction that fits it.
+    pub(super) fn hear(&self, about: &About, first: bool) -> Option<Said> {
+        let n = &self.bank().news;
+        let lines: &NewsLines = match about {
+            About::Gathering { .. } => &n.gathering,
+            About::Quarrel { .. } => &n.quarrel,
+            About::Date { .. } => &n.date,
+            About::StoodUp { .. } => &n.stood_up,
+            About::Hobby { .. } => &n.hobby,
+            _ => return None,
+        };
+        let list = match (&lines.first, first) {
+            (Some(f), true) => &f.replies,
+            _ => &lines.replies,
+        };
+        // The teller is the one who just spoke: the slots are as it told them.
+        let teller = self.cx.listener_idx;
+        let slots = self.fact_slots(about, teller);
+        let slots: Vec<(&str, &str)> = slots
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let text = self.pick(&list.value, 14, &slots)?;
+        Some(said(text, Cue::NewsHeard { about: *about }))
+    }
+}
+
+/// Of two people, the one who is not `me` (`b` when `me` is neither).
+fn other_of(a: RosterIdx, b: RosterIdx, me: RosterIdx) -> RosterIdx {
+    if a == me {
+        b
+    } else if b == me {
+        a
+    } else {
+        b
+    }
+}

@@ -1,0 +1,362 @@
+//! The built-in brain's conversation lines: a small dialogue model over the
+//! scenario's phrase bank (`dialogue.yaml`). Every line carries what it
+//! does (its [`Cue`]); the next speaker answers that — a greeting is
+//! answered, a question gets one of its own answers, an order the serve
+//! that fits it, news a reaction, a grumble comfort or an argument (by the
+//! listener's temper), a sharp word a soothing one or a walk-out. A line's
+//! conditions keep it true of whoever says it (a flute player speaks of the
+//! flute, only the hungry grumble of hunger, 「好久不见」 only after days
+//! apart), and what the speaker knows gives it something to say: news the
+//! listener has not heard, an evening both were at, a meeting the other
+//! missed. Forms of address follow the tie and age (爸, 月月, 钟叔), and
+//! nobody says the same line twice in a day when the bank has another.
+
+mod answer;
+mod facts;
+mod open;
+mod pick;
+
+use crate::scenario::dialogue::{ExchangeList, ExchangeRef};
+use crate::scenario::{RelationKind, WorkRole};
+use crate::sim::brain::{LineContext, Said};
+use crate::sim::knowledge::news::{Side, news_for};
+use crate::sim::social::{Cue, Trigger};
+use pick::Speaker;
+
+/// A tie this strong lets close topics (心里话) come up.
+const CLOSE_TIE: f32 = 60.0;
+/// A tie this strong says goodbye as friends do.
+const FRIENDLY_TIE: f32 = 45.0;
+/// A topic carries on for at most this many exchanges in a row.
+const TOPIC_RUN: usize = 2;
+/// The chance that one going to a gathering brings it up in a new line.
+const GOING_CHANCE: f32 = 0.3;
+/// The chance that one with news tells it in a new line (more for the
+/// sociable and the well-informed).
+const NEWS_CHANCE: f32 = 0.3;
+
+/// One line of a conversation. A closing line ends with `[END]`.
+pub(super) fn conversation_line(cx: &LineContext<'_>) -> Said {
+    // An invitation waits for its answer before anyone says goodbye.
+    let closing = cx.turn >= 1 && cx.turn + 1 >= cx.lines && cx.inviting.is_none();
+    let speaker = Speaker::new(cx);
+    let mut said = speaker.compose(closing);
+    if let Some(who) = cx.mention
+        && !said.text.contains('@')
+    {
+        said.text = format!("@{who} {}", said.text);
+    }
+    if closing && !said.text.ends_with("[END]") {
+        said.text.push_str("[END]");
+    }
+    said
+}
+
+/// A line and what it does.
+fn said(text: String, cue: Cue) -> Said {
+    Said {
+        text,
+        cue: Some(cue),
+        teaches: None,
+    }
+}
+
+impl Speaker<'_, '_> {
+    /// The line for this turn.
+    fn compose(&self, closing: bool) -> Said {
+        if let Some(line) = self.storyline() {
+            return line;
+        }
+        if self.cx.turn == 0 {
+            return self.opening();
+        }
+        let heard = self.cx.history.last().and_then(|m| m.cue);
+        let answer = heard.and_then(|cue| self.answer(cue));
+        // A sharp word is not followed by a polite goodbye.
+        let sharp = answer
+            .as_ref()
+            .is_some_and(|a| matches!(a.cue, Some(Cue::Argue | Cue::StormOff)));
+        // A question is not followed by a goodbye: the other answers first.
+        let asks = answer
+            .as_ref()
+            .is_some_and(|a| a.text.trim_end().ends_with(['？', '?']));
+        match (answer, closing) {
+            (Some(a), false) => a,
+            (Some(a), true) if sharp || asks => a,
+            (Some(mut a), true) => {
+                a.text.push_str(&self.goodbye().text);
+                a
+            }
+            (None, true) => self.goodbye(),
+            (None, false) => self.new_line(),
+        }
+    }
+
+    /// An invitation and its answer (yes or no, with the reason), a proposal
+    /// to meet, its acceptance; a host's welcome and a guest's thanks.
+    fn storyline(&self) -> Option<Said> {
+        let (cx, st) = (self.cx, &self.bank().storylines);
+        if let (Some(g), Some(place)) = (cx.inviting, cx.inviting_place) {
+            let when = crate::sim::social::meetings::when_text(cx.now, g.starts);
+            let slots = [
+                ("when", when.as_str()),
+                ("place", place),
+                ("title", &g.title),
+            ];
+            let text = self.pick(&st.invite.value, 1, &slots)?;
+            // What was asked is answered first (an order served), then the invitation.
+            let heard = cx.history.last().and_then(|m| m.cue);
+            let first = heard
+                .filter(|c| c.awaits_answer() && cx.turn > 0)
+                .and_then(|c| self.answer(c))
+                .map_or(String::new(), |a| a.text);
+            return Some(said(format!("{first}{text}"), Cue::Invite));
+        }
+        if let Some(reason) = cx.answering_invite {
+            let list = answer::invite_answers(&st.answer_invite, reason);
+            return Some(said(self.pick(&list.value, 1, &[])?, Cue::InviteAnswer));
+        }
+        if let Some((place, when)) = cx.proposing {
+            let text = self.pick(&st.propose.value, 1, &[("place", place), ("when", when)])?;
+            return Some(said(text, Cue::Propose));
+        }
+        if let Some((place, when)) = cx.accepting {
+            let text = self.pick(&st.accept.value, 1, &[("place", place), ("when", when)])?;
+            return Some(said(text, Cue::Accept));
+        }
+        let g = cx.hosting?;
+        let slots = [
+            ("title", g.title.as_str()),
+            ("place", cx.place.name.as_str()),
+        ];
+        if cx.turn == 0 {
+            return Some(said(self.pick(&st.welcome.value, 1, &slots)?, Cue::Welcome));
+        }
+        let first_answer = cx.turn <= cx.others.len() as u32 + 1;
+        let thanks = cx.listener.id == g.organiser && cx.speaker.id != g.organiser && first_answer;
+        thanks
+            .then(|| self.pick(&st.thank_host.value, 1, &slots))
+            .flatten()
+            .map(|t| said(t, Cue::ThankHost))
+    }
+
+    /// A new line: a mood, news, a gathering one is going to, else a topic
+    /// (carried on, or a new one). Bad moods come from somewhere: low
+    /// agreeableness, tiredness and hunger, a cool tie; sighs from neuroticism.
+    fn new_line(&self) -> Said {
+        let (cx, m) = (self.cx, &self.bank().moods);
+        let me = &cx.speaker.personality;
+        let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
+        let cool = cx.relation.is_none_or(|r| r.strength < 30.0);
+        let temper = (100.0 - me.agreeableness) / 100.0
+            * (0.5 + if worn { 0.5 } else { 0.0 } + if cool { 0.2 } else { 0.0 });
+        let mood = self.roll(4);
+        if mood < temper
+            && let Some((i, text)) = self.pick_mood(&m.grumble.value, 5)
+        {
+            return said(text, Cue::Grumble { i: i as u16 });
+        }
+        if mood > 1.0 - me.neuroticism / 100.0 * 0.25
+            && let Some((i, text)) = self.pick_mood(&m.sad.value, 5)
+        {
+            return said(text, Cue::Sigh { i: i as u16 });
+        }
+        if let Some(line) = self.news() {
+            return line;
+        }
+        if let Some(line) = self.going() {
+            return line;
+        }
+        self.topic_line()
+    }
+
+    /// A grumble or sigh whose conditions hold: its index and its line.
+    fn pick_mood(
+        &self,
+        list: &[crate::scenario::dialogue::MoodExchange],
+        salt: u64,
+    ) -> Option<(usize, String)> {
+        let lines: Vec<crate::scenario::dialogue::Line> = list
+            .iter()
+            .map(|x| crate::scenario::dialogue::Line {
+                text: x.say.value.clone(),
+                cond: x.cond.clone(),
+            })
+            .collect();
+        let text = self.pick(&lines, salt, &[])?;
+        let i = list.iter().position(|x| x.say.value == text)?;
+        Some((i, text))
+    }
+
+    /// News the listener has not heard, now and then.
+    fn news(&self) -> Option<Said> {
+        let cx = self.cx;
+        let me = Side {
+            idx: cx.speaker_idx,
+            knows: cx.knows,
+        };
+        let you = Side {
+            idx: cx.listener_idx,
+            knows: cx.listener_knows,
+        };
+        let fact = news_for(me, (you, cx.listener_ties), cx.now, cx.words.gatherings)?;
+        let chatty = (cx.speaker.personality.extraversion / 100.0) * 0.2
+            + if cx.speaker.has_word("消息灵通") {
+                0.3
+            } else {
+                0.0
+            };
+        if self.roll(12) >= NEWS_CHANCE + chatty {
+            return None;
+        }
+        self.tell(&fact.about)
+    }
+
+    /// The gathering one is going to, told once per conversation, now and then.
+    fn going(&self) -> Option<Said> {
+        let cx = self.cx;
+        let (g, place) = cx.upcoming.filter(|(g, _)| g.organiser != cx.listener.id)?;
+        let told = cx
+            .history
+            .iter()
+            .any(|m| matches!(m.cue, Some(Cue::Going { .. } | Cue::News { .. })));
+        if told || self.roll(9) >= GOING_CHANCE {
+            return None;
+        }
+        let when = crate::sim::social::meetings::when_text(cx.now, g.starts);
+        let slots = [
+            ("when", when.as_str()),
+            ("place", place),
+            ("title", &g.title),
+        ];
+        let text = self.pick(&self.bank().storylines.going.value, 9, &slots)?;
+        Some(said(
+            text,
+            Cue::Going {
+                gathering: g.id as u16,
+            },
+        ))
+    }
+
+    /// A topic's line: the one under way while it has run for fewer than
+    /// [`TOPIC_RUN`] exchanges, else one that fits the two and the place.
+    fn topic_line(&self) -> Said {
+        for t in self.topic_order() {
+            let list = &self.bank().topics[t].exchanges.value;
+            let label = self.bank().topics[t].label.as_str();
+            let fresh = |x: &crate::scenario::dialogue::Exchange| !self.used(&x.say.value);
+            if let Some((i, text)) = self.pick_exchange(list, 6, &[("topic", label)], fresh) {
+                let x = ExchangeRef {
+                    list: ExchangeList::Topic(t as u16),
+                    i: i as u16,
+                };
+                return said(text, Cue::Asked { x });
+            }
+        }
+        // Everything fitting said today: a goodbye rather than a repeat.
+        self.goodbye()
+    }
+
+    /// Topics in the order to try: the one under way (while it runs), then
+    /// the fitting ones by a weighted draw, then the rest.
+    fn topic_order(&self) -> Vec<usize> {
+        let (cx, bank) = (self.cx, self.bank());
+        let (current, run) = self.current_topic();
+        let mut scored: Vec<(f32, usize)> = Vec::new();
+        for (i, t) in bank.topics.iter().enumerate() {
+            if t.close && cx.relation.is_none_or(|r| r.strength < CLOSE_TIE) {
+                continue;
+            }
+            let mine = t.interests.iter().any(|x| cx.speaker.topics.contains(x));
+            let theirs = t.interests.iter().any(|x| cx.listener.topics.contains(x));
+            let here = t.places.contains(&cx.place.kind);
+            let anywhere = t.interests.is_empty() && t.places.is_empty();
+            let weight = 3.0 * f32::from(u8::from(mine && theirs))
+                + 2.0 * f32::from(u8::from(mine))
+                + 1.5 * f32::from(u8::from(here))
+                + f32::from(u8::from(anywhere || theirs));
+            if Some(i) == current && run < TOPIC_RUN {
+                scored.push((f32::MAX, i));
+            } else if Some(i) != current {
+                // A weighted draw: the larger the weight, the likelier first;
+                // topics of no weight come last, in bank order.
+                let draw = if weight > 0.0 {
+                    self.roll(10 + i as u64).max(1e-6).powf(1.0 / weight)
+                } else {
+                    -1.0
+                };
+                scored.push((draw, i));
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// The topic of the latest topic line in this conversation, and how many
+    /// of its exchanges have been opened in a row; an opening that brought
+    /// up the last talk starts its subject.
+    fn current_topic(&self) -> (Option<usize>, usize) {
+        let topic_of = |cue: Option<Cue>| match cue {
+            Some(Cue::Asked { x }) => match x.list {
+                ExchangeList::Topic(t) => Some(t as usize),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut current = None;
+        let mut run = 0;
+        for m in self.cx.history.iter().rev() {
+            match (topic_of(m.cue), current) {
+                (Some(t), None) => {
+                    current = Some(t);
+                    run = 1;
+                }
+                (Some(t), Some(c)) if t == c => run += 1,
+                (Some(_), Some(_)) => break,
+                (None, _) => {}
+            }
+        }
+        if current.is_none() {
+            let recalled = matches!(
+                self.cx.history.first().and_then(|m| m.cue),
+                Some(Cue::Recall { .. })
+            );
+            let last = self.cx.relation.and_then(|r| r.last_talk.as_ref());
+            if let Some(last) = last.filter(|_| recalled) {
+                current = self
+                    .bank()
+                    .topics
+                    .iter()
+                    .position(|t| t.label == last.subject);
+            }
+        }
+        (current, run)
+    }
+
+    /// A goodbye that fits: staff, family, friends, everyone else.
+    fn goodbye(&self) -> Said {
+        let (cx, c) = (self.cx, &self.bank().closings);
+        let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
+        let staff_here = cx.trigger == Trigger::Work
+            && cx.speaker.work.as_ref().is_some_and(|w| w.role.is_some());
+        let list = if staff_here {
+            &c.staff
+        } else if kind == RelationKind::Family {
+            &c.family
+        } else if cx.relation.is_some_and(|r| r.strength >= FRIENDLY_TIE) {
+            &c.friend
+        } else {
+            &c.stranger
+        };
+        let text = self
+            .pick(&list.value, 8, &[])
+            .or_else(|| self.pick(&c.answer.value, 8, &[]))
+            .unwrap_or_default();
+        said(text, Cue::Goodbye)
+    }
+}
+
+/// The staff exchange of a role, by its cue's role.
+fn orders(role: WorkRole) -> ExchangeList {
+    ExchangeList::Orders(role)
+}

@@ -1,0 +1,212 @@
+//! Picking a line: among those whose conditions hold for this speaker,
+//! listener and moment and whose slots can all be filled, one not said
+//! today if there is one, by a seeded draw.
+
+use crate::brain::address::address;
+use crate::scenario::PhraseBank;
+use crate::scenario::dialogue::{Exchange, Feeling, Line, Situation, without_mention};
+use crate::sim::brain::LineContext;
+use crate::sim::residents::ActivityKind;
+use crate::sim::social::spoken::line_hash;
+
+/// Below this, a need is felt.
+const LOW: f32 = 35.0;
+/// Above this, energy is "rested".
+const RESTED: f32 = 70.0;
+/// Hungry only this long after the last meal…
+const HUNGRY_AFTER: i64 = 120;
+/// …and fed for this long after it.
+const FED_FOR: i64 = 90;
+
+/// The one about to speak, and the moment.
+pub(super) struct Speaker<'a, 'c> {
+    pub(super) cx: &'a LineContext<'c>,
+    feels: Vec<Feeling>,
+}
+
+impl<'a, 'c> Speaker<'a, 'c> {
+    pub(super) fn new(cx: &'a LineContext<'c>) -> Self {
+        Self {
+            cx,
+            feels: feelings(cx),
+        }
+    }
+
+    pub(super) fn bank(&self) -> &PhraseBank {
+        self.cx.phrases
+    }
+
+    /// A deterministic draw in 0..1 for this speaker, moment, turn and purpose.
+    pub(super) fn roll(&self, salt: u64) -> f32 {
+        let cx = self.cx;
+        crate::brain::roll(
+            cx.seed,
+            cx.speaker.id.as_str(),
+            cx.now.0,
+            cx.turn as u64 * 64 + salt,
+        )
+    }
+
+    /// What a line's conditions are checked against.
+    fn situation(&self) -> Situation<'_> {
+        let cx = self.cx;
+        let apart_days = cx
+            .relation
+            .and_then(|r| r.last_interaction)
+            .map(|t| (cx.now.0 - t.0).div_euclid(86_400));
+        Situation {
+            speaker: cx.speaker,
+            listener: cx.listener,
+            minute: cx.now.minute_of_day(),
+            feels: &self.feels,
+            apart_days,
+        }
+    }
+
+    /// Whether `line` may be said now with `slots`.
+    pub(super) fn fits(&self, line: &Line, slots: &[Slot]) -> bool {
+        line.cond.holds(&self.situation()) && fillable(&line.text, slots)
+    }
+
+    /// A line of `list` that fits, its slots filled (`slots` first, then
+    /// the speaker's own), one not said today if there is one.
+    pub(super) fn pick(&self, list: &[Line], salt: u64, slots: &[(&str, &str)]) -> Option<String> {
+        let all = self.slots(slots);
+        let fitting: Vec<&str> = list
+            .iter()
+            .filter(|l| self.fits(l, &all))
+            .map(|l| l.text.as_str())
+            .collect();
+        self.fresh(&fitting, salt, &all)
+    }
+
+    /// An exchange of `list` whose line fits: its index and its line filled.
+    pub(super) fn pick_exchange(
+        &self,
+        list: &[Exchange],
+        salt: u64,
+        slots: &[(&str, &str)],
+        keep: impl Fn(&Exchange) -> bool,
+    ) -> Option<(usize, String)> {
+        let all = self.slots(slots);
+        let situation = self.situation();
+        let fitting: Vec<(usize, &str)> = list
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| keep(x) && x.cond.holds(&situation) && fillable(&x.say.value, &all))
+            .map(|(i, x)| (i, x.say.value.as_str()))
+            .collect();
+        let texts: Vec<&str> = fitting.iter().map(|(_, t)| *t).collect();
+        let line = self.fresh(&texts, salt, &all)?;
+        let i = fitting
+            .iter()
+            .find(|(_, t)| self.fill(t, &all) == line)
+            .map(|(i, _)| *i)?;
+        Some((i, line))
+    }
+
+    /// The given slots, then the speaker's own: how it calls the other, its
+    /// name, the place, the time of day, its trade, its favourite dish.
+    pub(super) fn slots(&self, extra: &[(&str, &str)]) -> Vec<Slot> {
+        let cx = self.cx;
+        let own = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let mut all: Vec<Slot> = extra.iter().map(|(k, v)| own(k, v)).collect();
+        all.extend([
+            own("you", &address(&self.bank().address, cx)),
+            own("me", &cx.speaker.name),
+            own("place", &cx.place.name),
+            own("period", cx.now.period()),
+            own("job", &cx.speaker.occupation),
+        ]);
+        if let Some(dish) = cx.speaker.food.first() {
+            all.push(own("dish", dish));
+        }
+        all
+    }
+
+    /// One of `templates` filled, preferring those not said today and not
+    /// naming either speaker (a line about 林小溪 is not said to her face).
+    fn fresh(&self, templates: &[&str], salt: u64, slots: &[Slot]) -> Option<String> {
+        let (me, you) = (&self.cx.speaker.name, &self.cx.listener.name);
+        let aside = |t: &&&str| !t.contains(me.as_str()) && !t.contains(you.as_str());
+        let fitting: Vec<&&str> = templates.iter().filter(aside).collect();
+        if fitting.is_empty() {
+            return None;
+        }
+        let filled: Vec<String> = fitting.iter().map(|t| self.fill(t, slots)).collect();
+        let unused: Vec<&String> = filled.iter().filter(|l| !self.used(l)).collect();
+        let from: Vec<&String> = if unused.is_empty() {
+            filled.iter().collect()
+        } else {
+            unused
+        };
+        let i = ((self.roll(salt) * from.len() as f32) as usize).min(from.len() - 1);
+        Some(from[i].clone())
+    }
+
+    /// Said already: lately by the speaker, or by anyone in this conversation.
+    pub(super) fn used(&self, line: &str) -> bool {
+        let cx = self.cx;
+        let hash = line_hash(line);
+        cx.spoken.iter().any(|&(_, h)| h == hash)
+            || cx.history.iter().any(|m| without_mention(&m.text) == line)
+    }
+
+    pub(super) fn fill(&self, template: &str, slots: &[Slot]) -> String {
+        let pairs: Vec<(&str, &str)> = slots
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        crate::brain::speech::fill(template, &pairs)
+    }
+}
+
+/// A slot's name and value.
+pub(super) type Slot = (String, String);
+
+/// Whether every slot of `template` has a value in `slots`.
+fn fillable(template: &str, slots: &[Slot]) -> bool {
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return true;
+        };
+        let key = &after[..close];
+        if !slots.iter().any(|(k, v)| k == key && !v.is_empty()) {
+            return false;
+        }
+        rest = &after[close + 1..];
+    }
+    true
+}
+
+/// What the speaker feels, from its needs and what it is doing: one at a
+/// meal is not hungry, one who ate lately is fed.
+fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
+    let mut out = Vec::new();
+    let Some(n) = cx.needs else {
+        return out;
+    };
+    let eating = cx.doing == Some(ActivityKind::Eat);
+    let since_meal = n.last_meal.minutes_until(cx.now);
+    let ate = n.last_meal.0 > 0;
+    if !eating && n.hunger < LOW + 5.0 && (!ate || since_meal >= HUNGRY_AFTER) {
+        out.push(Feeling::Hungry);
+    }
+    if eating || (ate && since_meal < FED_FOR) {
+        out.push(Feeling::Fed);
+    }
+    if n.energy < LOW {
+        out.push(Feeling::Tired);
+    } else if n.energy > RESTED {
+        out.push(Feeling::Rested);
+    }
+    if n.social < LOW {
+        out.push(Feeling::Lonely);
+    }
+    if n.fun < LOW {
+        out.push(Feeling::Bored);
+    }
+    out
+}

@@ -1,0 +1,227 @@
+//! One line of the phrase bank and when it may be said: a plain string, or
+//! `{ say: "…", if: { who: [长笛], at: [evening], feels: hungry, … } }`. The
+//! conditions keep a line true of whoever says it — a first-person hobby line
+//! from the one whose hobby it is, 「好久不见」 only after days apart, a hungry
+//! grumble only from the hungry, good night only at night.
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use crate::scenario::Profile;
+
+/// A line (a template with `{slot}`s) and when it may be said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// The words, with slots.
+    pub text: String,
+    /// When it fits; the default fits always.
+    pub cond: Cond,
+}
+
+impl Line {
+    /// A line that fits always.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            cond: Cond::default(),
+        }
+    }
+}
+
+/// When a line may be said. Every condition given must hold; none given:
+/// always.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cond {
+    /// Said only by one whose persona (occupation, traits, topics, hobbies,
+    /// goals) has one of these words: a first-person line about a hobby or
+    /// a trade.
+    #[serde(default)]
+    pub who: Vec<String>,
+    /// Said only to one whose persona has one of these words.
+    #[serde(default)]
+    pub to: Vec<String>,
+    /// Said only at these times of day.
+    #[serde(default)]
+    pub at: Vec<DayPart>,
+    /// Said only when the speaker feels this.
+    #[serde(default)]
+    pub feels: Option<Feeling>,
+    /// Said only when the two last talked at least this many whole days ago
+    /// (never talked in this run: not said — they may have met yesterday).
+    #[serde(default)]
+    pub apart: Option<u32>,
+    /// Said only by a speaker of this age, `[least, most]` years.
+    #[serde(default)]
+    pub age: Option<[u32; 2]>,
+    /// Said only by a speaker of this extraversion, `[least, most]` (0–100).
+    #[serde(default)]
+    pub extraversion: Option<[f32; 2]>,
+    /// Said only to one who has a job (「今天活儿多吗？」).
+    #[serde(default)]
+    pub listener_works: bool,
+}
+
+/// A part of the day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DayPart {
+    /// 05:00–10:59.
+    Morning,
+    /// 11:00–13:59.
+    Noon,
+    /// 14:00–17:59.
+    Afternoon,
+    /// 18:00–20:59.
+    Evening,
+    /// 21:00–04:59.
+    Night,
+}
+
+impl DayPart {
+    /// The part of the day `minute` (of the day) falls in.
+    pub fn of(minute: u32) -> Self {
+        match minute / 60 {
+            5..=10 => Self::Morning,
+            11..=13 => Self::Noon,
+            14..=17 => Self::Afternoon,
+            18..=20 => Self::Evening,
+            _ => Self::Night,
+        }
+    }
+}
+
+/// How a speaker feels, from its needs and its day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feeling {
+    /// Hungry, and no meal for a while.
+    Hungry,
+    /// Just ate.
+    Fed,
+    /// Worn out.
+    Tired,
+    /// Well rested.
+    Rested,
+    /// Wants company.
+    Lonely,
+    /// Wants something to do.
+    Bored,
+}
+
+/// What a line's conditions are checked against.
+#[derive(Debug, Clone, Copy)]
+pub struct Situation<'a> {
+    /// Who would say it.
+    pub speaker: &'a Profile,
+    /// To whom.
+    pub listener: &'a Profile,
+    /// The minute of the day.
+    pub minute: u32,
+    /// What the speaker feels now.
+    pub feels: &'a [Feeling],
+    /// Whole days (24 hours) since the two last talked (`None`: not in this run).
+    pub apart_days: Option<i64>,
+}
+
+/// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
+/// (when any is given) and none of its `!words` does.
+fn persona_fits(words: &[String], p: &Profile) -> bool {
+    let (not, yes): (Vec<&String>, Vec<&String>) = words.iter().partition(|w| w.starts_with('!'));
+    let any = yes.is_empty() || yes.iter().any(|w| p.has_word(w));
+    any && !not.iter().any(|w| p.has_word(&w[1..]))
+}
+
+impl Cond {
+    /// Whether a line with these conditions fits `s`.
+    pub fn holds(&self, s: &Situation<'_>) -> bool {
+        persona_fits(&self.who, s.speaker)
+            && persona_fits(&self.to, s.listener)
+            && (!self.listener_works || s.listener.work.is_some())
+            && (self.at.is_empty() || self.at.contains(&DayPart::of(s.minute)))
+            && self.feels.is_none_or(|f| s.feels.contains(&f))
+            && self
+                .apart
+                .is_none_or(|d| s.apart_days.is_some_and(|a| a >= i64::from(d)))
+            && self
+                .age
+                .is_none_or(|[lo, hi]| (lo..=hi).contains(&s.speaker.age))
+            && self
+                .extraversion
+                .is_none_or(|[lo, hi]| (lo..=hi).contains(&s.speaker.personality.extraversion))
+    }
+
+    /// Whether it has no conditions.
+    pub fn is_always(&self) -> bool {
+        *self == Cond::default()
+    }
+}
+
+impl<'de> Deserialize<'de> for Line {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LineVisitor)
+    }
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = Line;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a line: a string, or `{ say: \"…\", if: { … } }`")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Line, E> {
+        Ok(Line::plain(v))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line, A::Error> {
+        let (mut text, mut cond) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "say" => text = Some(map.next_value::<String>()?),
+                "if" => cond = Some(map.next_value::<Cond>()?),
+                other => return Err(de::Error::unknown_field(other, &["say", "if"])),
+            }
+        }
+        let text = text.ok_or_else(|| de::Error::missing_field("say"))?;
+        Ok(Line {
+            text,
+            cond: cond.unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct List {
+        lines: Vec<Line>,
+    }
+
+    #[test]
+    fn a_line_is_a_string_or_a_map_with_conditions() {
+        let yaml = "lines:\n  - 早！\n  - { say: 吹笛子去, if: { who: [长笛], at: [evening] } }\n";
+        let l: List = serde_saphyr::from_str(yaml).unwrap();
+        assert_eq!(l.lines[0], Line::plain("早！"));
+        assert_eq!(l.lines[1].text, "吹笛子去");
+        assert_eq!(l.lines[1].cond.who, vec!["长笛".to_string()]);
+        assert_eq!(l.lines[1].cond.at, vec![DayPart::Evening]);
+        let bad = "lines:\n  - { say: 早, if: { whom: [x] } }\n";
+        assert!(serde_saphyr::from_str::<List>(bad).is_err());
+        let bad = "lines:\n  - { said: 早 }\n";
+        assert!(serde_saphyr::from_str::<List>(bad).is_err());
+    }
+
+    #[test]
+    fn parts_of_the_day() {
+        assert_eq!(DayPart::of(6 * 60), DayPart::Morning);
+        assert_eq!(DayPart::of(12 * 60), DayPart::Noon);
+        assert_eq!(DayPart::of(19 * 60), DayPart::Evening);
+        assert_eq!(DayPart::of(23 * 60), DayPart::Night);
+        assert_eq!(DayPart::of(2 * 60), DayPart::Night);
+    }
+}

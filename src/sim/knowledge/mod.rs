@@ -1,0 +1,446 @@
+//! What each resident knows, as typed facts with their source: about people
+//! (their trade, pastimes, family, what they like to eat), events (a
+//! gathering, who came to it, a quarrel, a date, a meeting someone did not
+//! come to), each with where it came from (lived it, saw it, read it on the
+//! notice board, told by whom), when, and how much it matters.
+//!
+//! Facts come from the scenario (what neighbours know of each other), from
+//! what happens (a quarrel, a date, a gathering, a meeting missed) and from
+//! what is said: news told in a conversation reaches its listeners. Every
+//! new fact is logged as a `learned` event with its source, so how word
+//! spread can be traced; facts are kept in the save and read by the
+//! inspector, `heartvale interview`, the built-in brain's lines and the
+//! models' prompts.
+
+mod attend;
+pub use attend::Attendance;
+pub mod news;
+mod seed;
+pub mod words;
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::event_log::{EventBody, SimEvent};
+use super::notices::learn_gathering;
+use super::residents::{Agenda, Heard, Persona, Relationships, Resident, ResidentRng, Roster};
+use super::town::Gatherings;
+use super::{SimSet, SimStep};
+use crate::base::time::GameTime;
+use crate::scenario::{LocIdx, Town};
+use crate::sim::residents::RosterIdx;
+pub use seed::initial_knowledge;
+pub use words::FactWords;
+
+/// What a fact is about. Symmetric events keep their two people in roster
+/// order, so two residents who know the same thing hold equal values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum About {
+    /// What `who` does for a living.
+    Job {
+        /// Whose trade.
+        who: RosterIdx,
+    },
+    /// One of `who`'s pastimes (its index in their hobbies).
+    Hobby {
+        /// Whose pastime.
+        who: RosterIdx,
+        /// Which.
+        hobby: u8,
+    },
+    /// `who` is family of `of`.
+    Family {
+        /// The relative.
+        who: RosterIdx,
+        /// Whose relative.
+        of: RosterIdx,
+    },
+    /// What `who` likes to eat.
+    Food {
+        /// Whose taste.
+        who: RosterIdx,
+    },
+    /// A gathering: what, when, where, whose.
+    Gathering {
+        /// Its index among the scenario's gatherings.
+        gathering: u16,
+    },
+    /// `who` was at a gathering.
+    Attended {
+        /// Which gathering.
+        gathering: u16,
+        /// Who came.
+        who: RosterIdx,
+    },
+    /// Two quarrelled.
+    Quarrel {
+        /// The one first in roster order.
+        a: RosterIdx,
+        /// The other.
+        b: RosterIdx,
+        /// Where.
+        place: LocIdx,
+        /// On which day (days since 1970).
+        day: i32,
+    },
+    /// Two went on a date.
+    Date {
+        /// The one first in roster order.
+        a: RosterIdx,
+        /// The other.
+        b: RosterIdx,
+        /// On which day.
+        day: i32,
+    },
+    /// `absent` did not come to meet `waiting`, who waited.
+    StoodUp {
+        /// Who stayed away.
+        absent: RosterIdx,
+        /// Who waited.
+        waiting: RosterIdx,
+        /// Where they were to meet.
+        place: LocIdx,
+        /// On which day.
+        day: i32,
+    },
+}
+
+impl About {
+    /// A quarrel between two, in canonical order.
+    pub fn quarrel(x: RosterIdx, y: RosterIdx, place: LocIdx, time: GameTime) -> Self {
+        About::Quarrel {
+            a: x.min(y),
+            b: x.max(y),
+            place,
+            day: time.day_number() as i32,
+        }
+    }
+
+    /// A date between two, in canonical order.
+    pub fn date(x: RosterIdx, y: RosterIdx, time: GameTime) -> Self {
+        About::Date {
+            a: x.min(y),
+            b: x.max(y),
+            day: time.day_number() as i32,
+        }
+    }
+
+    /// The people it is about, first the main one.
+    pub fn people(&self) -> Vec<RosterIdx> {
+        match *self {
+            About::Job { who }
+            | About::Hobby { who, .. }
+            | About::Food { who }
+            | About::Attended { who, .. } => vec![who],
+            About::Family { who, of } => vec![who, of],
+            About::Quarrel { a, b, .. } | About::Date { a, b, .. } => vec![a, b],
+            About::StoodUp {
+                absent, waiting, ..
+            } => vec![absent, waiting],
+            About::Gathering { .. } => Vec::new(),
+        }
+    }
+
+    /// The day an event happened (people's traits have none).
+    pub fn day(&self) -> Option<i64> {
+        match *self {
+            About::Quarrel { day, .. } | About::Date { day, .. } | About::StoodUp { day, .. } => {
+                Some(i64::from(day))
+            }
+            _ => None,
+        }
+    }
+
+    /// The gathering it concerns, if any.
+    pub fn gathering(&self) -> Option<usize> {
+        match *self {
+            About::Gathering { gathering } | About::Attended { gathering, .. } => {
+                Some(gathering as usize)
+            }
+            _ => None,
+        }
+    }
+
+    /// Its kind as the log names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            About::Job { .. } => "job",
+            About::Hobby { .. } => "hobby",
+            About::Family { .. } => "family",
+            About::Food { .. } => "food",
+            About::Gathering { .. } => "gathering",
+            About::Attended { .. } => "attended",
+            About::Quarrel { .. } => "quarrel",
+            About::Date { .. } => "date",
+            About::StoodUp { .. } => "stood_up",
+        }
+    }
+
+    /// How much knowing it matters, 0–100.
+    pub fn importance(&self) -> u8 {
+        match self {
+            About::Gathering { .. } | About::Date { .. } => 70,
+            About::Quarrel { .. } => 60,
+            About::StoodUp { .. } => 55,
+            About::Family { .. } | About::Attended { .. } => 40,
+            About::Job { .. } => 30,
+            About::Hobby { .. } => 25,
+            About::Food { .. } => 20,
+        }
+    }
+}
+
+/// Where a fact came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum Source {
+    /// Known before the run began (neighbours know each other).
+    Known,
+    /// One took part in it (organised the gathering, had the quarrel).
+    Lived,
+    /// One was there and saw it.
+    Saw,
+    /// Read on the notice board.
+    Notice {
+        /// The notice's number.
+        id: u32,
+    },
+    /// Told in a conversation.
+    Told {
+        /// By whom.
+        by: RosterIdx,
+    },
+}
+
+impl Source {
+    /// Its kind as the log names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Source::Known => "known",
+            Source::Lived => "lived",
+            Source::Saw => "saw",
+            Source::Notice { .. } => "notice",
+            Source::Told { .. } => "told",
+        }
+    }
+}
+
+/// One thing a resident knows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Fact {
+    /// What it is.
+    pub about: About,
+    /// Where it came from (the first time it was heard).
+    pub source: Source,
+    /// When it was learnt.
+    pub learned: GameTime,
+    /// How much it matters, 0–100.
+    pub importance: u8,
+}
+
+/// What a resident knows, in the order it learnt it, and what it has
+/// brought up with whom (a missed meeting, an evening both were at: raised
+/// once, not at every meeting).
+#[derive(Component, Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Knowledge {
+    facts: Vec<Fact>,
+    #[serde(default)]
+    raised: Vec<(About, RosterIdx)>,
+}
+
+impl Knowledge {
+    /// Knowledge read back from a save.
+    pub(crate) fn restored(facts: Vec<Fact>, raised: Vec<(About, RosterIdx)>) -> Self {
+        Self { facts, raised }
+    }
+
+    /// What was brought up with whom.
+    pub(crate) fn raised(&self) -> &[(About, RosterIdx)] {
+        &self.raised
+    }
+
+    /// Every fact, in the order learnt.
+    pub fn facts(&self) -> &[Fact] {
+        &self.facts
+    }
+
+    /// The fact about `about`, if known.
+    pub fn get(&self, about: &About) -> Option<&Fact> {
+        self.facts.iter().find(|f| f.about == *about)
+    }
+
+    /// Whether it is known.
+    pub fn knows(&self, about: &About) -> bool {
+        self.get(about).is_some()
+    }
+
+    /// Adds a fact unless it is known already (the first source stays);
+    /// whether it was new.
+    pub fn add(&mut self, fact: Fact) -> bool {
+        if self.knows(&fact.about) {
+            return false;
+        }
+        self.facts.push(fact);
+        true
+    }
+
+    /// Whether `about` was brought up with `with` already.
+    pub fn raised_with(&self, about: &About, with: RosterIdx) -> bool {
+        self.raised.contains(&(*about, with))
+    }
+
+    /// Notes that `about` was brought up with `with`.
+    pub fn mark_raised(&mut self, about: About, with: RosterIdx) {
+        if !self.raised_with(&about, with) {
+            self.raised.push((about, with));
+        }
+    }
+}
+
+/// A resident brought something up with another (not to be raised again).
+#[derive(Message, Debug, Clone, Copy)]
+pub struct Raise {
+    /// Who brought it up.
+    pub who: RosterIdx,
+    /// What.
+    pub about: About,
+    /// With whom.
+    pub with: RosterIdx,
+}
+
+/// A resident learns something now (from a line, a notice, an event).
+#[derive(Message, Debug, Clone, Copy)]
+pub struct Learn {
+    /// Who learns it.
+    pub who: RosterIdx,
+    /// What.
+    pub about: About,
+    /// From where.
+    pub source: Source,
+    /// When.
+    pub time: GameTime,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<Learn>()
+        .add_message::<Raise>()
+        .init_resource::<attend::Attendance>()
+        .add_systems(
+            SimStep,
+            (attend::attendance, dates_learnt, learn, raise)
+                .chain()
+                .in_set(SimSet::Memory)
+                .before(super::memory::Remembering),
+        );
+}
+
+/// The two who went on a date know it.
+fn dates_learnt(
+    mut events: MessageReader<SimEvent>,
+    roster: Res<Roster>,
+    mut learn: MessageWriter<Learn>,
+) {
+    for e in events.read() {
+        let EventBody::DateEnd(d) = &e.body else {
+            continue;
+        };
+        let pair: Vec<RosterIdx> = d.residents.iter().filter_map(|r| roster.idx(r)).collect();
+        let [a, b] = pair[..] else {
+            continue;
+        };
+        for who in [a, b] {
+            learn.write(Learn {
+                who,
+                about: About::date(a, b, e.time),
+                source: Source::Lived,
+                time: e.time,
+            });
+        }
+    }
+}
+
+/// What was brought up is noted by whoever brought it up.
+fn raise(mut raised: MessageReader<Raise>, roster: Res<Roster>, mut q: Query<&mut Knowledge>) {
+    for r in raised.read() {
+        if let Ok(mut k) = q.get_mut(roster.entity_of(r.who)) {
+            k.mark_raised(r.about, r.with);
+        }
+    }
+}
+
+/// What learning writes to.
+type Learner<'a> = (
+    &'a Resident,
+    &'a Persona,
+    &'a Relationships,
+    &'a mut Knowledge,
+    &'a mut Agenda,
+    &'a mut ResidentRng,
+);
+
+/// New facts join their residents' knowledge and are logged; a gathering
+/// heard of by word of mouth reaches the agenda too.
+fn learn(
+    (mut learning, mut events): (MessageReader<Learn>, MessageWriter<SimEvent>),
+    (roster, town, gatherings, scenario): (
+        Res<Roster>,
+        Res<Town>,
+        Res<Gatherings>,
+        Res<super::LoadedScenario>,
+    ),
+    mut q: Query<Learner<'static>>,
+) {
+    let words = FactWords {
+        roster: &roster,
+        town: &town,
+        gatherings: &gatherings,
+        residents: &scenario.0.residents,
+    };
+    for l in learning.read() {
+        let Ok((r, persona, rels, mut knowledge, mut agenda, mut rng)) =
+            q.get_mut(roster.entity_of(l.who))
+        else {
+            continue;
+        };
+        let fact = Fact {
+            about: l.about,
+            source: l.source,
+            learned: l.time,
+            importance: l.about.importance(),
+        };
+        if !knowledge.add(fact) {
+            continue;
+        }
+        events.write(SimEvent {
+            time: l.time,
+            body: EventBody::Learned {
+                resident: r.id.clone(),
+                fact: l.about.kind().to_string(),
+                text: words.fact(&l.about),
+                source: l.source.kind().to_string(),
+                from: match l.source {
+                    Source::Told { by } => Some(roster.id_of(by).clone()),
+                    _ => None,
+                },
+            },
+        });
+        // Word of mouth about a gathering: the listener decides whether to go
+        // (the organiser's own invitation is answered in its conversation).
+        if let (About::Gathering { gathering }, Source::Told { by }) = (l.about, l.source)
+            && let Some(g) = gatherings.get(gathering as usize)
+            && *roster.id_of(by) != g.organiser
+            && !agenda.knows(g.id)
+        {
+            learn_gathering(
+                g,
+                (Heard::Told, None),
+                l.time,
+                (r, persona, rels),
+                &mut agenda,
+                &mut rng,
+                &mut events,
+            );
+        }
+    }
+}
