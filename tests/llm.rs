@@ -955,3 +955,98 @@ fn prompts_are_built_from_budgeted_layers() {
     );
     assert!(plans(&tight).iter().all(|e| layer(e, "persona") > 0));
 }
+
+/// A model that plays every resident and breaks the world's rules: it eats
+/// at the old mine, works in other people's homes, sleeps at the tavern,
+/// never eats otherwise and never posts a notice. The town keeps the rules
+/// whatever it writes: every meal, shift and night where it can happen, no
+/// one starving at the end of the day, the party's notice up on day 1 — and
+/// every plan sent back says why in the log.
+#[test]
+fn a_model_that_breaks_the_world_s_rules_is_held_to_them() {
+    const BAD: [&str; 4] = [
+        r#"{"action":"Eat lunch at the old mine","target_location":"mine","dialogue":"在矿洞里吃饭。","emoji":"🍚","duration":60,"activity":"eat"}"#,
+        r#"{"action":"Work at the Lin house","target_location":"home_lin","dialogue":"去林家干活。","emoji":"🔨","duration":120,"activity":"work"}"#,
+        r#"{"action":"Sleep at the tavern","target_location":"tavern","dialogue":"在酒馆睡一觉。","emoji":"😴","duration":120,"activity":"sleep"}"#,
+        r#"{"action":"Hang out at the square","target_location":"square","dialogue":"去广场转转。","emoji":"🙂","duration":120,"activity":"socialise"}"#,
+    ];
+    let n = Arc::new(AtomicUsize::new(0));
+    let seen = n.clone();
+    let server = server(move |req| {
+        let prompt = req.prompt();
+        let content = if req.format().is_some() || prompt.contains("\"target_location\"") {
+            BAD[seen.fetch_add(1, Ordering::SeqCst) % BAD.len()].to_string()
+        } else {
+            "今天天气真不错，你最近在忙些什么呢？".to_string()
+        };
+        fake::chat_with_usage(&content, 100, 20)
+    });
+    let mut settings = LlmSettings::for_endpoint(&server.url, "rule-breaker");
+    settings.timeout = Duration::from_secs(10);
+    let mut app = one_day(7, settings);
+    let ev = events(&app);
+    let town = app.world().resource::<Town>().clone();
+    let scenario = default_scenario();
+    let profile = |id: &str| {
+        scenario
+            .residents
+            .iter()
+            .find(|p| p.id.as_str() == id)
+            .unwrap()
+            .clone()
+    };
+    let plans: Vec<&Value> = ev.iter().filter(|e| e["kind"] == "plan").collect();
+    assert!(plans.len() > 100, "{} plans", plans.len());
+    for p in &plans {
+        let me = profile(p["resident"].as_str().unwrap());
+        let target = town.find(p["target_location"].as_str().unwrap()).unwrap();
+        match p["activity"].as_str().unwrap() {
+            "eat" => assert!(
+                town.get(target).has(heartvale::scenario::Service::Food),
+                "{p}"
+            ),
+            "work" => assert_eq!(Some(target), me.work.as_ref().map(|w| w.place), "{p}"),
+            "sleep" => assert_eq!(target, me.home, "{p}"),
+            _ => {}
+        }
+    }
+    // Every broken plan was sent back (or replaced) with the rule it broke.
+    let told = ev
+        .iter()
+        .filter(|e| {
+            e["kind"] == "llm_call"
+                && e["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("吃") || r.contains("上班") || r.contains("睡觉"))
+        })
+        .count();
+    assert!(told > 10, "{told} calls sent back with a rule");
+    let notice = ev
+        .iter()
+        .find(|e| e["kind"] == "notice")
+        .expect("the party's notice went up");
+    assert!(
+        notice["time"].as_str().unwrap().starts_with("2026-04-06"),
+        "{notice}"
+    );
+    let mut q = app
+        .world_mut()
+        .query::<(&Resident, &heartvale::sim::residents::Needs)>();
+    for (r, needs) in q.iter(app.world()) {
+        let mine: Vec<String> = plans
+            .iter()
+            .filter(|p| p["resident"] == r.id.as_str())
+            .map(|p| {
+                format!(
+                    "{} {} {} {}",
+                    p["time"], p["activity"], p["target_location"], p["duration"]
+                )
+            })
+            .collect();
+        assert!(
+            needs.hunger() > 0.0,
+            "{} ends the day starving: {mine:#?}",
+            r.id
+        );
+    }
+}

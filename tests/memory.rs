@@ -293,6 +293,7 @@ fn an_older_save_is_read_through_its_migrations_untouched() {
             "ALTER TABLE memories DROP COLUMN last_access; DROP TABLE memory_vectors;
              ALTER TABLE relationships DROP COLUMN last_talk; DROP TABLE counsel_sessions;
              DROP TABLE facts; DELETE FROM meta WHERE key = 'knowledge';
+             ALTER TABLE relationships DROP COLUMN talk_days;
              PRAGMA user_version = 1; PRAGMA wal_checkpoint(TRUNCATE);",
         )
         .unwrap();

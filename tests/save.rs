@@ -207,6 +207,9 @@ fn every_component_survives_a_round_trip() {
     );
     assert!(x.iter().any(|l| l.starts_with("memories:")));
     assert!(x.iter().any(|l| l.starts_with("relationships:")));
+    // What everyone knows, and from whom.
+    let facts = x.iter().filter(|l| l.starts_with("facts:")).count();
+    assert!(facts >= 20, "{facts} facts saved");
     assert_eq!(
         x.iter()
             .filter(|l| l.starts_with("counsel_sessions:"))
@@ -398,4 +401,49 @@ fn a_conversation_waiting_on_a_model_line_survives_a_save() {
         "{}",
         log.lines().rev().take(3).collect::<Vec<_>>().join("\n")
     );
+}
+
+/// A save from before the phrase bank's format changed still loads: its
+/// `dialogue.yaml` no longer parses, so the town speaks with the built-in
+/// bank and says so; the rest of the save is used as it was.
+#[test]
+fn a_save_with_an_older_phrase_bank_speaks_with_the_built_in_one() {
+    let d = temp();
+    let file = p(&d, "old.db");
+    let f = file.to_str().unwrap();
+    succeeds(&["sim", "-q", "--days", "1", "--save", f]);
+    let db = rusqlite::Connection::open(&file).unwrap();
+    let bank: Vec<u8> = db
+        .query_row(
+            "SELECT content FROM scenario_files WHERE path = 'dialogue.yaml'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let old = String::from_utf8(bank)
+        .unwrap()
+        .replacen("greetings:", "greeting:", 1);
+    db.execute(
+        "UPDATE scenario_files SET content = ?1 WHERE path = 'dialogue.yaml'",
+        [old.as_bytes()],
+    )
+    .unwrap();
+    drop(db);
+    let out = heartvale(&["sim", "-q", "--load", f, "--days", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("built-in phrase bank"), "{err}");
+    // Any other broken file is still refused.
+    let db = rusqlite::Connection::open(&file).unwrap();
+    db.execute(
+        "UPDATE scenario_files SET content = X'3A3A' WHERE path = 'residents.yaml'",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    refused(&file, "residents.yaml");
 }

@@ -90,6 +90,13 @@ impl GameTime {
         !(6 * 60..22 * 60).contains(&m)
     }
 
+    /// The day (since 1970) a resident calls "today": until five in the
+    /// morning it is still the evening's day (asked at one at night,
+    /// "yesterday" is the day before the evening just gone).
+    pub fn social_day(self) -> i64 {
+        GameTime(self.0 - 5 * 3600).day_number()
+    }
+
     /// The date whose night this moment belongs to: 01:30 on the 5th is the night of the 4th.
     pub fn night_of(self) -> NaiveDate {
         GameTime(self.0 - 12 * 3600).date()

@@ -3,6 +3,7 @@
 //! notices, friends' whereabouts); words come from Chinese templates.
 
 mod address;
+pub mod interview;
 mod planner;
 mod speech;
 mod talk;

@@ -55,6 +55,26 @@ fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [&'a str]) -> &'a str {
     table[rng.random_range(0..table.len())]
 }
 
+/// Whether every slot of `template` has a non-empty value among `slots`.
+pub(super) fn fillable<K: AsRef<str>, V: AsRef<str>>(template: &str, slots: &[(K, V)]) -> bool {
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return true;
+        };
+        let key = &after[..close];
+        if !slots
+            .iter()
+            .any(|(k, v)| k.as_ref() == key && !v.as_ref().is_empty())
+        {
+            return false;
+        }
+        rest = &after[close + 1..];
+    }
+    true
+}
+
 /// Fills `{slot}`s from `slots` in one pass; unknown slots are left as they are.
 pub(super) fn fill(template: &str, slots: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
@@ -230,7 +250,7 @@ pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
 
 /// A memory in at most [`GIST_CHARS`] characters: its first clauses, whole
 /// (a quoted notice is left out rather than cut), asides in （） dropped.
-fn gist(text: &str) -> String {
+pub(super) fn gist(text: &str) -> String {
     let mut plain = String::with_capacity(text.len());
     let mut depth = 0u32;
     for c in text.chars() {
@@ -268,7 +288,7 @@ fn gist(text: &str) -> String {
 }
 
 /// The most important moment of the night's summary `text`, if it has one.
-fn most_of_all(text: &str) -> Option<&str> {
+pub(super) fn most_of_all(text: &str) -> Option<&str> {
     let (_, after) = text.split_once(MOST_OF_ALL)?;
     after.split('。').next().filter(|m| !m.is_empty())
 }

@@ -56,6 +56,9 @@ pub enum Command {
         #[command(subcommand)]
         command: MemoryCommand,
     },
+    /// Ask a resident something, frozen in time and without side effects:
+    /// answered from what it knows (with a model, through its prompt).
+    Interview(InterviewArgs),
     /// Print a readable timeline of an event log (JSON Lines).
     Replay {
         /// The event log.
@@ -93,6 +96,26 @@ pub struct DateArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub(crate) repeat: Option<u32>,
     /// The host and both avatars ask this model (else the built-in ones answer).
+    #[command(flatten)]
+    pub(crate) llm: LlmArgs,
+}
+
+/// `heartvale interview`.
+#[derive(Args, Debug, Clone)]
+pub struct InterviewArgs {
+    /// The resident's id or name.
+    pub(crate) resident: String,
+    /// The question, in Chinese (「你昨天都和谁聊过天？」).
+    pub(crate) question: String,
+    /// The town: a save (`--load`, as it was then), a scenario at its start,
+    /// or a generated town.
+    #[command(flatten)]
+    pub(crate) town: TownArgs,
+    /// Print one JSON object: the answer, what the question was read as
+    /// asking, the facts (with their sources) and memories it used.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// The resident's model (without one, the built-in brain answers).
     #[command(flatten)]
     pub(crate) llm: LlmArgs,
 }

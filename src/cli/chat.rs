@@ -34,9 +34,7 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
     let profile = town
         .scenario
-        .residents
-        .iter()
-        .find(|p| p.id.as_str() == args.resident || p.name == args.resident)
+        .resident(&args.resident)
         .cloned()
         .ok_or_else(|| CliError::failed(format!("no resident {:?} in this town", args.resident)))?;
     let save_source = args.save.as_ref().map(|_| town.source()).transpose()?;

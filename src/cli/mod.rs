@@ -8,13 +8,15 @@
 //! - `replay`: an event log, told;
 //! - `memory`: retrieval's bench, and search in a save;
 //! - `chat`: the player talks with a resident (the companion system);
-//! - `date`: Cupid's dates between two residents, in the terminal.
+//! - `date`: Cupid's dates between two residents, in the terminal;
+//! - `interview`: ask a resident something, answered from what it knows.
 
 mod args;
 mod chat;
 mod check;
 mod course;
 mod date;
+mod interview;
 mod memory;
 mod replay;
 mod report;
@@ -27,8 +29,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub use args::{
-    ChatArgs, Cli, Command, DateArgs, MemoryCommand, ScriptCommand, SessionArgs, SimArgs, TownArgs,
-    WindowArgs,
+    ChatArgs, Cli, Command, DateArgs, InterviewArgs, MemoryCommand, ScriptCommand, SessionArgs,
+    SimArgs, TownArgs, WindowArgs,
 };
 
 use crate::base::Diagnostics;
@@ -86,6 +88,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Memory { command }) => memory::memory(command),
         Some(Command::Chat(args)) => chat::chat(args),
         Some(Command::Date(args)) => date::date(args),
+        Some(Command::Interview(args)) => interview::interview(args),
         Some(Command::Replay {
             file,
             kind,

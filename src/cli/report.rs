@@ -107,6 +107,7 @@ pub(super) fn summary(world: &mut World, name: &str, seed: u64, wall: Duration) 
         outcome.map(|o| format!("{o:?}")).unwrap_or_default(),
         wall.as_secs_f64(),
     ));
+    out.push_str(&spread_lines(world));
     if let Some(brain) = world.get_resource::<LlmBrain>() {
         out.push('\n');
         out.push_str(&llm_table(world, brain));
@@ -120,6 +121,77 @@ pub(super) fn summary(world: &mut World, name: &str, seed: u64, wall: Duration) 
             u.texts,
             u.failed
         ));
+    }
+    out
+}
+
+/// Gatherings and events a run's word spread about shown at most (a big
+/// town's are counted).
+const SPREAD_SHOWN: usize = 12;
+/// Tellings listed per fact at most.
+const TOLD_SHOWN: usize = 8;
+
+/// How far the notable facts spread: for each, who knew by each day, how
+/// they came to know, and who told whom.
+fn spread_lines(world: &mut World) -> String {
+    use crate::sim::knowledge::spread::{source_zh, spread};
+    use crate::sim::knowledge::{FactWords, Knowledge};
+    let people: Vec<(RosterIdx, Knowledge)> = world
+        .query::<(&Resident, &Knowledge)>()
+        .iter(world)
+        .map(|(r, k)| (r.idx, k.clone()))
+        .collect();
+    let roster = world.resource::<Roster>();
+    let scenario = &world.resource::<crate::sim::LoadedScenario>().0;
+    let words = FactWords {
+        roster,
+        town: world.resource::<crate::scenario::Town>(),
+        gatherings: &world.resource::<crate::sim::town::Gatherings>().0,
+        residents: &scenario.residents,
+    };
+    let refs: Vec<(RosterIdx, &Knowledge)> = people.iter().map(|(i, k)| (*i, k)).collect();
+    let now = world.resource::<Clock>().now;
+    let all = spread(&refs, &words, scenario.start, now);
+    if all.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n消息传开：");
+    for s in all.iter().take(SPREAD_SHOWN) {
+        let days: Vec<String> = s
+            .by_day
+            .iter()
+            .enumerate()
+            .map(|(d, n)| format!("第{}天 {n} 人", d + 1))
+            .collect();
+        let how: Vec<String> = s
+            .sources
+            .iter()
+            .map(|(k, n)| format!("{} {n}", source_zh(k)))
+            .collect();
+        out.push_str(&format!(
+            "\n- {}：{}（{}）",
+            s.what,
+            days.join("，"),
+            how.join("、")
+        ));
+        if !s.told.is_empty() {
+            let chain: Vec<String> = s
+                .told
+                .iter()
+                .take(TOLD_SHOWN)
+                .map(|&(a, b)| format!("{}→{}", roster.name_of(a), roster.name_of(b)))
+                .collect();
+            let more = s.told.len().saturating_sub(TOLD_SHOWN);
+            let more = if more > 0 {
+                format!(" 等 {more} 次")
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("；经 {}{more}", chain.join("、")));
+        }
+    }
+    if all.len() > SPREAD_SHOWN {
+        out.push_str(&format!("\n- …… 还有 {} 件", all.len() - SPREAD_SHOWN));
     }
     out
 }

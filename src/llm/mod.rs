@@ -12,6 +12,7 @@ pub(crate) mod config;
 pub mod cupid;
 pub mod embed;
 pub mod fake;
+pub mod interview;
 mod mind;
 pub(crate) mod parse;
 pub mod pool;

@@ -33,6 +33,23 @@ impl Remote {
         }))
     }
 
+    /// A synchronous client of `endpoint` (a resident's own model).
+    pub(crate) fn for_endpoint(
+        settings: &super::LlmSettings,
+        endpoint: super::pool::Pool,
+    ) -> std::io::Result<Remote> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        Ok(Remote {
+            runtime,
+            client: super::client::Client::default(),
+            endpoint,
+            timeout: settings.timeout,
+            temperature: settings.temperature,
+        })
+    }
+
     /// One chat completion of `prompt`, constrained to `schema` where the
     /// server can (the client falls back to plain JSON, then to text).
     pub(crate) fn complete(

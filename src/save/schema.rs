@@ -93,12 +93,14 @@ CREATE TABLE counsel_sessions (
 /// was learnt: its kind, its words, where it came from (`known`, `lived`,
 /// `saw`, `notice`, `told`; `teller` for the last), when, how much it
 /// matters, and the fact itself as JSON. Older saves have none: their
-/// residents start with what the scenario gives them.
+/// residents start with what the scenario gives them. And the days each
+/// pair talked (JSON; NULL in older saves: none known).
 const V5: &str = "
 CREATE TABLE facts (
     resident TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
     source TEXT NOT NULL, teller TEXT, learned INTEGER NOT NULL, importance INTEGER NOT NULL,
     fact TEXT NOT NULL, PRIMARY KEY (resident, seq));
+ALTER TABLE relationships ADD COLUMN talk_days TEXT;
 ";
 
 /// Each version's script, applied in order to bring a file up to [`VERSION`].

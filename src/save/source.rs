@@ -52,21 +52,41 @@ impl TownSource {
     }
 
     /// Loads the scenario: a folder's files are written to a fresh temporary
-    /// folder, loaded and checked as any scenario, and removed again.
+    /// folder, loaded and checked as any scenario, and removed again. A
+    /// phrase bank an older Heartvale wrote (the rest of the town loads) is
+    /// left out, with a note: the town speaks with the built-in bank rather
+    /// than the save being lost.
     pub fn load(&self) -> Result<Scenario, String> {
         match self {
             Self::Generated { residents, seed } => Ok(generated_town(*residents, *seed)),
             Self::Folder { files } => {
                 let root = temp_root();
-                let result = materialize(&root, files).and_then(|dir| {
-                    Scenario::load(&dir)
-                        .map_err(|e| format!("the saved scenario does not load:\n{e}"))
-                });
+                let result = materialize(&root, files)
+                    .and_then(|dir| Scenario::load(&dir).or_else(|e| older_bank(&dir, e)));
                 let _ = std::fs::remove_dir_all(&root);
                 result
             }
         }
     }
+}
+
+/// The scenario without its phrase bank, when the bank is all that failed.
+fn older_bank(dir: &Path, problems: crate::base::Diagnostics) -> Result<Scenario, String> {
+    let bank = crate::scenario::dialogue::FILE;
+    let only_bank = problems
+        .iter()
+        .all(|d| d.file.file_name().is_some_and(|n| n == bank));
+    let fail = |e: &crate::base::Diagnostics| format!("the saved scenario does not load:\n{e}");
+    if !only_bank {
+        return Err(fail(&problems));
+    }
+    std::fs::remove_file(dir.join(bank)).map_err(|e| e.to_string())?;
+    let scenario = Scenario::load(dir).map_err(|e| fail(&e))?;
+    eprintln!(
+        "note: the save's {bank} is from an older Heartvale ({} problem(s)); the town speaks with the built-in phrase bank",
+        problems.len()
+    );
+    Ok(scenario)
 }
 
 /// Adds the files under `from`, named relative to `base`.

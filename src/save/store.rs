@@ -162,8 +162,8 @@ fn write_residents(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     let mut tie = tx.prepare(
-        "INSERT INTO relationships (resident, other, kind, strength, impression, interactions, last_interaction, met, last_talk)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO relationships (resident, other, kind, strength, impression, interactions, last_interaction, met, last_talk, talk_days)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     let mut memory = tx.prepare(
         "INSERT INTO memories (resident, seq, time, kind, importance, text, last_access) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -198,7 +198,8 @@ fn write_residents(
                 t.met.map(|t| t.0),
                 t.last_talk
                     .as_ref()
-                    .map(|l| serde_json::to_string(l).expect("plain data"))
+                    .map(|l| serde_json::to_string(l).expect("plain data")),
+                json(&t.talk_days)
             ])?;
         }
         for (seq, m) in r.memories.iter().enumerate() {
@@ -435,7 +436,7 @@ fn read_residents(
 
 fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> {
     let mut q = db.prepare_cached(
-        "SELECT other, kind, strength, impression, interactions, last_interaction, met, last_talk
+        "SELECT other, kind, strength, impression, interactions, last_interaction, met, last_talk, talk_days
          FROM relationships WHERE resident = ?1 ORDER BY rowid",
     )?;
     let rows = q.query_map([id], |r| {
@@ -447,12 +448,19 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
             r.get::<_, u32>(4)?,
             r.get::<_, Option<i64>>(5)?,
             r.get::<_, Option<i64>>(6)?,
-            r.get::<_, Option<String>>(7)?,
+            (
+                r.get::<_, Option<String>>(7)?,
+                r.get::<_, Option<String>>(8)?,
+            ),
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (other, kind, strength, impression, interactions, last, met, talk) = row?;
+        let (other, kind, strength, impression, interactions, last, met, (talk, days)) = row?;
+        let talk_days = match days {
+            Some(d) => from_json(&d, "a tie's talk days")?,
+            None => Vec::new(),
+        };
         let last_talk = talk
             .map(|t| serde_json::from_str(&t))
             .transpose()
@@ -464,7 +472,7 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
             impression,
             interactions,
             (last.map(GameTime), met.map(GameTime)),
-            last_talk,
+            (last_talk, talk_days),
         ));
     }
     Ok(out)

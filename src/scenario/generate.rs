@@ -1,6 +1,9 @@
 //! Generated towns of any size, for benchmarks and stress runs
 //! (`heartvale sim --generate N`). Districts on a grid, each with a plaza,
-//! a canteen, a park, workplaces and apartment blocks; one central square.
+//! a canteen, a park, workplaces of a trade and homes; one central square.
+//! People have names, trades, traits and pastimes of their own
+//! (`generate_people`), and speak with the default town's phrase bank
+//! without the lines that name its people and places.
 
 use std::sync::Arc;
 
@@ -8,6 +11,7 @@ use bevy::math::Vec2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::generate_people::{self as people, TRADES};
 use super::spec::{BigFive, LocationKind, MapSize, Service, Tuning};
 use super::{
     Gathering, Goal, Hobby, InitialRelationship, LocIdx, Location, LocationId, Profile,
@@ -107,9 +111,10 @@ impl Places {
             } else {
                 vec![]
             };
+            let name = people::district(d);
             let hub = p.add(
                 format!("plaza_{d}"),
-                format!("{d}区广场"),
+                format!("{name}广场"),
                 LocationKind::Public,
                 c,
                 board,
@@ -118,7 +123,7 @@ impl Places {
             let at = c + Vec2::new(120.0, 0.0);
             let canteen = p.add(
                 format!("canteen_{d}"),
-                format!("{d}区食堂"),
+                format!("{name}食堂"),
                 LocationKind::Food,
                 at,
                 vec![Service::Food],
@@ -127,7 +132,7 @@ impl Places {
             let at = c + Vec2::new(-120.0, 0.0);
             let park = p.add(
                 format!("park_{d}"),
-                format!("{d}区公园"),
+                format!("{name}公园"),
                 LocationKind::Nature,
                 at,
                 vec![],
@@ -145,9 +150,11 @@ impl Places {
         for h in 0..layout.homes {
             let at = p.around_hub(layout, h, 0.0, 220.0);
             let services = vec![Service::Sleep, Service::Food];
+            let district = people::district(h % layout.districts);
+            let number = people::numeral(h / layout.districts + 1);
             let home = p.add(
                 format!("home_{h}"),
-                format!("{h}号公寓"),
+                format!("{district}{number}号院"),
                 LocationKind::Home,
                 at,
                 services,
@@ -156,9 +163,15 @@ impl Places {
         }
         for w in 0..layout.works {
             let at = p.around_hub(layout, w, 0.35, 160.0);
+            let district = people::district(w % layout.districts);
+            let trade = &TRADES[w % TRADES.len()];
+            let number = match w / (layout.districts * TRADES.len()) {
+                0 => String::new(),
+                n => people::numeral(n + 1),
+            };
             let work = p.add(
                 format!("work_{w}"),
-                format!("{w}号工坊"),
+                format!("{district}{number}{}", trade.place),
                 LocationKind::Work,
                 at,
                 vec![],
@@ -208,16 +221,13 @@ impl Places {
         }
     }
 
-    /// A workplace in the home's district when it has one: short commutes,
-    /// the same shape of town at every size.
-    fn workplace(&self, layout: &Layout, i: usize) -> LocIdx {
+    /// A workplace (its index) in the home's district when it has one:
+    /// short commutes, the same shape of town at every size.
+    fn workplace(&self, layout: &Layout, i: usize) -> usize {
         let district = (i / PER_HOME) % layout.districts;
-        let local: Vec<LocIdx> = (district..layout.works)
-            .step_by(layout.districts)
-            .map(|w| self.works[w])
-            .collect();
+        let local: Vec<usize> = (district..layout.works).step_by(layout.districts).collect();
         if local.is_empty() {
-            self.works[i % layout.works]
+            i % layout.works
         } else {
             local[i % local.len()]
         }
@@ -260,17 +270,23 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
         gatherings,
         tuning: Tuning::default(),
         llm: None,
-        dialogue: super::PhraseBank::shared_builtin(),
+        dialogue: borrowed_bank(),
     }
 }
 
-/// Resident `i`: a craftsman of random personality with a weekday shift,
-/// a walk in the park, and the neighbour before it in its block as an acquaintance.
+/// The default town's phrase bank without the lines that name its people
+/// and places (its `local_words`): what a generated town speaks with.
+fn borrowed_bank() -> Arc<super::PhraseBank> {
+    static BANK: std::sync::LazyLock<Arc<super::PhraseBank>> = std::sync::LazyLock::new(|| {
+        Arc::new(super::PhraseBank::shared_builtin().without_local(&[]))
+    });
+    BANK.clone()
+}
+
+/// Resident `i`: a trade from its workplace, a personality, traits and
+/// pastimes that follow from it, a weekday shift, and the neighbour before
+/// it in its home as an acquaintance.
 fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) -> Profile {
-    const SURNAMES: [&str; 10] = ["王", "李", "张", "刘", "陈", "杨", "赵", "黄", "周", "吴"];
-    const GIVEN: [&str; 12] = [
-        "伟", "芳", "娜", "敏", "静", "磊", "洋", "艳", "勇", "杰", "娟", "涛",
-    ];
     let mut big = || rng.random_range(10.0..90.0f32);
     let personality = BigFive {
         openness: big(),
@@ -283,7 +299,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
     let (wake, bedtime, late) = super::resolve::derived_schedule(&personality);
     let goals = if i == 0 {
         vec![Goal {
-            text: "明天傍晚在广场办街坊聚会".into(),
+            text: "明天下午在广场办街坊聚会".into(),
             gathering: Some(0),
             notice: None,
         }]
@@ -296,48 +312,47 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         strength: 30.0,
         impression: "邻居".into(),
     });
+    let w = places.workplace(layout, i);
+    let trade = &TRADES[w % TRADES.len()];
+    let p = &personality;
+    let traits = people::traits([
+        p.openness,
+        p.conscientiousness,
+        p.extraversion,
+        p.agreeableness,
+        p.neuroticism,
+    ]);
+    let (quote, food, topics) = people::likes(rng);
+    let district = (i / PER_HOME) % layout.districts;
     Profile {
         id: ResidentId(Arc::from(format!("r{i}").as_str())),
-        name: format!(
-            "{}{}{}",
-            SURNAMES[i % SURNAMES.len()],
-            GIVEN[(i / SURNAMES.len()) % GIVEN.len()],
-            i
-        ),
+        name: people::name(i),
         age: rng.random_range(18..80),
         gender: if i.is_multiple_of(2) { "女" } else { "男" }.into(),
-        occupation: "工匠".into(),
+        occupation: trade.job.into(),
         home: places.homes[i / PER_HOME],
         work: Some(WorkShift {
-            place: places.workplace(layout, i),
+            place: places.works[w],
             start: start_h * 60,
             end: (start_h + 8) * 60,
             days: [true, true, true, true, true, false, false],
-            action: "Work at the workshop".into(),
-            emoji: "🔨".into(),
+            action: trade.action.into(),
+            emoji: trade.emoji.into(),
             role: None,
             greets: Vec::new(),
         }),
         personality,
-        traits: vec![],
-        quote: String::new(),
+        traits,
+        quote,
         goals,
-        memories: vec!["我住在这座新建的小镇里。".into()],
+        memories: vec![format!("我是{}，在镇上做{}。", people::name(i), trade.job)],
         relationships: neighbour.into_iter().collect(),
         wake,
         bedtime,
         late_night_chance: late,
-        hobbies: vec![Hobby {
-            action: "Walk in the park".into(),
-            place: places.parks[(i / PER_HOME) % layout.districts],
-            emoji: "🌳".into(),
-            says: None,
-            does: None,
-            often: 1.0,
-            evening: false,
-        }],
-        topics: vec![["美食", "书", "音乐"][i % 3].into()],
-        food: Vec::new(),
+        hobbies: pastimes(i, places, district),
+        topics,
+        food,
         knows: Vec::new(),
         brain: None,
         counsel: None,
@@ -346,6 +361,37 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         host: None,
         sprite: None,
     }
+}
+
+/// One or two pastimes in the resident's district: a walk in the park,
+/// reading at the library, chess or songs at the plaza.
+fn pastimes(i: usize, places: &Places, district: usize) -> Vec<Hobby> {
+    let park = places.parks[district];
+    let plaza = places.hubs[district];
+    let library = places.library.unwrap_or(plaza);
+    let all = [
+        ("Walk in the park", park, "🌳", "在公园散步"),
+        ("Read at the library", library, "📚", "去图书馆看书"),
+        ("Play chess at the plaza", plaza, "♟️", "在广场下棋"),
+        ("Sing at the plaza", plaza, "🎤", "在广场唱歌"),
+    ];
+    [i % all.len(), (i / all.len() + 1 + i) % all.len()]
+        .into_iter()
+        .enumerate()
+        .filter(|(k, j)| *k == 0 || *j != i % all.len())
+        .map(|(_, j)| {
+            let (action, place, emoji, does) = all[j];
+            Hobby {
+                action: action.into(),
+                place,
+                emoji: emoji.into(),
+                says: None,
+                does: Some(does.into()),
+                often: 1.0,
+                evening: false,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

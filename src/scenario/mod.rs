@@ -5,6 +5,7 @@
 
 pub mod dialogue;
 pub mod generate;
+mod generate_people;
 mod look;
 mod planner_tuning;
 mod profile;
@@ -90,6 +91,13 @@ impl Scenario {
         let residents = self.residents.iter().map(|p| p.name.clone());
         let places = self.town.indices().map(|l| self.town.name(l).to_string());
         residents.chain(places).collect()
+    }
+
+    /// The resident called `who`, by id or by name.
+    pub fn resident(&self, who: &str) -> Option<&Arc<Profile>> {
+        self.residents
+            .iter()
+            .find(|p| p.id.as_str() == who || p.name == who)
     }
 
     /// Loads and validates a scenario folder. Problems come in file order

@@ -67,6 +67,8 @@ pub struct PlannerTuning {
     /// Company at an eatery outside the evening counts this much (people
     /// meet all over town, not only where the food is).
     pub(crate) eatery_company: f32,
+    /// ... and in the evening this much, plus up to 0.3 for the sociable.
+    pub(crate) eatery_evening: f32,
     /// Company where one has a pastime, or outdoors for one who loves it,
     /// counts this much more.
     pub(crate) favourite_place: f32,
@@ -130,6 +132,7 @@ impl Default for PlannerTuning {
             friend_at: 35.0,
             alone_penalty: 10.0,
             eatery_company: 0.6,
+            eatery_evening: 0.7,
             favourite_place: 1.4,
             dinner_at_home: 15.0,
             boredom: 0.9,

@@ -242,6 +242,12 @@ pub struct RelationshipTuning {
     pub(crate) diminish_from: f32,
     /// Gained by one who was comforted, towards the one who comforted.
     pub(crate) comforted: f32,
+    /// Lost each morning by a tie (not family) whose two did not talk the
+    /// day before, down to `acquaintance`.
+    pub(crate) fade: f32,
+    /// A pair's second and later talks of a day gain this share: the
+    /// tenth chat over the same table is not ten times the first.
+    pub(crate) again_today: f32,
 }
 
 impl Default for RelationshipTuning {
@@ -266,6 +272,8 @@ impl Default for RelationshipTuning {
             missed_appointment: -5.0,
             diminish_from: 60.0,
             comforted: 3.0,
+            fade: 1.5,
+            again_today: 0.5,
         }
     }
 }

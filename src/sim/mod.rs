@@ -12,6 +12,7 @@ pub mod companion;
 pub mod dating;
 pub mod end;
 pub mod event_log;
+pub mod interview;
 pub mod knowledge;
 pub mod memory;
 pub(crate) mod needs;

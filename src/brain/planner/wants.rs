@@ -218,9 +218,17 @@ pub(super) fn company(
 fn liking(now: &Moment, place: LocIdx, evening: bool) -> f32 {
     let (cx, w) = (now.cx, now.w);
     let loc = cx.town.get(place);
+    let extraversion = cx.me.personality.extraversion / 100.0;
     let mut f = 1.0;
-    if loc.has(Service::Food) && !evening {
-        f *= w.eatery_company;
+    // An eatery is the evening's place, and the sociable's; the quiet
+    // prefer the outdoors.
+    if loc.has(Service::Food) {
+        f *= match evening {
+            true => w.eatery_evening + 0.3 * extraversion,
+            false => w.eatery_company,
+        };
+    } else if loc.kind == LocationKind::Nature {
+        f *= 1.5 - extraversion;
     }
     let pastime = cx.me.hobbies.iter().any(|h| h.place == place);
     let outdoorsy = loc.kind == LocationKind::Nature

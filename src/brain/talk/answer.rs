@@ -51,10 +51,7 @@ impl Speaker<'_, '_> {
                 ))
             }
             Cue::Grumble { i } => self.meet_grumble(i as usize),
-            Cue::Sigh { i } => {
-                let x = bank.moods.sad.value.get(i as usize)?;
-                Some(said(self.pick(&x.comfort.value, 2, &[])?, Cue::Comfort))
-            }
+            Cue::Sigh { i } => self.meet_mood(bank.moods.sad.value.get(i as usize)?),
             Cue::Argue if cx.speaker.personality.agreeableness < SOOTHING => {
                 let text = self.pick(&bank.moods.storm_off.value, 2, &[])?;
                 Some(said(format!("{text}[END]"), Cue::StormOff))
@@ -137,7 +134,11 @@ impl Speaker<'_, '_> {
 
     /// Comfort, or from the prickly an argument.
     fn meet_grumble(&self, i: usize) -> Option<Said> {
-        let x = self.bank().moods.grumble.value.get(i)?;
+        self.meet_mood(self.bank().moods.grumble.value.get(i)?)
+    }
+
+    /// A grumble or a sigh met: comfort, or from the prickly an argument.
+    fn meet_mood(&self, x: &crate::scenario::dialogue::MoodExchange) -> Option<Said> {
         if self.prickly()
             && let Some(argue) = &x.argue
             && let Some(text) = self.pick(&argue.value, 2, &[])

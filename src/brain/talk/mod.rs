@@ -27,6 +27,10 @@ use pick::Speaker;
 const CLOSE_TIE: f32 = 60.0;
 /// A tie this strong says goodbye as friends do.
 const FRIENDLY_TIE: f32 = 45.0;
+/// A tie this strong hears one's troubles.
+const ACQUAINTED: f32 = 20.0;
+/// The chance a new subject begins by calling the other by name.
+const CALL_BY_NAME: f32 = 0.3;
 /// A topic carries on for at most this many exchanges in a row.
 const TOPIC_RUN: usize = 2;
 /// The chance that one going to a gathering brings it up in a new line.
@@ -149,14 +153,18 @@ impl Speaker<'_, '_> {
         let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
         let cool = cx.relation.is_none_or(|r| r.strength < 30.0);
         let temper = (100.0 - me.agreeableness) / 100.0
-            * (0.5 + if worn { 0.5 } else { 0.0 } + if cool { 0.2 } else { 0.0 });
+            * (0.35 + if worn { 0.45 } else { 0.0 } + if cool { 0.15 } else { 0.0 });
+        // One does not pour out one's troubles to a stranger.
+        let known = cx.relation.is_some_and(|r| r.strength >= ACQUAINTED);
         let mood = self.roll(4);
-        if mood < temper
+        if known
+            && mood < temper
             && let Some((i, text)) = self.pick_mood(&m.grumble.value, 5)
         {
             return said(text, Cue::Grumble { i: i as u16 });
         }
-        if mood > 1.0 - me.neuroticism / 100.0 * 0.25
+        if known
+            && mood > 1.0 - me.neuroticism / 100.0 * 0.25
             && let Some((i, text)) = self.pick_mood(&m.sad.value, 5)
         {
             return said(text, Cue::Sigh { i: i as u16 });
@@ -241,6 +249,7 @@ impl Speaker<'_, '_> {
     /// A topic's line: the one under way while it has run for fewer than
     /// [`TOPIC_RUN`] exchanges, else one that fits the two and the place.
     fn topic_line(&self) -> Said {
+        let current = self.current_topic().0;
         for t in self.topic_order() {
             let list = &self.bank().topics[t].exchanges.value;
             let label = self.bank().topics[t].label.as_str();
@@ -250,11 +259,30 @@ impl Speaker<'_, '_> {
                     list: ExchangeList::Topic(t as u16),
                     i: i as u16,
                 };
+                let text = match Some(t) == current {
+                    true => text,
+                    false => self.turning_to(text),
+                };
                 return said(text, Cue::Asked { x });
             }
         }
         // Everything fitting said today: a goodbye rather than a repeat.
         self.goodbye()
+    }
+
+    /// A new subject now and then begins by calling the other by name (老李，…),
+    /// among people who know each other.
+    fn turning_to(&self, text: String) -> String {
+        let cx = self.cx;
+        let known = cx.relation.is_some_and(|r| r.strength >= ACQUAINTED);
+        if !known || cx.mention.is_some() || self.roll(20) >= CALL_BY_NAME {
+            return text;
+        }
+        let you = crate::brain::address::address(&self.bank().address, cx);
+        if text.starts_with(you.as_str()) {
+            return text;
+        }
+        format!("{you}，{text}")
     }
 
     /// Topics in the order to try: the one under way (while it runs), then

@@ -65,7 +65,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
 
     /// Whether `line` may be said now with `slots`.
     pub(super) fn fits(&self, line: &Line, slots: &[Slot]) -> bool {
-        line.cond.holds(&self.situation()) && fillable(&line.text, slots)
+        line.cond.holds(&self.situation()) && crate::brain::speech::fillable(&line.text, slots)
     }
 
     /// A line of `list` that fits, its slots filled (`slots` first, then
@@ -93,7 +93,11 @@ impl<'a, 'c> Speaker<'a, 'c> {
         let fitting: Vec<(usize, &str)> = list
             .iter()
             .enumerate()
-            .filter(|(_, x)| keep(x) && x.cond.holds(&situation) && fillable(&x.say.value, &all))
+            .filter(|(_, x)| {
+                keep(x)
+                    && x.cond.holds(&situation)
+                    && crate::brain::speech::fillable(&x.say.value, &all)
+            })
             .map(|(i, x)| (i, x.say.value.as_str()))
             .collect();
         let texts: Vec<&str> = fitting.iter().map(|(_, t)| *t).collect();
@@ -163,23 +167,6 @@ impl<'a, 'c> Speaker<'a, 'c> {
 
 /// A slot's name and value.
 pub(super) type Slot = (String, String);
-
-/// Whether every slot of `template` has a value in `slots`.
-fn fillable(template: &str, slots: &[Slot]) -> bool {
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find('}') else {
-            return true;
-        };
-        let key = &after[..close];
-        if !slots.iter().any(|(k, v)| k == key && !v.is_empty()) {
-            return false;
-        }
-        rest = &after[close + 1..];
-    }
-    true
-}
 
 /// What the speaker feels, from its needs and what it is doing: one at a
 /// meal is not hungry, one who ate lately is fed.

@@ -223,12 +223,14 @@ impl LineCalls<'_, '_> {
             })
             .collect();
         let listener = self.q.get(req.listener).ok();
-        let their_action = listener
-            .and_then(|l| l.2)
-            .map_or("闲着".to_string(), |a| a.text.action.clone());
-        let my_action = speaker
-            .2
-            .map_or("闲着".to_string(), |a| a.text.action.clone());
+        // In Chinese: what the player reads, and what the model is told.
+        let doing = |a: Option<&crate::sim::residents::Activity>| {
+            a.map_or("闲着".to_string(), |a| {
+                a.kind.doing_zh(self.inputs.town.name(a.target))
+            })
+        };
+        let their_action = doing(listener.and_then(|l| l.2));
+        let my_action = doing(speaker.2);
         let extras = LineExtras {
             my_action: &my_action,
             their_action: &their_action,

@@ -17,6 +17,7 @@ mod lines;
 mod memory;
 mod plans;
 mod record;
+mod rules;
 mod validate;
 
 use std::collections::HashMap;

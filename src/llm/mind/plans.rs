@@ -173,6 +173,17 @@ impl PlanCalls<'_, '_> {
         };
         let problem =
             at.and_then(|at| plan_problem(&plan, at, &self.inputs.town, &self.inputs.tuning));
+        // The world's rules: a plan to the right place may still be wrong there.
+        let entity = match pending.purpose {
+            Purpose::Plan { entity, .. } => Some(entity),
+            _ => None,
+        };
+        let problem = problem.or_else(|| {
+            let entity = entity?;
+            self.inputs
+                .with_context(entity, |cx, _| super::rules::rule_problem(&plan, cx))
+                .flatten()
+        });
         match problem {
             Some(problem) => Verdict::Unusable(problem),
             None => Verdict::Usable(plan),
@@ -235,7 +246,8 @@ impl PlanCalls<'_, '_> {
             pending.endpoint,
             priority,
             req,
-            None,
+            // The repair carries the first prompt whole: same layers.
+            pending.layers,
         );
     }
 

@@ -3,10 +3,9 @@
 //! and what the speaker recalls.
 
 use super::{Budgeting, LINE_OPEN, LINE_REPLY, Prompt, fill, lines_or};
-use crate::base::time::{GameTime, clock_text};
+use crate::base::time::clock_text;
 use crate::context::{Layer, PromptLayers};
 use crate::llm::client::Message;
-use crate::scenario::RelationKind;
 use crate::sim::brain::LineContext;
 
 /// What else a line prompt needs beyond [`LineContext`].
@@ -149,17 +148,75 @@ fn impression(cx: &LineContext<'_>) -> String {
         .unwrap_or_else(|| "还不太了解".into())
 }
 
+/// What the speaker knows of the listener and of what they lived together,
+/// and news it could tell, each with where it came from; one `- ` line each.
+fn known_about(cx: &LineContext<'_>) -> String {
+    use crate::sim::knowledge::About;
+    use crate::sim::knowledge::news::{Side, news_for};
+    let (me, you) = (cx.speaker_idx, cx.listener_idx);
+    let mut lines: Vec<String> = cx
+        .knows
+        .facts()
+        .iter()
+        .filter(|f| {
+            let people = f.about.people();
+            match f.about {
+                About::Job { .. }
+                | About::Hobby { .. }
+                | About::Food { .. }
+                | About::Family { .. } => people.first() == Some(&you),
+                _ => people.contains(&you) && (people.contains(&me) || f.about.day().is_some()),
+            }
+        })
+        .map(|f| format!("- {}", cx.words.with_source(f)))
+        .collect();
+    let news = news_for(
+        Side {
+            idx: me,
+            knows: cx.knows,
+        },
+        (
+            Side {
+                idx: you,
+                knows: cx.listener_knows,
+            },
+            cx.listener_ties,
+        ),
+        cx.now,
+        cx.words.gatherings,
+    );
+    if let Some(f) = news {
+        lines.push(format!("- TA可能还不知道：{}", cx.words.with_source(&f)));
+    }
+    if lines.is_empty() {
+        "- （没有）".to_string()
+    } else {
+        lines.join("\n")
+    }
+}
+
 /// The line templates' fields but the two cut to the budget.
 fn line_values(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<(&'static str, String)> {
     let rel = cx.relation;
+    // Ties the town began with are old; the rest date from their first talk.
+    let old = cx
+        .speaker
+        .relationships
+        .iter()
+        .any(|r| r.with == cx.listener.id);
     let acquainted = match rel {
-        None => "刚认识".to_string(),
+        None => "不认识".to_string(),
+        Some(_) if old => "认识很久了".to_string(),
         Some(r) => match r.met {
             Some(t) if t.day_number() == cx.now.day_number() => "今天才认识".to_string(),
             Some(t) => format!("认识{}天了", cx.now.day_number() - t.day_number()),
-            None if r.kind == RelationKind::Stranger => "不太熟".to_string(),
-            None => "认识很久了".to_string(),
+            None => "不太熟".to_string(),
         },
+    };
+    let last_meeting = match rel.and_then(|r| r.last_interaction) {
+        Some(t) => t.stamp(),
+        None if old => "这几天没说过话".to_string(),
+        None => "没见过".to_string(),
     };
     let p = &cx.speaker.personality;
     vec![
@@ -174,11 +231,8 @@ fn line_values(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<(&'static str, S
             rel.map_or("陌生人", |r| r.kind.label()).to_string(),
         ),
         ("impression", impression(cx)),
-        (
-            "last_meeting",
-            rel.and_then(|r| r.last_interaction)
-                .map_or("没见过".to_string(), GameTime::stamp),
-        ),
+        ("last_meeting", last_meeting),
+        ("known", known_about(cx)),
         ("place", cx.place.name.clone()),
         ("time", clock_text(cx.now.minute_of_day())),
         ("period", cx.now.period().to_string()),

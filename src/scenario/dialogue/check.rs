@@ -137,6 +137,43 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
     ] {
         (w.lines)(&format!("storylines.{name}"), l);
     }
+    let i = &mut b.interview;
+    let (h, o) = (&mut i.heard, &mut i.opinion);
+    for (name, l) in [
+        ("talked", &mut i.talked),
+        ("talked_none", &mut i.talked_none),
+        ("heard.organised", &mut h.organised),
+        ("heard.notice", &mut h.notice),
+        ("heard.told", &mut h.told),
+        ("heard.saw", &mut h.saw),
+        ("heard.lived", &mut h.lived),
+        ("heard.known", &mut h.known),
+        ("unknown", &mut i.unknown),
+        ("dont_know", &mut i.dont_know),
+        ("knows", &mut i.knows),
+        ("knows_mine", &mut i.knows_mine),
+        ("opinion.family", &mut o.family),
+        ("opinion.close", &mut o.close),
+        ("opinion.friend", &mut o.friend),
+        ("opinion.acquaintance", &mut o.acquaintance),
+        ("opinion.stranger", &mut o.stranger),
+        ("opinion.quarrel", &mut o.quarrel),
+        ("day", &mut i.day),
+        ("day_none", &mut i.day_none),
+        ("mood", &mut i.mood),
+    ] {
+        (w.lines)(&format!("interview.{name}"), l);
+    }
+    for (who, a) in [("person", &mut i.person), ("me", &mut i.me)] {
+        for (name, l) in [
+            ("job", &mut a.job),
+            ("hobby", &mut a.hobby),
+            ("food", &mut a.food),
+            ("family", &mut a.family),
+        ] {
+            (w.lines)(&format!("interview.{who}.{name}"), l);
+        }
+    }
 }
 
 /// An exchange list, then each exchange's replies as lines.

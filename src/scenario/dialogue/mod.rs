@@ -32,10 +32,29 @@ pub type Exchanges = Spanned<Vec<Exchange>>;
 
 /// Slots a line may use; each is filled for the speaker and the moment
 /// (`a`, `b`, `day`, `host`, `hobby`: in news and shared memories; `dish`:
-/// a staff member's regular; `gist`: what a last talk was about).
-pub const SLOTS: [&str; 15] = [
-    "you", "me", "place", "period", "job", "title", "when", "topic", "gist", "dish", "a", "b",
-    "day", "host", "hobby",
+/// a staff member's regular; `gist`: what a last talk was about; `names`,
+/// `thing`, `fact`, `impression`, `kin`: in an interview's answers).
+pub const SLOTS: [&str; 20] = [
+    "you",
+    "me",
+    "place",
+    "period",
+    "job",
+    "title",
+    "when",
+    "topic",
+    "gist",
+    "dish",
+    "a",
+    "b",
+    "day",
+    "host",
+    "hobby",
+    "names",
+    "thing",
+    "fact",
+    "impression",
+    "kin",
 ];
 
 /// The whole bank.
@@ -58,6 +77,8 @@ pub struct PhraseBank {
     pub storylines: Storylines,
     /// How one calls the other.
     pub address: Address,
+    /// Answers to the player's questions (`heartvale interview`, 问问TA).
+    pub interview: InterviewLines,
     /// Words that name this town's own people and places besides their
     /// names (老钟, 柳溪 …): a town that borrows this bank (a generated one)
     /// leaves out every line that uses one.
@@ -383,6 +404,88 @@ pub struct InviteAnswers {
     pub crowds: Lines,
     /// No: something else is on.
     pub busy: Lines,
+}
+
+/// A resident's answers to the player's questions, by what is asked.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterviewLines {
+    /// Whom one talked with on a day (`{day}`, `{names}`).
+    pub talked: Lines,
+    /// Nobody that day.
+    pub talked_none: Lines,
+    /// Where one heard of something, by the source.
+    pub heard: HeardLines,
+    /// Asked about something one has not heard of (`{thing}`).
+    pub unknown: Lines,
+    /// Asked what one cannot say.
+    pub dont_know: Lines,
+    /// Asked whether one has heard of something one knows (`{fact}`).
+    pub knows: Lines,
+    /// …when one is part of it.
+    pub knows_mine: Lines,
+    /// What one thinks of someone (`{a}`, `{impression}`), by how close.
+    pub opinion: OpinionLines,
+    /// What one's day was like (`{day}`, `{gist}`).
+    pub day: Lines,
+    /// A day with nothing to tell.
+    pub day_none: Lines,
+    /// How one is, by how one feels (`if: { feels: … }`).
+    pub mood: Lines,
+    /// What one knows of someone: trade, pastime, taste, family.
+    pub person: AspectLines,
+    /// The same of oneself.
+    pub me: AspectLines,
+}
+
+/// Where one heard of something.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeardLines {
+    /// One organised it (`{title}`).
+    pub organised: Lines,
+    /// From the notice board.
+    pub notice: Lines,
+    /// Someone told (`{a}`).
+    pub told: Lines,
+    /// One saw it.
+    pub saw: Lines,
+    /// One took part.
+    pub lived: Lines,
+    /// One always knew.
+    pub known: Lines,
+}
+
+/// What one thinks of someone, by how close the tie is.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpinionLines {
+    /// Family.
+    pub family: Lines,
+    /// Close friends.
+    pub close: Lines,
+    /// Friends.
+    pub friend: Lines,
+    /// Acquaintances.
+    pub acquaintance: Lines,
+    /// Hardly known.
+    pub stranger: Lines,
+    /// Added after a recent quarrel (`{day}`).
+    pub quarrel: Lines,
+}
+
+/// Someone's trade, pastime, taste and family.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AspectLines {
+    /// Trade (`{a}`, `{job}`).
+    pub job: Lines,
+    /// Pastime (`{a}`, `{hobby}`).
+    pub hobby: Lines,
+    /// Taste (`{a}`, `{dish}`).
+    pub food: Lines,
+    /// Family (`{a}`, `{names}`).
+    pub family: Lines,
 }
 
 /// Forms of address, by tie and age; `{surname}` and `{given}` are filled

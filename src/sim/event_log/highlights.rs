@@ -230,18 +230,30 @@ fn argument(body: &EventBody, angry: bool, names: &impl Names) -> Option<News> {
     if lost > -4.0 && !angry {
         return None;
     }
-    let about = if topic.is_empty() {
-        String::new()
-    } else {
-        format!("，为了「{topic}」")
+    // In Chinese, and only when it says something (not 「家常」).
+    let about = match crate::sim::social::topic_zh(topic) {
+        "" | "家常" => String::new(),
+        zh => format!("，为了{zh}"),
     };
+    // Those whose ties fell are the ones who quarrelled, not the whole table.
+    let mut who: Vec<ResidentId> = Vec::new();
+    for c in changes.iter().filter(|c| c.new < c.old) {
+        for id in [&c.resident, &c.other] {
+            if !who.contains(id) {
+                who.push(id.clone());
+            }
+        }
+    }
+    if who.is_empty() {
+        who = participants.clone();
+    }
     let text = format!(
         "{}在{}起了争执{about}",
-        all(participants, names),
+        all(&who, names),
         names.place(location)
     );
     let place = Some(location.clone());
-    Some((HighlightKind::Argument, text, participants.clone(), place))
+    Some((HighlightKind::Argument, text, who, place))
 }
 
 /// Appointments kept or missed, notices, dates.

@@ -16,6 +16,7 @@ mod attend;
 pub use attend::Attendance;
 pub mod news;
 mod seed;
+pub mod spread;
 pub mod words;
 
 use bevy::prelude::*;

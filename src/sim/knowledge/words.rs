@@ -98,6 +98,16 @@ impl FactWords<'_> {
         }
     }
 
+    /// The fact as `me` tells it: itself as 我.
+    pub fn fact_as(&self, about: &About, me: RosterIdx) -> String {
+        let text = self.fact(about);
+        if about.people().contains(&me) {
+            text.replace(self.name(me), "我")
+        } else {
+            text
+        }
+    }
+
     /// Where a fact came from, as one says it: 「在公告板上看到的」.
     pub fn source(&self, s: &Source) -> String {
         match *s {

@@ -66,6 +66,11 @@ impl Needs {
         }
     }
 
+    /// Fullness, 0–100 (0: starving).
+    pub fn hunger(&self) -> f32 {
+        self.hunger
+    }
+
     /// How the resident feels: the most pressing need first.
     pub fn mood(&self) -> Mood {
         if self.energy < LOW_NEED {
@@ -311,7 +316,13 @@ pub struct Relationship {
     pub(crate) met: Option<GameTime>,
     /// What their last real talk was about and how it went.
     pub(crate) last_talk: Option<LastTalk>,
+    /// The days they talked (as residents count days: see
+    /// [`GameTime::social_day`]), the latest [`TALK_DAYS_KEPT`].
+    pub(crate) talk_days: Vec<i32>,
 }
+
+/// How many days of talk a tie remembers (whom one talked with, day by day).
+pub const TALK_DAYS_KEPT: usize = 14;
 
 /// What the last real talk with someone was about and how it went (being
 /// served and a host's welcome do not count): what one may bring up on
@@ -356,7 +367,7 @@ impl Relationship {
         impression: String,
         interactions: u32,
         (last_interaction, met): (Option<GameTime>, Option<GameTime>),
-        last_talk: Option<LastTalk>,
+        (last_talk, talk_days): (Option<LastTalk>, Vec<i32>),
     ) -> Self {
         Self {
             with,
@@ -368,7 +379,13 @@ impl Relationship {
             last_interaction,
             met,
             last_talk,
+            talk_days,
         }
+    }
+
+    /// Whether they talked on `day` (a [`GameTime::social_day`]).
+    pub fn talked_on(&self, day: i64) -> bool {
+        self.talk_days.contains(&(day as i32))
     }
 }
 
@@ -409,6 +426,7 @@ impl Relationships {
                         last_interaction: None,
                         met: None,
                         last_talk: None,
+                        talk_days: Vec::new(),
                     },
                 );
                 i

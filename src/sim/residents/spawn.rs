@@ -103,6 +103,7 @@ fn initial_ties(p: &Profile, index: &HashMap<&ResidentId, RosterIdx>) -> Relatio
                     last_interaction: None,
                     met: None,
                     last_talk: None,
+                    talk_days: Vec::new(),
                 })
             })
             .collect(),

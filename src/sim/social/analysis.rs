@@ -210,6 +210,11 @@ pub fn tie_delta(
         .iter()
         .filter(|m| participants <= 2 || said_between(m, a, b))
         .collect();
+    // In a group, two who said nothing to each other only shared the table.
+    if between.is_empty() {
+        add(r.base / 4.0, "同桌");
+        return d;
+    }
     add(r.base, "对话");
     let count = |e: Emotion| between.iter().filter(|m| m.emotion == e).count();
     // A sharp word between them outweighs the pleasant rest.
@@ -296,6 +301,15 @@ pub(crate) fn meet(
     tie.interactions += 1;
     tie.last_interaction = Some(now);
     tie.met.get_or_insert(now);
+    let day = now.social_day() as i32;
+    if tie.talk_days.last() != Some(&day) {
+        tie.talk_days.push(day);
+        let over = tie
+            .talk_days
+            .len()
+            .saturating_sub(crate::sim::residents::TALK_DAYS_KEPT);
+        tie.talk_days.drain(..over);
+    }
     before
 }
 
@@ -553,7 +567,8 @@ mod tests {
         };
         assert_eq!(d(0, 1), -8.0);
         assert_eq!(d(1, 0), -8.0);
-        assert_eq!(d(2, 1), 2.0, "a bystander does not quarrel");
+        // Sharing the table warms a little: nothing was said between them.
+        assert_eq!(d(2, 1), 0.5, "a bystander does not quarrel");
         // Comfort warms the one comforted.
         let lines = talk(&[
             (0, 1, Sad, None),

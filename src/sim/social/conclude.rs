@@ -249,6 +249,11 @@ impl Closing<'_, '_> {
         let other_id = other.0.id.clone();
         let occupation = other.1.occupation.clone();
         let rel = me.3.entry(&other_id, b);
+        let today = self.clock.now.social_day() as i32;
+        if delta.points > 0.0 && rel.talk_days.last() == Some(&today) {
+            delta.points *= t.relationship.again_today;
+            delta.rules.push("今天已聊过，增幅减半".into());
+        }
         let points = analysis::diminished(&t.relationship, rel.strength, delta.points * factor);
         if points < delta.points * factor {
             delta.rules.push("交情已深，增幅递减".into());

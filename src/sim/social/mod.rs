@@ -6,6 +6,7 @@
 pub mod analysis;
 mod conclude;
 mod cue;
+mod fade;
 pub use cue::Cue;
 mod invites;
 pub(crate) use invites::{InviteAnswer, InviteReason};
@@ -67,6 +68,12 @@ pub struct SocialState {
     /// Gatherings (index) whose organiser has addressed the guests.
     #[serde(default)]
     addressed: std::collections::BTreeSet<usize>,
+    /// The last day (as residents count days) ties faded on, and the
+    /// run's first.
+    #[serde(default)]
+    faded_day: i64,
+    #[serde(default)]
+    first_day: i64,
 }
 
 impl SocialState {
@@ -515,7 +522,12 @@ pub(super) fn plugin(app: &mut App) {
                     .in_set(SocialSet::Presence),
                 triggers::start_conversations.in_set(SocialSet::Triggers),
                 talk::talk.in_set(SocialSet::Talk),
-                (conclude::conclude, meetings::resolve, spoken::remember)
+                (
+                    conclude::conclude,
+                    meetings::resolve,
+                    spoken::remember,
+                    fade::fade_ties,
+                )
                     .chain()
                     .in_set(SocialSet::Conclude),
             ),

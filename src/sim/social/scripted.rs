@@ -43,17 +43,21 @@ pub struct ScriptedTalk {
     pub(crate) finished: bool,
     /// Why it stopped early (an engine error).
     pub(crate) error: Option<String>,
+    /// The partner's name: a line about them is said to their face.
+    #[serde(default)]
+    partner_name: String,
 }
 
 impl ScriptedTalk {
     /// Starts `skill` with its variables set from `inputs`; `partner` is the
-    /// partner's persona text (see [`crate::scenario::Profile::persona_text`]).
+    /// partner's name and persona text (see
+    /// [`crate::scenario::Profile::persona_text`]).
     pub fn start(
         script: Arc<Script>,
         skill: &str,
         inputs: BTreeMap<String, String>,
         (ai, human): (RosterIdx, RosterIdx),
-        partner: &str,
+        (name, partner): (&str, &str),
         now: &str,
     ) -> Result<Self, EngineError> {
         let host = Host::start_skill(&script, skill, inputs, now)?;
@@ -68,6 +72,7 @@ impl ScriptedTalk {
             queue: VecDeque::new(),
             finished: false,
             error: None,
+            partner_name: name.to_string(),
         };
         talk.drain();
         Ok(talk)
@@ -148,12 +153,12 @@ impl ScriptedTalk {
     fn drain(&mut self) {
         for s in &self.host.shown[self.seen..] {
             let line = match s {
-                Shown::Line { text, .. } => (self.ai, text.trim()),
-                Shown::Player { text } => (self.human, text.trim()),
+                Shown::Line { text, .. } => (self.ai, to_face(text.trim(), &self.partner_name)),
+                Shown::Player { text } => (self.human, text.trim().to_string()),
                 Shown::Note { .. } => continue,
             };
             if !line.1.is_empty() {
-                self.queue.push_back((line.0, line.1.to_string()));
+                self.queue.push_back(line);
             }
         }
         self.seen = self.host.shown.len();
@@ -183,6 +188,19 @@ impl ScriptedTalk {
                 _ => None,
             })
             .collect()
+    }
+}
+
+/// A line that speaks of `name` in the third person as its subject
+/// (「林小溪最近在忙什么？」) said to them: 「你最近在忙什么？」. A name
+/// called out (「林小溪，…」) stays.
+fn to_face(line: &str, name: &str) -> String {
+    match line.strip_prefix(name) {
+        Some(rest) if !name.is_empty() && !rest.starts_with(['，', ',', '！', '!', '、', '：']) =>
+        {
+            format!("你{rest}")
+        }
+        _ => line.to_string(),
     }
 }
 
@@ -250,7 +268,10 @@ pub(super) fn begin(
         &skill.skill,
         values.clone(),
         (ai, human),
-        &partner_persona(&partner, names, &inputs.town),
+        (
+            &names[human.i()],
+            &partner_persona(&partner, names, &inputs.town),
+        ),
         &now,
     )
     .map_err(|e| e.to_string());
@@ -334,10 +355,13 @@ fn partner_persona(
     });
     if let Some(w) = &p.work {
         lines.push(format!(
-            "我最近在{}忙{}的活儿。",
-            town.name(w.place),
-            p.occupation
+            "我是{}，平时在{}上班。",
+            p.occupation,
+            town.name(w.place)
         ));
+    }
+    if let Some(does) = p.hobbies.iter().find_map(|h| h.does.as_ref()) {
+        lines.push(format!("有空的时候我爱{does}。"));
     }
     let mut close: Vec<_> = ties.0.iter().filter(|r| !r.impression.is_empty()).collect();
     close.sort_by(|a, b| b.strength.total_cmp(&a.strength));

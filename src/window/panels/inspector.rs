@@ -27,6 +27,7 @@ type InspectorView<'a> = (
     Option<&'a Walking>,
     &'a Memories,
     &'a Relationships,
+    &'a crate::sim::knowledge::Knowledge,
 );
 
 /// The inspector's row of a resident, as the query yields it.
@@ -39,6 +40,7 @@ type Shown<'a> = (
     Option<&'a Walking>,
     &'a Memories,
     &'a Relationships,
+    &'a crate::sim::knowledge::Knowledge,
 );
 
 /// What the inspector shows of the town around the resident.
@@ -67,7 +69,7 @@ pub(super) fn inspector(
     residents: Query<InspectorView>,
     (icons, assets): (Option<Res<EmojiIndex>>, Res<AssetServer>),
     mut search: Local<String>,
-    mut cupid: CupidButton,
+    (mut cupid, mut asking): (CupidButton, super::knowing::Asking),
 ) -> Result {
     let Some(id) = selection.resident.clone() else {
         return Ok(());
@@ -112,6 +114,8 @@ pub(super) fn inspector(
             conversation_section(ui, &id, &selection, &around);
             let idx = around.roster.idx(&id);
             super::prompt_view::prompt_section(ui, around.brain.as_deref(), idx);
+            asking.ask_section(ui, &id, (view.8, view.7, view.6, needs), &around.roster);
+            asking.knowledge_section(ui, view.8, &around.roster);
             memories_section(ui, view.6, &mut search);
             ties_section(ui, view.7, &around.roster);
         });

@@ -6,6 +6,7 @@
 mod board;
 mod dates;
 mod inspector;
+mod knowing;
 mod news;
 mod prompt_view;
 mod relations;

@@ -383,6 +383,7 @@ mod tests {
                     last_interaction: None,
                     met: None,
                     last_talk: None,
+                    talk_days: Vec::new(),
                 };
             }
         }

@@ -1,0 +1,100 @@
+//! What a resident is asked from (`heartvale interview`, the inspector's
+//! 问问TA box): frozen in time and without side effects, the one asked —
+//! its persona, what it knows, its ties and memories — with the words of
+//! the town. The built-in brain answers from it (`crate::brain::interview`);
+//! a model is told its facts with their sources (`crate::llm::interview`).
+
+use serde::Serialize;
+
+use super::knowledge::{Fact, FactWords, Knowledge};
+use super::memory::Memory;
+use super::residents::{Relationships, RosterIdx};
+use crate::base::time::GameTime;
+use crate::recall::Segmenter;
+use crate::scenario::{PhraseBank, Profile};
+
+/// The one asked.
+#[derive(Clone, Copy)]
+pub struct Subject<'a> {
+    /// Its roster index.
+    pub idx: RosterIdx,
+    /// Who it is.
+    pub me: &'a Profile,
+    /// What it knows.
+    pub knows: &'a Knowledge,
+    /// Its ties.
+    pub ties: &'a Relationships,
+    /// Its memories, oldest first.
+    pub memories: &'a [Memory],
+    /// How it feels now (its needs).
+    pub needs: Option<&'a super::residents::Needs>,
+}
+
+/// Everything an answer is made from.
+#[derive(Clone, Copy)]
+pub struct Interview<'a> {
+    /// The one asked.
+    pub who: Subject<'a>,
+    /// Names, places, gatherings and personas.
+    pub words: FactWords<'a>,
+    /// The moment of the question.
+    pub now: GameTime,
+    /// The town's phrase bank (its `interview:` lines).
+    pub bank: &'a PhraseBank,
+    /// The town's tokenizer, for searching memories.
+    pub segmenter: &'a Segmenter,
+    /// The run's seed (the wording varies by it).
+    pub seed: u64,
+}
+
+/// An answer, and what it was made from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// What the question was read as asking.
+    pub asked: String,
+    /// The answer, in the resident's words.
+    pub text: String,
+    /// The facts it used, in Chinese with their sources.
+    pub facts: Vec<String>,
+    /// The memories it used.
+    pub memories: Vec<String>,
+}
+
+impl Interview<'_> {
+    /// The facts a model's prompt is told, with their sources: the most
+    /// important and newest first.
+    pub fn known_lines(&self, limit: usize) -> Vec<String> {
+        let mut facts: Vec<&Fact> = self.who.knows.facts().iter().collect();
+        facts.sort_by_key(|f| {
+            (
+                std::cmp::Reverse(f.importance),
+                std::cmp::Reverse(f.learned),
+            )
+        });
+        facts
+            .into_iter()
+            .take(limit)
+            .map(|f| self.words.with_source(f))
+            .collect()
+    }
+
+    /// Whom it talked with on each of the last `days` days, newest first:
+    /// (day, names).
+    pub fn talks_by_day(&self, days: i64) -> Vec<(i64, Vec<&str>)> {
+        let today = self.now.social_day();
+        (0..days)
+            .map(|back| {
+                let day = today - back;
+                let names = self
+                    .who
+                    .ties
+                    .0
+                    .iter()
+                    .filter(|r| r.talked_on(day))
+                    .map(|r| self.words.roster.name_of(r.with_idx))
+                    .collect();
+                (day, names)
+            })
+            .collect()
+    }
+}

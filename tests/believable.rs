@@ -1,0 +1,379 @@
+//! Whether the town makes sense when you listen to it, measured from the
+//! outside on the event log of 心谷镇 over seeds 1–5 and three days (and a
+//! five-day run, and a generated town): lines fit who says them and what is
+//! true, replies answer, ties move both ways, days have variety, news
+//! spreads with its source, and yesterday is raised today.
+//! `scripts/believability.py` prints the same figures for any log.
+
+mod util;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use chrono::{NaiveDate, NaiveDateTime};
+use serde_json::Value;
+use util::heartvale;
+
+/// A line's words → who may say them (first person: one's own hobby or
+/// trade), as the scenario's personas have them.
+const FIRST_PERSON: &[(&str, &[&str])] = &[
+    ("吹笛子", &["xiaoxi"]),
+    ("修水车的木料", &["ma"]),
+    ("新打的这把锄头", &["ma"]),
+    ("土壤湿度", &["shen"]),
+    ("自动记录温度", &["yue"]),
+    ("我新学了一道菜", &["zhong", "adou"]),
+    ("图书馆新到了一批", &["su"]),
+    ("我在里头画地图", &["xiaoxi"]),
+    ("天天泡在田里记数据", &["shen"]),
+    ("看病的人不少", &["heqing"]),
+    ("天天上山", &["shisong"]),
+    ("给爸爸做气象仪", &["yue"]),
+    ("我林子里刚采了些", &["shisong"]),
+    ("我常在老槐树下唱", &["adou"]),
+];
+/// What is said only after days apart.
+const APART: &[&str] = &["好久不见", "好几天没见", "好几天没好好说话"];
+/// What only the hungry say.
+const HUNGRY: &[&str] = &["饿得心慌", "饿坏了", "还没呢，正饿着", "还没，正要去吃"];
+/// What only a guest says of a gathering (钟大川 hosts 心谷联谊会).
+const GUEST: &[&str] = &[
+    "我打算去凑个热闹",
+    "还没想好，到时候看吧",
+    "去！好久没这么热闹过了",
+    "我肯定去",
+    "那天怕是去不了",
+    "我就不凑热闹了",
+    "那我也去凑个热闹",
+    "字写得真工整",
+    "你办的我哪能不去",
+];
+/// Dishes, longest first (汤面 before 汤).
+const DISHES: &[&str] = &[
+    "汤面",
+    "酸梅汤",
+    "红烧肉",
+    "炖菜",
+    "热茶",
+    "米酒",
+    "包子",
+    "烤饼",
+    "粥",
+    "鱼",
+    "面",
+    "汤",
+    "茶",
+];
+
+fn time(e: &Value) -> NaiveDateTime {
+    let t = e["time"].as_str().unwrap();
+    NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M")
+        .or_else(|_| NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S"))
+        .unwrap()
+}
+
+fn text(e: &Value) -> &str {
+    e["text"].as_str().unwrap()
+}
+
+fn strs(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
+}
+
+/// Runs the town and returns its event log.
+fn run(args: &[&str]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.jsonl");
+    let mut all = vec!["sim", "-q", "--log", log.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = heartvale(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn kind<'a>(ev: &'a [Value], k: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    ev.iter().filter(move |e| e["kind"] == k)
+}
+
+/// Lines that say what is not true of their speaker or the moment.
+fn untrue_lines(ev: &[Value]) -> Vec<String> {
+    let mut bad = Vec::new();
+    let mut last_talk: HashMap<BTreeSet<&str>, NaiveDateTime> = HashMap::new();
+    let mut meals: HashMap<&str, Vec<(NaiveDateTime, NaiveDateTime)>> = HashMap::new();
+    for e in ev {
+        match e["kind"].as_str().unwrap() {
+            "plan" if e["activity"] == "eat" => {
+                let start = time(e);
+                let minutes = e["duration"].as_i64().unwrap() + 30;
+                let end = start + chrono::Duration::minutes(minutes);
+                meals
+                    .entry(e["resident"].as_str().unwrap())
+                    .or_default()
+                    .push((start, end));
+            }
+            "conversation_end" => {
+                let ps = strs(&e["participants"]);
+                for a in &ps {
+                    for b in &ps {
+                        if a < b {
+                            last_talk.insert([*a, *b].into(), time(e));
+                        }
+                    }
+                }
+            }
+            "message" => {
+                let (who, t, line) = (e["speaker"].as_str().unwrap(), time(e), text(e));
+                let fits = |(words, may): &&(&str, &[&str])| {
+                    !line.contains(words) || may.contains(&who) || line.contains('聊')
+                };
+                if !FIRST_PERSON.iter().all(|p| fits(&p)) {
+                    bad.push(format!("not {who}'s own: {line}"));
+                }
+                if APART.iter().any(|w| line.contains(w)) {
+                    let recent = strs(&e["participants"]).into_iter().any(|o| {
+                        last_talk
+                            .get(&[who, o].into())
+                            .is_some_and(|&l| t - l < chrono::Duration::hours(24))
+                    });
+                    if recent {
+                        bad.push(format!("{who} met them within a day: {line}"));
+                    }
+                }
+                let ate = meals
+                    .get(who)
+                    .into_iter()
+                    .flatten()
+                    .any(|&(s, end)| s <= t && t <= end + chrono::Duration::hours(2));
+                if ate && HUNGRY.iter().any(|w| line.contains(w)) {
+                    bad.push(format!("{who} has just eaten: {line}"));
+                }
+                if who == "zhong" && GUEST.iter().any(|w| line.contains(w)) {
+                    bad.push(format!("the host speaks as a guest: {line}"));
+                }
+                let polite = line.contains("劳烦") || line.contains("麻烦");
+                if polite && e["emotion"] == "angry" {
+                    bad.push(format!("polite words scored as anger: {line}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    bad
+}
+
+fn dish_of(line: &str) -> Option<&'static str> {
+    // Past the @ of whom one answers.
+    let line = line.split_once(' ').map_or(line, |(_, rest)| rest);
+    DISHES.iter().copied().find(|d| line.contains(d))
+}
+
+/// (orders that name a dish, serves that fit them) in staff conversations.
+fn serves(ev: &[Value]) -> (usize, usize) {
+    let work: BTreeSet<u64> = kind(ev, "conversation_start")
+        .filter(|e| e["trigger"] == "work")
+        .map(|e| e["conversation"].as_u64().unwrap())
+        .collect();
+    let mut by_talk: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
+    for m in kind(ev, "message") {
+        by_talk
+            .entry(m["conversation"].as_u64().unwrap())
+            .or_default()
+            .push(m);
+    }
+    let (mut orders, mut fitting) = (0, 0);
+    for lines in work.iter().filter_map(|c| by_talk.get(c)) {
+        let staff = &lines[0]["speaker"];
+        for pair in lines.windows(2) {
+            let Some(ordered) = dish_of(text(pair[0])) else {
+                continue;
+            };
+            if &pair[0]["speaker"] == staff || &pair[1]["speaker"] != staff {
+                continue;
+            }
+            orders += 1;
+            let served = dish_of(text(pair[1]));
+            fitting +=
+                usize::from(served.is_none_or(|s| s.contains(ordered) || ordered.contains(s)));
+        }
+    }
+    (orders, fitting)
+}
+
+#[test]
+fn three_days_in_town_make_sense_on_every_seed() {
+    for seed in ["1", "2", "3", "4", "5"] {
+        let ev = run(&["--days", "3", "--seed", seed]);
+        let bad = untrue_lines(&ev);
+        assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
+        let (orders, fitting) = serves(&ev);
+        assert!(
+            fitting * 100 >= orders * 95,
+            "seed {seed}: {fitting} of {orders} serves fit"
+        );
+
+        // Ties: few near the top, and points lost as well as gained.
+        let (mut up, mut down) = (0.0, 0.0);
+        let mut last: BTreeMap<(&str, &str), (f64, bool)> = BTreeMap::new();
+        for e in kind(&ev, "relationship_change") {
+            let d = e["new_strength"].as_f64().unwrap() - e["old_strength"].as_f64().unwrap();
+            (up, down) = (up + d.max(0.0), down + (-d).max(0.0));
+            let pair = (
+                e["resident"].as_str().unwrap(),
+                e["other"].as_str().unwrap(),
+            );
+            let family = e["relation"] == "family";
+            last.insert(pair, (e["new_strength"].as_f64().unwrap(), family));
+        }
+        let ties: Vec<f64> = last.values().filter(|t| !t.1).map(|t| t.0).collect();
+        let top = ties.iter().filter(|&&s| s >= 95.0).count();
+        assert!(
+            top * 20 <= ties.len(),
+            "seed {seed}: {top} of {} ties ≥ 95",
+            ties.len()
+        );
+        assert!(
+            down >= 0.15 * up,
+            "seed {seed}: down {down:.0} / up {up:.0}"
+        );
+
+        // Days: at most three meals and a snack; talk all over town.
+        let mut meals: BTreeMap<(&str, String), usize> = BTreeMap::new();
+        for e in kind(&ev, "plan").filter(|e| e["activity"] == "eat") {
+            let day = time(e).date().to_string();
+            *meals
+                .entry((e["resident"].as_str().unwrap(), day))
+                .or_default() += 1;
+        }
+        let most = meals.values().max().copied().unwrap_or(0);
+        assert!(most <= 4, "seed {seed}: {most} meals in a day");
+        let mut places: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in kind(&ev, "conversation_start") {
+            *places.entry(e["location"].as_str().unwrap()).or_default() += 1;
+        }
+        let talks: usize = places.values().sum();
+        let tavern = places.get("tavern").copied().unwrap_or(0);
+        assert!(tavern * 100 <= talks * 45, "seed {seed}: {places:?}");
+        let busy = places.values().filter(|&&n| n >= 5).count();
+        assert!(busy >= 4, "seed {seed}: {places:?}");
+
+        // News: every fact with its source, and some passed on by word.
+        let learned: Vec<&Value> = kind(&ev, "learned").collect();
+        assert!(
+            learned.iter().all(|e| e["source"].is_string()),
+            "seed {seed}"
+        );
+        let told = learned.iter().filter(|e| e["from"].is_string()).count();
+        assert!(
+            told >= 10,
+            "seed {seed}: {told} facts told of {}",
+            learned.len()
+        );
+    }
+}
+
+#[test]
+fn the_fourth_day_remembers_the_party() {
+    let ev = run(&["--days", "5", "--seed", "1"]);
+    let start = time(&ev[0]).date();
+    let day4: NaiveDate = start + chrono::Duration::days(3);
+    let recall: Vec<&str> = kind(&ev, "message")
+        .filter(|m| time(m).date() == day4)
+        .map(text)
+        .filter(|l| {
+            ["联谊会", "昨天", "昨晚", "前天"]
+                .iter()
+                .any(|w| l.contains(w))
+        })
+        .collect();
+    assert!(recall.len() >= 3, "{recall:?}");
+    assert!(untrue_lines(&ev).is_empty(), "{:?}", untrue_lines(&ev));
+}
+
+#[test]
+fn replay_reads_in_chinese() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.jsonl");
+    let log_s = log.to_str().unwrap();
+    let out = heartvale(&["sim", "-q", "--days", "2", "--seed", "2", "--log", log_s]);
+    assert!(out.status.success());
+    let out = heartvale(&["replay", log_s]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replay = String::from_utf8(out.stdout).unwrap();
+    let start: Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let ids: Vec<&str> = strs(&start["residents"])
+        .into_iter()
+        .chain(strs(&start["places"]))
+        .collect();
+    let english: Vec<&str> = replay
+        .lines()
+        .filter(|l| !l.contains(log_s))
+        .filter(|l| {
+            l.split(|c: char| !c.is_ascii_alphabetic() && c != '_')
+                .any(|w| ids.contains(&w))
+        })
+        .take(5)
+        .collect();
+    assert!(english.is_empty(), "ids in the replay: {english:#?}");
+}
+
+#[test]
+fn a_generated_town_talks_about_itself() {
+    let ev = run(&["--generate", "200", "--days", "1", "--seed", "1"]);
+    let names = strs(&ev[0]["names"]);
+    assert!(
+        names.iter().all(|n| !n.chars().any(|c| c.is_ascii_digit())),
+        "{names:?}"
+    );
+    let lines: Vec<&str> = kind(&ev, "message").map(text).collect();
+    let distinct: BTreeSet<&str> = lines.iter().copied().collect();
+    assert!(lines.len() > 500, "{} lines", lines.len());
+    assert!(
+        distinct.len() * 100 >= lines.len() * 70,
+        "{} distinct of {}",
+        distinct.len(),
+        lines.len()
+    );
+    let local = [
+        "心谷",
+        "钟大川",
+        "阿朵",
+        "林小溪",
+        "何青",
+        "沈博远",
+        "沈月",
+        "马铁",
+        "苏文",
+        "石松",
+        "守望精灵",
+        "星火酒馆",
+        "柳溪",
+    ];
+    let foreign: Vec<&&str> = lines
+        .iter()
+        .filter(|l| local.iter().any(|w| l.contains(w)))
+        .take(5)
+        .collect();
+    assert!(foreign.is_empty(), "{foreign:?}");
+}
