@@ -94,7 +94,7 @@ def report(path):
     start = when(events[0]["time"])
     msgs = [e for e in events if e["kind"] == "message"]
     row = {"log": path}
-    unfit = [m for m in msgs for pat, who in FIRST_PERSON if pat in m["text"] and m["speaker"] not in who and "聊" not in m["text"]]
+    unfit = [m for m in msgs for pat, who in FIRST_PERSON if pat in m["text"] and m["speaker"] not in who and "聊" not in m["text"] and "上回" not in m["text"]]
     row["unfit"] = len(unfit)
     row["unfit_examples"] = [f'{m["speaker"]}:{m["text"]}' for m in unfit[:3]]
     # Pairs' last talk (its end) before each line.

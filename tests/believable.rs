@@ -134,8 +134,10 @@ fn untrue_lines(ev: &[Value]) -> Vec<String> {
             }
             "message" => {
                 let (who, t, line) = (e["speaker"].as_str().unwrap(), time(e), text(e));
+                // Recalling what was said (「上回说的…」, 「那天跟你聊…」) is no claim.
+                let recalls = line.contains('聊') || line.contains("上回");
                 let fits = |(words, may): &&(&str, &[&str])| {
-                    !line.contains(words) || may.contains(&who) || line.contains('聊')
+                    !line.contains(words) || may.contains(&who) || recalls
                 };
                 if !FIRST_PERSON.iter().all(|p| fits(&p)) {
                     bad.push(format!("not {who}'s own: {line}"));

@@ -162,6 +162,7 @@ fn residents_answer_what_they_know_and_only_that() {
             wrong.push(format!("{name}: {text}"))
         }
     }
+    eprintln!("{right} of {asked} answers right");
     assert!(
         right * 10 >= asked * 9,
         "{right} of {asked} right:\n{}",

@@ -31,6 +31,8 @@ const FRIENDLY_TIE: f32 = 45.0;
 const ACQUAINTED: f32 = 20.0;
 /// The chance a new subject begins by calling the other by name.
 const CALL_BY_NAME: f32 = 0.3;
+/// Below this neuroticism one sighs over nothing only when worn out.
+const SIGHING_NEUROTICISM: f32 = 40.0;
 /// A topic carries on for at most this many exchanges in a row.
 const TOPIC_RUN: usize = 2;
 /// The chance that one going to a gathering brings it up in a new line.
@@ -163,7 +165,10 @@ impl Speaker<'_, '_> {
         {
             return said(text, Cue::Grumble { i: i as u16 });
         }
+        // The even-tempered sigh only when worn out.
+        let sighs = worn || me.neuroticism >= SIGHING_NEUROTICISM;
         if known
+            && sighs
             && mood > 1.0 - me.neuroticism / 100.0 * 0.25
             && let Some((i, text)) = self.pick_mood(&m.sad.value, 5)
         {

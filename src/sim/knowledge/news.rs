@@ -71,7 +71,11 @@ fn worth_telling(
         About::Quarrel { .. } | About::Date { .. } => recent && cares,
         // One who waited tells of it; others pass it on.
         About::StoodUp { absent, .. } => recent && cares && absent != me.idx,
-        About::Hobby { who, .. } => who != me.idx && cares && f.source != Source::Lived,
+        // Not gossip about one's own family, whom one would not name so.
+        About::Hobby { who, .. } => {
+            let kin = me.knows.knows(&About::Family { who, of: me.idx });
+            who != me.idx && cares && !kin && f.source != Source::Lived
+        }
         _ => false,
     }
 }

@@ -2,7 +2,8 @@
 //! people know each other, everyone one has a tie with is known by trade and
 //! family; close friends know each other's pastimes and tastes; a resident
 //! who `knows: [food]` (the keeper who remembers what everyone eats) knows
-//! the tastes of all its ties; an organiser knows its own gatherings.
+//! the tastes of all its ties, and anyone the pastimes kept at its own home
+//! or workplace; an organiser knows its own gatherings.
 
 use bevy::platform::collections::HashMap;
 
@@ -66,8 +67,12 @@ pub fn initial_knowledge(
         if (close || p.knows.contains(&KnownAspect::Food)) && !other.food.is_empty() {
             know(About::Food { who });
         }
-        if close || p.knows.contains(&KnownAspect::Hobbies) {
-            for h in 0..other.hobbies.len().min(u8::MAX as usize) {
+        // Pastimes: a close one's all; anyone's kept at one's own home or
+        // workplace, seen there (the smith knows who brings lamps to mend).
+        let mine = |place| place == p.home || p.work.as_ref().is_some_and(|w| w.place == place);
+        let all = close || p.knows.contains(&KnownAspect::Hobbies);
+        for (h, hobby) in other.hobbies.iter().enumerate().take(u8::MAX as usize) {
+            if all || mine(hobby.place) {
                 know(About::Hobby {
                     who,
                     hobby: h as u8,

@@ -40,11 +40,11 @@ pub(super) fn fade_ties(
     let mut faded: Vec<(usize, SimEvent)> = Vec::new();
     for (me, mut ties) in &mut q {
         for t in ties.0.iter_mut() {
-            // Never talked in this run: quiet since the day before it began.
+            // Never talked in this run: quiet since it began.
             let last = t
                 .talk_days
                 .last()
-                .map_or(state.first_day - 1, |&d| i64::from(d));
+                .map_or(state.first_day, |&d| i64::from(d));
             let quiet = today - last > QUIET_DAYS;
             if t.kind == RelationKind::Family || !quiet || t.strength <= floor {
                 continue;
@@ -63,7 +63,7 @@ pub(super) fn fade_ties(
                         new_strength: t.strength,
                         previous_relation: (t.kind != old.1).then_some(old.1),
                         relation: t.kind,
-                        reason: format!("好几天没说话，淡了些（{:+}）", -r.fade),
+                        reason: format!("这两天没来往，淡了些（{:+}）", -r.fade),
                     },
                 },
             ));
