@@ -62,6 +62,7 @@ impl Answering<'_, '_> {
             minute: self.iv.now.minute_of_day(),
             feels: &feels,
             apart_days: None,
+            at_home: false,
         };
         let mut fillable: Vec<&Line> = list
             .iter()

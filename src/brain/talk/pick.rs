@@ -60,6 +60,8 @@ impl<'a, 'c> Speaker<'a, 'c> {
             minute: cx.now.minute_of_day(),
             feels: &self.feels,
             apart_days,
+            at_home: cx.place.kind == crate::scenario::LocationKind::Home
+                && cx.speaker.home == cx.listener.home,
         }
     }
 

@@ -60,6 +60,10 @@ pub struct Cond {
     /// Said only to one who has a job (「今天活儿多吗？」).
     #[serde(default)]
     pub listener_works: bool,
+    /// Said only in (true) or away from (false) a home the two share:
+    /// 「晚上早点回家」 is not said at home.
+    #[serde(default)]
+    pub at_home: Option<bool>,
 }
 
 /// A part of the day.
@@ -122,6 +126,8 @@ pub struct Situation<'a> {
     pub feels: &'a [Feeling],
     /// Whole days (24 hours) since the two last talked (`None`: not in this run).
     pub apart_days: Option<i64>,
+    /// The talk is in a home the two share.
+    pub at_home: bool,
 }
 
 /// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
@@ -138,6 +144,7 @@ impl Cond {
         persona_fits(&self.who, s.speaker)
             && persona_fits(&self.to, s.listener)
             && (!self.listener_works || s.listener.work.is_some())
+            && self.at_home.is_none_or(|h| h == s.at_home)
             && (self.at.is_empty() || self.at.contains(&DayPart::of(s.minute)))
             && self.feels.is_none_or(|f| s.feels.contains(&f))
             && self

@@ -1,6 +1,7 @@
 //! Ties fade when people do not talk: each morning, a tie (not family) whose
 //! two did not speak the whole day before loses a little, down to where
-//! acquaintance begins, so what grew over days has to be kept up.
+//! acquaintance begins, so what grew over days has to be kept up. The
+//! first morning of a run fades nothing (its day had no day before).
 
 use bevy::prelude::*;
 
@@ -11,9 +12,6 @@ use crate::sim::clock::Clock;
 use crate::sim::event_log::{EventBody, SimEvent};
 use crate::sim::residents::{Relationships, Resident};
 use crate::sim::town::ActiveTuning;
-
-/// Ties fade after this many whole days without a talk.
-const QUIET_DAYS: i64 = 1;
 
 /// Once a morning (at the start of the residents' day), every tie left
 /// quiet fades by `relationship.fade`, not below the acquaintance threshold.
@@ -40,12 +38,12 @@ pub(super) fn fade_ties(
     let mut faded: Vec<(usize, SimEvent)> = Vec::new();
     for (me, mut ties) in &mut q {
         for t in ties.0.iter_mut() {
-            // Never talked in this run: quiet since it began.
+            // Never talked in this run: quiet since the day before it began.
             let last = t
                 .talk_days
                 .last()
-                .map_or(state.first_day, |&d| i64::from(d));
-            let quiet = today - last > QUIET_DAYS;
+                .map_or(state.first_day - 1, |&d| i64::from(d));
+            let quiet = today - last > 1;
             if t.kind == RelationKind::Family || !quiet || t.strength <= floor {
                 continue;
             }
@@ -63,7 +61,7 @@ pub(super) fn fade_ties(
                         new_strength: t.strength,
                         previous_relation: (t.kind != old.1).then_some(old.1),
                         relation: t.kind,
-                        reason: format!("这两天没来往，淡了些（{:+}）", -r.fade),
+                        reason: format!("昨天没来往，淡了些（{:+}）", -r.fade),
                     },
                 },
             ));
