@@ -73,7 +73,14 @@ impl Answering<'_, '_> {
             fillable.retain(|l| !l.cond.is_always());
         }
         let Some(first) = fillable.first() else {
-            return String::new();
+            // Nothing fits (a slot without a value): a plain "don't know".
+            let plain = self
+                .lines()
+                .dont_know
+                .value
+                .iter()
+                .find(|l| !l.text.contains('{'));
+            return plain.map_or_else(|| "这我不太清楚。".into(), |l| l.text.clone());
         };
         let pick = crate::brain::roll(self.iv.seed, self.iv.who.me.id.as_str(), self.iv.now.0, 77);
         let i = ((pick * fillable.len() as f32) as usize).min(fillable.len() - 1);
@@ -389,9 +396,21 @@ impl Answering<'_, '_> {
         match best.and_then(|i| self.iv.who.memories.get(i)) {
             Some(m) => {
                 a.memories.push(m.line());
-                format!("我记得，{}。", crate::brain::speech::gist(&m.text))
+                format!("我记得，{}。", closest_clause(&m.text, question))
             }
             None => self.say(&self.lines().dont_know.value, &[]),
         }
     }
+}
+
+/// The clause of `text` (a night's summary holds several) that shares the
+/// most characters with `question`, without its trailing stop.
+fn closest_clause<'a>(text: &'a str, question: &str) -> &'a str {
+    let shared = |c: &str| c.chars().filter(|ch| question.contains(*ch)).count();
+    text.split(['：', '；', '。'])
+        .map(|c| c.trim())
+        .filter(|c| c.chars().count() >= 4)
+        .max_by_key(|c| shared(c))
+        .unwrap_or(text)
+        .trim_end_matches(['，', '。'])
 }

@@ -195,7 +195,10 @@ pub fn read_question(q: &str, iv: &Interview<'_>) -> Asked {
     if let (Some(who), true) = (of_person, has(q, OPINION)) {
         return Asked::Opinion { who };
     }
-    if has(q, KNOWS) {
+    // 「沈月和马铁吵架了吗？」 asks whether one knows of it.
+    let yes_no = q.contains('吗') || q.contains("没有");
+    let event = EVENTS.iter().any(|(_, words)| has(q, words));
+    if has(q, KNOWS) || (event && yes_no) {
         return Asked::Knows {
             about: facts_named(q, &people, iv),
             thing: thing_named(q, iv),
@@ -275,6 +278,19 @@ fn thing_named(q: &str, iv: &Interview<'_>) -> String {
             .find(|g| q.contains(g.title.as_str()));
         if let Some(g) = gathering {
             return g.title.clone();
+        }
+        // 「马铁和沈月吵架的事你知道吗」: before the asking words.
+        let end = KNOWS
+            .iter()
+            .chain(HEARD_FROM)
+            .filter_map(|w| q.find(w))
+            .min()
+            .unwrap_or(q.len());
+        thing = q[..end].trim_end_matches(['你', '您']).to_string();
+        for tail in ["了吗", "吗", "了没有", "没有", "了"] {
+            if let Some(t) = thing.strip_suffix(tail) {
+                thing = t.to_string();
+            }
         }
     }
     thing.trim_matches(['，', ' ']).to_string()
