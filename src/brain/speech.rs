@@ -15,20 +15,28 @@ const SLEEP: &[&str] = &[
     "{period}了，该回{home}睡觉了。",
     "{mood}今天就到这儿吧，明天还有事要做。",
     "困了困了，{home}的床在召唤我。",
+    "眼皮直打架，回{home}睡吧。",
+    "{period}了，早点歇着，明天才有精神。",
 ];
 const WORK: &[&str] = &[
     "{mood}到{place}开工了。",
     "{period}好！{place}的活儿可不等人。",
     "又是充实的一天，先把{place}的事情做好。",
+    "去{place}，把昨天没做完的接着做。",
+    "{mood}该去{place}忙了。",
+    "{place}还有一摊事等着我呢。",
 ];
 const EAT: &[&str] = &[
     "{meal}时间到了，去{place}吃点东西。",
     "{mood}先填饱肚子再说。",
     "{place}的饭菜香味好像已经飘过来了。",
+    "肚子咕咕叫了，去{place}吃点。",
+    "饿了，去{place}垫垫肚子。",
+    "去{place}坐下来，好好吃一顿。",
 ];
 const SOCIAL_FRIEND: &[&str] = &[
     "去{place}找{friend}聊聊天。",
-    "好久没和{friend}好好说话了，去{place}看看。",
+    "想和{friend}说说话，去{place}看看。",
     "{friend}应该在{place}，过去打个招呼。",
 ];
 const SOCIAL: &[&str] = &[

@@ -15,18 +15,23 @@ impl Speaker<'_, '_> {
     pub(super) fn fact_slots(&self, about: &About, me: RosterIdx) -> Vec<(String, String)> {
         let (cx, w) = (self.cx, &self.cx.words);
         let name = |i: RosterIdx| w.roster.name_of(i).to_string();
+        // One's own family is 我爸爸, not a full name.
+        let other = |i: RosterIdx| match cx.knows.knows(&About::Family { who: i, of: me }) {
+            true => format!("我{}", w.kin(i, me)),
+            false => name(i),
+        };
         let mut out: Vec<(String, String)> = Vec::new();
         let mut put = |k: &str, v: String| out.push((k.to_string(), v));
         match *about {
             About::Quarrel { a, b, place, day } => {
                 put("a", name(a));
-                put("b", name(other_of(a, b, me)));
+                put("b", other(other_of(a, b, me)));
                 put("day", day_from(cx.now, i64::from(day)));
                 put("place", w.town.name(place).to_string());
             }
             About::Date { a, b, day } => {
                 put("a", name(a));
-                put("b", name(other_of(a, b, me)));
+                put("b", other(other_of(a, b, me)));
                 put("day", day_from(cx.now, i64::from(day)));
             }
             About::StoodUp {
@@ -36,7 +41,7 @@ impl Speaker<'_, '_> {
                 day,
             } => {
                 put("a", name(absent));
-                put("b", name(if waiting == me { absent } else { waiting }));
+                put("b", other(if waiting == me { absent } else { waiting }));
                 put("day", day_from(cx.now, i64::from(day)));
                 put("place", w.town.name(place).to_string());
             }
