@@ -363,11 +363,16 @@ fn partner_persona(
     if let Some(does) = p.hobbies.iter().find_map(|h| h.does.as_ref()) {
         lines.push(format!("有空的时候我爱{does}。"));
     }
-    let mut close: Vec<_> = ties.0.iter().filter(|r| !r.impression.is_empty()).collect();
+    let mut close: Vec<_> = ties
+        .0
+        .iter()
+        .filter(|r| !r.impression.is_empty() && r.kind != RelationKind::Stranger)
+        .collect();
     close.sort_by(|a, b| b.strength.total_cmp(&a.strength));
     for r in close.into_iter().take(3) {
+        // 「阿朵是我的同事，手脚麻利的好帮手」: said, not a record.
         lines.push(format!(
-            "我和{}是{}：{}。",
+            "{}是我的{}，{}。",
             names[r.with_idx.i()],
             r.kind.label(),
             r.impression.trim_end_matches('。')
@@ -378,6 +383,9 @@ fn partner_persona(
             lines.push(says.clone());
         }
     }
-    lines.push(p.persona_text());
+    // The persona without its self-introduction: the guardian knows whom
+    // it talks with, and 「我叫…，52岁」 answers nothing it asks.
+    let persona = p.persona_text();
+    lines.extend(persona.lines().skip(1).map(str::to_string));
     lines.join("\n")
 }
