@@ -564,7 +564,13 @@ fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
         _ => "有人".to_string(),
     };
     let (place, subject) = (talk.place, talk.subject);
-    let curious = talk.heard.contains(&Emotion::Curious);
+    // 「问了不少」 takes more than one curious line from the others.
+    let curious = talk
+        .heard
+        .iter()
+        .filter(|e| **e == Emotion::Curious)
+        .count()
+        >= 2;
     let (what, plain) = match (outcome(talk.heard, talk.moved), made) {
         (TalkOutcome::Argued, _) => (
             format!("为{subject}吵了一架，不欢而散"),
