@@ -66,18 +66,24 @@ impl Speaker<'_, '_> {
         out
     }
 
-    /// Telling `about` to the listener: in the first person when one is
-    /// part of it.
-    pub(super) fn tell(&self, about: &About) -> Option<Said> {
+    /// The bank's lines for news of `about`'s kind (none for facts that
+    /// are not news: a job, a family).
+    fn news_lines(&self, about: &About) -> Option<&NewsLines> {
         let n = &self.bank().news;
-        let lines: &NewsLines = match about {
+        Some(match about {
             About::Gathering { .. } => &n.gathering,
             About::Quarrel { .. } => &n.quarrel,
             About::Date { .. } => &n.date,
             About::StoodUp { .. } => &n.stood_up,
             About::Hobby { .. } => &n.hobby,
             _ => return None,
-        };
+        })
+    }
+
+    /// Telling `about` to the listener: in the first person when one is
+    /// part of it.
+    pub(super) fn tell(&self, about: &About) -> Option<Said> {
+        let lines = self.news_lines(about)?;
         let me = self.cx.speaker_idx;
         let first = about.people().contains(&me);
         let list = match (&lines.first, first) {
@@ -102,15 +108,7 @@ impl Speaker<'_, '_> {
 
     /// Hearing news: a reaction that fits it.
     pub(super) fn hear(&self, about: &About, first: bool) -> Option<Said> {
-        let n = &self.bank().news;
-        let lines: &NewsLines = match about {
-            About::Gathering { .. } => &n.gathering,
-            About::Quarrel { .. } => &n.quarrel,
-            About::Date { .. } => &n.date,
-            About::StoodUp { .. } => &n.stood_up,
-            About::Hobby { .. } => &n.hobby,
-            _ => return None,
-        };
+        let lines = self.news_lines(about)?;
         let list = match (&lines.first, first) {
             (Some(f), true) => &f.replies,
             _ => &lines.replies,

@@ -25,8 +25,6 @@ const GRUDGE_CHANCE: f32 = 0.9;
 const USUAL_CHANCE: f32 = 0.6;
 /// The chance acquaintances and friends open by asking after each other.
 const ASK_CHANCE: f32 = 0.35;
-/// A tie this strong greets as friends do.
-const FRIENDLY: f32 = 45.0;
 
 impl Speaker<'_, '_> {
     /// The first line.
@@ -148,7 +146,7 @@ impl Speaker<'_, '_> {
         let list = match kind {
             _ if chance && self.roll(7) < 0.5 => &g.chance,
             RelationKind::Stranger => &g.stranger,
-            _ if strength >= FRIENDLY => &g.friend,
+            _ if strength >= super::FRIENDLY_TIE => &g.friend,
             _ => &g.acquaintance,
         };
         let text = self

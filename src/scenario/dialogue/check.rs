@@ -21,7 +21,19 @@ pub(super) struct Walk<'f> {
 
 /// Calls the walk's functions on every list of the bank, in file order.
 pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
-    let g = &mut b.greetings;
+    walk_greetings(&mut b.greetings, w);
+    walk_staff(&mut b.staff, w);
+    for (i, t) in b.topics.iter_mut().enumerate() {
+        exchanges(w, &format!("topics[{i}].exchanges"), &mut t.exchanges);
+    }
+    walk_moods(&mut b.moods, w);
+    walk_news(&mut b.news, w);
+    walk_closings(&mut b.closings, w);
+    walk_storylines(&mut b.storylines, w);
+    walk_interview(&mut b.interview, w);
+}
+
+fn walk_greetings(g: &mut super::Greetings, w: &mut Walk<'_>) {
     for (name, l) in [
         ("first", &mut g.first),
         ("first_back", &mut g.first_back),
@@ -60,7 +72,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
     ] {
         exchanges(w, &format!("greetings.shared.{name}"), x);
     }
-    let st = &mut b.staff;
+}
+
+fn walk_staff(st: &mut super::Staff, w: &mut Walk<'_>) {
     for (role, r) in [
         ("waiter", &mut st.waiter),
         ("teacher", &mut st.teacher),
@@ -74,10 +88,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
             (w.lines)(&format!("staff.{role}.usual.serve"), &mut u.serve);
         }
     }
-    for (i, t) in b.topics.iter_mut().enumerate() {
-        exchanges(w, &format!("topics[{i}].exchanges"), &mut t.exchanges);
-    }
-    let m = &mut b.moods;
+}
+
+fn walk_moods(m: &mut super::Moods, w: &mut Walk<'_>) {
     for (name, list) in [("grumble", &mut m.grumble), ("sad", &mut m.sad)] {
         (w.moods)(&format!("moods.{name}"), list);
         for (j, x) in list.value.iter_mut().enumerate() {
@@ -89,7 +102,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
     }
     (w.lines)("moods.soothe", &mut m.soothe);
     (w.lines)("moods.storm_off", &mut m.storm_off);
-    let n = &mut b.news;
+}
+
+fn walk_news(n: &mut super::News, w: &mut Walk<'_>) {
     for (name, k) in [
         ("gathering", &mut n.gathering),
         ("quarrel", &mut n.quarrel),
@@ -104,7 +119,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
         }
         (w.lines)(&format!("news.{name}.replies"), &mut k.replies);
     }
-    let c = &mut b.closings;
+}
+
+fn walk_closings(c: &mut super::Closings, w: &mut Walk<'_>) {
     for (name, l) in [
         ("stranger", &mut c.stranger),
         ("friend", &mut c.friend),
@@ -114,7 +131,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
     ] {
         (w.lines)(&format!("closings.{name}"), l);
     }
-    let st = &mut b.storylines;
+}
+
+fn walk_storylines(st: &mut super::Storylines, w: &mut Walk<'_>) {
     let a = &mut st.answer_invite;
     let r = &mut st.going_replies;
     for (name, l) in [
@@ -137,7 +156,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
     ] {
         (w.lines)(&format!("storylines.{name}"), l);
     }
-    let i = &mut b.interview;
+}
+
+fn walk_interview(i: &mut super::InterviewLines, w: &mut Walk<'_>) {
     let (h, o) = (&mut i.heard, &mut i.opinion);
     for (name, l) in [
         ("talked", &mut i.talked),
