@@ -199,7 +199,12 @@ impl Turns<'_, '_> {
             listener,
             mention: None,
         });
-        let said = Delivered::from_model(line, false, None);
+        // A skill's talk is care, never a quarrel: 「烦心事」 is no anger.
+        let emotion = match analysis::detect_emotion(&self.tuning.social.emotions, &line) {
+            Emotion::Angry => Emotion::Neutral,
+            e => e,
+        };
+        let said = Delivered::from_model(line, false, Some(emotion));
         self.say_now(c, said)
     }
 
