@@ -105,7 +105,7 @@ fn a_week_of_talk_pays_the_streak_and_a_saved_chat_goes_on_remembering() {
         .unwrap();
     let after = of(&later, "message")[0]["affection"].as_i64().unwrap();
     assert_eq!(after, before + 1, "{stdout}");
-    assert!(stdout.contains("我养了一只小猫"), "{stdout}");
+    assert!(stdout.contains("你养了小猫"), "{stdout}");
 }
 
 #[test]
@@ -166,7 +166,12 @@ fn with_a_model_the_prompt_carries_the_layers_and_a_marked_reply_makes_the_momen
         "first_meeting",
         "{stdout}"
     );
-    let sent = server.requests();
+    // The replies' requests (the others read facts from the messages).
+    let sent: Vec<FakeRequest> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.prompt().contains("## 请回复"))
+        .collect();
     let first = sent[0].prompt();
     for part in [
         "守望精灵",
@@ -233,4 +238,183 @@ fn with_embeddings_the_resident_recalls_a_paraphrase() {
         .query_row("SELECT count(*) FROM memory_vectors", [], |r| r.get(0))
         .unwrap();
     assert!(kept >= 3, "{kept} vectors kept");
+}
+
+/// With a model: each statement's facts are read as JSON, a recall question's
+/// prompt carries the fact it asks for (in words it shares none with), the
+/// 用户画像 is written by the model every 20 messages, and `--record` then
+/// `--replay` (no server) gives the same chat.
+#[test]
+fn a_model_reads_facts_writes_the_profile_and_the_chat_replays() {
+    use heartvale::llm::fake::{self, FakeRequest, FakeServer};
+    let server = FakeServer::start(std::sync::Arc::new(|req: &FakeRequest| {
+        let prompt = req.prompt();
+        if prompt.contains("只输出 JSON") {
+            let facts = if prompt.contains("豆包") {
+                r#"{"facts":[{"kind":"pet","about":"橘猫","value":"豆包"}]}"#
+            } else if prompt.contains("护士") {
+                r#"{"facts":[{"kind":"job","about":"","value":"护士"}]}"#
+            } else {
+                r#"{"facts":[]}"#
+            };
+            fake::chat(facts)
+        } else if prompt.contains("用户画像") && prompt.contains("请写用户画像") {
+            fake::chat(
+                "性格：温和，爱讲猫的事\n偏好：喜欢橘猫\n最近状态：夜班很累\n关系进展：刚认识\n最近话题：豆包、夜班",
+            )
+        } else {
+            fake::chat("（柳叶晃了晃）嗯。")
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = vec!["你好", "我最喜欢的东西是一只叫豆包的橘猫", "我是一名护士"];
+    let filler = [
+        "今天的风很舒服",
+        "河边的柳树发芽了",
+        "夜班好累",
+        "晚霞很好看",
+    ];
+    while lines.len() < 20 {
+        lines.push(filler[lines.len() % filler.len()]);
+    }
+    lines.push("那只猫叫什么名字");
+    while lines.len() < 40 {
+        lines.push(filler[lines.len() % filler.len()]);
+    }
+    let rec = dir.path().join("rec");
+    let save = dir.path().join("town.db");
+    let llm = [
+        "--llm",
+        &server.url,
+        "--model",
+        "fake-model",
+        "--llm-timeout",
+        "5",
+    ];
+    let mut extra = llm.to_vec();
+    extra.extend([
+        "--record",
+        rec.to_str().unwrap(),
+        "--save",
+        save.to_str().unwrap(),
+    ]);
+    let (_, records) = chat(dir.path(), "listen", &lines, &extra);
+    let sent = server.requests();
+    let prompts: Vec<String> = sent.iter().map(FakeRequest::prompt).collect();
+    let profiles = prompts
+        .iter()
+        .filter(|p| p.contains("请写用户画像"))
+        .count();
+    assert_eq!(profiles, 2, "a 用户画像 request at 20 and 40 messages");
+    let asked = prompts
+        .iter()
+        .find(|p| p.contains("## 请回复") && p.ends_with("那只猫叫什么名字"))
+        .or_else(|| prompts.iter().filter(|p| p.contains("## 请回复")).nth(20))
+        .unwrap();
+    let retrieved = asked
+        .split("## 你记得的事")
+        .nth(1)
+        .unwrap()
+        .split("## 最近的对话")
+        .next()
+        .unwrap();
+    assert!(retrieved.contains("豆包"), "{retrieved}");
+    let profile = asked
+        .split("## 用户画像")
+        .nth(1)
+        .unwrap()
+        .split("## 关键记忆")
+        .next()
+        .unwrap();
+    assert!(
+        profile.contains("护士") && profile.contains("豆包"),
+        "{profile}"
+    );
+    let written = of(&records, "profile");
+    assert_eq!(written.len(), 2);
+    assert_eq!(written[0]["written_by"], "llm:fake-model");
+    assert_eq!(written[1]["personality"], "温和，爱讲猫的事");
+    let db = rusqlite::Connection::open(&save).unwrap();
+    let versions: i64 = db
+        .query_row("SELECT count(*) FROM profile_versions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(versions, 2);
+    let pet: String = db
+        .query_row(
+            "SELECT value FROM player_facts WHERE kind = 'pet'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(pet, "豆包");
+    // Replayed with the server gone: the same replies, no network.
+    let calls = sent.len();
+    drop(server);
+    let input = dir.path().join("listen.txt");
+    let out = heartvale(&[
+        "chat",
+        "guardian",
+        "--input",
+        input.to_str().unwrap(),
+        "--replay",
+        rec.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("40 句回复全部相同"), "{err}");
+    assert!(calls > 40, "{calls}");
+}
+
+/// Offline too: `--record` keeps the chat, `--replay` reproduces it, and a
+/// changed reply is named and fails the run.
+#[test]
+fn an_offline_chat_records_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let lines = [
+        "你好",
+        "我叫林夏",
+        "/wait 2",
+        "好久不见",
+        "你还记得我叫什么吗？",
+    ];
+    let (stdout, _) = chat(
+        dir.path(),
+        "offline",
+        &lines,
+        &["--record", rec.to_str().unwrap()],
+    );
+    assert!(
+        stdout.contains("林夏呀") || stdout.contains("林夏。"),
+        "{stdout}"
+    );
+    let replay = |dir: &Path| {
+        heartvale(&[
+            "chat",
+            "guardian",
+            "--input",
+            "/dev/null",
+            "--replay",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let out = replay(&rec);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("4 句回复全部相同"),
+        "{err}"
+    );
+    let file = rec.join("chat.jsonl");
+    let mut steps: Vec<Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    steps.last_mut().unwrap()["reply"] = "（别的回答）".into();
+    let text: Vec<String> = steps.iter().map(Value::to_string).collect();
+    std::fs::write(&file, text.join("\n")).unwrap();
+    let out = replay(&rec);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("differ"), "{err}");
 }

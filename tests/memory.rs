@@ -279,6 +279,16 @@ fn timeless(log: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The player's facts, asked for in other words after days: 66 questions
+/// over six players' chats (written by `scripts/companion-bench.py` from
+/// what `heartvale chat` stores).
+#[test]
+fn the_companion_bench_finds_what_the_player_told() {
+    let r = report(&["memory", "bench", "tests/data/companion-bench.jsonl"]);
+    assert!(r["queries"].as_u64().unwrap() >= 60, "{r}");
+    assert!(r["recall@3"].as_f64().unwrap() >= 0.9, "{r}");
+}
+
 #[test]
 fn an_older_save_is_read_through_its_migrations_untouched() {
     let dir = tempfile::tempdir().unwrap();
@@ -294,6 +304,10 @@ fn an_older_save_is_read_through_its_migrations_untouched() {
              ALTER TABLE relationships DROP COLUMN last_talk; DROP TABLE counsel_sessions;
              DROP TABLE facts; DELETE FROM meta WHERE key = 'knowledge';
              ALTER TABLE relationships DROP COLUMN talk_days;
+             DROP TABLE player_facts; DROP TABLE profile_versions;
+             ALTER TABLE user_profiles DROP COLUMN profile_version;
+             ALTER TABLE user_profiles DROP COLUMN profile_written_by;
+             ALTER TABLE user_profiles DROP COLUMN recent_state;
              PRAGMA user_version = 1; PRAGMA wal_checkpoint(TRUNCATE);",
         )
         .unwrap();

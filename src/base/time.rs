@@ -74,6 +74,19 @@ impl GameTime {
         ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][self.weekday_index()]
     }
 
+    /// `星期一` … `星期日`: the weekday as a Chinese reader says it.
+    pub fn weekday_zh(self) -> &'static str {
+        [
+            "星期一",
+            "星期二",
+            "星期三",
+            "星期四",
+            "星期五",
+            "星期六",
+            "星期日",
+        ][self.weekday_index()]
+    }
+
     /// The moment `minutes` later (earlier when negative).
     pub fn plus_minutes(self, minutes: i64) -> Self {
         Self(self.0 + minutes * 60)

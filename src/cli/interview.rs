@@ -13,14 +13,9 @@ use serde_json::json;
 
 use super::{CliError, InterviewArgs};
 use crate::headless::headless_app;
-use crate::sim::LoadedScenario;
-use crate::sim::clock::Clock;
 use crate::sim::event_log::EventLog;
-use crate::sim::interview::{Answer, Interview, Subject};
-use crate::sim::knowledge::{FactWords, Knowledge};
-use crate::sim::memory::{Memories, MemorySearch};
-use crate::sim::residents::{Relationships, Roster, RosterIdx};
-use crate::sim::town::Gatherings;
+use crate::sim::interview::{Answer, Interview};
+use crate::sim::residents::{Roster, RosterIdx};
 
 /// Asks, prints the answer (or `--json`); exit 1 for an unknown resident.
 pub(super) fn interview(args: InterviewArgs) -> Result<ExitCode, CliError> {
@@ -71,37 +66,8 @@ fn ask(
     question: &str,
     llm: Option<&crate::llm::LlmSettings>,
 ) -> Result<(Answer, &'static str), CliError> {
-    let roster = world.resource::<Roster>();
-    let entity = roster.entity_of(idx);
-    let get = |what: &str| CliError::failed(format!("the resident has no {what}"));
-    let scenario = &world.resource::<LoadedScenario>().0;
-    let iv = Interview {
-        who: Subject {
-            idx,
-            me: &scenario.residents[idx.i()],
-            knows: world
-                .get::<Knowledge>(entity)
-                .ok_or_else(|| get("knowledge"))?,
-            ties: world
-                .get::<Relationships>(entity)
-                .ok_or_else(|| get("ties"))?,
-            memories: world
-                .get::<Memories>(entity)
-                .ok_or_else(|| get("memories"))?
-                .entries(),
-            needs: world.get::<crate::sim::residents::Needs>(entity),
-        },
-        words: FactWords {
-            roster,
-            town: world.resource::<crate::scenario::Town>(),
-            gatherings: &world.resource::<Gatherings>().0,
-            residents: &scenario.residents,
-        },
-        now: world.resource::<Clock>().now,
-        bank: &scenario.dialogue,
-        segmenter: world.resource::<MemorySearch>().segmenter(),
-        seed: world.resource::<crate::sim::RunSettings>().seed,
-    };
+    let iv = Interview::of(world, idx)
+        .ok_or_else(|| CliError::failed("the resident has no facts, ties or memories"))?;
     let builtin = crate::brain::interview::answer(&iv, question);
     let Some(settings) = llm else {
         return Ok((builtin, "builtin"));

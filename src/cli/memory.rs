@@ -73,7 +73,11 @@ fn bench(
     let embed = embedder
         .is_some()
         .then_some(&mut embed as &mut crate::recall::bench::Embedder);
-    let (report, missed) = set.run(&seg, &tuning, embed).map_err(CliError::Failed)?;
+    // Queries searched as the town searches: a recall question with its labels.
+    let text = crate::companion::said::search_text;
+    let (report, missed) = set
+        .run(&seg, &tuning, embed, &text)
+        .map_err(CliError::Failed)?;
     if misses {
         for m in &missed {
             eprintln!(
@@ -122,8 +126,10 @@ fn search(
             .pop();
     }
     let search = MemorySearch::for_scenario(&loaded.scenario);
+    // A recall question looks for the labels its facts are kept under too.
+    let text = crate::companion::said::search_text(query);
     let q = Query {
-        text: query,
+        text: &text,
         now,
         as_of: None,
         vector: vector.as_deref(),

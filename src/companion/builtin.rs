@@ -1,64 +1,523 @@
-//! The built-in brain's side of a chat: in character from the stage's lines
-//! (`companion.stages.*.lines`), the player's name and what the companion
-//! recalls; a possible key moment happens, with its own words when the
-//! scenario gives them.
+//! The built-in brain's side of a chat. It answers what the message does:
+//! a recall question with the fact (「你叫小林呀，我怎么会忘」), a fact told
+//! with a word about it, a feeling with care that names it, a question about
+//! itself with its own answer, a return after days with the days; it decides
+//! the key moments by what the message does, and now and then asks to learn
+//! more. Lines come from the chat bank and the companion's own words
+//! (gestures, stage lines, answers about itself); of the lines that fit, it
+//! takes the one whose opening it used least lately.
 
-use super::moments::mark;
-use super::session::ReplyContext;
+use super::bank::ChatBank;
+use super::facts::{FactKind, Learnt, PlayerFact};
+use super::moments::{MomentStatus, fail_mark, judge, mark};
+use super::said::{Act, Question, Topic};
+use super::session::{ReplyContext, Speaker};
 
-/// The built-in reply, marked for the key moments it makes happen.
+/// How many of its latest replies a new one avoids repeating.
+const RECENT: usize = 40;
+/// The characters that make a reply's opening.
+const OPENING: usize = 5;
+
+/// A reply's opening: its first characters (what a reader notices repeat).
+pub fn opening(reply: &str) -> String {
+    reply.chars().take(OPENING).collect()
+}
+
+/// The built-in reply, marked for the key moments it decides.
 pub fn reply(cx: &ReplyContext<'_>) -> String {
-    let name = cx.state.profile.address();
-    let memory = cx
-        .recalled
-        .first()
-        .map(|m| format!("我记得，{}。", strip_stamp(m).trim_end_matches('。')))
-        .unwrap_or_default();
-    // What it recalls is said even where the line has no place for it.
-    let fill = |t: &str| {
-        let line = t.replace("{称呼}", name);
-        if line.contains("{记忆}") {
-            line.replace("{记忆}", &memory)
-        } else if memory.is_empty() {
-            line
-        } else {
-            format!("{line}{memory}")
+    let w = Writer::new(cx);
+    let mut marks = String::new();
+    let mut own_words = None;
+    for m in cx.candidates {
+        match judge(m, cx.said) {
+            MomentStatus::Failed => marks.push_str(&fail_mark(&m.id)),
+            _ => {
+                marks.push_str(&mark(&m.id));
+                // The latest moment speaks (a name given at the first hello
+                // is answered, not asked for again).
+                own_words = m.says.as_deref().or(own_words);
+            }
         }
-    };
-    if let Some(m) = cx.candidates.first() {
-        let said = match &m.says {
-            Some(says) => fill(says),
-            None => fill(&stage_line(cx)),
+    }
+    // A key moment's own words are whole: no gesture, no hello before them.
+    if let Some(says) = own_words {
+        return format!("{}{marks}", w.fill(says, &Vars::default()).trim());
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let opener = w.opener();
+    let main = w.main(opener.is_some());
+    if let Some(g) = w
+        .gesture()
+        .filter(|_| !opener.as_deref().unwrap_or(&main).starts_with('（'))
+    {
+        parts.push(g);
+    }
+    parts.extend(opener);
+    parts.push(main);
+    if let Some(more) = w.more(&parts.concat()) {
+        parts.push(more);
+    }
+    let text: String = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    format!("{}{marks}", text.trim())
+}
+
+/// The placeholders of one line.
+#[derive(Debug, Clone, Default)]
+struct Vars {
+    fact: String,
+    value: String,
+    about: String,
+    old: String,
+    asked: String,
+    feeling: String,
+    cause: String,
+    days: String,
+    topic: String,
+}
+
+/// Writes one reply.
+struct Writer<'a> {
+    cx: &'a ReplyContext<'a>,
+    bank: &'a ChatBank,
+    /// The companion's latest replies, newest first.
+    recent: Vec<&'a str>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(cx: &'a ReplyContext<'a>) -> Self {
+        let recent = cx
+            .state
+            .lines
+            .iter()
+            .rev()
+            .filter(|l| l.speaker == Speaker::Companion)
+            .take(RECENT)
+            .map(|l| l.content.as_str())
+            .collect();
+        Self {
+            cx,
+            bank: cx.bank,
+            recent,
+        }
+    }
+
+    /// `line` with its placeholders filled.
+    fn fill(&self, line: &str, v: &Vars) -> String {
+        let cx = self.cx;
+        let today = cx.now.date();
+        let date = format!(
+            "{}月{}日，{}",
+            chrono::Datelike::month(&today),
+            chrono::Datelike::day(&today),
+            cx.now.weekday_zh()
+        );
+        let name = cx.state.profile.address();
+        let mut out = line.to_string();
+        if cx.state.profile.nickname.is_none() {
+            // 「你来啦，你。」 reads badly: without a name, no address.
+            for with_mark in ["，{称呼}", "{称呼}，", "{称呼}。"] {
+                out = out.replace(with_mark, "");
+            }
+        }
+        for (k, val) in [
+            ("{称呼}", name),
+            ("{名字}", cx.speaker),
+            ("{事实}", &v.fact),
+            ("{值}", &v.value),
+            ("{种类}", &v.about),
+            ("{旧事实}", &v.old),
+            ("{问的}", &v.asked),
+            ("{感受}", &v.feeling),
+            ("{原因}", &v.cause),
+            ("{天数}", &v.days),
+            ("{日期}", &date),
+            ("{话题}", &v.topic),
+        ] {
+            out = out.replace(k, val);
+        }
+        let memory = self.memory();
+        out.replace("{记忆}", &memory)
+    }
+
+    /// Of `lines` filled with `v`, the one whose opening was used least
+    /// lately (then the one least used whole, then by the message).
+    fn pick(&self, lines: &[String], v: &Vars) -> Option<String> {
+        let salt = self.salt();
+        let empty = |k: &str, val: &str| val.is_empty() && !k.is_empty();
+        lines
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            // A line needing what is not known (a pet's name) does not fit.
+            .filter(|l| {
+                ![
+                    ("{值}", &v.value),
+                    ("{种类}", &v.about),
+                    ("{事实}", &v.fact),
+                    ("{话题}", &v.topic),
+                    ("{感受}", &v.feeling),
+                ]
+                .iter()
+                .any(|(k, val)| l.contains(k) && empty(k, val))
+            })
+            .map(|l| self.fill(l, v))
+            .enumerate()
+            .min_by_key(|(i, text)| {
+                let open = opening(text);
+                let opened = self
+                    .recent
+                    .iter()
+                    .filter(|r| r.contains(open.as_str()))
+                    .count();
+                let same = self
+                    .recent
+                    .iter()
+                    .filter(|r| r.contains(text.as_str()))
+                    .count();
+                (opened, same, (*i as u64 + salt) % lines.len().max(1) as u64)
+            })
+            .map(|(_, t)| t)
+    }
+
+    fn salt(&self) -> u64 {
+        self.cx
+            .message
+            .chars()
+            .fold(u64::from(self.cx.state.messages), |h, c| {
+                h.wrapping_mul(31).wrapping_add(c as u64)
+            })
+    }
+
+    /// A gesture to open with, every third reply or so (the least used lately).
+    fn gesture(&self) -> Option<String> {
+        let gestures = &self.cx.spec.gestures;
+        if gestures.is_empty() || !self.salt().is_multiple_of(3) {
+            return None;
+        }
+        gestures
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, g)| {
+                (
+                    self.recent
+                        .iter()
+                        .filter(|r| r.contains(g.as_str()))
+                        .count(),
+                    *i,
+                )
+            })
+            .map(|(_, g)| g.clone())
+    }
+
+    /// The days apart, or a hello.
+    fn opener(&self) -> Option<String> {
+        let cx = self.cx;
+        match cx.apart {
+            Some(days) if days >= 7 => self.pick(
+                &self.bank.back_long,
+                &Vars {
+                    days: days.to_string(),
+                    ..Vars::default()
+                },
+            ),
+            Some(days) if days >= 1 => self.pick(
+                &self.bank.back,
+                &Vars {
+                    days: days.to_string(),
+                    ..Vars::default()
+                },
+            ),
+            _ if cx.said.does(Act::Greets) => self.pick(&self.bank.greet, &Vars::default()),
+            _ => None,
+        }
+    }
+
+    /// The answer to what the message does most (`opened`: a hello or the
+    /// days apart were said already).
+    fn main(&self, opened: bool) -> String {
+        let cx = self.cx;
+        let said = cx.said;
+        let b = self.bank;
+        let simple = |lines: &[String]| self.pick(lines, &Vars::default());
+        let answer = match &said.question {
+            Some(Question::Recall(_)) => Some(self.recall()),
+            Some(Question::Opinion) => Some(self.opinion()),
+            Some(Question::AboutYou(topic)) if *topic != Topic::Other => {
+                Some(self.about_me(*topic))
+            }
+            _ => None,
         };
-        return format!("{}{}", said.trim(), mark(&m.id));
+        // 「好久不见」 after days: the days apart said it all.
+        let only_hello = said.question.is_none()
+            && said.facts.is_empty()
+            && said.feeling.is_none()
+            && said
+                .acts
+                .iter()
+                .all(|a| matches!(a, Act::Greets | Act::Misses));
+        if opened && only_hello {
+            return String::new();
+        }
+        answer
+            .or_else(|| self.told())
+            .or_else(|| self.feeling())
+            .or_else(|| {
+                let acts: [(Act, &[String]); 8] = [
+                    (Act::Forgives, &b.forgiven),
+                    (Act::Blames, &b.blamed),
+                    (Act::Confesses, &b.liked),
+                    (Act::Misses, &b.missed),
+                    (Act::NeedsHelp, &b.help),
+                    (Act::Thanks, &b.thanks),
+                    (Act::Goodbye, &b.goodbye),
+                    (Act::AsksWhy, &b.why),
+                ];
+                acts.iter()
+                    .find(|(a, _)| said.does(*a))
+                    .and_then(|(_, lines)| simple(lines))
+            })
+            .or_else(|| {
+                matches!(said.question, Some(Question::AboutYou(Topic::Other)))
+                    .then(|| self.about_me(Topic::Other))
+            })
+            .or_else(|| said.does(Act::Asks).then(|| simple(&b.no_answer)).flatten())
+            .or_else(|| self.mentioned())
+            .or_else(|| {
+                // A bare hello is answered by the opener.
+                (said.does(Act::Greets) && said.clauses.len() <= 1).then(String::new)
+            })
+            .unwrap_or_else(|| self.small_talk())
     }
-    fill(&stage_line(cx)).trim().to_string()
+
+    /// A recall question: the fact, or that it was never told.
+    fn recall(&self) -> String {
+        let cx = self.cx;
+        let facts = cx.asked_facts();
+        let asked_any = cx.said.recall_kinds().is_some_and(<[FactKind]>::is_empty);
+        if asked_any && !facts.is_empty() {
+            let all: Vec<String> = facts.iter().map(|f| f.to_you()).collect();
+            let v = Vars {
+                fact: all.join("，"),
+                ..Vars::default()
+            };
+            return self.pick(&self.bank.recall_any, &v).unwrap_or_default();
+        }
+        match facts.first() {
+            Some(f) => self
+                .pick(ChatBank::of(&self.bank.recall, f.kind), &vars_of(f))
+                // No line fits what is known (a pet without a name): the fact as told.
+                .or_else(|| self.pick(&self.bank.known, &vars_of(f)))
+                .unwrap_or_else(|| format!("{}。", f.to_you())),
+            None => {
+                let asked = cx
+                    .said
+                    .recall_kinds()
+                    .and_then(|k| k.first())
+                    .map_or("事", |k| k.label());
+                let v = Vars {
+                    asked: asked.to_string(),
+                    ..Vars::default()
+                };
+                self.pick(&self.bank.unknown, &v).unwrap_or_default()
+            }
+        }
+    }
+
+    /// 「你觉得我是个什么样的人」: what its profile of the player says.
+    fn opinion(&self) -> String {
+        let p = &self.cx.state.profile;
+        let said = super::profile::personality_of(self.cx.state);
+        let text = if p.personality.is_empty() {
+            said
+        } else {
+            p.personality.clone()
+        };
+        let v = Vars {
+            fact: text.replace('；', "，").replace("TA", "你"),
+            ..Vars::default()
+        };
+        self.pick(&self.bank.opinion, &v).unwrap_or_default()
+    }
+
+    /// A question about itself: its own answer, else the bank's.
+    fn about_me(&self, topic: Topic) -> String {
+        let own = self.cx.spec.about.get(&topic).filter(|l| !l.is_empty());
+        let lines = own
+            .or_else(|| self.bank.about_me.get(&topic))
+            .or_else(|| self.bank.about_me.get(&Topic::Other))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        self.pick(lines, &Vars::default()).unwrap_or_default()
+    }
+
+    /// The facts the message told: a word on each (two at most).
+    fn told(&self) -> Option<String> {
+        let mut out = String::new();
+        for (fact, learnt) in self.cx.learnt.iter().take(2) {
+            let mut v = vars_of(fact);
+            let lines = match learnt {
+                Learnt::New => ChatBank::of(&self.bank.told, fact.kind),
+                Learnt::Replaced(old) if old.value != fact.value => {
+                    v.old = old.value.clone();
+                    &self.bank.corrected
+                }
+                _ => &self.bank.known,
+            };
+            if let Some(line) = self.pick(lines, &v) {
+                out.push_str(&line);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// A feeling shared: care that names it.
+    fn feeling(&self) -> Option<String> {
+        let f = self.cx.said.feeling.as_ref()?;
+        let v = Vars {
+            feeling: f.word.clone(),
+            cause: f.clause.clone(),
+            ..Vars::default()
+        };
+        let lines = if f.good {
+            &self.bank.feeling_good
+        } else {
+            &self.bank.feeling_bad
+        };
+        self.pick(lines, &v)
+    }
+
+    /// Anything else: a line of its stage, or one about the message's topic.
+    fn small_talk(&self) -> String {
+        let cx = self.cx;
+        let topic = super::profile::topic_of(cx.message);
+        let stage = cx
+            .spec
+            .stage(cx.state.stage())
+            .map(|s| s.lines.as_slice())
+            .unwrap_or_default();
+        let mut lines: Vec<String> = stage.to_vec();
+        if topic.is_some() {
+            lines.extend(self.bank.small_talk.iter().cloned());
+        }
+        let v = Vars {
+            topic: topic.unwrap_or_default(),
+            ..Vars::default()
+        };
+        self.pick(&lines, &v).unwrap_or_else(|| "嗯。".into())
+    }
+
+    /// After the answer: a fact the message touches woven in, or a question
+    /// to learn what it does not know yet — not every time.
+    fn more(&self, so_far: &str) -> Option<String> {
+        let cx = self.cx;
+        let said = cx.said;
+        let closing = said.does(Act::Goodbye) || so_far.ends_with('？') || so_far.ends_with('?');
+        if closing || said.question.is_some() || !cx.learnt.is_empty() {
+            return None;
+        }
+        if let Some(f) = self.touched() {
+            return self.pick(&self.bank.weave, &vars_of(f));
+        }
+        if self.salt() % 2 == 1 {
+            return None;
+        }
+        const ASK_ORDER: [FactKind; 7] = [
+            FactKind::Name,
+            FactKind::Job,
+            FactKind::Home,
+            FactKind::Pet,
+            FactKind::Food,
+            FactKind::Likes,
+            FactKind::Birthday,
+        ];
+        let facts = &cx.state.facts;
+        ASK_ORDER
+            .into_iter()
+            .filter(|k| facts.first(*k).is_none())
+            .map(|k| ChatBank::of(&self.bank.ask_next, k))
+            .find(|lines| {
+                !lines
+                    .iter()
+                    .any(|l| self.recent.iter().take(6).any(|r| r.contains(l.as_str())))
+            })
+            .and_then(|lines| self.pick(lines, &Vars::default()))
+    }
+
+    /// A known fact the message speaks of, not told in it: 「馒头又捣乱了」.
+    fn mentioned(&self) -> Option<String> {
+        let cx = self.cx;
+        cx.state.facts.0.iter().rev().find_map(|f| {
+            let key = match f.kind {
+                FactKind::Pet if !f.value.is_empty() => f.value.as_str(),
+                FactKind::Pet | FactKind::Family | FactKind::Person => f.about.as_str(),
+                FactKind::Food | FactKind::Likes | FactKind::Home => f.value.as_str(),
+                _ => return None,
+            };
+            let fresh = cx.learnt.iter().any(|(l, _)| l.kind == f.kind);
+            if fresh || key.chars().count() < 2 || !cx.message.contains(key) {
+                return None;
+            }
+            self.pick(ChatBank::of(&self.bank.mentioned, f.kind), &vars_of(f))
+        })
+    }
+
+    /// A known fact the message speaks of (its pet, its job …), not woven
+    /// in lately.
+    fn touched(&self) -> Option<&'a PlayerFact> {
+        let cx = self.cx;
+        cx.state.facts.0.iter().rev().find(|f| {
+            let key = if f.about.is_empty() {
+                f.value.as_str()
+            } else {
+                f.about.as_str()
+            };
+            let hit = !key.is_empty()
+                && key.chars().count() >= 1
+                && cx.message.contains(key)
+                && !cx.message.contains(&f.value);
+            let told = f.to_you();
+            hit && !self
+                .recent
+                .iter()
+                .take(10)
+                .any(|r| r.contains(told.as_str()))
+        })
+    }
+
+    /// A memory worth bringing up: something from before today's chat
+    /// (what was said a moment ago is not a memory yet).
+    fn memory(&self) -> String {
+        let cx = self.cx;
+        let today = cx.now.day_number();
+        cx.recalled
+            .iter()
+            .find_map(|m| {
+                let (stamp, text) = m.strip_prefix('[')?.split_once("] ")?;
+                let when = crate::base::time::GameTime::parse(stamp)?;
+                (when.day_number() < today).then(|| spoken_memory(text))
+            })
+            .unwrap_or_default()
+    }
 }
 
-/// A line of the current stage, picked by the message and the count so the
-/// same chat always gets the same answers.
-fn stage_line(cx: &ReplyContext<'_>) -> String {
-    let lines = cx
-        .spec
-        .stage(cx.state.stage())
-        .map(|s| s.lines.as_slice())
-        .unwrap_or_default();
-    if lines.is_empty() {
-        return "（安静地听着）嗯，{称呼}，我在听。{记忆}".into();
+/// A fact's placeholders.
+fn vars_of(f: &PlayerFact) -> Vars {
+    Vars {
+        fact: f.to_you(),
+        value: f.value.clone(),
+        about: f.about.clone(),
+        ..Vars::default()
     }
-    let h = cx
-        .message
-        .chars()
-        .fold(u64::from(cx.state.messages), |h, c| {
-            h.wrapping_mul(31).wrapping_add(c as u64)
-        });
-    lines[(h % lines.len() as u64) as usize].clone()
 }
 
-/// `[2026-04-06 10:00] text` → `text`.
-fn strip_stamp(line: &str) -> &str {
-    match line.strip_prefix('[').and_then(|r| r.split_once("] ")) {
-        Some((_, text)) => text,
-        None => line,
+/// A memory as the companion says it: 「小林告诉我：「…」」 → 你说过「…」。
+fn spoken_memory(text: &str) -> String {
+    for marker in ["告诉我：", "对我说："] {
+        if let Some((_, said)) = text.split_once(marker) {
+            return format!("你说过{said}。");
+        }
     }
+    if text.contains("问我：") {
+        return String::new();
+    }
+    format!("我还记得，{}。", text.trim_end_matches('。'))
 }

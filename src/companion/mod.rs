@@ -6,8 +6,12 @@
 //! key-moment filter.
 
 pub mod affection;
+pub mod bank;
 pub mod builtin;
+pub mod facts;
 pub mod moments;
+pub mod profile;
+pub mod said;
 pub mod session;
 
 use std::collections::BTreeMap;
@@ -15,8 +19,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use affection::{Affection, AffectionChange, ChangeReason, Stage};
-pub use moments::KeyMomentSpec;
-pub use session::{CompanionState, PlayerProfile, Turn};
+pub use bank::ChatBank;
+pub use facts::{FactKind, PlayerFact, PlayerFacts};
+pub use moments::{KeyMomentSpec, MomentStatus};
+pub use profile::PlayerProfile;
+pub use session::{CompanionState, Turn, Voice};
 
 /// `companion:` of a resident in `residents.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +36,14 @@ pub struct CompanionSpec {
     /// The key moments, in the order they are checked.
     #[serde(default)]
     pub key_moments: Vec<KeyMomentSpec>,
+    /// Small actions the built-in brain opens some replies with
+    /// (（柳叶轻轻晃了晃）): its body, in its words.
+    #[serde(default)]
+    pub gestures: Vec<String>,
+    /// Its own answers to what the player asks about it, by topic (name,
+    /// age, home, likes, doing, how); a topic without: the chat bank's.
+    #[serde(default)]
+    pub about: BTreeMap<said::Topic, Vec<String>>,
 }
 
 /// What a stage changes.

@@ -5,8 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::moments::{self, KeyMomentSpec};
-use super::{Affection, AffectionChange, CompanionSpec, Stage};
+use super::bank::ChatBank;
+use super::facts::{Learnt, PlayerFact, PlayerFacts};
+use super::moments::{self, KeyMomentSpec, MomentStatus, Situation};
+use super::said::{self, Said, Stated};
+use super::{Affection, AffectionChange, CompanionSpec, PlayerProfile, Stage, profile};
 use crate::base::time::GameTime;
 
 /// Rewrite the player's profile every this many messages (and on a stage change).
@@ -56,28 +59,13 @@ pub struct MomentRecord {
     pub reply: String,
     /// Affection it gave.
     pub gained: i32,
+    /// How it went (triggered or failed).
+    #[serde(default = "triggered")]
+    pub status: MomentStatus,
 }
 
-/// What the companion knows of the player (the design's 用户画像).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PlayerProfile {
-    /// How the player asked to be called.
-    pub nickname: Option<String>,
-    /// What the player is like.
-    pub personality: String,
-    /// What the player likes.
-    pub preferences: String,
-    /// Where the relationship stands.
-    pub relationship: String,
-    /// What the player talked about lately.
-    pub recent_topics: Vec<String>,
-}
-
-impl PlayerProfile {
-    /// How the companion addresses the player.
-    pub fn address(&self) -> &str {
-        self.nickname.as_deref().unwrap_or("你")
-    }
+fn triggered() -> MomentStatus {
+    MomentStatus::Triggered
 }
 
 /// The relationship with the player, as saved.
@@ -97,6 +85,12 @@ pub struct CompanionState {
     pub started: Option<GameTime>,
     /// Every affection change, oldest first (`affection_logs`).
     pub log: Vec<(GameTime, AffectionChange)>,
+    /// What the player stated about themselves.
+    pub facts: PlayerFacts,
+    /// Key moments that became possible and are not decided yet.
+    pub pending: Vec<String>,
+    /// Every profile written before the current one, oldest first.
+    pub past_profiles: Vec<PlayerProfile>,
 }
 
 /// What one turn brought.
@@ -112,6 +106,8 @@ pub struct Turn {
     pub moments: Vec<MomentRecord>,
     /// The profile, when it was rewritten this turn.
     pub profile: Option<PlayerProfile>,
+    /// Facts the message stated, and what learning each did.
+    pub learnt: Vec<(PlayerFact, Learnt)>,
 }
 
 /// What a reply is written from.
@@ -119,14 +115,83 @@ pub struct Turn {
 pub struct ReplyContext<'a> {
     /// The companion's spec.
     pub spec: &'a CompanionSpec,
-    /// Its state before the reply.
+    /// The chat phrase bank (the built-in brain's lines).
+    pub bank: &'a ChatBank,
+    /// Who answers (its name).
+    pub speaker: &'a str,
+    /// Its state: the message's facts learnt, the message not yet recorded.
     pub state: &'a CompanionState,
     /// What the player just said.
     pub message: &'a str,
-    /// Key moments this message may trigger.
+    /// What the message does.
+    pub said: &'a Said,
+    /// The facts it stated, and what learning each did.
+    pub learnt: &'a [(PlayerFact, Learnt)],
+    /// Key moments this message may decide.
     pub candidates: &'a [&'a KeyMomentSpec],
     /// Memories recalled for the message, best first.
     pub recalled: &'a [String],
+    /// The moment of the message.
+    pub now: GameTime,
+    /// Whole days since the player's previous message (none: the first).
+    pub apart: Option<i64>,
+}
+
+impl ReplyContext<'_> {
+    /// The facts a recall question asks for (none asked: none).
+    pub fn asked_facts(&self) -> Vec<&PlayerFact> {
+        let Some(kinds) = self.said.recall_kinds() else {
+            return Vec::new();
+        };
+        let facts = &self.state.facts;
+        if kinds.is_empty() {
+            // 「你还记得我吗」: the name first, then what matters most.
+            return super::FactKind::ALL
+                .iter()
+                .filter_map(|k| facts.first(*k))
+                .take(3)
+                .collect();
+        }
+        kinds.iter().flat_map(|k| facts.of(*k).take(2)).collect()
+    }
+}
+
+/// Who writes the companion's side: the reply always; a model may also read
+/// the message's facts and write the profile (the built-in brain does both
+/// when it does not).
+pub trait Voice {
+    /// The reply, marked for the key moments it decides.
+    fn reply(&mut self, cx: &ReplyContext<'_>) -> String;
+
+    /// The facts the message states, as a model reads them (`None`: the
+    /// built-in reading stands).
+    fn read_facts(&mut self, _message: &str, _state: &CompanionState) -> Option<Vec<Stated>> {
+        None
+    }
+
+    /// The profile, as a model writes it (`None`: the built-in brain writes it).
+    fn write_profile(&mut self, _state: &CompanionState) -> Option<PlayerProfile> {
+        None
+    }
+}
+
+impl<F: FnMut(&ReplyContext<'_>) -> String> Voice for F {
+    fn reply(&mut self, cx: &ReplyContext<'_>) -> String {
+        self(cx)
+    }
+}
+
+/// Where a turn happens: who answers, with which bank, when.
+#[derive(Debug, Clone, Copy)]
+pub struct Setting<'a> {
+    /// The companion's spec.
+    pub spec: &'a CompanionSpec,
+    /// The chat phrase bank.
+    pub bank: &'a ChatBank,
+    /// Who answers.
+    pub speaker: &'a str,
+    /// The moment of the message.
+    pub now: GameTime,
 }
 
 impl CompanionState {
@@ -135,47 +200,87 @@ impl CompanionState {
         self.affection.stage()
     }
 
-    /// Ids of the moments that happened.
+    /// Ids of the moments already decided (triggered or failed).
     pub fn happened(&self) -> Vec<String> {
         self.moments.iter().map(|m| m.id.clone()).collect()
     }
 
-    /// One turn: the player's `message` at `now`; `reply` writes the answer
-    /// (the built-in brain or a model), marked for any key moment that happened.
+    /// The player's previous message, if any.
+    fn last_message_time(&self) -> Option<GameTime> {
+        self.lines
+            .iter()
+            .rev()
+            .find(|l| l.speaker == Speaker::Player)
+            .map(|l| l.time)
+    }
+
+    /// The companion's previous reply, if any.
+    fn last_reply(&self) -> Option<&str> {
+        self.lines
+            .iter()
+            .rev()
+            .find(|l| l.speaker == Speaker::Companion)
+            .map(|l| l.content.as_str())
+    }
+
+    /// One turn: the player's `message`; the facts it states are learnt,
+    /// `voice` writes the answer (marked for the key moments it decides),
+    /// and every 20 messages the profile is rewritten.
     pub fn turn(
         &mut self,
-        spec: &CompanionSpec,
-        (message, now): (&str, GameTime),
+        at: &Setting<'_>,
+        message: &str,
         recalled: &[String],
-        reply: &mut dyn FnMut(&ReplyContext<'_>) -> String,
+        voice: &mut dyn Voice,
     ) -> Turn {
+        let now = at.now;
         let before = self.stage();
+        let apart = self
+            .last_message_time()
+            .map(|t| now.day_number() - t.day_number());
         self.started.get_or_insert(now);
         self.messages += 1;
-        // A name given is used at once, not only at the next profile rewrite.
-        if let Some(name) = after_any(message, NAME_MARKERS) {
-            self.profile.nickname = Some(name);
-        }
+        let said = said::read(message);
+        let stated = voice
+            .read_facts(message, self)
+            .unwrap_or_else(|| said.facts.clone());
+        let learnt = self.learn(stated, &said.retracts, message, now);
         let mut changes = self.affection.on_message(now.day_number());
-        let happened = self.happened();
-        let candidates = moments::candidates(
-            &spec.key_moments,
-            self.affection.value(),
-            &happened,
+        let decided = self.happened();
+        let situation = Situation {
+            affection: self.affection.value(),
+            decided: &decided,
             message,
-        );
-        let raw = reply(&ReplyContext {
-            spec,
+            said: &said,
+            last_reply: self.last_reply(),
+        };
+        let candidates = moments::candidates(&at.spec.key_moments, &situation);
+        let raw = voice.reply(&ReplyContext {
+            spec: at.spec,
+            bank: at.bank,
+            speaker: at.speaker,
             state: self,
             message,
+            said: &said,
+            learnt: &learnt,
             candidates: &candidates,
             recalled,
+            now,
+            apart,
         });
         let (found, text) = moments::parse_reply(&raw, &candidates);
         let mut records = Vec::new();
-        for m in found {
-            let reason = super::ChangeReason::KeyMoment { id: m.id.clone() };
-            let change = self.affection.add(m.gain, reason);
+        for (m, status) in found {
+            let (gain, reason) = match status {
+                MomentStatus::Failed => (
+                    m.failed_gain,
+                    super::ChangeReason::KeyMoment {
+                        id: format!("{}:failed", m.id),
+                    },
+                ),
+                _ => (m.gain, super::ChangeReason::KeyMoment { id: m.id.clone() }),
+            };
+            let change = self.affection.add(gain, reason);
             records.push(MomentRecord {
                 id: m.id.clone(),
                 chapter: m.chapter,
@@ -184,13 +289,31 @@ impl CompanionState {
                 user: message.to_string(),
                 reply: text.clone(),
                 gained: change.as_ref().map_or(0, |c| c.delta),
+                status,
             });
             changes.extend(change);
+        }
+        self.pending
+            .retain(|id| !records.iter().any(|r| &r.id == id));
+        for m in &candidates {
+            if !records.iter().any(|r| r.id == m.id) && !self.pending.contains(&m.id) {
+                self.pending.push(m.id.clone());
+            }
         }
         self.record(message, &text, now, &changes, &records);
         let after = self.stage();
         let profile = (self.messages.is_multiple_of(PROFILE_EVERY) || after != before).then(|| {
-            self.profile = rewrite_profile(self);
+            let mut next = voice
+                .write_profile(self)
+                .unwrap_or_else(|| profile::rewrite(self));
+            next.version = self.profile.version + 1;
+            next.nickname = next
+                .nickname
+                .or_else(|| self.facts.name().map(str::to_string));
+            let old = std::mem::replace(&mut self.profile, next);
+            if old.version > 0 {
+                self.past_profiles.push(old);
+            }
             self.profile.clone()
         });
         Turn {
@@ -199,7 +322,40 @@ impl CompanionState {
             stages: (before, after),
             moments: records,
             profile,
+            learnt,
         }
+    }
+
+    /// Keeps what a message stated; a name given is used at once, not only
+    /// at the next profile rewrite.
+    fn learn(
+        &mut self,
+        stated: Vec<Stated>,
+        retracts: &[String],
+        message: &str,
+        now: GameTime,
+    ) -> Vec<(PlayerFact, Learnt)> {
+        let gone = self.facts.retract_names(retracts);
+        let mut out = Vec::new();
+        for s in stated {
+            let fact = PlayerFact {
+                kind: s.kind,
+                about: s.about,
+                value: s.value,
+                said: message.to_string(),
+                time: now,
+            };
+            let learnt = match (self.facts.learn(fact.clone()), gone.first()) {
+                // 「我不叫小雨，我叫周雨」: a correction, though 周雨 was known.
+                (Learnt::Known, Some(old)) if fact.kind == super::FactKind::Name => {
+                    Learnt::Replaced(old.clone())
+                }
+                (learnt, _) => learnt,
+            };
+            out.push((fact, learnt));
+        }
+        self.profile.nickname = self.facts.name().map(str::to_string);
+        out
     }
 
     fn record(
@@ -230,139 +386,5 @@ impl CompanionState {
     }
 }
 
-/// The built-in brain's profile: the nickname the player gave, what it
-/// said it likes, what it talked about, where the relationship stands.
-fn rewrite_profile(state: &CompanionState) -> PlayerProfile {
-    let said: Vec<&str> = state
-        .lines
-        .iter()
-        .filter(|l| l.speaker == Speaker::Player)
-        .map(|l| l.content.as_str())
-        .collect();
-    let nickname = said
-        .iter()
-        .rev()
-        .find_map(|s| after_any(s, NAME_MARKERS))
-        .or_else(|| state.profile.nickname.clone());
-    let likes: Vec<String> = said
-        .iter()
-        .filter_map(|s| after_any(s, &["我喜欢", "我爱"]))
-        .collect();
-    let recent: Vec<String> = said
-        .iter()
-        .rev()
-        .take(PROFILE_EVERY as usize)
-        .map(|s| s.chars().take(12).collect())
-        .collect();
-    let long = said.iter().filter(|s| s.chars().count() > 20).count();
-    let a = &state.affection;
-    PlayerProfile {
-        nickname,
-        personality: if long * 2 > said.len() {
-            "话多，愿意说心里话"
-        } else {
-            "话不多，但很真诚"
-        }
-        .into(),
-        preferences: if likes.is_empty() {
-            "还不清楚".into()
-        } else {
-            format!("喜欢{}", likes.join("、"))
-        },
-        relationship: format!(
-            "好感度{}（第{}章：{}），聊了{}句，连续{}天来说话",
-            a.value(),
-            a.stage().chapter(),
-            a.stage().name(),
-            state.messages,
-            a.streak()
-        ),
-        recent_topics: recent,
-    }
-}
-
-/// What the player says before the name it wants to be called by.
-const NAME_MARKERS: &[&str] = &["叫我", "我叫", "我的名字是"];
-
-/// The words after the first of `markers` in `s` (up to punctuation, ≤ 8 characters).
-fn after_any(s: &str, markers: &[&str]) -> Option<String> {
-    let (_, rest) = markers.iter().find_map(|m| s.split_once(m))?;
-    let word: String = rest
-        .chars()
-        .take_while(|c| {
-            !matches!(
-                c,
-                '，' | '。' | '！' | '？' | ',' | '.' | '!' | '?' | ' ' | '、' | '～' | '~'
-            )
-        })
-        .take(8)
-        .collect();
-    // 叫我小林吧 → 小林: the sentence's closing particle is not the name.
-    let word = word.trim_end_matches(['吧', '呀', '啊', '呢', '哦', '嘛', '啦']);
-    (!word.is_empty()).then(|| word.to_string())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec() -> CompanionSpec {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
-        let scenario = crate::scenario::Scenario::load(&dir).unwrap();
-        let guardian = scenario
-            .residents
-            .iter()
-            .find(|p| p.id.as_str() == "guardian");
-        (**guardian.unwrap().companion.as_ref().unwrap()).clone()
-    }
-
-    #[test]
-    fn moments_are_kept_verbatim_and_the_profile_is_rewritten_every_20_messages() {
-        let spec = spec();
-        let mut state = CompanionState::default();
-        let t = GameTime::parse("2026-04-06 10:00").unwrap();
-        let mut builtin = |cx: &ReplyContext<'_>| super::super::builtin::reply(cx);
-        let first = state.turn(&spec, ("你好", t), &[], &mut builtin);
-        assert_eq!(first.moments.len(), 1, "the first meeting");
-        assert_eq!(first.moments[0].id, "first_meeting");
-        assert_eq!(first.moments[0].user, "你好");
-        assert_eq!(first.moments[0].reply, first.reply, "kept verbatim");
-        assert!(!first.reply.contains("【时刻"), "{}", first.reply);
-        let named = state.turn(&spec, ("叫我小林吧", t), &[], &mut builtin);
-        assert_eq!(named.moments[0].id, "asked_name");
-        assert!(named.reply.contains("小林"), "{}", named.reply);
-        assert_eq!(state.affection.value(), 1 + 20 + 1 + 50);
-        let mut rewrites = Vec::new();
-        for i in 3..=40 {
-            let turn = state.turn(&spec, (&format!("今天的第{i}句话"), t), &[], &mut builtin);
-            if turn.profile.is_some() {
-                rewrites.push(i);
-            }
-        }
-        assert_eq!(rewrites, [20, 40]);
-        assert_eq!(state.profile.nickname.as_deref(), Some("小林"));
-        assert!(
-            state.profile.relationship.contains("观察者"),
-            "{:?}",
-            state.profile
-        );
-        assert_eq!(state.lines.len(), 80);
-        assert_eq!(state.moments.len(), 2, "each moment happens once");
-    }
-
-    #[test]
-    fn the_built_in_reply_uses_what_it_recalls() {
-        let spec = spec();
-        let mut state = CompanionState::default();
-        let t = GameTime::parse("2026-04-06 10:00").unwrap();
-        let mut builtin = |cx: &ReplyContext<'_>| super::super::builtin::reply(cx);
-        state.turn(&spec, ("你好", t), &[], &mut builtin);
-        let recalled = ["[2026-04-06 09:00] 玩家对我说：「我养了一只猫」".to_string()];
-        let mut saw = false;
-        for i in 0..6 {
-            let turn = state.turn(&spec, (&format!("还记得吗{i}"), t), &recalled, &mut builtin);
-            saw |= turn.reply.contains("我养了一只猫");
-        }
-        assert!(saw, "some stage line brings up the memory");
-    }
-}
+mod tests;

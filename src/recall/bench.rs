@@ -77,6 +77,10 @@ struct BenchQuery {
 pub struct BenchReport {
     /// How many queries were asked.
     pub queries: usize,
+    /// Mean share of each query's expected memories in its top 3 (what a
+    /// chat reply draws on first).
+    #[serde(rename = "recall@3")]
+    pub recall_at_3: f64,
     /// Mean share of each query's expected memories in its top 5.
     #[serde(rename = "recall@5")]
     pub recall_at_5: f64,
@@ -189,12 +193,14 @@ impl BenchSet {
         Ok(())
     }
 
-    /// Runs every query; returns the figures and the queries that missed.
+    /// Runs every query, its text as `search_text` makes it (what the
+    /// town searches with); returns the figures and the queries that missed.
     pub fn run(
         &self,
         seg: &Segmenter,
         tuning: &RecallTuning,
         embed: Option<&mut Embedder<'_>>,
+        search_text: &dyn Fn(&str) -> String,
     ) -> Result<(BenchReport, Vec<Miss>), String> {
         let mut indexes: HashMap<&str, (Index, Vec<&str>)> = HashMap::new();
         for m in &self.memories {
@@ -216,8 +222,9 @@ impl BenchSet {
         for (i, q) in self.queries.iter().enumerate() {
             let found: Vec<&str> = match indexes.get(q.resident.as_str()) {
                 Some((ix, ids)) => {
+                    let text = search_text(&q.text);
                     let query = Query {
-                        text: &q.text,
+                        text: &text,
                         now: q.time,
                         as_of: Some(q.time),
                         vector: query_vectors.as_ref().map(|v: &Vec<Vec<f32>>| &v[i][..]),
@@ -258,6 +265,7 @@ impl BenchSet {
 #[derive(Default)]
 struct Totals {
     n: usize,
+    recall3: f64,
     recall5: f64,
     recall10: f64,
     ndcg: f64,
@@ -270,6 +278,7 @@ impl Totals {
         let within = |k: usize| found.iter().take(k).filter(|f| expected(f)).count();
         let want = q.expect.len() as f64;
         self.n += 1;
+        self.recall3 += within(3) as f64 / want;
         self.recall5 += within(5) as f64 / want;
         self.recall10 += within(10) as f64 / want;
         let dcg: f64 = found
@@ -304,6 +313,7 @@ impl Totals {
         let n = self.n.max(1) as f64;
         BenchReport {
             queries: self.n,
+            recall_at_3: self.recall3 / n,
             recall_at_5: self.recall5 / n,
             recall_at_10: self.recall10 / n,
             ndcg_at_10: self.ndcg / n,
@@ -328,7 +338,9 @@ mod tests {
     fn metrics_count_ranks_and_stay_within_the_resident() {
         let set = BenchSet::parse(FILE).unwrap();
         let seg = Segmenter::new([]);
-        let (r, misses) = set.run(&seg, &RecallTuning::default(), None).unwrap();
+        let (r, misses) = set
+            .run(&seg, &RecallTuning::default(), None, &str::to_string)
+            .unwrap();
         assert_eq!(r.queries, 2);
         assert_eq!(r.recall_at_5, 1.0);
         assert_eq!(r.mrr, 1.0);

@@ -119,7 +119,19 @@ impl Segmenter {
             .map(str::to_string)
             .collect();
         bigrams(&lower, &mut out);
+        unigrams(&lower, &mut out);
         out
+    }
+}
+
+/// Pushes `'x` for each CJK character that is not a stop word: 猫 then
+/// finds 橘猫, which jieba keeps whole and whose bigrams share nothing with 猫.
+fn unigrams(text: &str, out: &mut Vec<String>) {
+    let mut buf = [0u8; 4];
+    for c in text.chars().filter(|c| is_cjk(*c)) {
+        if !STOP_WORDS.contains(&&*c.encode_utf8(&mut buf)) {
+            out.push(format!("'{c}"));
+        }
     }
 }
 

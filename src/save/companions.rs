@@ -8,7 +8,8 @@ use super::SaveError;
 use crate::base::time::GameTime;
 use crate::companion::session::{ChatLine, MomentRecord, Speaker};
 use crate::companion::{
-    Affection, AffectionChange, ChangeReason, CompanionState, PlayerProfile, Stage,
+    Affection, AffectionChange, ChangeReason, CompanionState, FactKind, MomentStatus, PlayerFact,
+    PlayerFacts, PlayerProfile, Stage,
 };
 
 /// Replaces the four tables' rows with `companions`.
@@ -21,6 +22,8 @@ pub(crate) fn write(
         "key_moments",
         "user_profiles",
         "affection_logs",
+        "player_facts",
+        "profile_versions",
     ] {
         tx.execute(&format!("DELETE FROM {table}"), [])?;
     }
@@ -29,13 +32,37 @@ pub(crate) fn write(
         write_lines(tx, id, &s.lines)?;
         let mut m = tx.prepare(
             "INSERT INTO key_moments (id, resident, chapter, moment_name, triggered_at, user_response, ai_response, affection_gained, status)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'triggered')",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?;
         for r in &s.moments {
             m.execute(params![
-                r.id, id, r.chapter, r.name, r.time.0, r.user, r.reply, r.gained
+                r.id,
+                id,
+                r.chapter,
+                r.name,
+                r.time.0,
+                r.user,
+                r.reply,
+                r.gained,
+                r.status.as_str()
             ])?;
         }
+        // Possible but undecided: only the id is known yet.
+        for p in &s.pending {
+            m.execute(params![
+                p,
+                id,
+                0,
+                None::<String>,
+                None::<i64>,
+                None::<String>,
+                None::<String>,
+                None::<i32>,
+                "pending"
+            ])?;
+        }
+        write_facts(tx, id, &s.facts)?;
+        write_profiles(tx, id, s)?;
         let mut log = tx.prepare(
             "INSERT INTO affection_logs (resident, delta, reason, before_value, after_value, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -54,6 +81,43 @@ pub(crate) fn write(
     Ok(())
 }
 
+fn write_facts(tx: &Transaction, id: &str, facts: &PlayerFacts) -> Result<(), SaveError> {
+    let mut ins = tx.prepare(
+        "INSERT INTO player_facts (resident, seq, kind, about, value, said, time)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for (i, f) in facts.0.iter().enumerate() {
+        let kind = serde_json::to_value(f.kind).expect("a kind serializes");
+        ins.execute(params![
+            id,
+            i as i64,
+            kind.as_str(),
+            f.about,
+            f.value,
+            f.said,
+            f.time.0
+        ])?;
+    }
+    Ok(())
+}
+
+/// Every version of the profile, the current one last.
+fn write_profiles(tx: &Transaction, id: &str, s: &CompanionState) -> Result<(), SaveError> {
+    let mut ins = tx.prepare(
+        "INSERT OR REPLACE INTO profile_versions (resident, version, written_by, profile) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for p in s
+        .past_profiles
+        .iter()
+        .chain([&s.profile])
+        .filter(|p| p.version > 0)
+    {
+        let json = serde_json::to_string(p).expect("a profile serializes");
+        ins.execute(params![id, p.version, p.written_by, json])?;
+    }
+    Ok(())
+}
+
 fn write_profile(tx: &Transaction, id: &str, s: &CompanionState) -> Result<(), SaveError> {
     let p = &s.profile;
     let last = s
@@ -65,8 +129,8 @@ fn write_profile(tx: &Transaction, id: &str, s: &CompanionState) -> Result<(), S
     tx.execute(
         "INSERT INTO user_profiles (resident, nickname, affection, current_chapter, personality_summary,
             preferences_summary, relationship_summary, recent_topics, total_messages, consecutive_days,
-            last_active_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            last_active_at, created_at, profile_version, profile_written_by, recent_state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         params![
             id,
             p.nickname,
@@ -79,7 +143,10 @@ fn write_profile(tx: &Transaction, id: &str, s: &CompanionState) -> Result<(), S
             s.messages,
             s.affection.streak(),
             last,
-            s.started.map(|t| t.0)
+            s.started.map(|t| t.0),
+            p.version,
+            p.written_by,
+            p.recent_state
         ],
     )?;
     Ok(())
@@ -112,7 +179,8 @@ fn write_lines(tx: &Transaction, id: &str, lines: &[ChatLine]) -> Result<(), Sav
 pub(crate) fn read(db: &Connection) -> Result<Vec<(String, CompanionState)>, SaveError> {
     let mut q = db.prepare(
         "SELECT resident, nickname, affection, current_chapter, personality_summary, preferences_summary,
-            relationship_summary, recent_topics, total_messages, consecutive_days, last_active_at, created_at
+            relationship_summary, recent_topics, total_messages, consecutive_days, last_active_at, created_at,
+            profile_version, profile_written_by, recent_state
          FROM user_profiles ORDER BY resident",
     )?;
     let rows = q.query_map([], |r| {
@@ -124,6 +192,9 @@ pub(crate) fn read(db: &Connection) -> Result<Vec<(String, CompanionState)>, Sav
                 preferences: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
                 relationship: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
                 recent_topics: Vec::new(),
+                version: r.get(12)?,
+                written_by: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
+                recent_state: r.get::<_, Option<String>>(14)?.unwrap_or_default(),
             },
             (
                 r.get::<_, i32>(2)?,
@@ -141,6 +212,7 @@ pub(crate) fn read(db: &Connection) -> Result<Vec<(String, CompanionState)>, Sav
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default();
         let reached = Stage::of_chapter(chapter).unwrap_or(Stage::of(value));
+        let profile_version = profile.version;
         let last_day = last.map(|t| GameTime(t).day_number());
         let state = CompanionState {
             affection: Affection::restored(value, reached, streak, last_day),
@@ -150,6 +222,9 @@ pub(crate) fn read(db: &Connection) -> Result<Vec<(String, CompanionState)>, Sav
             messages,
             started: started.map(GameTime),
             log: read_log(db, &id)?,
+            facts: read_facts(db, &id)?,
+            pending: read_pending(db, &id)?,
+            past_profiles: read_past_profiles(db, &id, profile_version)?,
         };
         out.push((id, state));
     }
@@ -180,10 +255,12 @@ fn read_lines(db: &Connection, id: &str) -> Result<Vec<ChatLine>, SaveError> {
 fn read_moments(db: &Connection, id: &str) -> Result<Vec<MomentRecord>, SaveError> {
     let mut q = db.prepare_cached(
         "SELECT id, chapter, moment_name, triggered_at, user_response, ai_response, affection_gained
-         FROM key_moments WHERE resident = ?1 AND status = 'triggered' ORDER BY triggered_at, rowid",
+         , status FROM key_moments WHERE resident = ?1 AND status != 'pending' ORDER BY triggered_at, rowid",
     )?;
     let rows = q.query_map([id], |r| {
+        let status: String = r.get(7)?;
         Ok(MomentRecord {
+            status: MomentStatus::parse(&status).unwrap_or(MomentStatus::Triggered),
             id: r.get(0)?,
             chapter: r.get(1)?,
             name: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
@@ -194,6 +271,63 @@ fn read_moments(db: &Connection, id: &str) -> Result<Vec<MomentRecord>, SaveErro
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn read_pending(db: &Connection, id: &str) -> Result<Vec<String>, SaveError> {
+    let mut q = db.prepare_cached(
+        "SELECT id FROM key_moments WHERE resident = ?1 AND status = 'pending' ORDER BY rowid",
+    )?;
+    let rows = q.query_map([id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn read_facts(db: &Connection, id: &str) -> Result<PlayerFacts, SaveError> {
+    let mut q = db.prepare_cached(
+        "SELECT kind, about, value, said, time FROM player_facts WHERE resident = ?1 ORDER BY seq",
+    )?;
+    let rows = q.query_map([id], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get::<_, i64>(4)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (kind, about, value, said, t) = row?;
+        let kind = FactKind::parse(&kind)
+            .ok_or_else(|| SaveError::Corrupt(format!("player fact kind {kind:?}")))?;
+        out.push(PlayerFact {
+            kind,
+            about,
+            value,
+            said,
+            time: GameTime(t),
+        });
+    }
+    Ok(PlayerFacts(out))
+}
+
+/// The profile's versions before `current`, oldest first.
+fn read_past_profiles(
+    db: &Connection,
+    id: &str,
+    current: u32,
+) -> Result<Vec<PlayerProfile>, SaveError> {
+    let mut q = db.prepare_cached(
+        "SELECT profile FROM profile_versions WHERE resident = ?1 AND version < ?2 ORDER BY version",
+    )?;
+    let rows = q.query_map(params![id, current], |r| r.get::<_, String>(0))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let text = row?;
+        let p = serde_json::from_str(&text)
+            .map_err(|e| SaveError::Corrupt(format!("profile version: {e}")))?;
+        out.push(p);
+    }
+    Ok(out)
 }
 
 fn read_log(db: &Connection, id: &str) -> Result<Vec<(GameTime, AffectionChange)>, SaveError> {

@@ -8,7 +8,7 @@ use super::SaveError;
 
 /// The schema this build writes. A file with a higher `user_version` was
 /// written by a newer Heartvale and is refused, untouched.
-pub(crate) const VERSION: i64 = 5;
+pub(crate) const VERSION: i64 = 6;
 
 /// Version 1: the town, and the companion tables of the memory design
 /// (`conversations`, `key_moments`, `user_profiles`, `affection_logs`: the
@@ -103,8 +103,25 @@ CREATE TABLE facts (
 ALTER TABLE relationships ADD COLUMN talk_days TEXT;
 ";
 
+/// Version 6: the companion that listens. What the player told each
+/// resident about themselves, as facts with the message each came from;
+/// every version of the 用户画像 (who wrote it, as JSON); the current
+/// profile's version, author and 最近状态. `key_moments.status` now says
+/// `triggered`, `failed` or `pending`.
+const V6: &str = "
+CREATE TABLE player_facts (
+    resident TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, about TEXT NOT NULL,
+    value TEXT NOT NULL, said TEXT NOT NULL, time INTEGER NOT NULL, PRIMARY KEY (resident, seq));
+CREATE TABLE profile_versions (
+    resident TEXT NOT NULL, version INTEGER NOT NULL, written_by TEXT NOT NULL,
+    profile TEXT NOT NULL, PRIMARY KEY (resident, version));
+ALTER TABLE user_profiles ADD COLUMN profile_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE user_profiles ADD COLUMN profile_written_by TEXT;
+ALTER TABLE user_profiles ADD COLUMN recent_state TEXT;
+";
+
 /// Each version's script, applied in order to bring a file up to [`VERSION`].
-const MIGRATIONS: [&str; 5] = [V1, V2, V3, V4, V5];
+const MIGRATIONS: [&str; 6] = [V1, V2, V3, V4, V5, V6];
 
 /// The file's schema version (0: a new, empty database).
 pub(crate) fn version(db: &Connection) -> Result<i64, SaveError> {

@@ -271,6 +271,7 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
         tuning: Tuning::default(),
         llm: None,
         dialogue: borrowed_bank(),
+        chat: crate::companion::ChatBank::shared_builtin(),
     }
 }
 

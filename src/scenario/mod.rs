@@ -44,12 +44,13 @@ use crate::base::time::GameTime;
 
 /// The files of a scenario folder, in load order (`dialogue.yaml` may be
 /// left out: the default town's phrase bank is built in).
-pub const FILES: [&str; 5] = [
+pub const FILES: [&str; 6] = [
     "town.yaml",
     "locations.yaml",
     "residents.yaml",
     "tuning.yaml",
     dialogue::FILE,
+    crate::companion::bank::FILE,
 ];
 
 /// A validated scenario, ready to spawn.
@@ -83,6 +84,8 @@ pub struct Scenario {
     pub(crate) llm: Option<LlmSpec>,
     /// What the built-in brain says (`dialogue.yaml`, else the built-in bank).
     pub dialogue: Arc<PhraseBank>,
+    /// What residents say to the player in a chat (`chat.yaml`, else the built-in bank).
+    pub chat: Arc<crate::companion::ChatBank>,
 }
 
 impl Scenario {
@@ -147,9 +150,11 @@ impl Scenario {
             tuning: tuning.unwrap_or_default(),
         };
         let dialogue = load_dialogue(dir, &mut diags);
+        let chat = load_chat(dir, &mut diags);
         match resolve::resolve(files, &mut diags) {
             Some(mut s) if diags.is_empty() => {
                 s.dialogue = dialogue;
+                s.chat = chat;
                 Ok(s)
             }
             _ => Err(diags),
@@ -168,6 +173,22 @@ fn load_dialogue(dir: &Path, diags: &mut Diagnostics) -> Arc<PhraseBank> {
         Err(found) => {
             diags.0.extend(found.0);
             PhraseBank::shared_builtin()
+        }
+    }
+}
+
+/// The folder's `chat.yaml`, checked; the built-in bank when there is none.
+fn load_chat(dir: &Path, diags: &mut Diagnostics) -> Arc<crate::companion::ChatBank> {
+    use crate::companion::ChatBank;
+    let path = dir.join(crate::companion::bank::FILE);
+    if !path.exists() {
+        return ChatBank::shared_builtin();
+    }
+    match ChatBank::load(&path) {
+        Ok(bank) => Arc::new(bank),
+        Err(found) => {
+            diags.0.extend(found.0);
+            ChatBank::shared_builtin()
         }
     }
 }

@@ -12,8 +12,9 @@ use super::clock::Clock;
 use super::memory::{Memories, MemoryKind, MemorySearch};
 use super::residents::{Persona, Roster};
 use super::town::ActiveTuning;
-use crate::companion::session::ReplyContext;
-use crate::companion::{CompanionSpec, CompanionState, Stage, StageSpec, Turn};
+use crate::companion::said::{Act, Topic};
+use crate::companion::session::{ReplyContext, Setting};
+use crate::companion::{ChatBank, CompanionSpec, CompanionState, Stage, StageSpec, Turn, Voice};
 use crate::recall;
 use crate::scenario::{Profile, ResidentId};
 
@@ -27,60 +28,120 @@ pub struct Companions(pub BTreeMap<ResidentId, CompanionState>);
 pub struct CounselCourses(pub BTreeMap<ResidentId, crate::script::engine::Course>);
 
 /// How many memories a reply may draw on.
-const RECALLED: usize = 3;
+const RECALLED: usize = 5;
 /// Importance of what the player said, as the resident remembers it.
 const SAID_IMPORTANCE: u8 = 40;
+/// … when it stated something about the player: what recall must find.
+const TOLD_IMPORTANCE: u8 = 75;
+/// … when it only asked: a question states nothing worth recalling.
+const ASKED_IMPORTANCE: u8 = 10;
 /// … when it was a key moment.
 const MOMENT_IMPORTANCE: u8 = 90;
 
 /// The companion system of a resident: its own `companion:`, or for anyone
-/// else a plain one from its persona (its quote and traits, no key moments).
+/// else a plain one from its persona (its quote, trade and tastes, no key
+/// moments).
 pub fn spec_of(profile: &Profile) -> Arc<CompanionSpec> {
     if let Some(spec) = &profile.companion {
         return spec.clone();
     }
-    let quote = profile.quote.trim();
+    let quote = profile.quote.trim().trim_end_matches(['。', '！']);
     let lines = vec![
-        format!("（想了想）{{称呼}}，{quote}"),
-        "嗯，{称呼}，我在听。{记忆}".to_string(),
-        format!("说起来，我最近在忙{}的事。{{记忆}}", profile.occupation),
+        format!("{quote}。{{称呼}}，你说是不是？"),
+        "嗯，{称呼}，你接着说。{记忆}".to_string(),
+        format!(
+            "我这几天忙着{}的事，听你说说话正好歇一歇。",
+            profile.occupation
+        ),
     ];
     let stage = StageSpec {
         prompt: String::new(),
         lines,
     };
+    let hobbies: Vec<String> = profile
+        .hobbies
+        .iter()
+        .filter_map(|h| h.does.clone())
+        .collect();
+    let likes = match (hobbies.is_empty(), profile.food.first()) {
+        (false, Some(f)) => format!("闲下来喜欢{}，嘴馋了就想吃{f}。", hobbies.join("、")),
+        (false, None) => format!("闲下来喜欢{}。", hobbies.join("、")),
+        (true, Some(f)) => format!("我呀，最爱吃{f}。"),
+        (true, None) => "说不上特别喜欢什么，日子过得踏实就好。".into(),
+    };
+    let about = [
+        (Topic::Name, format!("我叫{}。", profile.name)),
+        (Topic::Age, format!("我今年{}岁了。", profile.age)),
+        (Topic::Likes, likes),
+        (
+            Topic::Doing,
+            format!("还能忙什么，{}的活儿呗。", profile.occupation),
+        ),
+        (Topic::How, format!("还行，{}。", quote)),
+    ]
+    .into_iter()
+    .map(|(t, line)| (t, vec![line]))
+    .collect();
     Arc::new(CompanionSpec {
         core: profile.persona_text(),
         stages: Stage::ALL.into_iter().map(|s| (s, stage.clone())).collect(),
         key_moments: Vec::new(),
+        gestures: Vec::new(),
+        about,
     })
 }
 
-/// One turn of the player's chat with `who` at the clock's time; `reply`
+/// The chat phrase bank of the loaded scenario (hot-reloaded with it).
+fn chat_bank(world: &World) -> Arc<ChatBank> {
+    world
+        .get_resource::<super::LoadedScenario>()
+        .map_or_else(ChatBank::shared_builtin, |s| s.0.chat.clone())
+}
+
+/// One turn of the player's chat with `who` at the clock's time; `voice`
 /// writes the answer (the built-in brain unless a model is asked). With the
 /// message's embedding (`vector`), recall is semantic too.
 pub fn chat_turn(
     world: &mut World,
     who: &ResidentId,
     (message, vector): (&str, Option<&[f32]>),
-    reply: &mut dyn FnMut(&ReplyContext<'_>) -> String,
+    voice: &mut dyn Voice,
 ) -> Option<Turn> {
     let entity = world.resource::<Roster>().entity(who)?;
-    let spec = spec_of(&world.get::<Persona>(entity)?.0);
+    let profile = world.get::<Persona>(entity)?.0.clone();
+    let spec = spec_of(&profile);
+    let bank = chat_bank(world);
     let now = world.resource::<Clock>().now;
     let recalled = recall_for(world, entity, message, vector);
     world.init_resource::<Companions>();
     let mut companions = world.resource_mut::<Companions>();
     let state = companions.0.entry(who.clone()).or_default();
-    let turn = state.turn(&spec, (message, now), &recalled, reply);
+    let at = Setting {
+        spec: &spec,
+        bank: &bank,
+        speaker: &profile.name,
+        now,
+    };
+    let turn = state.turn(&at, message, &recalled, voice);
     let name = state.profile.address().to_string();
+    let said = crate::companion::said::read(message);
+    // What the player stated is what recall must find; a question states
+    // nothing, and ranks below the answer it asks for.
+    let asked = said.question.is_some() && !said.does(Act::Feels);
+    let (importance, verb) = match (turn.learnt.is_empty(), asked) {
+        (false, _) => (TOLD_IMPORTANCE, "告诉我"),
+        (true, true) => (ASKED_IMPORTANCE, "问我"),
+        (true, false) => (SAID_IMPORTANCE, "对我说"),
+    };
     let importance = if turn.moments.is_empty() {
-        SAID_IMPORTANCE
+        importance
     } else {
         MOMENT_IMPORTANCE
     };
+    let facts: Vec<_> = turn.learnt.iter().map(|(f, _)| f.clone()).collect();
+    let tags = crate::companion::said::fact_tags(&facts);
+    let text = format!("{name}{verb}：「{message}」{tags}");
     let mut memories = world.get_mut::<Memories>(entity)?;
-    let text = format!("{name}对我说：「{message}」");
     memories.push(now, MemoryKind::Chat, importance, text);
     Some(turn)
 }
@@ -95,14 +156,22 @@ pub fn chat_preview(
     look: &mut dyn FnMut(&ReplyContext<'_>),
 ) -> Option<()> {
     let entity = world.resource::<Roster>().entity(who)?;
-    let spec = spec_of(&world.get::<Persona>(entity)?.0);
+    let profile = world.get::<Persona>(entity)?.0.clone();
+    let spec = spec_of(&profile);
+    let bank = chat_bank(world);
     let now = world.resource::<Clock>().now;
     let recalled = recall_for(world, entity, message, vector);
     let mut copy = world
         .get_resource::<Companions>()
         .and_then(|c| c.0.get(who).cloned())
         .unwrap_or_default();
-    copy.turn(&spec, (message, now), &recalled, &mut |cx| {
+    let at = Setting {
+        spec: &spec,
+        bank: &bank,
+        speaker: &profile.name,
+        now,
+    };
+    copy.turn(&at, message, &recalled, &mut |cx: &ReplyContext<'_>| {
         look(cx);
         String::new()
     });
@@ -122,8 +191,9 @@ fn recall_for(
     let Some(mut memories) = world.get_mut::<Memories>(entity) else {
         return Vec::new();
     };
+    let text = crate::companion::said::search_text(message);
     let q = recall::Query {
-        text: message,
+        text: &text,
         now,
         as_of: None,
         vector,

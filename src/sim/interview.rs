@@ -60,7 +60,36 @@ pub struct Answer {
     pub memories: Vec<String>,
 }
 
-impl Interview<'_> {
+impl<'w> Interview<'w> {
+    /// The resident at `idx` as the world holds it now (none: it lacks
+    /// what an answer is made from).
+    pub fn of(world: &'w bevy::prelude::World, idx: RosterIdx) -> Option<Self> {
+        use super::memory::{Memories, MemorySearch};
+        let roster = world.resource::<super::residents::Roster>();
+        let entity = roster.entity_of(idx);
+        let scenario = &world.get_resource::<super::LoadedScenario>()?.0;
+        Some(Interview {
+            who: Subject {
+                idx,
+                me: scenario.residents.get(idx.i())?,
+                knows: world.get::<Knowledge>(entity)?,
+                ties: world.get::<Relationships>(entity)?,
+                memories: world.get::<Memories>(entity)?.entries(),
+                needs: world.get::<super::residents::Needs>(entity),
+            },
+            words: FactWords {
+                roster,
+                town: world.get_resource::<crate::scenario::Town>()?,
+                gatherings: &world.get_resource::<super::town::Gatherings>()?.0,
+                residents: &scenario.residents,
+            },
+            now: world.resource::<super::clock::Clock>().now,
+            bank: &scenario.dialogue,
+            segmenter: world.get_resource::<MemorySearch>()?.segmenter(),
+            seed: world.get_resource::<super::RunSettings>()?.seed,
+        })
+    }
+
     /// The facts a model's prompt is told, with their sources: the most
     /// important and newest first.
     pub fn known_lines(&self, limit: usize) -> Vec<String> {

@@ -95,9 +95,13 @@ impl AssetLoader for ScenarioFileLoader {
 fn watched_files(dir: &Path) -> Vec<String> {
     let mut files: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
     // The phrase bank is optional: watched when the folder has one.
-    let bank = crate::scenario::dialogue::FILE;
-    if dir.join(bank).is_file() {
-        files.push(bank.to_string());
+    for bank in [
+        crate::scenario::dialogue::FILE,
+        crate::companion::bank::FILE,
+    ] {
+        if dir.join(bank).is_file() {
+            files.push(bank.to_string());
+        }
     }
     let mut scripts = Vec::new();
     for set in std::fs::read_dir(dir.join("scripts"))
@@ -248,6 +252,10 @@ fn apply_settings(
     {
         // Read from the loaded scenario as each line is written.
         changes.push("dialogue".into());
+    }
+    if format!("{:?}", old.chat) != format!("{:?}", new.chat) {
+        // Read from the loaded scenario at each chat turn.
+        changes.push("chat".into());
     }
     if format!("{:?}", old.gatherings) != format!("{:?}", new.gatherings) {
         world.insert_resource(Gatherings(new.gatherings.clone()));

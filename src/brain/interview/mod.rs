@@ -7,7 +7,10 @@
 //! its words. What it never heard of, it does not know.
 
 mod answers;
+mod chat;
 mod read;
+
+pub use chat::town_answer;
 
 pub use read::{Asked, Aspect, read_question};
 

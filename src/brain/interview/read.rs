@@ -124,7 +124,19 @@ const MOOD: &[&str] = &[
     "身体怎么样",
     "最近如何",
 ];
-const OPINION: &[&str] = &["觉得", "怎么看", "印象", "这个人", "为人", "怎么样", "关系"];
+const OPINION: &[&str] = &[
+    "觉得",
+    "怎么看",
+    "印象",
+    "这个人",
+    "为人",
+    "怎么样",
+    "关系",
+    "认识",
+    "什么样的人",
+    "熟吗",
+    "熟不熟",
+];
 /// Asking what one thinks, whatever else the question names.
 const STRONG_OPINION: &[&str] = &["觉得", "怎么看", "印象", "为人"];
 const DAY: &[&str] = &[

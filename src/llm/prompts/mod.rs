@@ -74,16 +74,6 @@ pub(crate) fn fill(template: &str, values: &[(&str, String)]) -> String {
     render(template, values).0
 }
 
-const WEEKDAYS: [&str; 7] = [
-    "星期一",
-    "星期二",
-    "星期三",
-    "星期四",
-    "星期五",
-    "星期六",
-    "星期日",
-];
-
 /// One line per other resident for the planning prompt: `name（id）在 place：action`.
 #[derive(Debug, Clone)]
 pub(crate) struct OtherResident {
@@ -282,7 +272,7 @@ fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident], layers: &Assembled)
         PLAN_USER,
         &[
             ("date", cx.now.date().to_string()),
-            ("weekday", WEEKDAYS[cx.now.weekday_index()].to_string()),
+            ("weekday", cx.now.weekday_zh().to_string()),
             ("time", clock_text(cx.now.minute_of_day())),
             ("period", cx.now.period().to_string()),
             ("place", format!("{}[{}]", town.name(cx.at), town.id(cx.at))),

@@ -104,6 +104,7 @@ pub(super) fn resolve(files: Files<'_>, diags: &mut Diagnostics) -> Option<Scena
         tuning: files.tuning,
         llm: tf.llm.clone(),
         dialogue: super::PhraseBank::shared_builtin(),
+        chat: crate::companion::ChatBank::shared_builtin(),
     })
 }
 

@@ -13,7 +13,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::ViewSet;
 use crate::companion::affection::MAX_AFFECTION;
-use crate::companion::session::Speaker;
+use crate::companion::session::{ReplyContext, Speaker};
 use crate::companion::{CompanionState, builtin};
 use crate::scenario::ResidentId;
 use crate::sim::companion::{Companions, chat_turn};
@@ -68,9 +68,12 @@ fn answer(world: &mut World) {
         if let Err(why) = &reply {
             warn!("the chat's model did not answer ({why}); the built-in brain does");
         }
-        chat_turn(world, &w.resident, (&w.message, None), &mut |cx| {
-            reply.clone().unwrap_or_else(|_| builtin::reply(cx))
-        });
+        chat_turn(
+            world,
+            &w.resident,
+            (&w.message, None),
+            &mut |cx: &ReplyContext<'_>| reply.clone().unwrap_or_else(|_| builtin::reply(cx)),
+        );
     }
     let Some((id, text)) = world.get_resource_mut::<ChatPanel>().and_then(|mut p| {
         let text = p.sent.take()?;
@@ -81,7 +84,11 @@ fn answer(world: &mut World) {
     match mind::ask(world, &id, &text) {
         Some(w) => world.resource_mut::<ChatPanel>().waiting = Some(w),
         None => {
-            chat_turn(world, &id, (&text, None), &mut builtin::reply);
+            // A plain resident answers a question about the town from its facts.
+            let town = crate::brain::interview::town_answer(world, &id, &text);
+            chat_turn(world, &id, (&text, None), &mut |cx: &ReplyContext<'_>| {
+                town.clone().unwrap_or_else(|| builtin::reply(cx))
+            });
         }
     }
 }

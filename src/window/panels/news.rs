@@ -156,6 +156,7 @@ mod tests {
                 user: String::new(),
                 reply: String::new(),
                 gained: 5,
+                status: crate::companion::MomentStatus::Triggered,
             });
         }
         let companions = Companions([(id.clone(), state)].into());

@@ -5,19 +5,26 @@
 //! call on a small runtime of its own (the chat is a command-line turn, not a
 //! frame). Whatever goes wrong, the caller answers with the built-in brain.
 
+mod listen;
+
+use std::sync::Arc;
 use std::time::Duration;
 
+pub use listen::{facts_request, parse_facts, parse_profile, profile_request};
+
 use super::LlmSettings;
+use super::cassette::{Cassette, CassetteMode, Recorded};
 use super::client::{ChatRequest, Client, Format, Message, RetryPolicy};
 use super::pool::Pool;
 use super::prompts::{Budgeting, Prompt, render};
-use crate::companion::moments::mark;
+use crate::companion::moments::{fail_mark, mark};
 use crate::companion::session::{KEY_MOMENTS_KEPT, ReplyContext, Speaker};
+use crate::context::LayerTokens;
 use crate::context::PromptBudget;
 use crate::context::{Layer, PromptLayers};
 use crate::scenario::Profile;
 
-const COMPANION: &str = include_str!("../../assets/prompts/companion.md");
+const COMPANION: &str = include_str!("../../../assets/prompts/companion.md");
 
 /// Chat lines a prompt carries at most (the budget may cut more).
 const DIALOGUE_KEPT: usize = 50;
@@ -29,6 +36,8 @@ pub struct CompanionMind {
     runtime: tokio::runtime::Runtime,
     timeout: Duration,
     temperature: f32,
+    /// Every call recorded to, or answered from, `--record`/`--replay DIR`.
+    cassette: Option<Arc<Cassette>>,
 }
 
 impl CompanionMind {
@@ -41,13 +50,73 @@ impl CompanionMind {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the LLM runtime: {e}"))?;
+        let cassette = match &settings.cassette {
+            Some(CassetteMode::Record(dir)) => Some(Arc::new(
+                Cassette::record(dir, Some(&endpoint))
+                    .map_err(|e| format!("cannot record into {}: {e}", dir.display()))?,
+            )),
+            Some(CassetteMode::Replay(dir)) => Some(Arc::new(Cassette::replay(dir)?)),
+            None => None,
+        };
         Ok(Some(Self {
             endpoint,
             client: Client::new(RetryPolicy::default()),
             runtime,
             timeout: settings.timeout,
             temperature: settings.temperature,
+            cassette,
         }))
+    }
+
+    /// One call: answered from the cassette when replaying (no network),
+    /// recorded when recording.
+    fn call(&self, request: &ChatRequest) -> Result<String, String> {
+        let model = self.endpoint.model();
+        if let Some(c) = self.cassette.as_deref()
+            && let Some(found) = c.answer(model, request)
+        {
+            let recorded = found.map_err(|e| e.to_string())?;
+            return recorded
+                .result
+                .map(|r| r.content)
+                .map_err(|e| e.to_string());
+        }
+        let started = std::time::Instant::now();
+        let result = self
+            .runtime
+            .block_on(self.endpoint.chat(&self.client, request, self.timeout));
+        if let Some(c) = self.cassette.as_deref() {
+            let recorded = Recorded {
+                result: result.clone(),
+                latency_ms: started.elapsed().as_millis() as u64,
+                tries: Vec::new(),
+            };
+            c.write(model, request, &recorded);
+        }
+        result.map(|r| r.content).map_err(|e| {
+            let urls = self.endpoint.shown();
+            format!("{urls} ({model}): {e}")
+        })
+    }
+
+    /// The facts the player's message states, as the model reads them.
+    pub fn read_facts(
+        &self,
+        message: &str,
+        name: &str,
+    ) -> Result<Vec<crate::companion::said::Stated>, String> {
+        let content = self.call(&facts_request(message, name))?;
+        parse_facts(&content)
+    }
+
+    /// The 用户画像, as the model writes it.
+    pub fn write_profile(
+        &self,
+        state: &crate::companion::CompanionState,
+        name: &str,
+    ) -> Result<crate::companion::PlayerProfile, String> {
+        let content = self.call(&profile_request(state, name, self.temperature))?;
+        parse_profile(&content, state)
     }
 
     /// The model it asks.
@@ -63,14 +132,8 @@ impl CompanionMind {
         budget: &PromptBudget,
     ) -> Result<String, String> {
         let request = reply_request(cx, name, budget, self.model(), self.temperature);
-        let reply = self
-            .runtime
-            .block_on(self.endpoint.chat(&self.client, &request, self.timeout))
-            .map_err(|e| {
-                let urls = self.endpoint.shown();
-                format!("{urls} ({}): {e}", self.endpoint.model())
-            })?;
-        usable_reply(&reply.content, name)
+        let content = self.call(&request)?;
+        usable_reply(&content, name)
     }
 }
 
@@ -129,6 +192,7 @@ pub(crate) fn companion_prompt(cx: &ReplyContext<'_>, name: &str, b: &Budgeting)
         &[
             ("persona", layers.text(Layer::Persona, "")),
             ("stage", layers.text(Layer::Stage, "")),
+            ("now", now_line(cx)),
             ("moments", moment_hints(cx)),
             ("profile", layers.text(Layer::Profile, "（还不了解）")),
             ("key_moments", layers.text(Layer::KeyMoments, "（还没有）")),
@@ -196,9 +260,41 @@ fn companion_layers(cx: &ReplyContext<'_>, name: &str) -> PromptLayers {
         )
         .extend(
             Layer::Retrieved,
-            cx.recalled.iter().map(|m| format!("- {m}")),
+            // What a recall question asks for comes first, as the player said it.
+            cx.asked_facts()
+                .into_iter()
+                .map(|f| {
+                    format!(
+                        "- 对方告诉过我：{}（原话「{}」，{}）",
+                        f.to_you(),
+                        f.said,
+                        f.time.stamp()
+                    )
+                })
+                .chain(cx.recalled.iter().map(|m| format!("- {m}"))),
         );
     l
+}
+
+/// Today and the time apart: what the companion knows of the moment.
+fn now_line(cx: &ReplyContext<'_>) -> String {
+    let when = format!("现在是{}（{}）", cx.now.stamp(), cx.now.weekday_zh());
+    match cx.apart {
+        Some(0) | None => format!("{when}。"),
+        Some(days) => format!("{when}，离对方上次来说话已经过了{days}天。"),
+    }
+}
+
+/// Tokens per layer of the prompt a reply in `cx` is (or would be) written
+/// from: what the transcript shows for every reply, the built-in brain's too.
+pub fn layer_tokens(
+    cx: &ReplyContext<'_>,
+    name: &str,
+    budget: &PromptBudget,
+    model: Option<&str>,
+) -> LayerTokens {
+    let b = Budgeting::for_endpoint(budget, model);
+    b.assemble(companion_layers(cx, name)).layer_tokens()
 }
 
 /// The hint of each key moment that may happen, with the mark to add if it does.
@@ -207,33 +303,17 @@ fn moment_hints(cx: &ReplyContext<'_>) -> String {
         .iter()
         .map(|m| {
             format!(
-                "\n【可能触发的关键时刻】{}（第{}章）：{}\n如果这一刻发生了，在回复末尾加上{}。\n",
+                "\n【可能触发的关键时刻】{}（第{}章）：{}\n如果这一刻发生了，在回复末尾加上{}；如果对方的回应让这一刻落空了，加上{}。\n",
                 m.name,
                 m.chapter,
                 m.hint,
-                mark(&m.id)
+                mark(&m.id),
+                fail_mark(&m.id)
             )
         })
         .collect()
 }
 
 fn profile_lines(cx: &ReplyContext<'_>) -> Vec<String> {
-    let p = &cx.state.profile;
-    let mut v = vec![format!(
-        "称呼：{}",
-        p.nickname.as_deref().unwrap_or("（还不知道）")
-    )];
-    for (k, text) in [
-        ("性格", &p.personality),
-        ("偏好", &p.preferences),
-        ("关系进展", &p.relationship),
-    ] {
-        if !text.is_empty() {
-            v.push(format!("{k}：{text}"));
-        }
-    }
-    if !p.recent_topics.is_empty() {
-        v.push(format!("最近聊过：{}", p.recent_topics.join("；")));
-    }
-    v
+    crate::companion::profile::lines(&cx.state.profile, &cx.state.facts)
 }

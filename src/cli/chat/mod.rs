@@ -3,9 +3,13 @@
 //! pass in town, `/quit` ends). A resident with `companion:` runs the full
 //! system (affection, stages, key moments, profile); replies come from the
 //! resident's model when one is configured (the layered prompt), else — or
-//! when the model fails — from the built-in brain, in character.
+//! when the model fails — from the built-in brain, in character. What the
+//! player says about themselves is kept as facts; `--record`/`--replay`
+//! reproduce a chat.
 
-use std::cell::Cell;
+mod record;
+mod voice;
+
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,9 +19,10 @@ use serde_json::{Value, json};
 
 use super::{ChatArgs, CliError};
 use crate::base::time::GameTime;
-use crate::companion::session::ReplyContext;
-use crate::companion::{Affection, Turn, builtin};
+use crate::companion::facts::Learnt;
+use crate::companion::{Affection, Turn};
 use crate::headless::headless_app;
+use crate::llm::cassette::Cassette;
 use crate::llm::companion::CompanionMind;
 use crate::llm::embed::BlockingEmbedder;
 use crate::scenario::ResidentId;
@@ -30,7 +35,21 @@ use crate::sim::memory::Memories;
 use crate::sim::residents::Roster;
 
 /// Runs the chat; exit 0 when the input ends or says `/quit`.
-pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
+pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
+    let mut tape = match (&args.llm.record, &args.llm.replay) {
+        (Some(dir), _) => record::ChatTape::record(dir)?,
+        (_, Some(dir)) => record::ChatTape::replay(dir)?,
+        _ => record::ChatTape::Off,
+    };
+    // A chat the built-in brain answered has no calls to replay.
+    if args
+        .llm
+        .replay
+        .as_deref()
+        .is_some_and(|d| Cassette::meta(d).is_none())
+    {
+        args.llm.replay = None;
+    }
     let town = args.town.open(&args.llm)?;
     let profile = town
         .scenario
@@ -66,39 +85,32 @@ pub(super) fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     if let Some(m) = &mind {
         println!("（{}的回答来自模型 {}）", profile.name, m.model());
     }
-    let source = Cell::new(ReplySource::Builtin);
-    let name = profile.name.clone();
-    let mut reply = |cx: &ReplyContext<'_>| {
-        let answer = mind.as_ref().map(|m| m.reply(cx, &name, &budget));
-        match answer {
-            Some(Ok(text)) => {
-                source.set(ReplySource::Llm);
-                text
-            }
-            Some(Err(why)) => {
-                eprintln!("（{name}的模型没有回答：{why}；由内置大脑回答）");
-                source.set(ReplySource::Builtin);
-                builtin::reply(cx)
-            }
-            None => builtin::reply(cx),
-        }
+    let mut voice = voice::ChatVoice::new(mind.as_ref(), &profile.name, budget);
+    let lines = match tape.inputs() {
+        Some(lines) => lines,
+        None => input_lines(args.input.as_deref())?,
     };
-    for line in input_lines(args.input.as_deref())? {
+    for line in lines {
         let line = line.trim();
         match line {
             "" => continue,
             "/quit" => break,
-            _ if line.starts_with("/wait") => wait(&mut app, line, &mut out)?,
+            _ if line.starts_with("/wait") => {
+                wait(&mut app, line, &mut out)?;
+                tape.step(line, None)?;
+            }
             _ => {
                 let vector = embedder
                     .as_ref()
                     .and_then(|e| embed_turn(&mut app, &id, line, e));
                 let who = (&id, profile.name.as_str());
                 let message = (line, vector.as_deref());
-                say(&mut app, who, message, (&mut reply, &source), &mut out)?;
+                let reply = say(&mut app, who, message, &mut voice, &mut out)?;
+                tape.step(line, Some(&reply))?;
             }
         }
     }
+    tape.finish()?;
     if let (Some(path), Some(source)) = (&args.save, save_source) {
         save_after(&mut app, days, path, &source)?;
     }
@@ -184,16 +196,17 @@ fn embed_turn(
 }
 
 /// One message (with its embedding, if any) and its reply, printed and
-/// written to the transcript.
+/// written to the transcript; the reply is returned.
 fn say(
     app: &mut App,
     (id, name): (&ResidentId, &str),
     (text, vector): (&str, Option<&[f32]>),
-    (reply, source): (&mut Reply<'_>, &Cell<ReplySource>),
+    voice: &mut voice::ChatVoice<'_>,
     out: &mut Transcript,
-) -> Result<(), CliError> {
+) -> Result<String, CliError> {
     let now = app.world().resource::<Clock>().now;
-    let turn = chat_turn(app.world_mut(), id, (text, vector), reply)
+    voice.town_answer = crate::brain::interview::town_answer(app.world(), id, text);
+    let turn = chat_turn(app.world_mut(), id, (text, vector), voice)
         .ok_or_else(|| CliError::failed(format!("{name} is not in town")))?;
     let a = affection_of(app.world(), id);
     let (affection, stage) = (a.value(), a.stage().name());
@@ -205,8 +218,17 @@ fn say(
                "affection": affection, "stage": stage})
     };
     out.write(common("user", text))?;
+    for (f, learnt) in &turn.learnt {
+        let how = match learnt {
+            Learnt::New => "new",
+            Learnt::Replaced(_) => "replaced",
+            Learnt::Known => "known",
+        };
+        out.write(json!({"kind": "fact", "fact": f.kind, "about": f.about, "value": f.value, "learnt": how}))?;
+    }
     let mut answer = common("companion", &turn.reply);
-    answer["source"] = json!(source.get().as_str());
+    answer["source"] = json!(voice.source.as_str());
+    answer["layers"] = json!(voice.layers);
     out.write(answer)?;
     for c in &turn.changes {
         out.write(
@@ -217,17 +239,15 @@ fn say(
     for m in &turn.moments {
         out.write(
             json!({"kind": "key_moment", "id": m.id, "name": m.name, "chapter": m.chapter,
-                         "user": m.user, "reply": m.reply, "gained": m.gained}),
+                         "status": m.status, "user": m.user, "reply": m.reply, "gained": m.gained}),
         )?;
     }
     if let Some(p) = &turn.profile {
-        out.write(
-            json!({"kind": "profile", "nickname": p.nickname, "personality": p.personality,
-                         "preferences": p.preferences, "relationship": p.relationship,
-                         "recent_topics": p.recent_topics}),
-        )?;
+        let mut v = json!(p);
+        v["kind"] = json!("profile");
+        out.write(v)?;
     }
-    Ok(())
+    Ok(turn.reply)
 }
 
 fn print_changes(turn: &Turn, affection: i32) {
@@ -240,13 +260,22 @@ fn print_changes(turn: &Turn, affection: i32) {
     };
     println!("    （好感度 {delta:+} → {affection} · {stage}）");
     for m in &turn.moments {
+        let how = match m.status {
+            crate::companion::MomentStatus::Failed => "落空了",
+            _ => "",
+        };
         println!(
-            "    ✨ 关键时刻：{}（第{}章，好感度 {:+}）",
+            "    ✨ 关键时刻{how}：{}（第{}章，好感度 {:+}）",
             m.name, m.chapter, m.gained
         );
     }
-    if turn.profile.is_some() {
-        println!("    （对你的印象更新了）");
+    for (f, learnt) in &turn.learnt {
+        if !matches!(learnt, Learnt::Known) {
+            println!("    （记下了：{}）", f.to_you().replacen('你', "对方", 1));
+        }
+    }
+    if let Some(p) = &turn.profile {
+        println!("    （对你的印象更新了：第{}版）", p.version);
     }
 }
 
@@ -270,27 +299,6 @@ fn wait(app: &mut App, line: &str, out: &mut Transcript) -> Result<(), CliError>
     let now: GameTime = app.world().resource::<Clock>().now;
     println!("    （{days} 天过去了，现在是 {}）", now.stamp());
     out.write(json!({"kind": "wait", "days": days, "time": now.to_string()}))
-}
-
-/// Writes a reply to the player.
-type Reply<'a> = dyn FnMut(&ReplyContext<'_>) -> String + 'a;
-
-/// Who wrote a reply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ReplySource {
-    /// The resident's model.
-    Llm,
-    /// The built-in brain.
-    Builtin,
-}
-
-impl ReplySource {
-    fn as_str(self) -> &'static str {
-        match self {
-            ReplySource::Llm => "llm",
-            ReplySource::Builtin => "builtin",
-        }
-    }
 }
 
 /// The JSON Lines transcript, when asked for.

@@ -1,0 +1,185 @@
+//! What residents say when the player chats with them and no model writes
+//! the reply (`chat.yaml` in a scenario; the default town's is built in):
+//! lines for each thing a message can do — tell a fact, share a feeling,
+//! ask to be remembered, ask about the one spoken to, come back after days,
+//! say goodbye — with placeholders the built-in brain fills:
+//!
+//! - `{称呼}` how the player is called; `{名字}` the speaker's own name;
+//! - `{事实}` a fact in the second person (你家的橘猫叫豆包), `{值}` its value
+//!   (豆包), `{种类}` what within its kind (橘猫), `{旧事实}` what it replaced;
+//! - `{问的}` what a question asked about (宠物); `{感受}` the feeling's word,
+//!   `{原因}` the clause it came in; `{天数}` days apart; `{日期}` today;
+//!   `{话题}` a word of the message.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::facts::FactKind;
+use super::said::Topic;
+use crate::base::{Diagnostic, Diagnostics, load_checked, parse_checked};
+
+/// The file a scenario keeps it in.
+pub const FILE: &str = "chat.yaml";
+
+/// Lines of one kind.
+pub type Lines = Vec<String>;
+
+/// The chat phrase bank.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatBank {
+    /// Hello.
+    pub greet: Lines,
+    /// The first message after a day or more apart (`{天数}`).
+    pub back: Lines,
+    /// … after a week or more.
+    pub back_long: Lines,
+    /// A fact just told, by kind.
+    pub told: BTreeMap<FactKind, Lines>,
+    /// A fact that replaced an older one (`{旧事实}`).
+    pub corrected: Lines,
+    /// A fact told again.
+    pub known: Lines,
+    /// A recall question answered, by kind.
+    pub recall: BTreeMap<FactKind, Lines>,
+    /// 「你还记得我吗」: what it knows, several facts in `{事实}`.
+    pub recall_any: Lines,
+    /// A recall question about something never told (`{问的}`).
+    pub unknown: Lines,
+    /// A bad feeling shared.
+    pub feeling_bad: Lines,
+    /// A good feeling shared.
+    pub feeling_good: Lines,
+    /// 「你觉得我是个什么样的人」: `{事实}` is what it makes of the player.
+    pub opinion: Lines,
+    /// A question about the speaker nobody wrote its own answer to.
+    pub about_me: BTreeMap<Topic, Lines>,
+    /// Goodbye.
+    pub goodbye: Lines,
+    /// Thanks.
+    pub thanks: Lines,
+    /// Forgiven.
+    pub forgiven: Lines,
+    /// Blamed.
+    pub blamed: Lines,
+    /// Missed.
+    pub missed: Lines,
+    /// Told it is liked.
+    pub liked: Lines,
+    /// Asked why.
+    pub why: Lines,
+    /// Asked for help.
+    pub help: Lines,
+    /// A question it has no answer to.
+    pub no_answer: Lines,
+    /// Anything else: an answer to what was said (`{话题}`).
+    pub small_talk: Lines,
+    /// A known fact the message speaks of (its pet by name, a relative), by kind.
+    #[serde(default)]
+    pub mentioned: BTreeMap<FactKind, Lines>,
+    /// A question to learn more, by the kind not known yet.
+    pub ask_next: BTreeMap<FactKind, Lines>,
+    /// A fact woven in when the message touches it.
+    pub weave: Lines,
+}
+
+impl ChatBank {
+    /// Reads and checks a scenario's `chat.yaml`.
+    pub fn load(path: &Path) -> Result<ChatBank, Diagnostics> {
+        load_checked(path, Self::problems)
+    }
+
+    /// The default town's bank, built in.
+    pub fn builtin() -> ChatBank {
+        const TEXT: &str = include_str!("../../scenarios/heartvale/chat.yaml");
+        parse_checked(
+            TEXT,
+            Path::new("scenarios/heartvale/chat.yaml"),
+            Self::problems,
+        )
+        .expect("the shipped chat bank is valid (tested)")
+    }
+
+    /// [`ChatBank::builtin`], parsed once and shared.
+    pub fn shared_builtin() -> std::sync::Arc<ChatBank> {
+        static BANK: std::sync::LazyLock<std::sync::Arc<ChatBank>> =
+            std::sync::LazyLock::new(|| std::sync::Arc::new(ChatBank::builtin()));
+        BANK.clone()
+    }
+
+    /// Every list a reply may need must have a line.
+    fn problems(&self, path: &Path) -> Diagnostics {
+        let mut d = Diagnostics::default();
+        let mut need = |field: String, lines: Option<&Lines>| {
+            if lines.is_none_or(|l| l.iter().all(|s| s.trim().is_empty())) {
+                d.push(Diagnostic::file(
+                    path,
+                    &format!("`{field}` needs at least one line"),
+                    Some("every kind of message gets an answer; see scenarios/heartvale/chat.yaml"),
+                ));
+            }
+        };
+        for (field, lines) in [
+            ("greet", &self.greet),
+            ("back", &self.back),
+            ("back_long", &self.back_long),
+            ("corrected", &self.corrected),
+            ("known", &self.known),
+            ("recall_any", &self.recall_any),
+            ("unknown", &self.unknown),
+            ("feeling_bad", &self.feeling_bad),
+            ("feeling_good", &self.feeling_good),
+            ("goodbye", &self.goodbye),
+            ("thanks", &self.thanks),
+            ("forgiven", &self.forgiven),
+            ("blamed", &self.blamed),
+            ("missed", &self.missed),
+            ("liked", &self.liked),
+            ("why", &self.why),
+            ("help", &self.help),
+            ("no_answer", &self.no_answer),
+            ("opinion", &self.opinion),
+            ("small_talk", &self.small_talk),
+            ("weave", &self.weave),
+        ] {
+            need(field.to_string(), Some(lines));
+        }
+        for kind in FactKind::ALL {
+            let key = serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            need(format!("told.{key}"), self.told.get(&kind));
+            need(format!("recall.{key}"), self.recall.get(&kind));
+        }
+        need("about_me.other".into(), self.about_me.get(&Topic::Other));
+        need("about_me.date".into(), self.about_me.get(&Topic::Date));
+        d
+    }
+
+    /// The lines of `kind` in `map`.
+    pub fn of(map: &BTreeMap<FactKind, Lines>, kind: FactKind) -> &[String] {
+        map.get(&kind).map(Vec::as_slice).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_bank_is_whole_and_a_missing_list_is_named() {
+        let bank = ChatBank::builtin();
+        assert!(!bank.small_talk.is_empty());
+        let text = include_str!("../../scenarios/heartvale/chat.yaml")
+            .replace("\nthanks:", "\nthanks_not:");
+        let err = parse_checked(&text, Path::new("chat.yaml"), ChatBank::problems).unwrap_err();
+        let shown = err.to_string();
+        assert!(
+            shown.contains("chat.yaml:") && shown.contains("thanks"),
+            "{shown}"
+        );
+    }
+}

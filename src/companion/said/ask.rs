@@ -1,0 +1,249 @@
+//! What a question asks: to recall something the player said (「我家狗叫啥来着」),
+//! something of the one asked (「你叫什么」), why, or anything else.
+
+use super::state::{ANIMALS, FAMILY, PEOPLE};
+use crate::companion::facts::FactKind;
+
+/// What a question asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Question {
+    /// To recall something of the player: of these kinds (none named: anything).
+    Recall(Vec<FactKind>),
+    /// Something of the one asked.
+    AboutYou(Topic),
+    /// What the one asked thinks of the player (「你觉得我是个什么样的人」).
+    Opinion,
+    /// Why.
+    Why,
+    /// Anything else.
+    Other,
+}
+
+/// What is asked of the one spoken to.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Topic {
+    /// Its name.
+    Name,
+    /// Its age, how long it has been here.
+    Age,
+    /// Where it lives, where it comes from.
+    Home,
+    /// What it likes.
+    Likes,
+    /// What it is doing, busy with.
+    Doing,
+    /// How it is.
+    How,
+    /// Today's date.
+    Date,
+    /// Anything else about it.
+    Other,
+}
+
+/// Words of a question that point at a kind of fact, checked in this order
+/// (a pet's or a relative's name is not the player's name).
+const KIND_WORDS: &[(FactKind, &[&str])] = &[
+    (FactKind::Pet, &["宠物", "养的", "养了"]),
+    (
+        FactKind::Birthday,
+        &["生日", "哪天出生", "几月几号出生", "哪天生"],
+    ),
+    (FactKind::Age, &["几岁", "多大", "年龄", "岁数"]),
+    (
+        FactKind::Job,
+        &[
+            "工作",
+            "职业",
+            "干什么的",
+            "做什么的",
+            "干啥的",
+            "做啥的",
+            "干什么活",
+            "做什么活",
+            "干啥活",
+            "上班",
+            "干哪行",
+            "什么行业",
+            "做哪行",
+            "是干嘛的",
+        ],
+    ),
+    (
+        FactKind::Home,
+        &[
+            "哪里人",
+            "哪儿人",
+            "哪的人",
+            "老家",
+            "家乡",
+            "来自哪",
+            "从哪",
+            "哪里来",
+            "哪儿来",
+            "在哪长大",
+            "哪里长大",
+        ],
+    ),
+    (
+        FactKind::Food,
+        &[
+            "爱吃",
+            "喜欢吃",
+            "想吃",
+            "最喜欢的菜",
+            "食物",
+            "爱喝",
+            "喜欢喝",
+            "吃什么",
+        ],
+    ),
+    (FactKind::Dislikes, &["讨厌", "不喜欢", "受不了", "怕什么"]),
+    (
+        FactKind::Likes,
+        &[
+            "喜欢什么",
+            "喜欢做",
+            "喜欢干",
+            "爱好",
+            "喜欢啥",
+            "最喜欢的",
+            "兴趣",
+        ],
+    ),
+    (
+        FactKind::Worry,
+        &["担心", "烦什么", "心事", "压力", "发愁", "烦恼", "愁什么"],
+    ),
+    (
+        FactKind::Plan,
+        &["打算", "计划", "准备做", "准备去", "要去哪"],
+    ),
+    (
+        FactKind::Name,
+        &["名字", "叫什么", "叫啥", "怎么称呼", "我是谁", "叫我什么"],
+    ),
+];
+
+/// Words that ask to recall.
+const RECALL: &[&str] = &[
+    "记得",
+    "记不记得",
+    "忘了",
+    "来着",
+    "我说过",
+    "我跟你说过",
+    "我告诉过你",
+    "我提过",
+    "知道我",
+    "猜猜我",
+];
+
+/// What a question clause asks.
+pub(super) fn question(text: &str) -> Question {
+    let opinion = [
+        "什么样的人",
+        "怎么看我",
+        "对我的印象",
+        "觉得我怎么样",
+        "觉得我这个人",
+    ];
+    if opinion.iter().any(|w| text.contains(w)) && mentions_me(text) {
+        return Question::Opinion;
+    }
+    if (text.contains("你叫") && !text.contains("你叫我"))
+        || text.contains("称呼你")
+        || text.contains("叫你什么")
+        || text.contains("你的名字")
+    {
+        return Question::AboutYou(Topic::Name);
+    }
+    let recall_words = RECALL.iter().any(|w| text.contains(w));
+    let kinds = kinds_in(text);
+    let of_theirs = names_a_pet_or_relative(text) && !text.contains('你');
+    if recall_words || (!kinds.is_empty() && (mentions_me(text) || of_theirs)) {
+        return Question::Recall(kinds);
+    }
+    if text.contains("为什么") || text.contains("为啥") {
+        return Question::Why;
+    }
+    if let Some(topic) = date_topic(text) {
+        return Question::AboutYou(topic);
+    }
+    if text.contains('你') {
+        return Question::AboutYou(topic(text));
+    }
+    Question::Other
+}
+
+/// Whether the player speaks of themselves (我, not 我们 or 你我).
+fn mentions_me(text: &str) -> bool {
+    let t = text.replace("我们", "").replace("你我", "");
+    // 「你还记得我吗」 asks to recall; 「我问你」 does not speak of me.
+    let t = t
+        .replace("我问你", "")
+        .replace("我想问", "")
+        .replace("我想知道", "");
+    t.contains('我')
+}
+
+/// The kinds of fact a question points at (its animal or relative first).
+fn kinds_in(text: &str) -> Vec<FactKind> {
+    let mut kinds = Vec::new();
+    if ANIMALS.iter().any(|a| text.contains(a)) {
+        kinds.push(FactKind::Pet);
+    }
+    if FAMILY.iter().any(|a| text.contains(a)) {
+        kinds.push(FactKind::Family);
+    }
+    if PEOPLE.iter().any(|a| text.contains(a)) {
+        kinds.push(FactKind::Person);
+    }
+    for (kind, words) in KIND_WORDS {
+        if words.iter().any(|w| text.contains(w)) && !kinds.contains(kind) {
+            // A pet's or relative's name is theirs, not the player's.
+            if *kind == FactKind::Name && !kinds.is_empty() {
+                continue;
+            }
+            kinds.push(*kind);
+        }
+    }
+    kinds
+}
+
+fn names_a_pet_or_relative(text: &str) -> bool {
+    ANIMALS
+        .iter()
+        .chain(FAMILY)
+        .chain(PEOPLE)
+        .any(|a| text.contains(a))
+}
+
+fn date_topic(text: &str) -> Option<Topic> {
+    ["几号", "几月", "星期几", "周几", "什么日子", "今天是"]
+        .iter()
+        .any(|w| text.contains(w))
+        .then_some(Topic::Date)
+}
+
+fn topic(text: &str) -> Topic {
+    let has = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
+    if has(&["名字", "叫什么", "叫啥", "你是谁", "怎么称呼"]) {
+        Topic::Name
+    } else if has(&["几岁", "多大", "多久", "多少年", "年纪"]) {
+        Topic::Age
+    } else if has(&["住", "哪里", "哪儿", "从哪", "家在"]) {
+        Topic::Home
+    } else if has(&["喜欢", "爱好", "爱吃"]) {
+        Topic::Likes
+    } else if has(&["在干", "在做", "忙什么", "忙啥", "干嘛", "做什么", "干什么"])
+    {
+        Topic::Doing
+    } else if has(&["好吗", "怎么样", "还好", "累不累", "开心吗", "过得"]) {
+        Topic::How
+    } else {
+        Topic::Other
+    }
+}

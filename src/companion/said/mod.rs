@@ -1,0 +1,232 @@
+//! What a player's message does: the facts it states about the player, the
+//! question it asks (to recall something of the player, about the one
+//! asked, or anything else), the feeling it shares, and the small acts
+//! (greeting, goodbye, thanks, forgiving, blaming, missing). Read offline,
+//! clause by clause, so that a question never states a fact
+//! (「你还记得我叫什么吗？」 names nobody).
+
+mod ask;
+mod state;
+mod words;
+
+use serde::{Deserialize, Serialize};
+
+pub use ask::{Question, Topic};
+pub use state::{CALL_ME, Stated};
+
+use super::facts::FactKind;
+
+/// Something a message does, as key moments name it in `on:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Act {
+    /// Says hello.
+    Greets,
+    /// Takes leave.
+    Goodbye,
+    /// Thanks.
+    Thanks,
+    /// States something about the player.
+    Tells,
+    /// Gives a name to be called by.
+    TellsName,
+    /// Shares how they feel.
+    Feels,
+    /// Asks the one spoken to to remember something of the player.
+    AsksRecall,
+    /// Asks about the one spoken to.
+    AsksAboutYou,
+    /// Asks why.
+    AsksWhy,
+    /// Any other question.
+    Asks,
+    /// Forgives (没关系, 不怪你).
+    Forgives,
+    /// Blames (都怪你, 你又错了).
+    Blames,
+    /// Misses the one spoken to, or notes the time apart.
+    Misses,
+    /// Says they like or love the one spoken to.
+    Confesses,
+    /// Asks for help.
+    NeedsHelp,
+}
+
+/// A feeling the player shared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feeling {
+    /// Whether it is a good one.
+    pub good: bool,
+    /// The word that names it (累, 开心).
+    pub word: String,
+    /// The clause it was said in, in the second person (你最近压力好大).
+    pub clause: String,
+}
+
+/// What a message does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Said {
+    /// Its acts, in a fixed order.
+    pub acts: Vec<Act>,
+    /// What it states about the player.
+    pub facts: Vec<Stated>,
+    /// The question it asks, if any (the last asked).
+    pub question: Option<Question>,
+    /// The feeling it shares, if any.
+    pub feeling: Option<Feeling>,
+    /// Its clauses, for a reply that names what was said.
+    pub clauses: Vec<String>,
+    /// Names it takes back (我不叫小雨).
+    pub retracts: Vec<String>,
+}
+
+impl Said {
+    /// Whether it does `act`.
+    pub fn does(&self, act: Act) -> bool {
+        self.acts.contains(&act)
+    }
+
+    /// The kinds a recall question asks about (empty: anything it knows).
+    pub fn recall_kinds(&self) -> Option<&[FactKind]> {
+        match &self.question {
+            Some(Question::Recall(kinds)) => Some(kinds),
+            _ => None,
+        }
+    }
+}
+
+/// What memory search looks for when `message` asks to recall something
+/// of the player: the message, and the labels its facts are kept under
+/// (「我是干什么的来着」 looks for 职业 too), matching [`fact_tags`].
+pub fn search_text(message: &str) -> String {
+    let said = read(message);
+    let Some(kinds) = said.recall_kinds() else {
+        return message.to_string();
+    };
+    let all = [FactKind::Name, FactKind::Job, FactKind::Home, FactKind::Pet];
+    let kinds = if kinds.is_empty() { &all[..] } else { kinds };
+    let mut text = message.to_string();
+    for k in kinds {
+        text.push(' ');
+        text.push_str(if *k == FactKind::Name {
+            "名字 称呼"
+        } else {
+            k.label()
+        });
+    }
+    text
+}
+
+/// The labels a told message is remembered with (「（职业：护士；宠物：橘猫「豆包」）」),
+/// so a recall question finds it by what it asks for.
+pub fn fact_tags(facts: &[crate::companion::PlayerFact]) -> String {
+    let mut known = crate::companion::PlayerFacts::default();
+    for f in facts {
+        known.learn(f.clone());
+    }
+    let lines = known.profile_lines();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("（{}）", lines.join("；"))
+    }
+}
+
+/// Reads a message.
+pub fn read(message: &str) -> Said {
+    let clauses = words::clauses(message);
+    let mut said = Said::default();
+    let mut last_pet: Option<String> = None;
+    for c in &clauses {
+        if c.question {
+            let q = ask::question(&c.text);
+            said.question = Some(match (said.question.take(), q) {
+                // 「我是哪里人，你还记得吗」: one recall, of what either clause names.
+                (Some(Question::Recall(mut a)), Question::Recall(b)) => {
+                    for k in b {
+                        if !a.contains(&k) {
+                            a.push(k);
+                        }
+                    }
+                    Question::Recall(a)
+                }
+                (Some(Question::Recall(a)), _) => Question::Recall(a),
+                (_, q) => q,
+            });
+            continue;
+        }
+        said.retracts.extend(state::retracted_name(&c.text));
+        let stated = state::facts(&c.text, &mut last_pet);
+        said.facts.extend(stated);
+        if said.feeling.is_none() {
+            said.feeling = words::feeling(&c.text);
+        }
+    }
+    said.facts = merged(said.facts, &clauses);
+    said.clauses = clauses.into_iter().map(|c| c.text).collect();
+    said.acts = acts(message, &said);
+    said
+}
+
+/// The facts of one message, each once: a pet named later in the message
+/// is the one kept before it (我家有只柯基，名字叫馒头); a worry or a plan
+/// is told with what the message said around it.
+fn merged(facts: Vec<Stated>, clauses: &[words::Clause]) -> Vec<Stated> {
+    let whole: Vec<&str> = clauses
+        .iter()
+        .filter(|c| !c.question)
+        .map(|c| c.text.as_str())
+        .collect();
+    let whole = state::to_you(&whole.join("，"));
+    let mut out: Vec<Stated> = Vec::new();
+    for mut f in facts {
+        if matches!(f.kind, FactKind::Worry | FactKind::Plan) {
+            f.value = whole.clone();
+        }
+        out.retain(|o| {
+            !(o.kind == f.kind && o.about == f.about && (o.value.is_empty() || o.value == f.value))
+        });
+        out.push(f);
+    }
+    out
+}
+
+/// The acts of a message, from its words and what was read of it.
+fn acts(message: &str, said: &Said) -> Vec<Act> {
+    let has = |words: &[&str]| words.iter().any(|w| message.contains(w));
+    let lower = message.to_lowercase();
+    let forgives = has(words::FORGIVE);
+    let asked = match &said.question {
+        Some(Question::Recall(_)) => Some(Act::AsksRecall),
+        Some(Question::AboutYou(_) | Question::Opinion) => Some(Act::AsksAboutYou),
+        Some(Question::Why) => Some(Act::AsksWhy),
+        Some(Question::Other) => Some(Act::Asks),
+        None => None,
+    };
+    let candidates = [
+        (words::greets(&lower), Act::Greets),
+        (has(words::GOODBYE), Act::Goodbye),
+        (has(words::THANKS), Act::Thanks),
+        (!said.facts.is_empty(), Act::Tells),
+        (
+            said.facts.iter().any(|f| f.kind == FactKind::Name),
+            Act::TellsName,
+        ),
+        (said.feeling.is_some(), Act::Feels),
+        (forgives, Act::Forgives),
+        (!forgives && has(words::BLAME), Act::Blames),
+        (has(words::MISS), Act::Misses),
+        (words::confesses(message), Act::Confesses),
+        (has(words::HELP), Act::NeedsHelp),
+    ];
+    let mut acts: Vec<Act> = candidates
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, a)| a)
+        .collect();
+    acts.extend(asked);
+    acts
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,473 @@
+//! What a statement clause says about the player: patterns over the common
+//! ways people say their name, age, job, home town, family, the people in
+//! their life, pets, birthday and dates, food, likes and dislikes, worries
+//! and plans. A negated statement (我不叫…, 我不是…) states nothing.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::companion::facts::FactKind;
+
+/// A fact a clause states: its kind, what within the kind, the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stated {
+    /// What it is about.
+    pub kind: FactKind,
+    /// The pet's animal, the relative's relation, the occasion.
+    pub about: String,
+    /// The fact.
+    pub value: String,
+}
+
+impl Stated {
+    fn new(kind: FactKind, about: &str, value: &str) -> Self {
+        Self {
+            kind,
+            about: about.to_string(),
+            value: value.to_string(),
+        }
+    }
+}
+
+/// Animals kept as pets, the longer names first.
+pub(crate) const ANIMALS: &[&str] = &[
+    "狸花猫",
+    "布偶猫",
+    "英短",
+    "橘猫",
+    "黑猫",
+    "白猫",
+    "小猫",
+    "猫咪",
+    "猫",
+    "柯基",
+    "金毛",
+    "柴犬",
+    "哈士奇",
+    "泰迪",
+    "边牧",
+    "小狗",
+    "狗狗",
+    "狗",
+    "兔子",
+    "仓鼠",
+    "鹦鹉",
+    "乌龟",
+    "金鱼",
+    "刺猬",
+    "龙猫",
+    "小鸟",
+];
+/// Family relations.
+pub(crate) const FAMILY: &[&str] = &[
+    "妈妈", "爸爸", "母亲", "父亲", "老妈", "老爸", "老婆", "老公", "妻子", "丈夫", "女儿", "儿子",
+    "哥哥", "姐姐", "弟弟", "妹妹", "奶奶", "爷爷", "外婆", "外公", "姥姥", "姥爷",
+];
+/// Other people in one's life.
+pub(crate) const PEOPLE: &[&str] = &[
+    "女朋友",
+    "男朋友",
+    "对象",
+    "室友",
+    "同事",
+    "老板",
+    "上司",
+    "闺蜜",
+    "好朋友",
+    "发小",
+    "同学",
+    "邻居",
+];
+/// How job names end (医生, 老师, 程序员, 护士 …).
+const JOB_ENDS: &[&str] = &[
+    "师", "员", "生", "家", "工", "手", "长", "官", "匠", "夫", "警", "医", "士", "司机", "记者",
+    "会计", "主播", "博主", "农民", "模特", "演员", "秘书", "老板", "店主", "作者", "编辑", "警察",
+    "骑手", "快递", "保安", "厨子", "裁缝",
+];
+/// What is never a name, a place or a thing told.
+const NOT_VALUES: &[&str] = &[
+    "什么", "啥", "谁", "你", "他", "她", "它", "这个", "那个", "这样", "那样", "一下", "这里",
+    "那里", "这儿", "那儿",
+];
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("a valid pattern (tested)")
+}
+
+macro_rules! pattern {
+    ($name:ident, $p:expr) => {
+        static $name: LazyLock<Regex> = LazyLock::new(|| re($p));
+    };
+}
+
+const HAN: &str = r"[\p{Han}A-Za-z·]";
+pattern!(
+    NAME,
+    &format!(r"(不|别)?(我叫|叫我|我的名字(?:是|叫)|我名字(?:是|叫))({HAN}{{1,6}})")
+);
+pattern!(
+    NOT_NAME,
+    &format!(r"(?:我不叫|别叫我|不要叫我|不用叫我|我不是叫)({HAN}{{1,6}})")
+);
+pattern!(
+    AGE,
+    r"(不)?我(?:今年|已经|快|才)?([0-9]{1,3}|[一二两三四五六七八九十]{1,3})(?:周)?岁"
+);
+pattern!(
+    JOB_IS,
+    r"(不)?我(?:是|当)(?:一名|一个|一位|个|名|位)?(\p{Han}{1,8})$"
+);
+pattern!(
+    JOB_AT,
+    r"(不)?我(?:现在|目前)?(?:在|于)(\p{Han}{2,10}?)(工作|上班|打工|实习|当\p{Han}{1,6})"
+);
+pattern!(
+    JOB_DO,
+    r"(不)?我(?:是)?(?:做|搞|干)(\p{Han}{1,8}?)的(?:呀|啊|哦|啦)?$"
+);
+pattern!(JOB_WORK, r"我的(?:工作|职业)是(\p{Han}{1,10})");
+pattern!(HOME_IS, r"(不)?我(?:是|来自)(\p{Han}{2,6}?)人");
+pattern!(HOME_FROM, r"(不)?我来自(\p{Han}{2,6})$");
+pattern!(HOME_CAME, r"我从(\p{Han}{2,6}?)(?:来的|过来的|搬来的|来)$");
+pattern!(HOME_TOWN, r"我的?(?:老家|家乡)(?:是|在)(\p{Han}{2,8})");
+pattern!(HOME_GREW, r"我(?:是)?(?:在)(\p{Han}{2,6}?)(?:长大|出生)");
+pattern!(
+    BIRTHDAY,
+    r"生日(?:是|在)?(.{0,4}?[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])"
+);
+pattern!(
+    BORN_ON,
+    r"我(?:是)?([0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])(?:出生|生日|生的)"
+);
+pattern!(
+    DATE,
+    r"([0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])是(?:我们|我)(?:的|俩的)?(\p{Han}{2,8})"
+);
+pattern!(
+    FOOD,
+    &format!(r"(不)?我(?:最|很|特别|超|超级|非常|真的|也|还)?(?:喜欢|爱)(?:吃|喝)({HAN}{{1,8}})")
+);
+pattern!(
+    FAVOURITE,
+    &format!(r"我最(?:喜欢|爱)的(\p{{Han}}{{1,4}}?)是({HAN}{{1,12}})")
+);
+pattern!(
+    LIKES,
+    &format!(r"(不)?我(?:最|很|特别|超|超级|非常|真的|也|还)?(?:喜欢|热爱|爱)({HAN}{{1,10}})")
+);
+pattern!(HOBBY, &format!(r"我的爱好是({HAN}{{1,10}})"));
+pattern!(
+    DISLIKES,
+    &format!(
+        r"我(?:最|很|特别|超|非常|真的)?(?:不喜欢|讨厌|受不了|不爱|怕)(?:吃|喝)?({HAN}{{1,10}})"
+    )
+);
+pattern!(
+    PLAN,
+    r"我(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要)(\p{Han}.{1,16})"
+);
+pattern!(
+    PET_NAMED_BEFORE,
+    &format!(
+        r"叫({HAN}{{1,4}})的({animals})",
+        animals = ANIMALS.join("|")
+    )
+);
+pattern!(
+    PET_NAMED_AFTER,
+    &format!(
+        r"({animals})(?:的名字)?(?:叫|是)({HAN}{{1,4}})",
+        animals = ANIMALS.join("|")
+    )
+);
+pattern!(
+    PET_IS_MINE,
+    &format!(
+        r"({HAN}{{1,4}})是我(?:家|养)?的({animals})",
+        animals = ANIMALS.join("|")
+    )
+);
+pattern!(
+    PET_KEPT,
+    &format!(
+        r"我(?:家)?(?:养了|养着|养|有)(?:一只|一条|只|条|两只|一个)?({animals})",
+        animals = ANIMALS.join("|")
+    )
+);
+pattern!(
+    IT_IS_NAMED,
+    &format!(r"^(?:它|牠)?(?:的名字|名字)?(?:叫|是)({HAN}{{1,4}})")
+);
+pattern!(
+    RELATIVE,
+    &format!(
+        r"^我(?:的|家)?(?:有(?:一个|个|两个)?)?({rel})(?:叫({HAN}{{1,4}}))?(.*)$",
+        rel = [FAMILY, PEOPLE].concat().join("|")
+    )
+);
+
+/// The facts a statement clause states. `last_pet` carries the animal of
+/// the message's last pet to a later 「它叫…」.
+pub(super) fn facts(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
+    let mut out = Vec::new();
+    if let Some((v, call_me)) = name(clause) {
+        // 「叫我小雨」 is how to be called; 「我叫周雨」 the name.
+        out.push(Stated::new(
+            FactKind::Name,
+            if call_me { CALL_ME } else { "" },
+            &v,
+        ));
+    }
+    if let Some(c) = AGE.captures(clause)
+        && c.get(1).is_none()
+    {
+        out.push(Stated::new(FactKind::Age, "", &c[2]));
+    }
+    out.extend(job(clause));
+    out.extend(home(clause));
+    out.extend(pet(clause, last_pet));
+    out.extend(dates(clause));
+    out.extend(tastes(clause));
+    out.extend(relative(clause));
+    if PLAN.is_match(clause) {
+        out.push(Stated::new(FactKind::Plan, "", &to_you(clause)));
+    }
+    if worries(clause) {
+        out.push(Stated::new(FactKind::Worry, "", &to_you(clause)));
+    }
+    out
+}
+
+/// A clause in the second person (我最近很累 → 你最近很累).
+pub(crate) fn to_you(clause: &str) -> String {
+    clause
+        .replace("我们", "\u{0}")
+        .replace('我', "你")
+        .replace('\u{0}', "你们")
+}
+
+/// A value cut of closing particles, or nothing when it is no value at all.
+fn clean(value: &str) -> Option<String> {
+    let mut v = value.trim().to_string();
+    for tail in [
+        "就好",
+        "就行",
+        "好了",
+        "就可以",
+        "吧",
+        "呀",
+        "啊",
+        "呢",
+        "哦",
+        "嘛",
+        "啦",
+        "喔",
+        "了",
+        "的",
+    ] {
+        if let Some(s) = v.strip_suffix(tail)
+            && !s.is_empty()
+        {
+            v = s.to_string();
+        }
+    }
+    let bad = v.is_empty() || NOT_VALUES.iter().any(|n| v.starts_with(n));
+    (!bad).then_some(v)
+}
+
+/// The `about` of a name the player asked to be called by.
+pub const CALL_ME: &str = "称呼";
+
+/// The name a clause gives, and whether it is how to be called.
+fn name(clause: &str) -> Option<(String, bool)> {
+    let c = NAME.captures(clause)?;
+    // 「我家狗的名字叫旺财」, 「我妈叫我回家」: someone else's name, or no name.
+    let others = ANIMALS
+        .iter()
+        .chain(FAMILY)
+        .chain(PEOPLE)
+        .any(|w| clause.contains(w));
+    if c.get(1).is_some() || clause.contains("你的名字") || others {
+        return None;
+    }
+    let v = clean(&c[3])?;
+    // 「我叫了外卖」, 「叫我起床」: a verb's object, not a name.
+    let verb_like = [
+        '了', '过', '着', '人', '车', '起', '醒', '去', '来', '别', '不', '做',
+    ];
+    if v.starts_with(verb_like) {
+        return None;
+    }
+    Some((v, &c[2] == "叫我"))
+}
+
+/// The names a clause takes back (「我不叫小雨」, 「别叫我小雨」).
+pub(super) fn retracted_name(clause: &str) -> Option<String> {
+    let c = NOT_NAME.captures(clause)?;
+    clean(&c[1])
+}
+
+fn job(clause: &str) -> Option<Stated> {
+    let job = |v: &str| Stated::new(FactKind::Job, "", v);
+    if let Some(c) = JOB_WORK.captures(clause) {
+        return clean(&c[1]).map(|v| job(&v));
+    }
+    if let Some(c) = JOB_AT.captures(clause)
+        && c.get(1).is_none()
+    {
+        let at = &c[2];
+        let what = &c[3];
+        return Some(job(&format!("在{at}{what}")));
+    }
+    if let Some(c) = JOB_DO.captures(clause)
+        && c.get(1).is_none()
+    {
+        return clean(&c[2]).map(|v| job(&format!("做{v}的")));
+    }
+    let c = JOB_IS.captures(clause)?;
+    let v = clean(&c[2])?;
+    let is_job = c.get(1).is_none()
+        && JOB_ENDS.iter().any(|e| v.ends_with(e))
+        && !v.contains('的')
+        && !v.ends_with("学生会");
+    is_job.then(|| job(&v))
+}
+
+fn home(clause: &str) -> Option<Stated> {
+    let bad = |v: &str| {
+        [
+            "个", "一", "普通", "好", "坏", "本地", "外地", "这里", "城里", "乡下", "很", "的",
+            "年轻", "老实", "成年", "家里",
+        ]
+        .iter()
+        .any(|b| v.contains(b))
+    };
+    let place = [&*HOME_TOWN, &*HOME_GREW, &*HOME_CAME]
+        .iter()
+        .find_map(|r| r.captures(clause).map(|c| c[1].to_string()))
+        .or_else(|| {
+            [&*HOME_IS, &*HOME_FROM].iter().find_map(|r| {
+                r.captures(clause)
+                    .filter(|c| c.get(1).is_none())
+                    .map(|c| c[2].to_string())
+            })
+        })?;
+    let place = place
+        .trim_end_matches("那边")
+        .trim_end_matches('的')
+        .to_string();
+    (!bad(&place) && place.chars().count() >= 2).then(|| Stated::new(FactKind::Home, "", &place))
+}
+
+fn pet(clause: &str, last_pet: &mut Option<String>) -> Option<Stated> {
+    let owned = clause.contains('我') || clause.contains('养') || clause.starts_with('它');
+    let named = |animal: &str, name: &str| {
+        let name = clean(name)?;
+        Some(Stated::new(FactKind::Pet, animal, &name))
+    };
+    let found = if let Some(c) = PET_NAMED_BEFORE.captures(clause) {
+        named(&c[2], &c[1])
+    } else if let Some(c) = PET_IS_MINE.captures(clause) {
+        named(&c[2], &c[1])
+    } else if let Some(c) = PET_NAMED_AFTER.captures(clause).filter(|_| owned) {
+        named(&c[1], &c[2])
+    } else if let Some(c) = PET_KEPT.captures(clause) {
+        Some(Stated::new(FactKind::Pet, &c[1], ""))
+    } else if let (Some(c), Some(animal)) = (IT_IS_NAMED.captures(clause), last_pet.as_deref()) {
+        named(animal, &c[1])
+    } else {
+        None
+    };
+    if let Some(s) = &found {
+        *last_pet = Some(s.about.clone());
+    }
+    found
+}
+
+fn dates(clause: &str) -> Option<Stated> {
+    if let Some(c) = DATE.captures(clause)
+        && !c[2].contains("生日")
+    {
+        return Some(Stated::new(FactKind::Date, &c[2], &c[1]));
+    }
+    let mine = clause.contains('我') && !clause.contains("我妈") && !clause.contains("我爸");
+    let c = BIRTHDAY
+        .captures(clause)
+        .filter(|_| mine)
+        .or_else(|| BORN_ON.captures(clause))?;
+    let day = c[1].trim_start_matches(['是', '在']).to_string();
+    Some(Stated::new(FactKind::Birthday, "", &day))
+}
+
+fn tastes(clause: &str) -> Vec<Stated> {
+    let mut out = Vec::new();
+    if let Some(c) = DISLIKES.captures(clause) {
+        if let Some(v) = clean(&c[1]) {
+            out.push(Stated::new(FactKind::Dislikes, "", &v));
+        }
+        return out;
+    }
+    if let Some(c) = FAVOURITE.captures(clause) {
+        let (what, v) = (&c[1], &c[2]);
+        let food = ["食物", "菜", "水果", "零食", "饮料", "吃的", "小吃", "甜点"].contains(&what);
+        if let Some(v) = clean(v) {
+            let kind = if food {
+                FactKind::Food
+            } else {
+                FactKind::Likes
+            };
+            out.push(Stated::new(kind, "", &v));
+        }
+    } else if let Some(c) = FOOD.captures(clause).filter(|c| c.get(1).is_none()) {
+        out.extend(clean(&c[2]).map(|v| Stated::new(FactKind::Food, "", &v)));
+    } else if let Some(c) = LIKES.captures(clause).filter(|c| c.get(1).is_none()) {
+        let v = &c[2];
+        let someone = ["你", "他", "她", "上你", "和你", "跟你", "听你"]
+            .iter()
+            .any(|p| v.starts_with(p));
+        if !someone {
+            out.extend(clean(v).map(|v| Stated::new(FactKind::Likes, "", &v)));
+        }
+    } else if let Some(c) = HOBBY.captures(clause) {
+        out.extend(clean(&c[1]).map(|v| Stated::new(FactKind::Likes, "", &v)));
+    }
+    out
+}
+
+fn relative(clause: &str) -> Option<Stated> {
+    let c = RELATIVE.captures(clause)?;
+    let rel = &c[1];
+    let kind = if FAMILY.contains(&rel) {
+        FactKind::Family
+    } else {
+        FactKind::Person
+    };
+    let value = match (c.get(2), c.get(3).map(|m| m.as_str().trim())) {
+        (Some(name), _) => format!("叫{}", name.as_str()),
+        (None, Some(rest)) if !rest.is_empty() => to_you(rest),
+        _ => String::new(),
+    };
+    Some(Stated::new(kind, rel, &value))
+}
+
+/// Words of a worry.
+const WORRY: &[&str] = &[
+    "担心",
+    "发愁",
+    "焦虑",
+    "压力",
+    "烦",
+    "头疼",
+    "失眠",
+    "睡不着",
+    "害怕",
+    "撑不住",
+    "不知道怎么办",
+    "愁",
+    "心事",
+];
+
+fn worries(clause: &str) -> bool {
+    WORRY.iter().any(|w| clause.contains(w)) && clause.contains('我')
+}

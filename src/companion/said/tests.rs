@@ -1,0 +1,210 @@
+use super::*;
+
+fn facts(message: &str) -> Vec<(FactKind, String, String)> {
+    read(message)
+        .facts
+        .into_iter()
+        .map(|s| (s.kind, s.about, s.value))
+        .collect()
+}
+
+fn has(message: &str, kind: FactKind, about: &str, value: &str) {
+    let f = facts(message);
+    assert!(
+        f.contains(&(kind, about.to_string(), value.to_string())),
+        "{message}: {f:?}"
+    );
+}
+
+#[test]
+fn a_question_is_never_taken_for_a_name() {
+    for q in [
+        "你还记得我叫什么吗？",
+        "我叫什么来着",
+        "你知道我叫啥吗",
+        "你还记得我的名字吗",
+        "我叫什么名字？",
+        "你叫什么名字？",
+    ] {
+        let said = read(q);
+        assert!(said.facts.is_empty(), "{q}: {:?}", said.facts);
+        assert!(!said.does(Act::TellsName), "{q}");
+        assert!(said.question.is_some(), "{q}");
+    }
+}
+
+#[test]
+fn names_are_read_in_the_common_ways() {
+    has("你好，我叫林夏。", FactKind::Name, "", "林夏");
+    has("叫我小林就好", FactKind::Name, CALL_ME, "小林");
+    has("大家都叫我阿杰", FactKind::Name, CALL_ME, "阿杰");
+    has("我叫周雨，叫我小雨就行", FactKind::Name, "", "周雨");
+    has("我叫周雨，叫我小雨就行", FactKind::Name, CALL_ME, "小雨");
+    assert_eq!(read("其实我不叫小雨，我叫周雨").retracts, ["小雨"]);
+    has("我的名字是王一一", FactKind::Name, "", "王一一");
+    has("我不叫小林，我叫小夏", FactKind::Name, "", "小夏");
+    assert!(facts("我叫了外卖").is_empty());
+    assert!(
+        facts("我家狗的名字叫旺财")
+            .iter()
+            .all(|f| f.0 != FactKind::Name)
+    );
+}
+
+#[test]
+fn jobs_homes_ages_and_birthdays() {
+    has("我是一名护士", FactKind::Job, "", "护士");
+    has("我叫小林，是程序员", FactKind::Job, "", "程序员");
+    has("我在医院工作", FactKind::Job, "", "在医院工作");
+    has(
+        "我在一家咖啡店当店员",
+        FactKind::Job,
+        "",
+        "在一家咖啡店当店员",
+    );
+    has("我是做设计的", FactKind::Job, "", "做设计的");
+    assert!(facts("我是成都人").iter().all(|f| f.0 != FactKind::Job));
+    has("我是成都人", FactKind::Home, "", "成都");
+    has("我老家在云南大理", FactKind::Home, "", "云南大理");
+    has("我来自杭州", FactKind::Home, "", "杭州");
+    has("我在海边长大", FactKind::Home, "", "海边");
+    assert!(
+        facts("我是一个很内向的人").is_empty(),
+        "{:?}",
+        facts("我是一个很内向的人")
+    );
+    assert!(
+        facts("我从小就喜欢画画")
+            .iter()
+            .all(|f| f.0 != FactKind::Home)
+    );
+    has("我今年二十六岁", FactKind::Age, "", "二十六");
+    has("我的生日是五月十二号", FactKind::Birthday, "", "五月十二号");
+    has("我是3月5日出生的", FactKind::Birthday, "", "3月5日");
+    assert!(
+        facts("我妈妈的生日是6月1日")
+            .iter()
+            .all(|f| f.0 != FactKind::Birthday)
+    );
+    has("6月18号是我们的纪念日", FactKind::Date, "纪念日", "6月18号");
+}
+
+#[test]
+fn pets_by_name_and_kind() {
+    has(
+        "我最喜欢的东西是一只叫豆包的橘猫",
+        FactKind::Pet,
+        "橘猫",
+        "豆包",
+    );
+    has("我家狗叫旺财", FactKind::Pet, "狗", "旺财");
+    has("我养了一只仓鼠，它叫团子", FactKind::Pet, "仓鼠", "团子");
+    has("我养了一只仓鼠", FactKind::Pet, "仓鼠", "");
+    has("豆包是我家的猫", FactKind::Pet, "猫", "豆包");
+    has("我家有只柯基，名字叫馒头", FactKind::Pet, "柯基", "馒头");
+    assert!(
+        facts("我家有只柯基，名字叫馒头")
+            .iter()
+            .all(|f| f.0 != FactKind::Name)
+    );
+}
+
+#[test]
+fn tastes_people_worries_and_plans() {
+    has("我最爱吃火锅", FactKind::Food, "", "火锅");
+    has("我最喜欢的食物是红烧肉", FactKind::Food, "", "红烧肉");
+    has("我喜欢爬山", FactKind::Likes, "", "爬山");
+    has("我讨厌下雨天", FactKind::Dislikes, "", "下雨天");
+    has("我不喜欢吃香菜", FactKind::Dislikes, "", "香菜");
+    assert!(facts("我喜欢你").is_empty());
+    has("我妈妈在老家种茶", FactKind::Family, "妈妈", "在老家种茶");
+    has("我有一个妹妹", FactKind::Family, "妹妹", "");
+    has("我女朋友叫小雨", FactKind::Person, "女朋友", "叫小雨");
+    has(
+        "我最近工作压力很大",
+        FactKind::Worry,
+        "",
+        "你最近工作压力很大",
+    );
+    has(
+        "我打算明年去云南旅行",
+        FactKind::Plan,
+        "",
+        "你打算明年去云南旅行",
+    );
+}
+
+#[test]
+fn recall_questions_name_what_they_ask() {
+    let kinds = |q: &str| read(q).recall_kinds().map(<[FactKind]>::to_vec);
+    assert_eq!(kinds("你还记得我叫什么吗？"), Some(vec![FactKind::Name]));
+    assert_eq!(kinds("我是干什么的来着"), Some(vec![FactKind::Job]));
+    assert_eq!(kinds("我家狗叫啥"), Some(vec![FactKind::Pet]));
+    assert_eq!(kinds("那只猫叫什么名字"), Some(vec![FactKind::Pet]));
+    assert_eq!(kinds("你知道我最爱吃什么吗"), Some(vec![FactKind::Food]));
+    assert_eq!(
+        kinds("我是哪里人，你还记得吗？"),
+        Some(vec![FactKind::Home])
+    );
+    assert_eq!(kinds("我生日是哪天？"), Some(vec![FactKind::Birthday]));
+    assert_eq!(kinds("你还记得我吗"), Some(vec![]));
+    assert_eq!(kinds("你叫什么名字"), None);
+    assert_eq!(kinds("我该怎么称呼你？"), None);
+    assert_eq!(
+        read("你叫什么名字").question,
+        Some(Question::AboutYou(Topic::Name))
+    );
+    assert_eq!(
+        read("今天几号？").question,
+        Some(Question::AboutYou(Topic::Date))
+    );
+}
+
+#[test]
+fn acts_and_feelings() {
+    let s = read("你好！我今天好累，被老板骂了");
+    assert!(s.does(Act::Greets) && s.does(Act::Feels), "{s:?}");
+    let f = s.feeling.unwrap();
+    assert!(!f.good);
+    assert_eq!(f.word, "好累");
+    assert!(read("没关系，谁都会说错").does(Act::Forgives));
+    assert!(read("我喜欢你").does(Act::Confesses));
+    assert!(read("晚安，明天见").does(Act::Goodbye));
+    assert!(read("好久不见").does(Act::Misses));
+    let good = read("我升职了！").feeling.unwrap();
+    assert!(good.good);
+}
+
+#[test]
+fn the_companion_bench_holds_the_labels_the_chat_keeps() {
+    let text = include_str!("../../../tests/data/companion-bench.jsonl");
+    let mut told = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let memory = v["text"].as_str().unwrap_or("");
+        let Some((_, rest)) = memory.split_once("：「") else {
+            continue;
+        };
+        let Some((message, tags)) = rest.split_once('」') else {
+            continue;
+        };
+        let facts: Vec<_> = read(message)
+            .facts
+            .into_iter()
+            .map(|s| crate::companion::PlayerFact {
+                kind: s.kind,
+                about: s.about,
+                value: s.value,
+                said: message.into(),
+                time: crate::base::time::GameTime(0),
+            })
+            .collect();
+        told += usize::from(!facts.is_empty());
+        assert_eq!(
+            tags,
+            fact_tags(&facts),
+            "{memory}: rerun scripts/companion-bench.py"
+        );
+    }
+    assert!(told >= 50, "{told}");
+}

@@ -1,0 +1,288 @@
+//! The words a message is read by: how it splits into clauses, which
+//! clauses ask, and the small acts' and feelings' words.
+
+use super::Feeling;
+
+/// A clause of a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Clause {
+    /// Its text, without the closing mark.
+    pub text: String,
+    /// Whether it asks.
+    pub question: bool,
+}
+
+/// Words that make a clause a question even without a question mark.
+const ASKING: &[&str] = &[
+    "什么",
+    "啥",
+    "谁",
+    "哪",
+    "几",
+    "多少",
+    "怎么",
+    "来着",
+    "是不是",
+    "有没有",
+    "记不记得",
+    "知不知道",
+    "对不对",
+    "好不好",
+];
+
+/// The clauses of a message. A clause that continues the one before
+/// without a subject (「我叫小林，是护士」) gets its 我 back.
+pub(super) fn clauses(message: &str) -> Vec<Clause> {
+    let mut out: Vec<Clause> = Vec::new();
+    let mut buf = String::new();
+    let flush = |buf: &mut String, mark: Option<char>, out: &mut Vec<Clause>| {
+        let text = buf.trim().to_string();
+        buf.clear();
+        if text.is_empty() {
+            // 「吗？」 after a comma: the mark belongs to the clause before.
+            if matches!(mark, Some('？' | '?'))
+                && let Some(last) = out.last_mut()
+            {
+                last.question = true;
+            }
+            return;
+        }
+        let text = match out.last() {
+            Some(prev) if !prev.question && prev.text.starts_with('我') && continues(&text) => {
+                format!("我{text}")
+            }
+            _ => text,
+        };
+        let question = matches!(mark, Some('？' | '?')) || asks(&text);
+        out.push(Clause { text, question });
+    };
+    for c in message.chars() {
+        if matches!(
+            c,
+            '。' | '！' | '？' | '!' | '?' | '；' | ';' | '，' | ',' | '\n' | '～' | '~' | '…'
+        ) {
+            flush(&mut buf, Some(c), &mut out);
+        } else {
+            buf.push(c);
+        }
+    }
+    flush(&mut buf, None, &mut out);
+    out
+}
+
+/// Whether a clause without a question mark still asks.
+fn asks(text: &str) -> bool {
+    let t = text.trim_end_matches(['呀', '啊', '哦', '呢']);
+    text.ends_with('吗')
+        || text.ends_with('么')
+        || (text.ends_with('呢') && text.chars().count() <= 4)
+        || (t.contains("为什么") && !t.contains("不知道为什么"))
+        || (ASKING.iter().any(|w| text.contains(w))
+            // 「我叫什么都行」, 「什么都不想做」: a statement after all.
+            && !text.contains("都行")
+            && !text.contains("都不")
+            && !text.contains("不知道"))
+}
+
+/// Whether a clause goes on from the one before with the same subject.
+fn continues(text: &str) -> bool {
+    let starts = [
+        "是",
+        "在",
+        "做",
+        "养",
+        "喜欢",
+        "爱",
+        "住",
+        "来自",
+        "今年",
+        "有",
+        "叫",
+        "最",
+        "也",
+        "还",
+        "老家",
+        "家在",
+        "不喜欢",
+        "讨厌",
+    ];
+    !text.contains('我') && starts.iter().any(|s| text.starts_with(s))
+}
+
+/// Taking leave.
+pub(super) const GOODBYE: &[&str] = &[
+    "再见",
+    "拜拜",
+    "晚安",
+    "我走了",
+    "先走了",
+    "下次见",
+    "明天见",
+    "回头见",
+    "我得走了",
+    "我要走了",
+    "改天再聊",
+    "告别",
+];
+/// Thanks.
+pub(super) const THANKS: &[&str] = &["谢谢", "多谢", "感谢", "谢啦"];
+/// Forgiving.
+pub(super) const FORGIVE: &[&str] = &[
+    "没关系",
+    "不怪你",
+    "原谅你",
+    "没事的",
+    "别在意",
+    "不要紧",
+    "别自责",
+    "谁都会犯错",
+    "不用道歉",
+];
+/// Blaming.
+pub(super) const BLAME: &[&str] = &[
+    "都怪你",
+    "你错了",
+    "你又错",
+    "你说错了",
+    "你记错了",
+    "你搞错了",
+    "讨厌你",
+    "你真笨",
+    "你怎么这样",
+    "说错了吧",
+];
+/// Missing.
+pub(super) const MISS: &[&str] = &[
+    "想你",
+    "想我",
+    "好久不见",
+    "好久没来",
+    "很久没来",
+    "来看你",
+    "好几天没来",
+];
+/// Asking for help.
+pub(super) const HELP: &[&str] = &["帮帮我", "帮我", "怎么办", "救救我", "求你"];
+
+/// Whether a (lower-cased) message opens with a greeting.
+pub(super) fn greets(lower: &str) -> bool {
+    const HELLO: &[&str] = &[
+        "你好",
+        "您好",
+        "嗨",
+        "哈喽",
+        "hi",
+        "hello",
+        "早上好",
+        "早安",
+        "中午好",
+        "下午好",
+        "晚上好",
+        "在吗",
+        "我来了",
+        "我回来了",
+        "又见面",
+        "好久不见",
+    ];
+    HELLO.iter().any(|h| lower.starts_with(h))
+}
+
+/// Whether it says it likes or loves the one spoken to.
+pub(super) fn confesses(message: &str) -> bool {
+    ["喜欢你", "爱你", "爱上你"]
+        .iter()
+        .any(|w| message.contains(w))
+        && !message.contains("不喜欢你")
+        && !message.contains("喜欢你的")
+}
+
+/// Bad feelings, longest first (不开心 before 开心).
+const BAD: &[&str] = &[
+    "心情不好",
+    "不开心",
+    "不高兴",
+    "睡不着",
+    "压力好大",
+    "压力很大",
+    "压力大",
+    "好累",
+    "很累",
+    "太累",
+    "累死",
+    "难过",
+    "伤心",
+    "难受",
+    "失眠",
+    "孤单",
+    "孤独",
+    "寂寞",
+    "害怕",
+    "焦虑",
+    "委屈",
+    "想哭",
+    "哭了",
+    "生气",
+    "崩溃",
+    "失恋",
+    "郁闷",
+    "烦死",
+    "好烦",
+    "很烦",
+    "心烦",
+    "烦躁",
+    "担心",
+    "发愁",
+    "糟糕",
+    "失望",
+    "后悔",
+    "丢了工作",
+    "被骂",
+    "吵架",
+    "生病",
+    "感冒",
+    "想家",
+    "紧张",
+    "不安",
+    "累",
+];
+/// Good feelings.
+const GOOD: &[&str] = &[
+    "好开心",
+    "很开心",
+    "开心",
+    "高兴",
+    "快乐",
+    "幸福",
+    "兴奋",
+    "太好了",
+    "升职",
+    "加薪",
+    "通过了",
+    "考上",
+    "顺利",
+    "满足",
+    "激动",
+    "放松",
+    "轻松",
+    "好消息",
+];
+
+/// The feeling a (statement) clause shares, if any.
+pub(super) fn feeling(text: &str) -> Option<Feeling> {
+    let clause = text.replace('我', "你");
+    if let Some(w) = BAD.iter().find(|w| text.contains(**w)) {
+        return Some(Feeling {
+            good: false,
+            word: w.to_string(),
+            clause,
+        });
+    }
+    let w = GOOD.iter().find(|w| text.contains(**w))?;
+    // 「一点也不开心」 was caught above; 「不轻松」 is not good.
+    let negated = text.contains(&format!("不{w}")) || text.contains(&format!("没{w}"));
+    Some(Feeling {
+        good: !negated,
+        word: w.to_string(),
+        clause,
+    })
+}

@@ -1,0 +1,206 @@
+use std::collections::HashMap;
+
+use super::*;
+use crate::companion::builtin::{self, opening};
+
+fn spec() -> CompanionSpec {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
+    let scenario = crate::scenario::Scenario::load(&dir).unwrap();
+    let guardian = scenario
+        .residents
+        .iter()
+        .find(|p| p.id.as_str() == "guardian");
+    (**guardian.unwrap().companion.as_ref().unwrap()).clone()
+}
+
+/// A chat run with the built-in brain: `(message, day)`; returns the replies.
+fn chat(state: &mut CompanionState, spec: &CompanionSpec, lines: &[(&str, i64)]) -> Vec<String> {
+    let bank = ChatBank::builtin();
+    let start = GameTime::parse("2026-04-06 10:00").unwrap();
+    let mut builtin = |cx: &ReplyContext<'_>| builtin::reply(cx);
+    lines
+        .iter()
+        .map(|(message, day)| {
+            let at = Setting {
+                spec,
+                bank: &bank,
+                speaker: "守望精灵",
+                now: start.plus_minutes(day * 1440),
+            };
+            state.turn(&at, message, &[], &mut builtin).reply
+        })
+        .collect()
+}
+
+#[test]
+fn moments_are_kept_verbatim_and_the_profile_is_rewritten_every_20_messages() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let replies = chat(&mut state, &spec, &[("你好", 0)]);
+    assert_eq!(state.moments.len(), 1, "the first meeting");
+    assert_eq!(state.moments[0].id, "first_meeting");
+    assert_eq!(state.moments[0].user, "你好");
+    assert_eq!(state.moments[0].reply, replies[0], "kept verbatim");
+    assert!(!replies[0].contains("【时刻"), "{}", replies[0]);
+    let named = chat(&mut state, &spec, &[("叫我小林吧", 0)]);
+    assert_eq!(state.moments[1].id, "asked_name");
+    assert!(named[0].contains("小林"), "{}", named[0]);
+    assert_eq!(state.affection.value(), 1 + 20 + 1 + 50);
+    let mut rewrites = Vec::new();
+    for i in 3..=40 {
+        chat(&mut state, &spec, &[(&format!("今天的第{i}句话"), 0)]);
+        if state.messages == i && state.profile.version > rewrites.len() as u32 {
+            rewrites.push(i);
+        }
+    }
+    assert_eq!(rewrites, [20, 40]);
+    assert_eq!(state.profile.version, 2);
+    assert_eq!(state.past_profiles.len(), 1, "the first version is kept");
+    assert_eq!(state.profile.nickname.as_deref(), Some("小林"));
+    assert!(
+        state.profile.relationship.contains("观察者"),
+        "{:?}",
+        state.profile
+    );
+    assert_eq!(state.lines.len(), 80);
+    assert_eq!(state.moments.len(), 2, "each moment happens once");
+}
+
+/// What a player tells over a few days, then asks in other words.
+const TOLD: &[(&str, i64)] = &[
+    ("你好呀", 0),
+    ("我叫林夏，你可以叫我小夏", 0),
+    ("我是一名护士，在市医院上夜班", 0),
+    ("我老家在云南大理", 0),
+    ("我养了一只橘猫，它叫豆包", 0),
+    ("我的生日是五月十二号", 0),
+    ("我最爱吃酸汤鱼", 0),
+    ("最近夜班太多了，我好累", 0),
+];
+
+const ASKED: &[(&str, &str)] = &[
+    ("你还记得我叫什么吗？", "小夏"),
+    ("我是干什么工作的来着？", "护士"),
+    ("我家那只猫叫啥？", "豆包"),
+    ("我是哪里人，你还记得吗", "云南大理"),
+    ("我哪天生日？", "五月十二号"),
+    ("你知道我最爱吃什么吗", "酸汤鱼"),
+];
+
+#[test]
+fn told_facts_come_back_in_other_words_after_days_and_no_question_is_a_name() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    chat(&mut state, &spec, TOLD);
+    assert_eq!(state.facts.name(), Some("小夏"));
+    let back = chat(&mut state, &spec, &[("好久不见！", 3)]);
+    assert!(
+        back[0].contains('3') || back[0].contains("三"),
+        "the days apart: {}",
+        back[0]
+    );
+    for (question, fact) in ASKED {
+        let reply = chat(&mut state, &spec, &[(question, 3)]).remove(0);
+        assert!(reply.contains(fact), "{question} → {reply}");
+        assert_eq!(state.facts.name(), Some("小夏"), "{question} named nobody");
+    }
+    let profile = super::super::profile::lines(&state.profile, &state.facts).join("\n");
+    assert!(
+        profile.contains("护士") && profile.contains("豆包"),
+        "{profile}"
+    );
+}
+
+#[test]
+fn forty_messages_vary_their_openings_and_mostly_differ() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let mut lines: Vec<(&str, i64)> = TOLD.to_vec();
+    let more = [
+        "今天天气不错",
+        "医院里来了个很可爱的小朋友",
+        "你平时都做些什么？",
+        "你几岁了？",
+        "你喜欢什么？",
+        "我升职了！",
+        "谢谢你听我说",
+        "下班路上看到晚霞了",
+        "豆包今天打翻了水杯",
+        "你说人为什么会失眠？",
+        "我有点想家",
+        "大理的风很大",
+        "我打算下个月回家看看",
+        "我妈妈在老家开了个小店",
+        "今天几号？",
+        "我讨厌下雨天",
+        "你还好吗？",
+        "我们聊聊天吧",
+        "我最近在学做饭",
+        "今天的酸汤鱼做咸了",
+        "同事请我喝了奶茶",
+        "晚上要上夜班",
+        "有点紧张",
+        "你会一直在这里吗？",
+        "我喜欢听雨，其实也不讨厌下雨",
+        "豆包胖了",
+        "你记得我吗？",
+        "我是不是很啰嗦",
+        "晚安",
+        "明天见",
+        "我又来了",
+        "今天休息",
+    ];
+    lines.extend(more.iter().map(|m| (*m, 1)));
+    let replies = chat(&mut state, &spec, &lines[..40]);
+    let mut openings: HashMap<String, usize> = HashMap::new();
+    for r in &replies {
+        *openings.entry(opening(r)).or_default() += 1;
+    }
+    let worst = openings.iter().max_by_key(|(_, n)| **n).unwrap();
+    assert!(*worst.1 <= 5, "{worst:?} in {replies:#?}");
+    let mut distinct = replies.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(
+        distinct.len() * 10 >= replies.len() * 9,
+        "{} of {}: {replies:#?}",
+        distinct.len(),
+        replies.len()
+    );
+}
+
+#[test]
+fn a_mistake_forgiven_is_a_moment_and_one_blamed_fails() {
+    let spec = spec();
+    let mistake = ChatLine {
+        speaker: Speaker::Companion,
+        content: "我刚才是不是说错了？".into(),
+        affection_delta: 0,
+        key_moment: None,
+        time: GameTime(0),
+    };
+    for (answer, status, gained) in [
+        ("没关系，谁都会说错", MomentStatus::Triggered, 120),
+        ("都怪你，你又错了", MomentStatus::Failed, -40),
+    ] {
+        let mut state = CompanionState::default();
+        state.affection.add(
+            3000,
+            super::super::ChangeReason::KeyMoment { id: "test".into() },
+        );
+        state.lines.push(mistake.clone());
+        chat(&mut state, &spec, &[("第一次犯错", 0)]);
+        assert!(
+            state.moments.is_empty(),
+            "a keyword alone is no mistake forgiven"
+        );
+        state.lines.push(mistake.clone());
+        chat(&mut state, &spec, &[(answer, 0)]);
+        let m = state
+            .moments
+            .iter()
+            .find(|m| m.id == "first_mistake")
+            .expect(answer);
+        assert_eq!((m.status, m.gained), (status, gained), "{answer}");
+    }
+}
