@@ -115,7 +115,7 @@ fn rounds_cap_the_date() {
 
 #[test]
 fn repeat_prints_the_mean_the_spread_and_the_swapped_roles() {
-    let o = heartvale(&["date", "shen", "yue", "--repeat", "12", "--seed", "1"]);
+    let o = heartvale(&["date", "su", "ma", "--repeat", "12", "--seed", "1"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let shown = text(&o.stdout);
     assert!(shown.contains("12 次约会"), "{shown}");
@@ -123,7 +123,34 @@ fn repeat_prints_the_mean_the_spread_and_the_swapped_roles() {
         shown.contains("平均") && shown.contains("标准差"),
         "{shown}"
     );
-    assert!(shown.contains("角色对调（沈月 在先）"), "{shown}");
+    assert!(shown.contains("角色对调（马铁 在先）"), "{shown}");
+}
+
+/// One rule for every date: adults only, never family — the command says
+/// why and exits 1.
+#[test]
+fn minors_and_family_are_refused_with_the_reason() {
+    for (a, b, why) in [
+        ("shen", "yue", "沈月 is 17: only adults"),
+        ("yue", "ma", "沈月 is 17"),
+        ("heqing", "xiaoxi", "何青 and 林小溪 are family"),
+        ("xiaoxi", "heqing", "林小溪 and 何青 are family"),
+    ] {
+        let o = heartvale(&["date", a, b]);
+        assert_eq!(o.status.code(), Some(1), "{a} {b}");
+        assert!(text(&o.stderr).contains(why), "{}", text(&o.stderr));
+    }
+}
+
+/// The host's own scene (钟大川起哄让你们俩上去合唱) is never played on a date
+/// 钟大川 is on.
+#[test]
+fn no_scene_names_one_of_the_two() {
+    for seed in 1..=6 {
+        let (shown, _) = date(&["zhong", "heqing", "--seed", &seed.to_string()]);
+        assert!(!shown.contains("钟大川起哄"), "{shown}");
+        assert!(!shown.contains("何青告诉你"), "{shown}");
+    }
 }
 
 #[test]
@@ -289,7 +316,9 @@ fn a_town_date_booked_from_the_command_line_is_logged() {
 fn a_town_date_needs_two_residents_and_not_the_host() {
     for (pair, says) in [
         ("heqing", "two residents"),
-        ("heqing,heqing", "themselves"),
+        ("heqing,heqing", "themself"),
+        ("heqing,xiaoxi", "are family"),
+        ("shen,yue", "only adults"),
         ("zhong,heqing", "hosts the dates"),
         ("heqing,nobody", "no resident `nobody`"),
     ] {

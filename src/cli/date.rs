@@ -22,11 +22,8 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
     let town = Scenario::load(&dir).map_err(CliError::Scenario)?;
     let a = resident(&town, &args.a, &dir)?;
     let b = resident(&town, &args.b, &dir)?;
-    if a.id == b.id {
-        return Err(CliError::failed(format!(
-            "{} cannot date themself: name two residents",
-            a.name
-        )));
+    if let Some(why) = crate::cupid::refusal(a, b) {
+        return Err(CliError::failed(why));
     }
     let bank =
         SceneBank::load(&dir.join("cupid").join("scenes.yaml")).map_err(CliError::Scenario)?;

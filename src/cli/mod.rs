@@ -135,11 +135,8 @@ fn date_pair(names: &[String], scenario: &Scenario) -> Result<(ResidentId, Resid
     // The same lookup (id or name, a suggestion when unknown) as `heartvale date`.
     let find = |who: &str| date::resident(scenario, who.trim(), &scenario.dir);
     let (pa, pb) = (find(a)?, find(b)?);
-    if pa.id == pb.id {
-        return Err(CliError::failed(format!(
-            "--date: {} cannot date themselves",
-            pa.name
-        )));
+    if let Some(why) = crate::cupid::refusal(pa, pb) {
+        return Err(CliError::failed(format!("--date: {why}")));
     }
     let host = crate::sim::dating::host_of(scenario).map(|(i, _)| &scenario.residents[i.i()].id);
     match host {

@@ -22,7 +22,7 @@ mod summary;
 
 pub use offline::{OfflineMinds, stage_of};
 pub use recorded::{Answer, Recording, Replaying};
-pub use rules::{Band, EndReason, Timeline};
+pub use rules::{ADULT_AGE, Band, EndReason, Timeline, refusal};
 pub use scenes::{SceneBank, Stage, Trait};
 pub use summary::Summary;
 

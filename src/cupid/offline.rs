@@ -150,13 +150,28 @@ impl OfflineMinds {
                 .any(|r| r.posed.host.action.question.starts_with(&s.scene))
         };
         let mood = last.map(|d| if d >= 0 { After::Good } else { After::Bad });
-        let scenes = self.bank.scenes(stage);
-        let fresh: Vec<&Scene> = scenes.iter().filter(|s| !played(s)).collect();
-        let pool: Vec<&Scene> = if fresh.is_empty() {
-            scenes.iter().collect()
-        } else {
-            fresh
+        // A scene that names one of the two (钟大川起哄 with 钟大川 on the
+        // date) is not theirs.
+        let names_them = |s: &Scene| {
+            view.avatars.iter().any(|a| {
+                s.scene.contains(&a.name)
+                    || s.question.contains(&a.name)
+                    || s.options.value.iter().any(|o| o.text.contains(&a.name))
+            })
         };
+        let scenes: Vec<&Scene> = self
+            .bank
+            .scenes(stage)
+            .iter()
+            .filter(|s| !names_them(s))
+            .collect();
+        let scenes = if scenes.is_empty() {
+            self.bank.scenes(stage).iter().collect()
+        } else {
+            scenes
+        };
+        let fresh: Vec<&Scene> = scenes.iter().copied().filter(|s| !played(s)).collect();
+        let pool: Vec<&Scene> = if fresh.is_empty() { scenes } else { fresh };
         let suited: Vec<&Scene> = pool
             .iter()
             .copied()

@@ -217,6 +217,40 @@ pub(super) fn bound_choice(turn: AvatarTurn, posed: &Posed, me: &Avatar) -> (Ava
     (turn, index)
 }
 
+/// The youngest age that may go on a date.
+pub const ADULT_AGE: u32 = 18;
+
+/// Why two residents may not date each other, in words a player reads
+/// (none: they may). One rule for `heartvale date`, `--date` and the town:
+/// adults only, never family (a `family` tie either way, or a relative named
+/// as such), never oneself.
+pub fn refusal(a: &crate::scenario::Profile, b: &crate::scenario::Profile) -> Option<String> {
+    if a.id == b.id {
+        return Some(format!(
+            "{} cannot date themself: name two residents",
+            a.name
+        ));
+    }
+    if let Some(minor) = [a, b].into_iter().find(|p| p.age < ADULT_AGE) {
+        return Some(format!(
+            "{} is {}: only adults ({ADULT_AGE} or older) go on dates",
+            minor.name, minor.age
+        ));
+    }
+    let family = |p: &crate::scenario::Profile, q: &crate::scenario::Profile| {
+        p.relationships
+            .iter()
+            .any(|t| t.with == q.id && t.kind == crate::scenario::RelationKind::Family)
+    };
+    if family(a, b) || family(b, a) {
+        return Some(format!(
+            "{} and {} are family: family never date",
+            a.name, b.name
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,6 @@ const PAIRING_MINUTE: u32 = 17 * 60;
 /// Too late to start one: after this the host waits for the next evening.
 const LAST_PAIRING_MINUTE: u32 = 19 * 60;
 /// Adults only.
-const MIN_AGE: u32 = 18;
 /// A tie weaker than this (either way) is not enough for a date.
 const MIN_STRENGTH: f32 = 30.0;
 /// The chance of a date on an evening, times the best pair's plausibility (0–1).
@@ -135,7 +134,7 @@ fn best_pair(
     (day, eligible): (i64, &dyn Fn(RosterIdx) -> bool),
 ) -> Option<Pairing> {
     let host = cupid.host.map(|(h, _)| h);
-    let adult = |p: &Persona| p.0.age >= MIN_AGE;
+    let adult = |p: &Persona| p.0.age >= crate::cupid::ADULT_AGE;
     let mut by_idx: Vec<Option<Candidate>> = Vec::new();
     for c in people.iter() {
         let i = c.0.idx.i();
@@ -161,7 +160,9 @@ fn best_pair(
             if b <= a || Some(b) == host || !adult(other) || dates.dating(b) || !eligible(b) {
                 continue;
             }
-            if dated_lately(dates, [a, b], day) {
+            if dated_lately(dates, [a, b], day)
+                || crate::cupid::refusal(&persona.0, &other.0).is_some()
+            {
                 continue;
             }
             let r = &tuning.social.relationship;

@@ -43,16 +43,24 @@ pub(super) fn take_requests(
     cupid: Res<Cupid>,
     mut requests: ResMut<DateRequests>,
     mut dates: ResMut<TownDates>,
-    ties: Query<&Relationships>,
+    people: Query<(&Relationships, &crate::sim::residents::Persona)>,
 ) {
     for (a, b) in std::mem::take(&mut requests.0) {
         let (Some(ia), Some(ib)) = (roster.idx(&a), roster.idx(&b)) else {
             continue;
         };
+        let persona = |i: RosterIdx| people.get(roster.entity_of(i)).ok().map(|(_, p)| p);
+        // Minors and family never date, whoever asks.
+        if let (Some(pa), Some(pb)) = (persona(ia), persona(ib))
+            && crate::cupid::refusal(&pa.0, &pb.0).is_some()
+        {
+            continue;
+        }
         let tie = |me: RosterIdx, other: RosterIdx| {
-            ties.get(roster.entity_of(me))
+            people
+                .get(roster.entity_of(me))
                 .ok()
-                .and_then(|r| r.by_idx(other))
+                .and_then(|(r, _)| r.by_idx(other))
                 .map(|r| (r.kind, r.strength))
         };
         let t = [tie(ia, ib), tie(ib, ia)];
