@@ -206,9 +206,7 @@ fn told(m: &Message, date: &Date) -> String {
             // Told as it is posed: the round is under way, not yet played.
             let round = date.rounds().len() + 1;
             let stage = date.posed().map_or("", |p| p.stage.label());
-            let when = Timeline::parse(&h.time).map_or(h.time.clone(), |t| {
-                format!("第{}天{}", t.day, t.part.label())
-            });
+            let when = Timeline::chinese(&h.time);
             format!(
                 "\n第 {round} 轮 · {when} · {stage}\n  【场景】{}\n  先问{}：{}\n  （主持人：{}）",
                 h.action.question,

@@ -34,6 +34,15 @@ impl fmt::Display for Timeline {
 }
 
 impl Timeline {
+    /// 「第6天 傍晚」: a model's `time` as the player reads it (text that is
+    /// no timeline is shown as written).
+    pub fn chinese(text: &str) -> String {
+        Timeline::parse(text).map_or_else(
+            || text.to_string(),
+            |t| format!("第{}天 {}", t.day.max(1), t.part.label()),
+        )
+    }
+
     /// Reads `"Day N, Part"` (case and spacing as a model writes them).
     pub fn parse(text: &str) -> Option<Timeline> {
         let lower = text.trim().to_ascii_lowercase();

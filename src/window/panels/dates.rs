@@ -120,7 +120,7 @@ fn lines_view(ui: &mut egui::Ui, lines: &[Line], names: &[String; 2], first: &Re
     for line in lines {
         match line {
             Line::Host(h) => block(ui, GREY, |ui| {
-                ui.label(egui::RichText::new(&h.time).small());
+                ui.label(egui::RichText::new(crate::cupid::Timeline::chinese(&h.time)).small());
                 ui.label(&h.action.question);
                 ui.label(
                     egui::RichText::new(&h.action.answers)
