@@ -331,3 +331,15 @@ fn a_town_date_needs_two_residents_and_not_the_host() {
         );
     }
 }
+
+/// Introverts (沈博远 28, 石松 18) never say they love crowds, and old
+/// friends (阿朵 and 林小溪) are not told it is their first meeting.
+#[test]
+fn rationales_fit_who_gives_them() {
+    for seed in 1..=4 {
+        let (shown, _) = date(&["shen", "shisong", "--seed", &seed.to_string()]);
+        assert!(!shown.contains("热热闹闹"), "{shown}");
+        let (shown, _) = date(&["adou", "xiaoxi", "--seed", &seed.to_string()]);
+        assert!(!shown.contains("第一次见面"), "{shown}");
+    }
+}

@@ -266,7 +266,7 @@ fn avatar_rationale(
         .iter()
         .copied()
         .max_by(|x, y| utility(me, *x).total_cmp(&utility(me, *y)));
-    let why = mine.map_or("我也说不清，跟着感觉走", trait_reason);
+    let why = mine.map_or("我也说不清，跟着感觉走", |t| trait_reason(me, t));
     let own = me
         .interests
         .iter()
@@ -288,11 +288,16 @@ fn avatar_rationale(
     format!("{why}{own}{answer}{tie}。")
 }
 
-/// What a trait says of me, in my voice.
-fn trait_reason(t: Trait) -> &'static str {
+/// What a trait says of me, in my voice: an introvert's warmth is not a
+/// love of crowds, nor an extravert's caution shyness.
+fn trait_reason(me: &Avatar, t: Trait) -> &'static str {
+    let introvert = me.personality.extraversion < 40.0;
     match t {
+        Trait::Initiative if introvert => "平时我不爱出头，可这次我想自己迈一步",
         Trait::Initiative => "我不喜欢干等，想到了就去做",
+        Trait::Warmth if introvert => "我不爱热闹，可和在乎的人待在一起，我很安心",
         Trait::Warmth => "我喜欢热热闹闹地和人相处",
+        Trait::Humour if introvert => "我话不多，但也想让气氛轻松一点",
         Trait::Care => "我更在意对方的感受",
         Trait::Candour => "有话直说，心里才踏实",
         Trait::Humour => "笑一笑，什么都好说",
@@ -449,7 +454,14 @@ fn host_rationale(view: &DateView<'_>, stage: Stage, scene: &Scene) -> String {
     let entering = view.rounds.last().is_none_or(|r| r.posed.stage != stage);
     let intro = match (entering, stage) {
         (false, _) => format!("仍在「{}」阶段", stage.label()),
-        (true, Stage::Meeting) => "两人第一次见面，先从轻松的相遇开始".into(),
+        (true, Stage::Meeting) => match view.avatars[0].tie {
+            // Old friends are not told it is their first meeting.
+            Some((RelationKind::Friend | RelationKind::CloseFriend, _)) => {
+                "两人本来就是朋友，这一次换个身份重新相遇".into()
+            }
+            Some((_, strength)) if strength >= 40.0 => "两人早就打过照面，这次好好认识一下".into(),
+            _ => "两人第一次见面，先从轻松的相遇开始".into(),
+        },
         (true, Stage::Dating) => "相识之后，该让他们单独相处了".into(),
         (true, Stage::Conflict) => "感情要经得起考验，接下来安排一点分歧".into(),
         (true, Stage::Commitment) => "走到这一步，要看两人愿不愿意许下承诺".into(),
@@ -469,10 +481,13 @@ fn host_rationale(view: &DateView<'_>, stage: Stage, scene: &Scene) -> String {
             view.rounds.len()
         ));
     }
-    let aim = match scene.after {
-        Some(After::Bad) => "给他们一个化解的机会",
-        Some(After::Good) => "趁热打铁",
-        None => "看看两人会怎么选",
+    // The host's words fit the score: no 「趁热打铁」 for a couple at 11.
+    let aim = match (scene.after, view.score) {
+        (Some(After::Bad), _) => "给他们一个化解的机会",
+        (Some(After::Good), s) if s >= 30 => "趁热打铁",
+        (Some(After::Good), _) => "让这点好感慢慢长起来",
+        (None, s) if s < 15 => "看看两人还能不能找到话说",
+        (None, _) => "看看两人会怎么选",
     };
     told.push_str(&format!("所以安排{}的这一幕，{aim}。", scene.time.label()));
     told
