@@ -38,6 +38,9 @@ pub struct ChatBank {
     pub back_long: Lines,
     /// A fact just told, by kind.
     pub told: BTreeMap<FactKind, Lines>,
+    /// A loss told (a relative who died): `{事实}`, `{种类}`.
+    #[serde(default)]
+    pub loss: Lines,
     /// A fact that replaced an older one (`{旧事实}`).
     pub corrected: Lines,
     /// A fact told again.

@@ -57,7 +57,12 @@ pub fn reply(cx: &ReplyContext<'_>) -> String {
     if let Some(more) = w.more(&parts.concat()) {
         parts.push(more);
     }
-    let text: String = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    let mut text: String = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    // An opening used often lately (a gesture and a stage line that start
+    // alike): open with another gesture, or without the one it has.
+    if w.opened(&text) >= 4 {
+        text = w.reopened(text);
+    }
     format!("{}{marks}", text.trim())
 }
 
@@ -187,6 +192,40 @@ impl<'a> Writer<'a> {
             })
     }
 
+    /// How many of the latest replies open as `text` does.
+    fn opened(&self, text: &str) -> usize {
+        let open = opening(text);
+        self.recent
+            .iter()
+            .filter(|r| r.starts_with(open.as_str()))
+            .count()
+    }
+
+    /// `text` opening differently: without its gesture, or with the least
+    /// used one.
+    fn reopened(&self, text: String) -> String {
+        if let Some(g) = self
+            .cx
+            .spec
+            .gestures
+            .iter()
+            .find(|g| text.starts_with(g.as_str()))
+        {
+            let bare = text[g.len()..].to_string();
+            if self.opened(&bare) < 4 {
+                return bare;
+            }
+        }
+        let bare = strip_gesture(&text);
+        self.cx
+            .spec
+            .gestures
+            .iter()
+            .map(|g| format!("{g}{bare}"))
+            .min_by_key(|t| self.opened(t))
+            .unwrap_or(text)
+    }
+
     /// A gesture to open with, every third reply or so (the least used lately).
     fn gesture(&self) -> Option<String> {
         let gestures = &self.cx.spec.gestures;
@@ -302,17 +341,30 @@ impl<'a> Writer<'a> {
             return self.pick(&self.bank.recall_any, &v).unwrap_or_default();
         }
         match facts.first() {
-            Some(f) => self
-                .pick(ChatBank::of(&self.bank.recall, f.kind), &vars_of(f))
-                // No line fits what is known (a pet without a name): the fact as told.
-                .or_else(|| self.pick(&self.bank.known, &vars_of(f)))
-                .unwrap_or_else(|| format!("{}。", f.to_you())),
+            Some(f) => {
+                let lines = ChatBank::of(&self.bank.recall, f.kind);
+                // Asked for a pet's name, say the name: lines that hold the value first.
+                let named: Vec<String> = lines
+                    .iter()
+                    .filter(|l| l.contains("{值}"))
+                    .cloned()
+                    .collect();
+                let lines = if f.value.is_empty() || named.is_empty() {
+                    lines
+                } else {
+                    &named[..]
+                };
+                self.pick(lines, &vars_of(f))
+                    // No line fits what is known (a pet without a name): the fact as told.
+                    .or_else(|| self.pick(&self.bank.known, &vars_of(f)))
+                    .unwrap_or_else(|| format!("{}。", f.to_you()))
+            }
             None => {
                 let asked = cx
                     .said
                     .recall_kinds()
                     .and_then(|k| k.first())
-                    .map_or("事", |k| k.label());
+                    .map_or("事", |k| k.asked());
                 let v = Vars {
                     asked: asked.to_string(),
                     ..Vars::default()
@@ -352,17 +404,33 @@ impl<'a> Writer<'a> {
     /// The facts the message told: a word on each (two at most).
     fn told(&self) -> Option<String> {
         let mut out = String::new();
+        let mut used: Vec<String> = Vec::new();
         for (fact, learnt) in self.cx.learnt.iter().take(2) {
             let mut v = vars_of(fact);
+            let loss = is_loss(&fact.value);
             let lines = match learnt {
+                // 「老伴去年走了」 is no news to welcome.
+                Learnt::New if loss && !self.bank.loss.is_empty() => &self.bank.loss,
                 Learnt::New => ChatBank::of(&self.bank.told, fact.kind),
+                // A pet told of before, named now: news, not a correction.
+                Learnt::Replaced(old) if old.value.is_empty() => {
+                    ChatBank::of(&self.bank.told, fact.kind)
+                }
                 Learnt::Replaced(old) if old.value != fact.value => {
                     v.old = old.value.clone();
                     &self.bank.corrected
                 }
                 _ => &self.bank.known,
             };
+            // Two facts in one message: not the same line twice.
+            let fresh: Vec<String> = lines
+                .iter()
+                .filter(|l| !used.contains(l))
+                .cloned()
+                .collect();
+            let lines = if fresh.is_empty() { lines } else { &fresh[..] };
             if let Some(line) = self.pick(lines, &v) {
+                used.extend(lines.iter().filter(|l| self.fill(l, &v) == line).cloned());
                 out.push_str(&line);
             }
         }
@@ -395,9 +463,8 @@ impl<'a> Writer<'a> {
             .map(|s| s.lines.as_slice())
             .unwrap_or_default();
         let mut lines: Vec<String> = stage.to_vec();
-        if topic.is_some() {
-            lines.extend(self.bank.small_talk.iter().cloned());
-        }
+        // Lines naming the topic drop out when the message has none.
+        lines.extend(self.bank.small_talk.iter().cloned());
         let v = Vars {
             topic: topic.unwrap_or_default(),
             ..Vars::default()
@@ -456,7 +523,13 @@ impl<'a> Writer<'a> {
             if fresh || key.chars().count() < 2 || !cx.message.contains(key) {
                 return None;
             }
-            self.pick(ChatBank::of(&self.bank.mentioned, f.kind), &vars_of(f))
+            // A relative who died is not asked after.
+            let lines = if is_loss(&f.value) {
+                &self.bank.loss
+            } else {
+                ChatBank::of(&self.bank.mentioned, f.kind)
+            };
+            self.pick(lines, &vars_of(f))
         })
     }
 
@@ -499,6 +572,21 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// Whether a fact tells of a death (老伴去年走了).
+fn is_loss(value: &str) -> bool {
+    ["去世", "过世", "走了", "不在了", "离开了我们"]
+        .iter()
+        .any(|w| value.contains(w))
+}
+
+/// `text` without a leading （…） action.
+fn strip_gesture(text: &str) -> &str {
+    match text.strip_prefix('（').and_then(|r| r.split_once('）')) {
+        Some((_, rest)) => rest,
+        None => text,
+    }
+}
+
 /// A fact's placeholders.
 fn vars_of(f: &PlayerFact) -> Vars {
     Vars {
@@ -516,8 +604,6 @@ fn spoken_memory(text: &str) -> String {
             return format!("你说过{said}。");
         }
     }
-    if text.contains("问我：") {
-        return String::new();
-    }
-    format!("我还记得，{}。", text.trim_end_matches('。'))
+    // A town memory (a night's summary) is not brought into a chat whole.
+    String::new()
 }

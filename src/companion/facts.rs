@@ -81,6 +81,21 @@ impl FactKind {
         }
     }
 
+    /// What a question about the kind asks after (你的工作, 你的爱好).
+    pub fn asked(self) -> &'static str {
+        match self {
+            FactKind::Name => "名字",
+            FactKind::Job => "工作",
+            FactKind::Home => "老家",
+            FactKind::Person => "朋友",
+            FactKind::Date => "纪念日",
+            FactKind::Food => "口味",
+            FactKind::Likes => "爱好",
+            FactKind::Dislikes => "忌口",
+            other => other.label(),
+        }
+    }
+
     /// The kind a label or snake-case name stands for (a model's JSON may use either).
     pub fn parse(text: &str) -> Option<FactKind> {
         let t = text.trim();
@@ -131,8 +146,13 @@ impl PlayerFact {
             FactKind::Name if a == crate::companion::said::CALL_ME => format!("你让我叫你{v}"),
             FactKind::Name => format!("你叫{v}"),
             FactKind::Age => format!("你{v}岁"),
+            FactKind::Job if a == crate::companion::said::MAJOR => format!("你学的是{v}"),
+            FactKind::Job if a == crate::companion::said::GRADE_OF => format!("你在读{v}"),
             FactKind::Job => {
-                if v.starts_with('在') || v.starts_with('做') || v.starts_with('当') {
+                if ['在', '做', '当', '开', '干']
+                    .iter()
+                    .any(|c| v.starts_with(*c))
+                {
                     format!("你{v}")
                 } else {
                     format!("你是{v}")
@@ -194,7 +214,7 @@ impl PlayerFacts {
         }
         let same_slot = |f: &PlayerFact| {
             f.kind == fact.kind
-                && (fact.kind.single() && (fact.kind != FactKind::Name || f.about == fact.about)
+                && (fact.kind.single() && f.about == fact.about
                     || (matches!(fact.kind, FactKind::Pet | FactKind::Family | FactKind::Person | FactKind::Date)
                         && f.about == fact.about
                         // A pet named now is the unnamed one told of before.

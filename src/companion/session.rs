@@ -152,7 +152,25 @@ impl ReplyContext<'_> {
                 .take(3)
                 .collect();
         }
-        kinds.iter().flat_map(|k| facts.of(*k).take(2)).collect()
+        // 「我儿子叫什么」: the son, not the newest relative told of.
+        let named = |f: &&PlayerFact| {
+            (!f.about.is_empty() && self.message.contains(f.about.as_str()))
+                || (!f.value.is_empty() && self.message.contains(f.value.as_str()))
+        };
+        // The first kind asked is the one answered (「我不爱吃什么」 is not 爱吃).
+        kinds
+            .iter()
+            .take(1)
+            .flat_map(|k| {
+                let of: Vec<&PlayerFact> = facts.of(*k).collect();
+                let first: Vec<&PlayerFact> = of.iter().copied().filter(named).collect();
+                if first.is_empty() {
+                    of.into_iter().take(2).collect::<Vec<_>>()
+                } else {
+                    first
+                }
+            })
+            .collect()
     }
 }
 
@@ -241,9 +259,21 @@ impl CompanionState {
         self.started.get_or_insert(now);
         self.messages += 1;
         let said = said::read(message);
-        let stated = voice
+        let mut stated = voice
             .read_facts(message, self)
             .unwrap_or_else(|| said.facts.clone());
+        // 「养狗」 then 「叫旺财」: the dog told of a moment ago gets its name.
+        if stated.is_empty()
+            && let (Some(name), Some(pet)) = (said::bare_name(message), self.facts.0.last())
+            && pet.kind == super::FactKind::Pet
+            && pet.value.is_empty()
+        {
+            stated.push(Stated {
+                kind: pet.kind,
+                about: pet.about.clone(),
+                value: name,
+            });
+        }
         let learnt = self.learn(stated, &said.retracts, message, now);
         let mut changes = self.affection.on_message(now.day_number());
         let decided = self.happened();

@@ -49,9 +49,30 @@ const KIND_WORDS: &[(FactKind, &[&str])] = &[
     (FactKind::Pet, &["宠物", "养的", "养了"]),
     (
         FactKind::Birthday,
-        &["生日", "哪天出生", "几月几号出生", "哪天生"],
+        &[
+            "生日",
+            "哪天出生",
+            "几月几号出生",
+            "哪天生",
+            "哪年",
+            "哪月",
+            "生的",
+        ],
     ),
     (FactKind::Age, &["几岁", "多大", "年龄", "岁数"]),
+    (
+        FactKind::Plan,
+        &[
+            "打算",
+            "计划",
+            "准备做",
+            "准备去",
+            "要去哪",
+            "去哪",
+            "想干",
+            "想做什么",
+        ],
+    ),
     (
         FactKind::Job,
         &[
@@ -61,14 +82,22 @@ const KIND_WORDS: &[(FactKind, &[&str])] = &[
             "做什么的",
             "干啥的",
             "做啥的",
+            "干嘛的",
             "干什么活",
             "做什么活",
             "干啥活",
             "上班",
             "干哪行",
+            "哪一行",
+            "哪行",
             "什么行业",
-            "做哪行",
             "是干嘛的",
+            "专业",
+            "学什么",
+            "读什么",
+            "学的什么",
+            "读的什么",
+            "开啥车",
         ],
     ),
     (
@@ -88,6 +117,20 @@ const KIND_WORDS: &[(FactKind, &[&str])] = &[
         ],
     ),
     (
+        FactKind::Dislikes,
+        &[
+            "讨厌",
+            "不喜欢",
+            "受不了",
+            "怕什么",
+            "最怕",
+            "不爱吃",
+            "不吃",
+            "不能吃",
+            "忌口",
+        ],
+    ),
+    (
         FactKind::Food,
         &[
             "爱吃",
@@ -98,9 +141,9 @@ const KIND_WORDS: &[(FactKind, &[&str])] = &[
             "爱喝",
             "喜欢喝",
             "吃什么",
+            "吃啥",
         ],
     ),
-    (FactKind::Dislikes, &["讨厌", "不喜欢", "受不了", "怕什么"]),
     (
         FactKind::Likes,
         &[
@@ -111,19 +154,37 @@ const KIND_WORDS: &[(FactKind, &[&str])] = &[
             "喜欢啥",
             "最喜欢的",
             "兴趣",
+            "消遣",
         ],
     ),
     (
         FactKind::Worry,
-        &["担心", "烦什么", "心事", "压力", "发愁", "烦恼", "愁什么"],
+        &[
+            "担心",
+            "烦什么",
+            "心事",
+            "压力",
+            "发愁",
+            "烦恼",
+            "愁什么",
+            "犯愁",
+        ],
     ),
     (
-        FactKind::Plan,
-        &["打算", "计划", "准备做", "准备去", "要去哪"],
+        FactKind::Family,
+        &["家里都有谁", "家里有谁", "家人", "家里有什么人"],
     ),
     (
         FactKind::Name,
-        &["名字", "叫什么", "叫啥", "怎么称呼", "我是谁", "叫我什么"],
+        &[
+            "名字",
+            "叫什么",
+            "叫啥",
+            "怎么称呼",
+            "我是谁",
+            "叫我什么",
+            "叫我啥",
+        ],
     ),
 ];
 
@@ -147,7 +208,7 @@ pub(super) fn question(text: &str) -> Question {
         "什么样的人",
         "怎么看我",
         "对我的印象",
-        "觉得我怎么样",
+        "觉得我",
         "觉得我这个人",
     ];
     if opinion.iter().any(|w| text.contains(w)) && mentions_me(text) {
@@ -162,7 +223,8 @@ pub(super) fn question(text: &str) -> Question {
     }
     let recall_words = RECALL.iter().any(|w| text.contains(w));
     let kinds = kinds_in(text);
-    let of_theirs = names_a_pet_or_relative(text) && !text.contains('你');
+    // 「暑假去哪」, 「狗叫啥」: no one named, a fact of the player's asked for.
+    let of_theirs = !text.contains('你');
     if recall_words || (!kinds.is_empty() && (mentions_me(text) || of_theirs)) {
         return Question::Recall(kinds);
     }
@@ -213,14 +275,6 @@ fn kinds_in(text: &str) -> Vec<FactKind> {
     kinds
 }
 
-fn names_a_pet_or_relative(text: &str) -> bool {
-    ANIMALS
-        .iter()
-        .chain(FAMILY)
-        .chain(PEOPLE)
-        .any(|a| text.contains(a))
-}
-
 fn date_topic(text: &str) -> Option<Topic> {
     ["几号", "几月", "星期几", "周几", "什么日子", "今天是"]
         .iter()
@@ -230,7 +284,16 @@ fn date_topic(text: &str) -> Option<Topic> {
 
 fn topic(text: &str) -> Topic {
     let has = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
-    if has(&["名字", "叫什么", "叫啥", "你是谁", "怎么称呼"]) {
+    if has(&[
+        "名字",
+        "叫什么",
+        "叫啥",
+        "你是谁",
+        "怎么称呼",
+        "说说你",
+        "讲讲你",
+        "介绍一下你",
+    ]) {
         Topic::Name
     } else if has(&["几岁", "多大", "多久", "多少年", "年纪"]) {
         Topic::Age

@@ -12,7 +12,7 @@ mod words;
 use serde::{Deserialize, Serialize};
 
 pub use ask::{Question, Topic};
-pub use state::{CALL_ME, Stated};
+pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, bare_name};
 
 use super::facts::FactKind;
 
@@ -156,7 +156,7 @@ pub fn read(message: &str) -> Said {
             continue;
         }
         said.retracts.extend(state::retracted_name(&c.text));
-        let stated = state::facts(&c.text, &mut last_pet);
+        let stated = facts_of(&c.text, &mut last_pet);
         said.facts.extend(stated);
         if said.feeling.is_none() {
             said.feeling = words::feeling(&c.text);
@@ -166,6 +166,31 @@ pub fn read(message: &str) -> Said {
     said.clauses = clauses.into_iter().map(|c| c.text).collect();
     said.acts = acts(message, &said);
     said
+}
+
+/// The facts a statement clause states. A clause with no subject is the
+/// player's own (「外卖员」, 「养狗」, 「老伴去年走了」): read as 我… or 我是…, but
+/// a bare 「叫旺财」 names no player.
+fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
+    let found = state::facts(clause, last_pet);
+    let subject = ['我', '你', '他', '她', '它']
+        .iter()
+        .any(|p| clause.contains(*p));
+    if !found.is_empty() || subject {
+        return found;
+    }
+    let mine = |f: &Stated| f.kind != FactKind::Name;
+    let as_mine: Vec<Stated> = state::facts(&format!("我{clause}"), last_pet)
+        .into_iter()
+        .filter(mine)
+        .collect();
+    if !as_mine.is_empty() {
+        return as_mine;
+    }
+    state::facts(&format!("我是{clause}"), last_pet)
+        .into_iter()
+        .filter(|f| matches!(f.kind, FactKind::Job | FactKind::Home))
+        .collect()
 }
 
 /// The facts of one message, each once: a pet named later in the message
@@ -215,7 +240,7 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
         (said.feeling.is_some(), Act::Feels),
         (forgives, Act::Forgives),
         (!forgives && has(words::BLAME), Act::Blames),
-        (has(words::MISS), Act::Misses),
+        (words::misses(message), Act::Misses),
         (words::confesses(message), Act::Confesses),
         (has(words::HELP), Act::NeedsHelp),
     ];

@@ -59,10 +59,11 @@ pub(crate) const ANIMALS: &[&str] = &[
     "龙猫",
     "小鸟",
 ];
-/// Family relations.
+/// Family relations (the short forms after 我: 我爸, 我姐).
 pub(crate) const FAMILY: &[&str] = &[
-    "妈妈", "爸爸", "母亲", "父亲", "老妈", "老爸", "老婆", "老公", "妻子", "丈夫", "女儿", "儿子",
-    "哥哥", "姐姐", "弟弟", "妹妹", "奶奶", "爷爷", "外婆", "外公", "姥姥", "姥爷",
+    "妈妈", "爸爸", "母亲", "父亲", "老妈", "老爸", "老婆", "老公", "老伴", "妻子", "丈夫", "女儿",
+    "儿子", "哥哥", "姐姐", "弟弟", "妹妹", "奶奶", "爷爷", "外婆", "外公", "姥姥", "姥爷", "孙女",
+    "孙子", "外孙", "儿媳", "女婿", "姐", "哥", "弟", "妹", "爸", "妈",
 ];
 /// Other people in one's life.
 pub(crate) const PEOPLE: &[&str] = &[
@@ -88,7 +89,7 @@ const JOB_ENDS: &[&str] = &[
 /// What is never a name, a place or a thing told.
 const NOT_VALUES: &[&str] = &[
     "什么", "啥", "谁", "你", "他", "她", "它", "这个", "那个", "这样", "那样", "一下", "这里",
-    "那里", "这儿", "那儿",
+    "那里", "这儿", "那儿", "嘛", "哪", "咋",
 ];
 
 fn re(pattern: &str) -> Regex {
@@ -102,9 +103,21 @@ macro_rules! pattern {
 }
 
 const HAN: &str = r"[\p{Han}A-Za-z·]";
+/// Adverbs between 我 and the verb (我这人最爱吃, 我平时喜欢).
+const ADV: &str =
+    "(?:这人|平时|平常|一直|从小|向来|本来|也|还|就|真的|特别|最|很|超|超级|非常|可|挺|都)*";
+/// The `about` of a job fact that is what the player studies …
+pub const MAJOR: &str = "专业";
+/// … and of the year or school they are in.
+pub const GRADE_OF: &str = "年级";
+
 pattern!(
     NAME,
-    &format!(r"(不|别)?(我叫|叫我|我的名字(?:是|叫)|我名字(?:是|叫))({HAN}{{1,6}})")
+    &format!(r"(不|别)?(我叫|叫我|喊我|称呼我|我的名字(?:是|叫)|我名字(?:是|叫))({HAN}{{1,6}})")
+);
+pattern!(
+    FULL_NAME,
+    r"^我是([陈王李张刘杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段雷钱汤尹黎易常武乔贺赖龚文][\p{Han}]{1,2})$"
 );
 pattern!(
     NOT_NAME,
@@ -112,11 +125,11 @@ pattern!(
 );
 pattern!(
     AGE,
-    r"(不)?我(?:今年|已经|快|才)?([0-9]{1,3}|[一二两三四五六七八九十]{1,3})(?:周)?岁"
+    r"(不)?我(?:今年|已经|快|才)?([0-9]{1,3}|[一二两三四五六七八九十]{1,3})(?:周)?岁|我今年()([0-9]{1,3}|[一二两三四五六七八九十]{2,3})了?$"
 );
 pattern!(
     JOB_IS,
-    r"(不)?我(?:是|当)(?:一名|一个|一位|个|名|位)?(\p{Han}{1,8})$"
+    r"(不)?我(?:现在|以前|之前|退休前|目前|原来|本来|其实)?(?:是|当)(?:一名|一个|一位|个|名|位)?(\p{Han}{1,8})$"
 );
 pattern!(
     JOB_AT,
@@ -127,18 +140,33 @@ pattern!(
     r"(不)?我(?:是)?(?:做|搞|干)(\p{Han}{1,8}?)的(?:呀|啊|哦|啦)?$"
 );
 pattern!(JOB_WORK, r"我的(?:工作|职业)是(\p{Han}{1,10})");
+pattern!(
+    STUDY,
+    r"我(?:是)?学(\p{Han}{2,6}?)的$|我学的是(\p{Han}{2,8})$|我(?:的)?专业是(\p{Han}{2,8})$"
+);
+pattern!(
+    GRADE,
+    r"我(?:现在)?(?:在)?(?:读|上)(大[一二三四]|研[一二三]|高[一二三]|初[一二三]|大学|高中|初中|研究生|博士)"
+);
+pattern!(JOB_SWITCH, r"改(?:行)?(开|做|当|干)(\p{Han}{2,6}?)了?$");
 pattern!(HOME_IS, r"(不)?我(?:是|来自)(\p{Han}{2,6}?)人");
 pattern!(HOME_FROM, r"(不)?我来自(\p{Han}{2,6})$");
-pattern!(HOME_CAME, r"我从(\p{Han}{2,6}?)(?:来的|过来的|搬来的|来)$");
-pattern!(HOME_TOWN, r"我的?(?:老家|家乡)(?:是|在)(\p{Han}{2,8})");
+pattern!(
+    HOME_CAME,
+    r"我(?:是)?从(\p{Han}{2,6}?)(?:来的|过来的|搬来的|来)$"
+);
+pattern!(
+    HOME_TOWN,
+    r"我的?(?:老家|家乡)(?:是|在)?(\p{Han}{2,8}?)(?:的|人)?$"
+);
 pattern!(HOME_GREW, r"我(?:是)?(?:在)(\p{Han}{2,6}?)(?:长大|出生)");
 pattern!(
     BIRTHDAY,
-    r"生日(?:是|在)?(.{0,4}?[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])"
+    r"生日(?:是|在)?((?:[0-9]{4}年)?[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])"
 );
 pattern!(
     BORN_ON,
-    r"我(?:是)?([0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])(?:出生|生日|生的)"
+    r"我(?:是)?((?:[0-9]{4}年)?[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])(?:出生|生日|生的)"
 );
 pattern!(
     DATE,
@@ -146,7 +174,7 @@ pattern!(
 );
 pattern!(
     FOOD,
-    &format!(r"(不)?我(?:最|很|特别|超|超级|非常|真的|也|还)?(?:喜欢|爱)(?:吃|喝)({HAN}{{1,8}})")
+    &format!(r"(不)?我{ADV}(?:喜欢|爱)(?:吃|喝)({HAN}{{1,8}})")
 );
 pattern!(
     FAVOURITE,
@@ -154,18 +182,18 @@ pattern!(
 );
 pattern!(
     LIKES,
-    &format!(r"(不)?我(?:最|很|特别|超|超级|非常|真的|也|还)?(?:喜欢|热爱|爱)({HAN}{{1,10}})")
+    &format!(r"(不)?我{ADV}(?:喜欢|热爱|爱)({HAN}{{1,10}})")
 );
 pattern!(HOBBY, &format!(r"我的爱好是({HAN}{{1,10}})"));
 pattern!(
     DISLIKES,
     &format!(
-        r"我(?:最|很|特别|超|非常|真的)?(?:不喜欢|讨厌|受不了|不爱|怕)(?:吃|喝)?({HAN}{{1,10}})"
+        r"我最(?:怕|讨厌|不喜欢)的(?:就)?是({HAN}{{1,10}})|我{ADV}(?:不喜欢|讨厌|受不了|不爱|怕|不吃|不能吃|吃不了)(?:吃|喝)?({HAN}{{1,10}})"
     )
 );
 pattern!(
     PLAN,
-    r"我(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要)(\p{Han}.{1,16})"
+    r"我(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬))(\p{Han}.{0,16})"
 );
 pattern!(
     PET_NAMED_BEFORE,
@@ -191,18 +219,18 @@ pattern!(
 pattern!(
     PET_KEPT,
     &format!(
-        r"我(?:家)?(?:养了|养着|养|有)(?:一只|一条|只|条|两只|一个)?({animals})",
+        r"我(?:家里|家)?(?:还|也)?(?:养了|养着|养|有)(?:一只|一条|只|条|两只|一个)?({animals})",
         animals = ANIMALS.join("|")
     )
 );
 pattern!(
     IT_IS_NAMED,
-    &format!(r"^(?:它|牠)?(?:的名字|名字)?(?:叫|是)({HAN}{{1,4}})")
+    &format!(r"^(?:它|牠)?(?:的名字|名字)?(?:叫|名叫)({HAN}{{1,4}})")
 );
 pattern!(
     RELATIVE,
     &format!(
-        r"^我(?:的|家)?(?:有(?:一个|个|两个)?)?({rel})(?:叫({HAN}{{1,4}}))?(.*)$",
+        r"^我(?:们)?(?:的|家里|家)?(?:还|也)?(?:有)?(?:一个|个|两个)?([^，。我]{{0,6}}?的|小)?({rel})(?:叫({HAN}{{1,4}}))?(.*)$",
         rel = [FAMILY, PEOPLE].concat().join("|")
     )
 );
@@ -211,7 +239,9 @@ pattern!(
 /// the message's last pet to a later 「它叫…」.
 pub(super) fn facts(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
     let mut out = Vec::new();
-    if let Some((v, call_me)) = name(clause) {
+    if let Some(c) = FULL_NAME.captures(clause) {
+        out.push(Stated::new(FactKind::Name, "", &c[1]));
+    } else if let Some((v, call_me)) = name(clause) {
         // 「叫我小雨」 is how to be called; 「我叫周雨」 the name.
         out.push(Stated::new(
             FactKind::Name,
@@ -222,7 +252,8 @@ pub(super) fn facts(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> 
     if let Some(c) = AGE.captures(clause)
         && c.get(1).is_none()
     {
-        out.push(Stated::new(FactKind::Age, "", &c[2]));
+        let n = c.get(2).or(c.get(4)).map_or("", |m| m.as_str());
+        out.push(Stated::new(FactKind::Age, "", n));
     }
     out.extend(job(clause));
     out.extend(home(clause));
@@ -283,11 +314,12 @@ pub const CALL_ME: &str = "称呼";
 fn name(clause: &str) -> Option<(String, bool)> {
     let c = NAME.captures(clause)?;
     // 「我家狗的名字叫旺财」, 「我妈叫我回家」: someone else's name, or no name.
+    let before = &clause[..c.get(0).map_or(0, |m| m.start())];
     let others = ANIMALS
         .iter()
         .chain(FAMILY)
         .chain(PEOPLE)
-        .any(|w| clause.contains(w));
+        .any(|w| before.contains(w));
     if c.get(1).is_some() || clause.contains("你的名字") || others {
         return None;
     }
@@ -302,6 +334,14 @@ fn name(clause: &str) -> Option<(String, bool)> {
     Some((v, &c[2] == "叫我"))
 }
 
+/// The name a bare 「叫旺财」 / 「它叫旺财」 gives (for a pet told of before).
+pub fn bare_name(message: &str) -> Option<String> {
+    let text = message.trim().trim_end_matches(['。', '！', '~', '～']);
+    let c = IT_IS_NAMED.captures(text)?;
+    let name = clean(&c[1])?;
+    (c.get(0)?.end() == text.len()).then_some(name)
+}
+
 /// The names a clause takes back (「我不叫小雨」, 「别叫我小雨」).
 pub(super) fn retracted_name(clause: &str) -> Option<String> {
     let c = NOT_NAME.captures(clause)?;
@@ -312,6 +352,20 @@ fn job(clause: &str) -> Option<Stated> {
     let job = |v: &str| Stated::new(FactKind::Job, "", v);
     if let Some(c) = JOB_WORK.captures(clause) {
         return clean(&c[1]).map(|v| job(&v));
+    }
+    if let Some(c) = STUDY.captures(clause) {
+        let major = c
+            .get(1)
+            .or(c.get(2))
+            .or(c.get(3))
+            .map_or("", |m| m.as_str());
+        return clean(major).map(|v| Stated::new(FactKind::Job, MAJOR, &v));
+    }
+    if let Some(c) = GRADE.captures(clause) {
+        return Some(Stated::new(FactKind::Job, GRADE_OF, &c[1]));
+    }
+    if let Some(c) = JOB_SWITCH.captures(clause) {
+        return clean(&c[2]).map(|v| job(&format!("{}{v}", &c[1])));
     }
     if let Some(c) = JOB_AT.captures(clause)
         && c.get(1).is_none()
@@ -403,7 +457,8 @@ fn dates(clause: &str) -> Option<Stated> {
 fn tastes(clause: &str) -> Vec<Stated> {
     let mut out = Vec::new();
     if let Some(c) = DISLIKES.captures(clause) {
-        if let Some(v) = clean(&c[1]) {
+        let v = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
+        if let Some(v) = clean(v) {
             out.push(Stated::new(FactKind::Dislikes, "", &v));
         }
         return out;
@@ -437,16 +492,20 @@ fn tastes(clause: &str) -> Vec<Stated> {
 
 fn relative(clause: &str) -> Option<Stated> {
     let c = RELATIVE.captures(clause)?;
-    let rel = &c[1];
+    let rel = &c[2];
     let kind = if FAMILY.contains(&rel) {
         FactKind::Family
     } else {
         FactKind::Person
     };
-    let value = match (c.get(2), c.get(3).map(|m| m.as_str().trim())) {
+    let said_of = c
+        .get(1)
+        .map(|m| m.as_str().trim_end_matches('的'))
+        .filter(|d| !d.is_empty() && *d != "小");
+    let value = match (c.get(3), c.get(4).map(|m| m.as_str().trim())) {
         (Some(name), _) => format!("叫{}", name.as_str()),
         (None, Some(rest)) if !rest.is_empty() => to_you(rest),
-        _ => String::new(),
+        _ => said_of.map(to_you).unwrap_or_default(),
     };
     Some(Stated::new(kind, rel, &value))
 }
@@ -466,8 +525,13 @@ const WORRY: &[&str] = &[
     "不知道怎么办",
     "愁",
     "心事",
+    "挂科",
+    "血压",
 ];
 
+/// A worry of the player's: said of themselves, or with no one else named.
 fn worries(clause: &str) -> bool {
-    WORRY.iter().any(|w| clause.contains(w)) && clause.contains('我')
+    let someone_else =
+        ["他", "她", "你"].iter().any(|p| clause.contains(p)) && !clause.contains('我');
+    WORRY.iter().any(|w| clause.contains(w)) && !someone_else
 }

@@ -208,3 +208,75 @@ fn the_companion_bench_holds_the_labels_the_chat_keeps() {
     }
     assert!(told >= 50, "{told}");
 }
+
+/// What play-testers said, read as they meant it.
+#[test]
+fn the_ways_play_testers_said_things() {
+    has(
+        "我养了一只橘猫，叫馒头，可胖了",
+        FactKind::Pet,
+        "橘猫",
+        "馒头",
+    );
+    assert!(
+        facts("我养了一只橘猫，叫馒头，可胖了")
+            .iter()
+            .all(|f| f.0 != FactKind::Name)
+    );
+    has(
+        "我现在在读大二，学的是计算机",
+        FactKind::Job,
+        MAJOR,
+        "计算机",
+    );
+    has("我是从成都来的，在杭州上学", FactKind::Home, "", "成都");
+    has(
+        "我的生日是2004年3月15号",
+        FactKind::Birthday,
+        "",
+        "2004年3月15号",
+    );
+    has(
+        "我平时喜欢打羽毛球和看动漫",
+        FactKind::Likes,
+        "",
+        "打羽毛球和看动漫",
+    );
+    has("我这人最爱吃饺子，韭菜鸡蛋馅的", FactKind::Food, "", "饺子");
+    has("我是陈静，大家都叫我静姐", FactKind::Name, "", "陈静");
+    has("我是陈静，大家都叫我静姐", FactKind::Name, CALL_ME, "静姐");
+    has("叫我杰哥", FactKind::Name, CALL_ME, "杰哥");
+    has("外卖员", FactKind::Job, "", "外卖员");
+    has(
+        "老伴去年走了，现在跟儿子儿媳一起住",
+        FactKind::Family,
+        "老伴",
+        "去年走了",
+    );
+    has(
+        "我们有个五岁的儿子叫乐乐",
+        FactKind::Family,
+        "儿子",
+        "叫乐乐",
+    );
+    has(
+        "家里还有一只仓鼠，名字叫芝麻",
+        FactKind::Pet,
+        "仓鼠",
+        "芝麻",
+    );
+    assert!(
+        facts("叫旺财").is_empty(),
+        "a bare name is no player's name"
+    );
+    assert_eq!(bare_name("叫旺财"), Some("旺财".into()));
+    assert!(facts("我干嘛的").is_empty(), "a question");
+    assert!(!read("想我老伴了").does(Act::Misses));
+    assert!(read("想我了吗").does(Act::Misses));
+    let first = |q: &str| read(q).recall_kinds().and_then(|k| k.first().copied());
+    assert_eq!(first("我跟你说过我不爱吃什么"), Some(FactKind::Dislikes));
+    assert_eq!(first("明年我打算干啥"), Some(FactKind::Plan));
+    assert_eq!(first("我读的是什么专业来着"), Some(FactKind::Job));
+    assert_eq!(first("暑假去哪"), Some(FactKind::Plan));
+    assert_eq!(first("我家里都有谁"), Some(FactKind::Family));
+}

@@ -18,8 +18,21 @@ const ASKING: &[&str] = &[
     "啥",
     "谁",
     "哪",
-    "几",
+    "几岁",
+    "几点",
+    "几号",
+    "几月",
+    "几年",
+    "几次",
+    "几个",
+    "几口",
     "多少",
+    "干嘛",
+    "干啥",
+    "说说你",
+    "讲讲你",
+    "介绍一下你",
+    "咋",
     "怎么",
     "来着",
     "是不是",
@@ -48,7 +61,11 @@ pub(super) fn clauses(message: &str) -> Vec<Clause> {
             return;
         }
         let text = match out.last() {
-            Some(prev) if !prev.question && prev.text.starts_with('我') && continues(&text) => {
+            Some(prev)
+                if !prev.question
+                    && prev.text.starts_with('我')
+                    && continues(&prev.text, &text) =>
+            {
                 format!("我{text}")
             }
             _ => text,
@@ -85,7 +102,12 @@ fn asks(text: &str) -> bool {
 }
 
 /// Whether a clause goes on from the one before with the same subject.
-fn continues(text: &str) -> bool {
+fn continues(prev: &str, text: &str) -> bool {
+    // 「我养了一只橘猫，叫馒头」: the cat is called 馒头, not the player.
+    let pet_before = super::state::ANIMALS.iter().any(|a| prev.contains(a));
+    if text.starts_with('叫') && pet_before {
+        return false;
+    }
     let starts = [
         "是",
         "在",
@@ -111,6 +133,9 @@ fn continues(text: &str) -> bool {
 
 /// Taking leave.
 pub(super) const GOODBYE: &[&str] = &[
+    "我得去",
+    "我先去",
+    "先撤了",
     "再见",
     "拜拜",
     "晚安",
@@ -151,10 +176,22 @@ pub(super) const BLAME: &[&str] = &[
     "你怎么这样",
     "说错了吧",
 ];
+/// Whether it misses the one spoken to: 「想我吗」, not 「想我老伴了」.
+pub(super) fn misses(message: &str) -> bool {
+    let about_me = message.match_indices("想我").any(|(i, w)| {
+        let next = message[i + w.len()..].chars().next();
+        next.is_none_or(|c| !is_han(c) || "吗了呢吧没".contains(c))
+    });
+    about_me || MISS.iter().any(|w| message.contains(w))
+}
+
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}')
+}
+
 /// Missing.
-pub(super) const MISS: &[&str] = &[
+const MISS: &[&str] = &[
     "想你",
-    "想我",
     "好久不见",
     "好久没来",
     "很久没来",
@@ -184,7 +221,8 @@ pub(super) fn greets(lower: &str) -> bool {
         "又见面",
         "好久不见",
     ];
-    HELLO.iter().any(|h| lower.starts_with(h))
+    const BACK: &[&str] = &["又来了", "又来啦", "我来啦", "回来了", "回来啦", "我又来"];
+    HELLO.iter().any(|h| lower.starts_with(h)) || BACK.iter().any(|b| lower.contains(b))
 }
 
 /// Whether it says it likes or loves the one spoken to.
@@ -198,7 +236,16 @@ pub(super) fn confesses(message: &str) -> bool {
 
 /// Bad feelings, longest first (不开心 before 开心).
 const BAD: &[&str] = &[
+    "没人陪",
+    "血压高",
+    "不舒服",
+    "腰疼",
+    "头疼",
+    "去世",
+    "过世",
+    "不在了",
     "心情不好",
+    "心情一般",
     "不开心",
     "不高兴",
     "睡不着",
