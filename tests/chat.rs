@@ -339,6 +339,17 @@ fn a_model_reads_facts_writes_the_profile_and_the_chat_replays() {
         .query_row("SELECT count(*) FROM profile_versions", [], |r| r.get(0))
         .unwrap();
     assert_eq!(versions, 2);
+    let last: String = db
+        .query_row(
+            "SELECT profile FROM profile_versions ORDER BY version DESC",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        last.contains("护士") && last.contains("豆包"),
+        "the saved profile: {last}"
+    );
     let pet: String = db
         .query_row(
             "SELECT value FROM player_facts WHERE kind = 'pet'",

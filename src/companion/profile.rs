@@ -30,6 +30,9 @@ pub struct PlayerProfile {
     pub relationship: String,
     /// What the player talked about lately.
     pub recent_topics: Vec<String>,
+    /// The player's facts when it was written (`职业：护士`, `宠物：橘猫「豆包」`).
+    #[serde(default)]
+    pub known: Vec<String>,
     /// Which rewrite this is (0: never written).
     #[serde(default)]
     pub version: u32,
@@ -73,6 +76,7 @@ pub fn rewrite(state: &CompanionState) -> PlayerProfile {
         recent_state: recent_state(state, &read),
         relationship: relationship(state),
         recent_topics: topics(&said[said.len().saturating_sub(20)..]),
+        known: state.facts.profile_lines(),
         version: state.profile.version + 1,
         written_by: "builtin".into(),
     }

@@ -195,6 +195,7 @@ pub(crate) fn read(db: &Connection) -> Result<Vec<(String, CompanionState)>, Sav
                 version: r.get(12)?,
                 written_by: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
                 recent_state: r.get::<_, Option<String>>(14)?.unwrap_or_default(),
+                known: Vec::new(),
             },
             (
                 r.get::<_, i32>(2)?,
@@ -213,6 +214,12 @@ pub(crate) fn read(db: &Connection) -> Result<Vec<(String, CompanionState)>, Sav
             .unwrap_or_default();
         let reached = Stage::of_chapter(chapter).unwrap_or(Stage::of(value));
         let profile_version = profile.version;
+        // The facts as the profile held them are kept with its version.
+        if let Some(kept) = read_past_profiles(db, &id, profile_version + 1)?.pop()
+            && kept.version == profile_version
+        {
+            profile.known = kept.known;
+        }
         let last_day = last.map(|t| GameTime(t).day_number());
         let state = CompanionState {
             affection: Affection::restored(value, reached, streak, last_day),

@@ -104,6 +104,14 @@ fn told_facts_come_back_in_other_words_after_days_and_no_question_is_a_name() {
         assert!(reply.contains(fact), "{question} → {reply}");
         assert_eq!(state.facts.name(), Some("小夏"), "{question} named nobody");
     }
+    let filler: Vec<(&str, i64)> = (state.messages..20).map(|_| ("今天风很大", 3)).collect();
+    chat(&mut state, &spec, &filler);
+    assert_eq!(state.profile.version, 1, "rewritten at 20 messages");
+    let kept = state.profile.known.join("\n");
+    assert!(
+        kept.contains("护士") && kept.contains("豆包"),
+        "the saved profile: {kept}"
+    );
     let profile = super::super::profile::lines(&state.profile, &state.facts).join("\n");
     assert!(
         profile.contains("护士") && profile.contains("豆包"),
