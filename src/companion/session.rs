@@ -299,53 +299,11 @@ impl CompanionState {
             apart,
         });
         let (found, text) = moments::parse_reply(&raw, &candidates);
-        let mut records = Vec::new();
-        for (m, status) in found {
-            let (gain, reason) = match status {
-                MomentStatus::Failed => (
-                    m.failed_gain,
-                    super::ChangeReason::KeyMoment {
-                        id: format!("{}:failed", m.id),
-                    },
-                ),
-                _ => (m.gain, super::ChangeReason::KeyMoment { id: m.id.clone() }),
-            };
-            let change = self.affection.add(gain, reason);
-            records.push(MomentRecord {
-                id: m.id.clone(),
-                chapter: m.chapter,
-                name: m.name.clone(),
-                time: now,
-                user: message.to_string(),
-                reply: text.clone(),
-                gained: change.as_ref().map_or(0, |c| c.delta),
-                status,
-            });
-            changes.extend(change);
-        }
-        self.pending
-            .retain(|id| !records.iter().any(|r| &r.id == id));
-        for m in &candidates {
-            if !records.iter().any(|r| r.id == m.id) && !self.pending.contains(&m.id) {
-                self.pending.push(m.id.clone());
-            }
-        }
+        let records = self.settle(&candidates, found, (message, &text, now), &mut changes);
         self.record(message, &text, now, &changes, &records);
         let after = self.stage();
-        let profile = (self.messages.is_multiple_of(PROFILE_EVERY) || after != before).then(|| {
-            let mut next = voice
-                .write_profile(self)
-                .unwrap_or_else(|| profile::rewrite(self));
-            next.version = self.profile.version + 1;
-            next.nickname = next
-                .nickname
-                .or_else(|| self.facts.name().map(str::to_string));
-            let old = std::mem::replace(&mut self.profile, next);
-            if old.version > 0 {
-                self.past_profiles.push(old);
-            }
-            self.profile.clone()
-        });
+        let rewrite = self.messages.is_multiple_of(PROFILE_EVERY) || after != before;
+        let profile = rewrite.then(|| self.rewrite_profile(voice));
         Turn {
             reply: text,
             changes,
@@ -354,6 +312,63 @@ impl CompanionState {
             profile,
             learnt,
         }
+    }
+
+    /// The moments the reply decided: their affection, their verbatim
+    /// record; the candidates left undecided stay pending.
+    fn settle(
+        &mut self,
+        candidates: &[&KeyMomentSpec],
+        found: Vec<(&KeyMomentSpec, MomentStatus)>,
+        (message, reply, now): (&str, &str, GameTime),
+        changes: &mut Vec<AffectionChange>,
+    ) -> Vec<MomentRecord> {
+        let mut records = Vec::new();
+        for (m, status) in found {
+            let (gain, id) = match status {
+                MomentStatus::Failed => (m.failed_gain, format!("{}:failed", m.id)),
+                _ => (m.gain, m.id.clone()),
+            };
+            let change = self
+                .affection
+                .add(gain, super::ChangeReason::KeyMoment { id });
+            records.push(MomentRecord {
+                id: m.id.clone(),
+                chapter: m.chapter,
+                name: m.name.clone(),
+                time: now,
+                user: message.to_string(),
+                reply: reply.to_string(),
+                gained: change.as_ref().map_or(0, |c| c.delta),
+                status,
+            });
+            changes.extend(change);
+        }
+        self.pending
+            .retain(|id| !records.iter().any(|r| &r.id == id));
+        for m in candidates {
+            if !records.iter().any(|r| r.id == m.id) && !self.pending.contains(&m.id) {
+                self.pending.push(m.id.clone());
+            }
+        }
+        records
+    }
+
+    /// The next version of the profile (the model's, else the built-in
+    /// brain's); the current one is kept among the past ones.
+    fn rewrite_profile(&mut self, voice: &mut dyn Voice) -> PlayerProfile {
+        let mut next = voice
+            .write_profile(self)
+            .unwrap_or_else(|| profile::rewrite(self));
+        next.version = self.profile.version + 1;
+        next.nickname = next
+            .nickname
+            .or_else(|| self.facts.name().map(str::to_string));
+        let old = std::mem::replace(&mut self.profile, next);
+        if old.version > 0 {
+            self.past_profiles.push(old);
+        }
+        self.profile.clone()
     }
 
     /// Keeps what a message stated; a name given is used at once, not only

@@ -3,14 +3,22 @@ use std::collections::HashMap;
 use super::*;
 use crate::companion::builtin::{self, opening};
 
+/// The guardian's `companion:` from the shipped `residents.yaml`, read on
+/// its own (the companion knows nothing of scenarios).
 fn spec() -> CompanionSpec {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/heartvale");
-    let scenario = crate::scenario::Scenario::load(&dir).unwrap();
-    let guardian = scenario
-        .residents
-        .iter()
-        .find(|p| p.id.as_str() == "guardian");
-    (**guardian.unwrap().companion.as_ref().unwrap()).clone()
+    #[derive(serde::Deserialize)]
+    struct Resident {
+        id: String,
+        companion: Option<CompanionSpec>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Residents {
+        residents: Vec<Resident>,
+    }
+    let text = include_str!("../../../scenarios/heartvale/residents.yaml");
+    let file: Residents = crate::base::parse_yaml(text).unwrap();
+    let guardian = file.residents.into_iter().find(|r| r.id == "guardian");
+    guardian.and_then(|g| g.companion).unwrap()
 }
 
 /// A chat run with the built-in brain: `(message, day)`; returns the replies.
