@@ -282,10 +282,16 @@ pub(super) fn gist(text: &str) -> String {
         out.push_str(clause);
     }
     // A quotation that does not fit whole (a notice's text) is left out.
+    // A quotation that does not fit whole (a notice's text, a choice) is
+    // left out with the clause it belongs to: 「我选了「」 never ends a gist.
     if out.matches('「').count() > out.matches('」').count()
         && let Some(open) = out.rfind('「')
     {
-        out.truncate(open);
+        let clause = out[..open]
+            .rfind(['，', '；', '。'])
+            .map_or(0, |b| b + out[b..].chars().next().map_or(0, char::len_utf8));
+        let before_colon = out[..open].ends_with('：');
+        out.truncate(if before_colon { open } else { clause });
     }
     if out.is_empty() {
         // One long clause: up to its first natural break.
@@ -324,6 +330,12 @@ mod tests {
         assert_eq!(
             gist(skill),
             "和苏文谈了「关心近况」，了解到心情：不错；近况：最近在整理旧书，挺忙的"
+        );
+        // A date's memory: the choice's quotation goes with its sentence.
+        let date = "和阿朵在星火酒馆约会，处得很投机，约好了还要再见（钟大川主持，7 轮，38 分，良好）。有一幕我选了「主动打招呼，介绍自己」，阿朵选了「点头回以微笑」，我心里一暖。";
+        assert_eq!(
+            gist(date),
+            "和阿朵在星火酒馆约会，处得很投机，约好了还要再见"
         );
         let text = "4月6日回顾：最难忘的是和马铁为手艺吵了一架，不欢而散。这一天还：打算去参加心谷联谊会。";
         assert_eq!(most_of_all(text), Some("和马铁为手艺吵了一架，不欢而散"));

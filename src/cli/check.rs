@@ -45,15 +45,22 @@ fn check_scenario(path: &Path, out: &mut impl Write) -> usize {
         problems += check_scripts(set, out);
     }
     let scenes = path.join("cupid").join("scenes.yaml");
+    let loaded = Scenario::load(path);
+    // The scenes are checked against the town when it loads (places,
+    // residents named), on their own otherwise.
+    let bank = match &loaded {
+        Ok(town) => crate::cupid::SceneBank::load_for(&scenes, town),
+        Err(_) => crate::cupid::SceneBank::load(&scenes),
+    };
     if scenes.exists()
-        && let Err(diags) = crate::cupid::SceneBank::load(&scenes)
+        && let Err(diags) = bank
     {
         problems += diags.len();
         for d in diags.iter() {
             let _ = writeln!(out, "{d}");
         }
     }
-    match Scenario::load(path) {
+    match loaded {
         Ok(s) => eprintln!(
             "ok: {} — {} ({} residents, {} locations)",
             path.display(),

@@ -25,8 +25,8 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
     if let Some(why) = crate::cupid::refusal(a, b) {
         return Err(CliError::failed(why));
     }
-    let bank =
-        SceneBank::load(&dir.join("cupid").join("scenes.yaml")).map_err(CliError::Scenario)?;
+    let bank = SceneBank::load_for(&dir.join("cupid").join("scenes.yaml"), &town)
+        .map_err(CliError::Scenario)?;
     let bank = Arc::new(bank);
     let settings = LlmSettings::resolve(
         &args.llm,
@@ -52,6 +52,16 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
         None => None,
     };
     println!("💘 约会：{} × {}（种子 {seed}）", a.name, b.name);
+    // The town's own host never hosts its own date: the stand-in says so.
+    if let Some(host) = [a, b]
+        .into_iter()
+        .find(|p| p.host == Some(crate::scenario::HostRole::Cupid))
+    {
+        println!(
+            "（{}平时是镇上的约会主持人；这一次是自己赴约，由丘比特代为主持。）",
+            host.name
+        );
+    }
     let mut date = Date::new(Avatar::new(a, b), Avatar::new(b, a), args.rounds);
     let mut mind = minds.start(seed)?;
     if let Some(m) = mind.llm() {

@@ -149,6 +149,10 @@ pub struct Posed {
     pub options: Vec<String>,
     /// Each option's traits, when the scene comes from the bank.
     pub traits: Vec<Vec<Trait>>,
+    /// Where it happens, when the bank says (empty for a model's scene):
+    /// rationales recall rounds by place (「上次在柳溪河畔」).
+    #[serde(default)]
+    pub place: String,
 }
 
 impl Posed {

@@ -5,9 +5,10 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use serde_saphyr::Spanned;
+use serde_saphyr::{Location, Spanned};
 
 use crate::base::{Diagnostic, Diagnostics, parse_yaml};
+use crate::scenario::{RelationKind, Scenario};
 
 /// Where a date stands in the story; the host raises the difficulty in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -86,6 +87,27 @@ pub enum Trait {
 }
 
 impl Trait {
+    /// Every trait, in the order the enum lists them.
+    pub const ALL: [Trait; 12] = [
+        Trait::Initiative,
+        Trait::Warmth,
+        Trait::Care,
+        Trait::Candour,
+        Trait::Humour,
+        Trait::Adventure,
+        Trait::Caution,
+        Trait::Compromise,
+        Trait::Firmness,
+        Trait::Avoidance,
+        Trait::Independence,
+        Trait::Romance,
+    ];
+
+    /// Its place in [`Trait::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The trait's Chinese word, as scene files write it.
     pub fn label(self) -> &'static str {
         match self {
@@ -178,6 +200,49 @@ pub enum After {
     Bad,
 }
 
+/// The tie a scene suits: how well the two know each other before the date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tie {
+    /// Never really talked.
+    Stranger,
+    /// Know each other to talk to.
+    Acquaintance,
+    /// Friends, close or not: never told it is their first meeting.
+    Friend,
+    /// Work together.
+    Colleague,
+}
+
+impl Tie {
+    /// Every tie: what a scene without `ties` suits.
+    pub const ALL: [Tie; 4] = [
+        Tie::Stranger,
+        Tie::Acquaintance,
+        Tie::Friend,
+        Tie::Colleague,
+    ];
+
+    /// The pair's tie, from both sides' relationship to the other: the
+    /// closer one counts (a friend on one side is a friendship).
+    pub fn of_pair(ties: [Option<RelationKind>; 2]) -> Tie {
+        let rank = |k: Option<RelationKind>| match k {
+            Some(RelationKind::Friend | RelationKind::CloseFriend | RelationKind::Family) => {
+                (3, Tie::Friend)
+            }
+            Some(RelationKind::Colleague) => (2, Tie::Colleague),
+            Some(RelationKind::Acquaintance) => (1, Tie::Acquaintance),
+            Some(RelationKind::Stranger) | None => (0, Tie::Stranger),
+        };
+        let [a, b] = ties.map(rank);
+        if a.0 >= b.0 { a.1 } else { b.1 }
+    }
+
+    fn all() -> Vec<Tie> {
+        Tie::ALL.to_vec()
+    }
+}
+
 /// One answer a side may give.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -196,6 +261,20 @@ pub struct Scene {
     pub id: Spanned<String>,
     /// When in the day it happens.
     pub time: DayPart,
+    /// Its place in the stage's story: 1 early, 2 middle, 3 late (a first
+    /// walk is 1, a picnic 2). The host never goes back to an earlier step.
+    #[serde(default = "middle_step")]
+    pub step: Spanned<u8>,
+    /// The ties it suits (all four when left out).
+    #[serde(default = "Tie::all")]
+    pub ties: Vec<Tie>,
+    /// Where it happens: the scenario's place names.
+    #[serde(default)]
+    pub places: Vec<String>,
+    /// Town jobs the scene mentions (酒馆老板): it is not played when one
+    /// of the two has that job.
+    #[serde(default)]
+    pub roles: Vec<String>,
     /// Which turn of the story it suits, if any.
     #[serde(default)]
     pub after: Option<After>,
@@ -205,6 +284,25 @@ pub struct Scene {
     pub question: String,
     /// 2–4 answers.
     pub options: Spanned<Vec<SceneOption>>,
+}
+
+fn middle_step() -> Spanned<u8> {
+    Spanned::new(2, Location::UNKNOWN, Location::UNKNOWN)
+}
+
+impl Scene {
+    /// Whether the scene names `name` anywhere a player reads.
+    pub fn names(&self, name: &str) -> bool {
+        !name.is_empty()
+            && (self.scene.contains(name)
+                || self.question.contains(name)
+                || self.options.value.iter().any(|o| o.text.contains(name)))
+    }
+
+    /// Where it happens, for the host's words (empty when untagged).
+    pub fn place(&self) -> &str {
+        self.places.first().map_or("", String::as_str)
+    }
 }
 
 /// One stage's scenes.
@@ -238,6 +336,47 @@ impl SceneBank {
                 ))
             })?;
         Self::parse(&text, path)
+    }
+
+    /// A scenario's own scene file, checked against the scenario too: every
+    /// place it names is one of the town's, and no scene names a resident
+    /// (anyone may be on the date: 「酒馆老板」 with `roles`, never 钟大川).
+    pub fn load_for(path: &Path, scenario: &Scenario) -> Result<SceneBank, Diagnostics> {
+        let bank = Self::load(path)?;
+        let mut out = Diagnostics::default();
+        let places: Vec<&str> = scenario
+            .town
+            .locations
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect();
+        for (i, st) in bank.stages.iter().enumerate() {
+            for (j, sc) in st.scenes.iter().enumerate() {
+                let field = format!("stages[{i}].scenes[{j}]");
+                for p in sc.places.iter().filter(|p| !places.contains(&p.as_str())) {
+                    let msg = format!(
+                        "scene `{}` is set in `{p}`, not a place of this town",
+                        sc.id.value
+                    );
+                    let mut d = Diagnostic::at(path, &sc.id, &format!("{field}.places"), msg);
+                    d.hint = Some(format!("one of: {}", places.join("、")));
+                    out.push(d);
+                }
+                for r in scenario.residents.iter().filter(|r| sc.names(&r.name)) {
+                    let msg = format!(
+                        "scene `{}` names {}, who may be on the date",
+                        sc.id.value, r.name
+                    );
+                    let mut d = Diagnostic::at(path, &sc.id, &field, msg);
+                    d.hint = Some(format!(
+                        "call them by their job (「{}」) and add `roles: [{}]`",
+                        r.occupation, r.occupation
+                    ));
+                    out.push(d);
+                }
+            }
+        }
+        if out.is_empty() { Ok(bank) } else { Err(out) }
     }
 
     /// The default town's scene bank, built in: what a town without its own
@@ -289,6 +428,19 @@ impl SceneBank {
                 if !ids.insert(sc.id.value.clone()) {
                     let msg = format!("scene id `{}` is used twice", sc.id.value);
                     out.push(Diagnostic::at(path, &sc.id, &format!("{field}.id"), msg));
+                }
+                if !(1..=3).contains(&sc.step.value) {
+                    let msg = format!("a scene's step is 1, 2 or 3, this one {}", sc.step.value);
+                    let mut d = Diagnostic::at(path, &sc.step, &format!("{field}.step"), msg);
+                    d.hint = Some("1 early in the stage, 2 middle, 3 late".into());
+                    out.push(d);
+                }
+                if sc.places.is_empty() {
+                    let msg = "a scene says where it happens".to_string();
+                    let mut d = Diagnostic::at(path, &sc.id, &format!("{field}.places"), msg);
+                    d.hint =
+                        Some("add `places: [柳溪河畔]` with the scenario's place names".into());
+                    out.push(d);
                 }
                 if !(2..=4).contains(&sc.options.value.len()) {
                     let msg = format!(

@@ -49,6 +49,7 @@ impl Minds for Unruly {
             stage: Stage::Meeting,
             options,
             traits: vec![vec![], vec![]],
+            place: String::new(),
         }
     }
 
@@ -248,4 +249,184 @@ fn the_host_scores_as_the_design_examples() {
     assert!(why.iter().any(|w| w.contains("不愿妥协")));
     let (d, _) = score_pair(&[Avoidance], &[Avoidance], Stage::Dating, true, 30);
     assert!(d < 0);
+}
+
+/// Ten adult pairs of 心谷镇, strangers to old friends, three seeds each.
+fn many_dates() -> Vec<(String, String, Date)> {
+    let t = town();
+    let pairs = [
+        ("su", "shisong"),
+        ("heqing", "su"),
+        ("adou", "xiaoxi"),
+        ("ma", "shen"),
+        ("zhong", "heqing"),
+        ("adou", "ma"),
+        ("xiaoxi", "shisong"),
+        ("su", "shen"),
+        ("heqing", "shisong"),
+        ("zhong", "su"),
+    ];
+    let mut out = Vec::new();
+    for (x, y) in pairs {
+        for seed in 1..=3 {
+            let (a, b) = avatars(&t, x, y);
+            let mut date = Date::new(a, b, MAX_ROUNDS);
+            date.play(&mut OfflineMinds::new(bank(), seed));
+            out.push((x.to_string(), y.to_string(), date));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_shipped_bank_is_big_tagged_and_names_nobody() {
+    let t = town();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/heartvale/cupid/scenes.yaml");
+    let bank = SceneBank::load_for(&path, &t).unwrap_or_else(|e| panic!("{e}"));
+    let all: Vec<&scenes::Scene> = Stage::ALL.iter().flat_map(|&s| bank.scenes(s)).collect();
+    assert!(all.len() >= 60, "{} scenes", all.len());
+    for s in Stage::ALL {
+        assert!(bank.scenes(s).len() >= 12, "{s:?}");
+    }
+    // Friends have scenes of their own at the first meeting.
+    let friendly = bank
+        .scenes(Stage::Meeting)
+        .iter()
+        .filter(|s| s.ties.contains(&scenes::Tie::Friend))
+        .count();
+    assert!(friendly >= 3, "{friendly}");
+}
+
+#[test]
+fn a_scene_naming_a_resident_is_an_error_at_its_line() {
+    let t = town();
+    let dir = std::env::temp_dir().join(format!("heartvale-scenes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scenes.yaml");
+    let good = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/heartvale/cupid/scenes.yaml"),
+    )
+    .unwrap();
+    let bad = good.replacen("满屋的熟客起哄", "钟大川起哄", 1);
+    std::fs::write(&path, bad).unwrap();
+    let err = SceneBank::load_for(&path, &t).unwrap_err().to_string();
+    assert!(err.contains("names 钟大川"), "{err}");
+    assert!(err.contains("scenes.yaml:"), "{err}");
+    let nowhere = good.replacen("places: [星火酒馆]", "places: [月球]", 1);
+    std::fs::write(&path, nowhere).unwrap();
+    let err = SceneBank::load_for(&path, &t).unwrap_err().to_string();
+    assert!(err.contains("月球"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dates_vary_follow_the_story_and_last() {
+    let dates = many_dates();
+    let n = dates.len();
+    let mut opens = std::collections::HashMap::<String, usize>::new();
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let bank = bank();
+    let step_of = |q: &str| {
+        Stage::ALL
+            .iter()
+            .flat_map(|&s| bank.scenes(s))
+            .find(|s| q.starts_with(&s.scene))
+            .map(|s| s.step.value)
+    };
+    let mut rounds = 0;
+    for (_, _, d) in &dates {
+        rounds += d.rounds().len();
+        let qs: Vec<&str> = d
+            .rounds()
+            .iter()
+            .map(|r| r.posed.host.action.question.as_str())
+            .collect();
+        *opens.entry(qs[0].to_string()).or_default() += 1;
+        for q in &qs {
+            *seen.entry(q.to_string()).or_default() += 1;
+        }
+        // Within a stage the story never goes back a step.
+        for w in d.rounds().windows(2) {
+            let [x, y] = w else { unreachable!() };
+            if x.posed.stage == y.posed.stage {
+                let (a, b) = (
+                    step_of(&x.posed.host.action.question),
+                    step_of(&y.posed.host.action.question),
+                );
+                assert!(
+                    a <= b,
+                    "{:?} then {:?}",
+                    x.posed.host.action.question,
+                    y.posed.host.action.question
+                );
+            }
+        }
+    }
+    assert!(opens.values().all(|&k| 2 * k <= n), "{opens:?}");
+    assert!(
+        seen.values().all(|&k| 2 * k <= n),
+        "a scene in over half the dates"
+    );
+    assert!(
+        rounds as f32 / n as f32 >= 5.0,
+        "{rounds} rounds in {n} dates"
+    );
+}
+
+#[test]
+fn rationales_are_in_character_and_not_one_sentence() {
+    let mut sentences = std::collections::HashMap::<String, usize>::new();
+    let mut total = 0;
+    let friends = [("heqing", "su"), ("adou", "xiaoxi")];
+    for (x, y, d) in many_dates() {
+        for (k, r) in d.rounds().iter().enumerate() {
+            if k == 0 && friends.contains(&(x.as_str(), y.as_str())) {
+                assert!(
+                    !r.posed.host.rationale.contains("第一次见"),
+                    "{}",
+                    r.posed.host.rationale
+                );
+            }
+            for (id, turn, _) in &r.choices {
+                let me = d.avatars().iter().find(|a| a.id == *id);
+                if let Some(a) = me.filter(|a| a.personality.extraversion < 30.0) {
+                    assert!(
+                        !turn.rationale.contains("热闹"),
+                        "{}: {}",
+                        a.name,
+                        turn.rationale
+                    );
+                }
+                for s in turn.rationale.split('。').filter(|s| !s.is_empty()) {
+                    *sentences.entry(s.to_string()).or_default() += 1;
+                    total += 1;
+                }
+            }
+        }
+    }
+    let (top, k) = sentences.iter().max_by_key(|(_, k)| **k).unwrap();
+    assert!(*k * 10 <= total, "「{top}」 is {k} of {total}");
+}
+
+#[test]
+fn later_rounds_recall_earlier_ones() {
+    let recalled = many_dates().iter().any(|(_, _, d)| {
+        d.rounds().iter().skip(1).any(|r| {
+            r.choices
+                .iter()
+                .any(|(_, t, _)| t.rationale.contains("上次在") || t.rationale.contains("那一回"))
+        })
+    });
+    assert!(recalled, "an avatar's reason recalls an earlier round");
+    let host_recalls = many_dates().iter().any(|(_, _, d)| {
+        d.rounds()
+            .iter()
+            .any(|r| r.posed.host.rationale.contains("要紧的是第"))
+    });
+    assert!(
+        host_recalls,
+        "the host recalls the rounds that moved the score"
+    );
 }

@@ -29,7 +29,8 @@ impl Speaker<'_, '_> {
                 put("day", day_from(cx.now, i64::from(day)));
                 put("place", w.town.name(place).to_string());
             }
-            About::Date { a, b, day } => {
+            About::Date { a, b, day, went } => {
+                put("felt", went.felt().to_string());
                 put("a", name(a));
                 put("b", other(other_of(a, b, me)));
                 put("day", day_from(cx.now, i64::from(day)));
@@ -73,6 +74,7 @@ impl Speaker<'_, '_> {
         Some(match about {
             About::Gathering { .. } => &n.gathering,
             About::Quarrel { .. } => &n.quarrel,
+            About::Date { went, .. } if !went.happy() => n.date_badly.as_ref().unwrap_or(&n.date),
             About::Date { .. } => &n.date,
             About::StoodUp { .. } => &n.stood_up,
             About::Hobby { .. } => &n.hobby,

@@ -40,6 +40,8 @@ const GOING_CHANCE: f32 = 0.3;
 /// The chance that one with news tells it in a new line (more for the
 /// sociable and the well-informed).
 const NEWS_CHANCE: f32 = 0.3;
+/// How much likelier one tells of one's own date than of other news.
+const OWN_DATE_EAGERNESS: f32 = 0.35;
 
 /// One line of a conversation. A closing line ends with `[END]`.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> Said {
@@ -219,7 +221,11 @@ impl Speaker<'_, '_> {
             } else {
                 0.0
             };
-        if self.roll(12) >= NEWS_CHANCE + chatty {
+        // One's own date is on one's mind for a day or two: told readily.
+        let own_date = matches!(fact.about, crate::sim::knowledge::About::Date { .. })
+            && fact.about.people().contains(&cx.speaker_idx);
+        let eager = if own_date { OWN_DATE_EAGERNESS } else { 0.0 };
+        if self.roll(12) >= NEWS_CHANCE + chatty + eager {
             return None;
         }
         self.tell(&fact.about)

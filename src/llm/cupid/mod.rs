@@ -332,6 +332,7 @@ impl HostRead {
             stage: stage_of(round, max),
             traits: vec![Vec::new(); self.options.len()],
             options: self.options,
+            place: String::new(),
         }
     }
 

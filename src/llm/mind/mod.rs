@@ -255,9 +255,13 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
         route.push(r);
     }
     world.insert_resource(BrainLabel(brain_label(&endpoints, &route)));
-    // The host thinks with a model: so do the dates it hosts.
+    // The host thinks with a model: so do the dates it hosts — unless calls
+    // are capped per day: a date's thirty-odd calls go out on a thread of
+    // their own, past the gate that counts them, so a capped town's dates
+    // are played by the built-in host.
     let cupid = world.get_resource::<Cupid>().cloned();
     if let Some((cupid, (host, _))) = cupid.and_then(|c| Some((c.clone(), c.host?)))
+        && settings.max_calls_per_day.is_none()
         && let Some(&Some(e)) = route.get(host.i())
     {
         let dates = crate::llm::cupid::town_dates(&settings, &endpoints[e], cupid.bank.clone());

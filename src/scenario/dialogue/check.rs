@@ -72,6 +72,9 @@ fn walk_greetings(g: &mut super::Greetings, w: &mut Walk<'_>) {
     ] {
         exchanges(w, &format!("greetings.shared.{name}"), x);
     }
+    if let Some(x) = &mut s.date_awkward {
+        exchanges(w, "greetings.shared.date_awkward", x);
+    }
 }
 
 fn walk_staff(st: &mut super::Staff, w: &mut Walk<'_>) {
@@ -105,13 +108,17 @@ fn walk_moods(m: &mut super::Moods, w: &mut Walk<'_>) {
 }
 
 fn walk_news(n: &mut super::News, w: &mut Walk<'_>) {
+    let badly = n.date_badly.as_mut().map(|k| ("date_badly", k));
     for (name, k) in [
         ("gathering", &mut n.gathering),
         ("quarrel", &mut n.quarrel),
         ("date", &mut n.date),
         ("stood_up", &mut n.stood_up),
         ("hobby", &mut n.hobby),
-    ] {
+    ]
+    .into_iter()
+    .chain(badly)
+    {
         (w.lines)(&format!("news.{name}.say"), &mut k.say);
         if let Some(first) = &mut k.first {
             (w.lines)(&format!("news.{name}.first.say"), &mut first.say);

@@ -33,8 +33,9 @@ pub type Exchanges = Spanned<Vec<Exchange>>;
 /// Slots a line may use; each is filled for the speaker and the moment
 /// (`a`, `b`, `day`, `host`, `hobby`: in news and shared memories; `dish`:
 /// a staff member's regular; `gist`: what a last talk was about; `names`,
-/// `thing`, `fact`, `impression`, `kin`: in an interview's answers).
-pub const SLOTS: [&str; 20] = [
+/// `thing`, `fact`, `impression`, `kin`: in an interview's answers; `felt`:
+/// how one of a date's two says it went).
+pub const SLOTS: [&str; 21] = [
     "you",
     "me",
     "place",
@@ -55,6 +56,7 @@ pub const SLOTS: [&str; 20] = [
     "fact",
     "impression",
     "kin",
+    "felt",
 ];
 
 /// The whole bank.
@@ -165,6 +167,9 @@ pub struct Shared {
     pub stood_up: Exchanges,
     /// The two went on a date (`{day}`).
     pub date: Exchanges,
+    /// The two went on a date that went badly (`date` when left out).
+    #[serde(default)]
+    pub date_awkward: Option<Exchanges>,
 }
 
 /// What kind of shared memory an opening brings up.
@@ -183,6 +188,8 @@ pub enum SharedKind {
     StoodUp,
     /// They went on a date.
     Date,
+    /// They went on a date that went badly: an awkward opening.
+    DateAwkward,
 }
 
 /// The three greeting roles.
@@ -307,6 +314,9 @@ pub struct News {
     pub quarrel: NewsLines,
     /// Two who went on a date (`{a}`, `{b}`, `{day}`).
     pub date: NewsLines,
+    /// Two whose date went badly (the same slots; `date` when left out).
+    #[serde(default)]
+    pub date_badly: Option<NewsLines>,
     /// One who did not come to a meeting (`{a}` stayed away, `{b}` waited; `{place}`, `{day}`).
     pub stood_up: NewsLines,
     /// Someone's pastime (`{a}`, `{hobby}`).
@@ -626,6 +636,7 @@ impl Shared {
             SharedKind::MissedGathering => &self.missed_gathering,
             SharedKind::StoodUp => &self.stood_up,
             SharedKind::Date => &self.date,
+            SharedKind::DateAwkward => self.date_awkward.as_ref().unwrap_or(&self.date),
         }
     }
 }

@@ -58,11 +58,11 @@ pub(super) fn pair_tonight(
     }
     dates.considered_day = day;
     let anyone = |_: RosterIdx| true;
-    let Some((pair, plausible, ties)) = best_pair(&people, &dates, &cupid, &tuning, (day, &anyone))
-    else {
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ (day as u64).wrapping_mul(0xd1b5_4a32));
+    let pairs = pairings(&people, &dates, &cupid, &tuning, (day, &anyone));
+    let Some((pair, plausible, ties)) = choose(pairs, &mut rng) else {
         return;
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ (day as u64).wrapping_mul(0xd1b5_4a32));
     if rng.random::<f32>() < plausible * EVENING_CHANCE {
         book(
             &mut dates,
@@ -106,12 +106,13 @@ pub(super) fn pair_at_gathering(
     let here = census.at_place.get(place.i()).cloned().unwrap_or_default();
     let came = |i: RosterIdx| here.binary_search(&i).is_ok() && !census.asleep(i);
     let day = now.day_number();
-    let Some((pair, plausible, ties)) = best_pair(&people, &dates, &cupid, &tuning, (day, &came))
-    else {
+    let seed = settings.seed ^ (g.id as u64 + 1).wrapping_mul(0x2545_f491);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let pairs = pairings(&people, &dates, &cupid, &tuning, (day, &came));
+    let Some((pair, plausible, ties)) = choose(pairs, &mut rng) else {
         return;
     };
-    let seed = settings.seed ^ (g.id as u64 + 1).wrapping_mul(0x2545_f491);
-    if ChaCha8Rng::seed_from_u64(seed).random::<f32>() < plausible {
+    if rng.random::<f32>() < plausible {
         let at = Some(place);
         book(
             &mut dates,
@@ -124,15 +125,42 @@ pub(super) fn pair_at_gathering(
     }
 }
 
-/// The pair a date suits best among those `eligible`, how plausible it is
-/// (0–1), and their ties.
-fn best_pair(
+/// One of the pairs, drawn with a weight that grows steeply with how
+/// plausible it is: the likeliest pair is asked most often, but not every
+/// run (a town where the same two date in every seed is canned).
+fn choose(mut pairs: Vec<Pairing>, rng: &mut ChaCha8Rng) -> Option<Pairing> {
+    let weight = |p: &Pairing| p.1 * p.1;
+    let total: f32 = pairs.iter().map(weight).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let mut left = rng.random::<f32>() * total;
+    let i = pairs
+        .iter()
+        .position(|p| {
+            left -= weight(p);
+            left <= 0.0
+        })
+        .unwrap_or(pairs.len() - 1);
+    Some(pairs.swap_remove(i))
+}
+
+/// How much an age gap makes a pair less plausible: none up to 8 years,
+/// then less and less (a 30-year gap counts a fifth).
+fn age_fit(a: u32, b: u32) -> f32 {
+    let gap = a.abs_diff(b) as f32;
+    (1.0 - (gap - 8.0).max(0.0) / 27.5).clamp(0.2, 1.0)
+}
+
+/// Every pair a date suits among those `eligible`, in roster order, with
+/// how plausible it is (0–1) and their ties.
+fn pairings(
     people: &Query<Candidate>,
     dates: &TownDates,
     cupid: &Cupid,
     tuning: &ActiveTuning,
     (day, eligible): (i64, &dyn Fn(RosterIdx) -> bool),
-) -> Option<Pairing> {
+) -> Vec<Pairing> {
     let host = cupid.host.map(|(h, _)| h);
     let adult = |p: &Persona| p.0.age >= crate::cupid::ADULT_AGE;
     let mut by_idx: Vec<Option<Candidate>> = Vec::new();
@@ -143,7 +171,7 @@ fn best_pair(
         }
         by_idx[i] = Some(c);
     }
-    let mut best: Option<Pairing> = None;
+    let mut found: Vec<Pairing> = Vec::new();
     for &(me, persona, ties) in by_idx.iter().flatten() {
         let a = me.idx;
         if Some(a) == host || !adult(persona) || dates.dating(a) || !eligible(a) {
@@ -167,14 +195,15 @@ fn best_pair(
             }
             let r = &tuning.social.relationship;
             let (fit, _) = analysis::compatibility(r, &persona.0.personality, &other.0.personality);
-            let plausible = ((t.strength + back.strength) / 200.0 * fit).clamp(0.0, 1.0);
-            if best.as_ref().is_none_or(|(_, p, _)| plausible > *p) {
-                let ties = [Some((t.kind, t.strength)), Some((back.kind, back.strength))];
-                best = Some(((a, b), plausible, ties));
-            }
+            let plausible =
+                ((t.strength + back.strength) / 200.0 * fit * age_fit(persona.0.age, other.0.age))
+                    .clamp(0.0, 1.0);
+            let ties = [Some((t.kind, t.strength)), Some((back.kind, back.strength))];
+            found.push(((a, b), plausible, ties));
         }
     }
-    best
+    found.sort_by_key(|p| p.0);
+    found
 }
 
 /// Someone one might date: known, not family or a workmate, and liked enough.

@@ -55,7 +55,7 @@ impl Cupid {
     fn of(scenario: &Scenario) -> Self {
         let path = scenario.dir.join("cupid").join("scenes.yaml");
         let bank = match path.is_file() {
-            true => SceneBank::load(&path).unwrap_or_else(|d| {
+            true => SceneBank::load_for(&path, scenario).unwrap_or_else(|d| {
                 warn!("{d}\nthe town's dates use the built-in scenes instead");
                 SceneBank::builtin()
             }),
@@ -507,6 +507,49 @@ mod tests {
                 |l| l.contains("for a date at tavern") && l.contains("\"resident\":\"heqing\"")
             )
         );
+    }
+
+    #[test]
+    fn the_pair_talks_to_nobody_else_during_the_date_and_the_town_hears_how_it_went() {
+        let mut app = app_with_request(5);
+        // The tavern is busy at dinner: the two must still keep to each other.
+        while app.world().resource::<TownDates>().last.is_none() {
+            app.update();
+        }
+        let time = |l: &str| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["time"].as_str().unwrap().to_string()
+        };
+        let start = time(&lines_of(&app, "date_start")[0]);
+        let end_line = lines_of(&app, "date_end")[0].clone();
+        let end = time(&end_line);
+        for l in lines_of(&app, "message") {
+            let during = time(&l) >= start && time(&l) <= end;
+            let by_pair =
+                l.contains("\"speaker\":\"heqing\"") || l.contains("\"speaker\":\"shisong\"");
+            assert!(
+                !(during && by_pair),
+                "a partner talked elsewhere during the date: {l}"
+            );
+        }
+        // Both know they dated, and how it went; the host saw it (no news to it).
+        let learned: Vec<String> = lines_of(&app, "learned")
+            .into_iter()
+            .filter(|l| l.contains("\"fact\":\"date\""))
+            .collect();
+        assert_eq!(learned.len(), 3, "{learned:?}");
+        let host_saw = |l: &&String| l.contains("\"resident\":\"zhong\"") && l.contains("\"saw\"");
+        assert!(learned.iter().any(|l| host_saw(&l)), "{learned:?}");
+        let end: serde_json::Value = serde_json::from_str(&end_line).unwrap();
+        let went = match end["reason"].as_str().unwrap() {
+            "established" => "在一起",
+            _ => match end["score"].as_i64().unwrap() {
+                ..=15 => "不太愉快",
+                16..=30 => "不温不火",
+                _ => "投机",
+            },
+        };
+        assert!(learned[0].contains(went), "{} — {}", learned[0], end_line);
     }
 
     fn tie(app: &App, a: &str, b: &str) -> f32 {

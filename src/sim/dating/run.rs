@@ -128,13 +128,20 @@ pub(super) fn send_off(mut s: Sending) {
             let other = roster.name_of(d.pair[1 - k]);
             let place = town.name(d.place);
             let wait = (WAIT_MINUTES - d.booked.minutes_until(now)).max(STEP_MINUTES);
+            let host = roster.name_of(d.host);
+            // A date at an eatery is a meal together: it feeds them too.
+            let eatery = town.get(d.place).has(crate::scenario::Service::Food);
+            let (activity, what) = match eatery {
+                true => (ActivityKind::Eat, "一起吃顿饭"),
+                false => (ActivityKind::Socialise, "见面"),
+            };
             let plan = Plan {
                 action: format!("Meet {other} for a date at {}", town.id(d.place).as_str()),
                 target_location: town.id(d.place).as_str().to_owned(),
-                dialogue: format!("丘比特约我和{other}在{place}见面，有点紧张。"),
+                dialogue: format!("{host}约我和{other}在{place}{what}，有点紧张。"),
                 emoji: "💘".into(),
                 duration: wait,
-                activity: Some(ActivityKind::Socialise),
+                activity: Some(activity),
                 with: Some(roster.id_of(d.pair[1 - k]).to_string()),
             };
             plans.write(PlanReady {
@@ -157,6 +164,8 @@ pub(super) struct Dating<'w, 's> {
     tuning: Res<'w, ActiveTuning>,
     model: Option<Res<'w, ModelDates>>,
     dates: ResMut<'w, TownDates>,
+    social: ResMut<'w, SocialState>,
+    learn: MessageWriter<'w, crate::sim::knowledge::Learn>,
     events: MessageWriter<'w, SimEvent>,
     people: Query<
         'w,
@@ -181,7 +190,13 @@ pub(super) fn start(mut cx: Dating) {
                 .get(i.i())
                 .is_some_and(|e| e.at == d.place && !e.walking && !cx.census.asleep(i))
         };
-        if here(d.pair[0]) && here(d.pair[1]) {
+        // Whoever is there waits for the other out of the room's talk, and
+        // the date begins once neither is still finishing a conversation.
+        for &i in d.pair.iter().filter(|&&i| here(i)) {
+            cx.social.engage(i, now.plus_minutes(STEP_MINUTES));
+        }
+        let free = |i: RosterIdx| cx.social.done_talking(i, now);
+        if here(d.pair[0]) && here(d.pair[1]) && free(d.pair[0]) && free(d.pair[1]) {
             d.started = Some(now);
             let length = i64::from(ROUNDS) * 4 * STEP_MINUTES + STEP_MINUTES;
             cx.hold(d, now.plus_minutes(length));
@@ -246,9 +261,11 @@ pub(super) fn finish(mut cx: Dating) {
 }
 
 impl Dating<'_, '_> {
-    /// Both sides stay at the date until `until` (or leave now).
+    /// Both sides stay at the date, out of every other conversation, until
+    /// `until` (or leave now).
     fn hold(&mut self, d: &TownDate, until: crate::base::time::GameTime) {
         for &i in &d.pair {
+            self.social.engage(i, until);
             if let Ok((_, _, Some(mut a))) = self.people.get_mut(self.roster.entity_of(i))
                 && a.target == d.place
             {
@@ -379,6 +396,16 @@ impl Dating<'_, '_> {
             Band::of(score).label()
         );
         let changes = [0, 1].map(|k| self.move_tie(d.pair[k], d.pair[1 - k], points, &why));
+        // The host saw it all: it is no news to the host (the two learn it
+        // from the `date_end` below).
+        let now = self.clock.now;
+        let went = crate::sim::knowledge::DateWent::of(outcome, Band::of(score));
+        self.learn.write(crate::sim::knowledge::Learn {
+            who: d.host,
+            about: crate::sim::knowledge::About::date(d.pair[0], d.pair[1], now, went),
+            source: crate::sim::knowledge::Source::Saw,
+            time: now,
+        });
         let memories = [0, 1]
             .map(|k| self.memory(d, k, (score, rounds), outcome))
             .to_vec();
@@ -440,8 +467,9 @@ impl Dating<'_, '_> {
         })
     }
 
-    /// What side `k` keeps of the date: where, with whom, how it went, and
-    /// the round that moved it most.
+    /// What side `k` keeps of the date, in whole sentences a night's summary
+    /// can quote: with whom, where, how it went, and the round that moved it
+    /// most (what I did and what the other did).
     fn memory(
         &self,
         d: &TownDate,
@@ -452,9 +480,15 @@ impl Dating<'_, '_> {
         let other = self.roster.name_of(d.pair[1 - k]);
         let host = self.roster.name_of(d.host);
         let place = self.town.name(d.place);
+        let went = match (outcome, Band::of(score)) {
+            (DateOutcome::Established, _) => "我们确定了关系".to_string(),
+            (DateOutcome::BrokeUp, _) | (_, Band::Discordant) => "处得很别扭，不欢而散".into(),
+            (_, Band::Ideal) => "处得很投机，约好了还要再见".into(),
+            (_, Band::Good) => "相处得不错，想再见面".into(),
+            (_, Band::Fair) => "感觉平平，还说不准".into(),
+        };
         let mut text = format!(
-            "在{place}和{other}约会（{host}主持），{rounds} 轮后{}，{score} 分，{}。",
-            outcome.label(),
+            "和{other}在{place}约会，{went}（{host}主持，{rounds} 轮，{score} 分，{}）。",
             Band::of(score).label()
         );
         let me = self.roster.id_of(d.pair[k]);
@@ -462,10 +496,28 @@ impl Dating<'_, '_> {
         let biggest = rounds_played
             .iter()
             .max_by_key(|r| (r.after - r.before).abs());
-        if let Some((_, turn, _)) =
-            biggest.and_then(|r| r.choices.iter().find(|(id, _, _)| id == me))
-        {
-            text.push_str(&format!("最难忘的是我选了「{}」。", turn.decision.content));
+        if let Some(r) = biggest {
+            let did = |mine: bool| {
+                r.choices
+                    .iter()
+                    .find(|(id, _, _)| (id == me) == mine)
+                    .map(|(_, t, _)| {
+                        t.decision
+                            .content
+                            .trim_end_matches(['。', '！'])
+                            .to_string()
+                    })
+            };
+            if let (Some(mine), Some(theirs)) = (did(true), did(false)) {
+                let moved = if r.after >= r.before {
+                    "心里一暖"
+                } else {
+                    "心里一沉"
+                };
+                text.push_str(&format!(
+                    "有一幕我选了「{mine}」，{other}选了「{theirs}」，我{moved}。"
+                ));
+            }
         }
         ConversationMemory {
             resident: me.clone(),

@@ -22,7 +22,7 @@ pub mod words;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::event_log::{EventBody, SimEvent};
+use super::event_log::{DateOutcome, EventBody, SimEvent};
 use super::notices::learn_gathering;
 use super::residents::{Agenda, Heard, Persona, Relationships, Resident, ResidentRng, Roster};
 use super::town::Gatherings;
@@ -93,6 +93,9 @@ pub enum About {
         b: RosterIdx,
         /// On which day.
         day: i32,
+        /// How it went: what the town says of it.
+        #[serde(default)]
+        went: DateWent,
     },
     /// `absent` did not come to meet `waiting`, who waited.
     StoodUp {
@@ -119,11 +122,12 @@ impl About {
     }
 
     /// A date between two, in canonical order.
-    pub fn date(x: RosterIdx, y: RosterIdx, time: GameTime) -> Self {
+    pub fn date(x: RosterIdx, y: RosterIdx, time: GameTime, went: DateWent) -> Self {
         About::Date {
             a: x.min(y),
             b: x.max(y),
             day: time.day_number() as i32,
+            went,
         }
     }
 
@@ -188,6 +192,64 @@ impl About {
             About::Job { .. } => 30,
             About::Hobby { .. } => 25,
             About::Food { .. } => 20,
+        }
+    }
+}
+
+/// How a date went, as the town tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DateWent {
+    /// They became a couple.
+    Together,
+    /// Warmly (a good or ideal score).
+    Well,
+    /// Neither here nor there.
+    #[default]
+    Fair,
+    /// Badly (a broken-off date, a discordant score).
+    Badly,
+}
+
+impl DateWent {
+    /// From a date's end.
+    pub fn of(outcome: DateOutcome, band: crate::cupid::Band) -> Self {
+        use crate::cupid::Band;
+        match (outcome, band) {
+            (DateOutcome::Established, _) => DateWent::Together,
+            (DateOutcome::BrokeUp, _) | (_, Band::Discordant) => DateWent::Badly,
+            (_, Band::Good | Band::Ideal) => DateWent::Well,
+            (_, Band::Fair) => DateWent::Fair,
+        }
+    }
+
+    /// Whether the two would rather not be reminded of it.
+    pub fn awkward(self) -> bool {
+        self == DateWent::Badly
+    }
+
+    /// Whether it is told as a happy story (not of a lukewarm or bad date).
+    pub fn happy(self) -> bool {
+        matches!(self, DateWent::Together | DateWent::Well)
+    }
+
+    /// How one of the two says it went, in the first person.
+    pub fn felt(self) -> &'static str {
+        match self {
+            DateWent::Together => "我们在一起了",
+            DateWent::Well => "挺开心的",
+            DateWent::Fair => "说不上好，也说不上坏",
+            DateWent::Badly => "处得挺别扭",
+        }
+    }
+
+    /// How the town says it went, after 「约会了」.
+    pub fn told(self) -> &'static str {
+        match self {
+            DateWent::Together => "，两人已经在一起了",
+            DateWent::Well => "，处得挺投机",
+            DateWent::Fair => "，不温不火",
+            DateWent::Badly => "，闹得不太愉快",
         }
     }
 }
@@ -350,10 +412,15 @@ fn dates_learnt(
         let [a, b] = pair[..] else {
             continue;
         };
+        // A date nobody came to is told as one stood up, not as a date.
+        if d.reason == DateOutcome::StoodUp {
+            continue;
+        }
+        let went = DateWent::of(d.reason, d.band);
         for who in [a, b] {
             learn.write(Learn {
                 who,
-                about: About::date(a, b, e.time),
+                about: About::date(a, b, e.time, went),
                 source: Source::Lived,
                 time: e.time,
             });

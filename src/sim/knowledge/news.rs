@@ -68,7 +68,10 @@ fn worth_telling(
         About::Gathering { gathering } => gatherings
             .get(gathering as usize)
             .is_some_and(|g| g.ends > now),
-        About::Quarrel { .. } | About::Date { .. } => recent && cares,
+        // The host who saw a date keeps it to itself: a matchmaker does not
+        // gossip about the pairs it hosts.
+        About::Date { .. } => recent && cares && f.source != Source::Saw,
+        About::Quarrel { .. } => recent && cares,
         // One who waited tells of it; others pass it on.
         About::StoodUp { absent, .. } => recent && cares && absent != me.idx,
         // Not gossip about one's own family, whom one would not name so.
@@ -111,12 +114,16 @@ pub fn shared_with(
         return stood_up;
     }
     let dated = me.knows.facts().iter().find(|f| {
-        matches!(f.about, About::Date { a, b, day }
+        matches!(f.about, About::Date { a, b, day, .. }
             if (a, b) == (me.idx.min(you.idx), me.idx.max(you.idx))
                 && now.day_number() - i64::from(day) <= NEWS_DAYS)
     });
     if let Some(f) = dated.filter(|f| fresh(&f.about)) {
-        return Some((SharedKind::Date, f.about));
+        let kind = match f.about {
+            About::Date { went, .. } if went.awkward() => SharedKind::DateAwkward,
+            _ => SharedKind::Date,
+        };
+        return Some((kind, f.about));
     }
     for g in gatherings.iter().rev() {
         let ended = g.ends <= now && g.ends.plus_minutes(FRESH_HOURS * 60) > now;

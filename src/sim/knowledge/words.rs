@@ -79,9 +79,13 @@ impl FactWords<'_> {
                 day_date(day),
                 self.town.name(place)
             ),
-            About::Date { a, b, day } => {
-                format!("{}和{}{}约会了", self.name(a), self.name(b), day_date(day))
-            }
+            About::Date { a, b, day, went } => format!(
+                "{}和{}{}约会了{}",
+                self.name(a),
+                self.name(b),
+                day_date(day),
+                went.told()
+            ),
             About::StoodUp {
                 absent,
                 waiting,

@@ -74,6 +74,10 @@ pub struct SocialState {
     faded_day: i64,
     #[serde(default)]
     first_day: i64,
+    /// Kept out of every conversation until then: on a date, the two are
+    /// with each other, not chatting with the room (or "meeting by chance").
+    #[serde(default)]
+    engaged_until: Vec<GameTime>,
 }
 
 impl SocialState {
@@ -82,6 +86,28 @@ impl SocialState {
         // The epoch: long before any town's start (and a time a save can write).
         self.pause_until.resize(n, GameTime(0));
         self.stood.resize(n, None);
+        self.engaged_until.resize(n, GameTime(0));
+    }
+
+    /// Keeps `idx` out of conversations until `until` (a date under way);
+    /// a conversation it is in ends at the next step.
+    pub(crate) fn engage(&mut self, idx: RosterIdx, until: GameTime) {
+        if self.engaged_until.len() <= idx.i() {
+            self.engaged_until.resize(idx.i() + 1, GameTime(0));
+        }
+        self.engaged_until[idx.i()] = until;
+    }
+
+    /// Not in a conversation nor just out of one (whatever its engagements).
+    pub fn done_talking(&self, idx: RosterIdx, now: GameTime) -> bool {
+        let i = idx.i();
+        self.talking.get(i).is_none_or(Option::is_none)
+            && self.pause_until.get(i).is_none_or(|&t| t <= now)
+    }
+
+    /// Whether `idx` is kept out of conversations now.
+    pub fn engaged(&self, idx: RosterIdx, now: GameTime) -> bool {
+        self.engaged_until.get(idx.i()).is_some_and(|&t| t > now)
     }
 
     /// Free for a new conversation: not in one and not resting after one.
@@ -89,6 +115,7 @@ impl SocialState {
         let i = idx.i();
         self.talking.get(i).is_some_and(Option::is_none)
             && self.pause_until.get(i).is_some_and(|&t| t <= now)
+            && !self.engaged(idx, now)
     }
 
     /// Whether the pair's cooldown after their last talk is over.
@@ -521,7 +548,7 @@ pub(super) fn plugin(app: &mut App) {
                     .chain()
                     .in_set(SocialSet::Presence),
                 triggers::start_conversations.in_set(SocialSet::Triggers),
-                talk::talk.in_set(SocialSet::Talk),
+                (talk::step_out, talk::talk).chain().in_set(SocialSet::Talk),
                 (
                     conclude::conclude,
                     meetings::resolve,

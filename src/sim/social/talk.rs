@@ -246,6 +246,21 @@ impl Turns<'_, '_> {
     }
 }
 
+/// Anyone kept out of conversations (gone on a date) leaves the one it is
+/// in: the talk ends before its next line.
+pub(super) fn step_out(
+    clock: Res<crate::sim::clock::Clock>,
+    state: Res<SocialState>,
+    mut conversations: Query<&mut Conversation>,
+) {
+    let now = clock.now;
+    for mut c in &mut conversations {
+        if c.end.is_none() && c.participants.iter().any(|&i| state.engaged(i, now)) {
+            finish(&mut c, EndCause::Interrupted);
+        }
+    }
+}
+
 fn finish(c: &mut Conversation, cause: EndCause) {
     c.end = Some(cause);
     c.state = ConversationState::Closing;

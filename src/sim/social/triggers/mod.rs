@@ -173,7 +173,8 @@ impl CrowdView<'_> {
     }
 
     pub(super) fn awake_here(&self, i: RosterIdx) -> Option<(LocIdx, GameTime)> {
-        if self.census.asleep(i) {
+        // Asleep, or on a date: not there for anyone to talk to.
+        if self.census.asleep(i) || self.state.engaged(i, self.now) {
             return None;
         }
         self.state.stood.get(i.i()).copied().flatten()
