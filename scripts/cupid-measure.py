@@ -137,8 +137,9 @@ def part2(binary, days):
                 if (e["kind"] == "message" and st["time"] < e["time"] < end["time"]
                         and e["speaker"] in pair):
                     elsewhere.append((seed, e["time"], e["speaker"], e["text"]))
-            if end["reason"] == "stood_up":
-                continue
+            run_end = events[-1]["time"]
+            if end["reason"] == "stood_up" or within_days(end["time"], run_end, 2):
+                continue  # not played, or too near the run's end to be talked of
             dated += 1
             pair_names = [names[r] for r in st["residents"]]
             after = [e for e in events if e["kind"] == "message" and e["time"] > end["time"]
@@ -153,7 +154,8 @@ def part2(binary, days):
     print(f"first couples over seeds 1-10: {len(set(firsts))} distinct {collections.Counter(firsts)}")
     print(f"same choice: {same}/{total_rounds} rounds ({same / max(total_rounds, 1):.0%})")
     print(f"partner lines in other talks during a date: {len(elsewhere)} {elsewhere[:2]}")
-    print(f"dates mentioned within two days: {mentioned}/{dated}")
+    print(f"dates mentioned within two days: {mentioned}/{dated} "
+          "(dates ending less than two days before the run's end left out)")
     print(f"garbled summaries: {len(garbled)} {garbled[:2]}")
 
 

@@ -746,6 +746,9 @@ fn every_prompt_renders_for_a_resident() {
                 p if p.contains("请生成一句开场白") => "line_open",
                 p if p.contains("## 请回复") => "line_reply",
                 p if p.contains("请决定下一步做什么") => "plan",
+                // A date the host arranged that day: its host and avatars.
+                p if p.contains("你是丘比特约会主持人") => "cupid_host",
+                p if p.contains("正在和") && p.contains("进行一场约会") => "cupid_avatar",
                 _ => "unknown",
             };
             (kind.to_string(), r.prompt())
@@ -771,6 +774,9 @@ fn every_prompt_renders_for_a_resident() {
         eprintln!("===== {kind} =====\n{text}\n");
     }
     assert!(prompts.iter().all(|(k, _)| k != "unknown"));
+    for (kind, text) in prompts.iter().filter(|(k, _)| k.starts_with("cupid")) {
+        assert!(unfilled(text).is_empty(), "{kind}: {:?}", unfilled(text));
+    }
     let plan = &prompts.iter().find(|(k, _)| k == "plan").unwrap().1;
     for part in [
         "全局规则",

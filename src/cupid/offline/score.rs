@@ -79,14 +79,18 @@ fn warmth(p: &Pair<'_>, stage: Stage, t: &mut Tally) {
 /// How a disagreement is handled: the design's "neither gives way" example.
 fn conflict(p: &Pair<'_>, stage: Stage, t: &mut Tally) {
     let hard = stage == Stage::Conflict;
-    if p.both(Trait::Firmness) {
+    let candid = p.both(Trait::Candour);
+    if p.both(Trait::Firmness) && candid {
+        // Both hold their ground but say so: a quarrel, not a silence.
+        t.say(-2, "双方都坚持己见，好在话都说在明处");
+    } else if p.both(Trait::Firmness) {
         t.say(if hard { -6 } else { -4 }, "双方都不愿妥协，缺乏沟通");
     } else if p.meets(Trait::Firmness, &[Trait::Compromise, Trait::Care]) {
         t.say(1, "一方让步，分歧暂时化解");
     } else if p.meets(Trait::Firmness, &[Trait::Avoidance]) {
         t.say(-2, "一方坚持、一方躲开，问题没有解决");
     }
-    if hard && (p.both(Trait::Candour) || p.both(Trait::Compromise)) {
+    if hard && !p.both(Trait::Firmness) && (candid || p.both(Trait::Compromise)) {
         t.say(3, "冲突面前都愿意坦诚沟通");
     }
     if p.both(Trait::Avoidance) {
