@@ -6,6 +6,7 @@ mod diagnostic;
 pub(crate) mod files;
 #[cfg(test)]
 pub(crate) mod fuzz;
+pub mod hash;
 pub(crate) mod json;
 pub(crate) mod pairs;
 pub mod time;

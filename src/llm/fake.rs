@@ -466,12 +466,7 @@ fn town_plan(req: &FakeRequest, prompt: &str, h: u64) -> Value {
 }
 
 fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::base::hash::fnv1a(s)
 }
 
 /// A well-behaved model for Cupid: the host writes a scene of three options

@@ -181,99 +181,125 @@ impl OfflineMinds {
     /// step its place in the stage calls for), preferring one that suits how
     /// the last round went; seeded among equals.
     fn pick(&mut self, view: &DateView<'_>, stage: Stage, last: Option<i32>) -> &Scene {
-        let tie = Tie::of_pair(view.avatars.each_ref().map(|a| a.tie.map(|t| t.0)));
-        let played = |s: &Scene| {
-            view.rounds
-                .iter()
-                .any(|r| r.posed.host.action.question.starts_with(&s.scene))
-        };
-        let theirs = |s: &Scene| {
-            !view.avatars.iter().any(|a| {
-                s.names(&a.name) || s.roles.iter().any(|r| a.occupation.contains(r.as_str()))
-            })
-        };
-        let in_stage = self.bank.scenes(stage);
-        let reached = in_stage
-            .iter()
-            .filter(|s| played(s))
-            .map(|s| s.step.value)
-            .max()
-            .unwrap_or(1);
-        let nth = view
-            .rounds
-            .iter()
-            .filter(|r| r.posed.stage == stage)
-            .count();
-        let target = target_step(nth, rounds_in(stage, view.max_rounds)).max(reached);
-        // Relax the wishes in order until a scene is left: the tie, then
-        // freshness; never the story order or the pair's own names.
-        let levels: [&dyn Fn(&Scene) -> bool; 3] = [
-            &|s| s.ties.contains(&tie) && !played(s),
-            &|s| !played(s),
-            &|_| true,
-        ];
-        let pool: Vec<&Scene> = levels
-            .iter()
-            .map(|ok| {
-                in_stage
-                    .iter()
-                    .filter(|s| ok(s) && theirs(s) && s.step.value >= reached)
-                    .collect::<Vec<_>>()
-            })
-            .find(|p| !p.is_empty())
-            .unwrap_or_else(|| in_stage.iter().collect());
-        // The step the story is at, or one beside it now and then (a
-        // scene a step ahead, never one behind what was played).
-        let nearest = pool
-            .iter()
-            .map(|s| s.step.value.abs_diff(target))
-            .min()
-            .unwrap_or(0);
-        let pool: Vec<&Scene> = pool
-            .into_iter()
-            .filter(|s| s.step.value.abs_diff(target) <= nearest + 1)
-            .collect();
+        let story = story_pool(&self.bank, view, stage);
         let mood = last.map(|d| if d >= 0 { After::Good } else { After::Bad });
         // A scene for the other turn of the story (「上次见面有点尴尬」
         // after a good round) only when nothing else is left; one written
         // for this turn counts twice, so it comes often but not always.
         let fits = |s: &&Scene| s.after.is_none() || s.after == mood;
-        let from: Vec<&Scene> = match pool.iter().copied().filter(fits).collect::<Vec<_>>() {
+        let from: Vec<&Scene> = match story.pool.iter().copied().filter(fits).collect::<Vec<_>>() {
             fitting if !fitting.is_empty() => fitting,
-            _ => pool,
+            _ => story.pool,
         };
         let weight = |s: &Scene| {
             let turn = if s.after.is_some() { 2 } else { 1 };
-            let on_step = if s.step.value.abs_diff(target) == nearest {
+            let on_step = if s.step.value.abs_diff(story.target) == story.nearest {
                 3
             } else {
                 1
             };
             turn * on_step
         };
-        let total: u32 = from.iter().map(|s| weight(s)).sum();
-        let mut left = self.rng.random_range(0..total);
-        let i = from
-            .iter()
-            .position(|s| {
-                let w = weight(s);
-                if left < w {
-                    true
-                } else {
-                    left -= w;
-                    false
-                }
-            })
-            .unwrap_or(0);
-        from[i]
+        draw(&mut self.rng, &from, weight)
     }
+}
+
+/// The scenes a round may draw from, and the step they are weighed by.
+struct StoryPool<'b> {
+    pool: Vec<&'b Scene>,
+    /// The step this round of the stage aims at.
+    target: u8,
+    /// How far from it the closest scene left is.
+    nearest: u8,
+}
+
+/// The scenes of `stage` that suit the pair (never naming either of them or
+/// their jobs, made for their tie), not yet played, in story order: a
+/// stage's steps never go back, and a round aims at the step its place in
+/// the stage calls for, or one beside it.
+fn story_pool<'b>(bank: &'b SceneBank, view: &DateView<'_>, stage: Stage) -> StoryPool<'b> {
+    let tie = Tie::of_pair(view.avatars.each_ref().map(|a| a.tie.map(|t| t.0)));
+    let played = |s: &Scene| {
+        view.rounds
+            .iter()
+            .any(|r| r.posed.host.action.question.starts_with(&s.scene))
+    };
+    let theirs = |s: &Scene| {
+        !view
+            .avatars
+            .iter()
+            .any(|a| s.names(&a.name) || s.roles.iter().any(|r| a.occupation.contains(r.as_str())))
+    };
+    let in_stage = bank.scenes(stage);
+    let reached = in_stage
+        .iter()
+        .filter(|s| played(s))
+        .map(|s| s.step.value)
+        .max()
+        .unwrap_or(1);
+    let nth = view
+        .rounds
+        .iter()
+        .filter(|r| r.posed.stage == stage)
+        .count();
+    let target = target_step(nth, rounds_in(stage, view.max_rounds)).max(reached);
+    // Relax the wishes in order until a scene is left: the tie, then
+    // freshness; never the story order or the pair's own names.
+    let levels: [&dyn Fn(&Scene) -> bool; 3] = [
+        &|s| s.ties.contains(&tie) && !played(s),
+        &|s| !played(s),
+        &|_| true,
+    ];
+    let pool: Vec<&Scene> = levels
+        .iter()
+        .map(|ok| {
+            in_stage
+                .iter()
+                .filter(|s| ok(s) && theirs(s) && s.step.value >= reached)
+                .collect::<Vec<_>>()
+        })
+        .find(|p| !p.is_empty())
+        .unwrap_or_else(|| in_stage.iter().collect());
+    // The step the story is at, or one beside it now and then (a scene a
+    // step ahead, never one behind what was played).
+    let nearest = pool
+        .iter()
+        .map(|s| s.step.value.abs_diff(target))
+        .min()
+        .unwrap_or(0);
+    let pool = pool
+        .into_iter()
+        .filter(|s| s.step.value.abs_diff(target) <= nearest + 1)
+        .collect();
+    StoryPool {
+        pool,
+        target,
+        nearest,
+    }
+}
+
+/// One of `from`, drawn with the given whole-number weights (seeded).
+fn draw<'b>(rng: &mut ChaCha8Rng, from: &[&'b Scene], weight: impl Fn(&Scene) -> u32) -> &'b Scene {
+    let total: u32 = from.iter().map(|s| weight(s)).sum();
+    let mut left = rng.random_range(0..total);
+    let i = from
+        .iter()
+        .position(|s| {
+            let w = weight(s);
+            if left < w {
+                true
+            } else {
+                left -= w;
+                false
+            }
+        })
+        .unwrap_or(0);
+    from[i]
 }
 
 /// A stable hash of a resident's id (FNV-1a): the same on every run.
 fn id_hash(id: &crate::scenario::ResidentId) -> u64 {
-    id.as_str().bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    crate::base::hash::fnv1a(id.as_str())
 }
 
 /// How many of a date's rounds fall in `stage`.

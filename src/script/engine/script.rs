@@ -311,12 +311,8 @@ fn parsed_conditions(
 
 /// FNV-1a over the set's texts: a saved state knows which version it ran.
 fn texts_hash(src: &ScriptSources) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for (_, text) in &src.texts {
-        for b in text.bytes() {
-            hash ^= b as u64;
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    hash
+    use crate::base::hash::{FNV_START, fnv1a_more};
+    src.texts
+        .iter()
+        .fold(FNV_START, |h, (_, text)| fnv1a_more(h, text.as_bytes()))
 }

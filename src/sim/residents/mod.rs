@@ -573,12 +573,7 @@ pub(super) fn plugin(app: &mut App) {
 
 /// Per-resident seed: the run seed mixed with a hash of the id (FNV-1a, stable across builds).
 pub fn resident_seed(seed: u64, id: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in id.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    crate::base::hash::fnv1a(id) ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 #[cfg(test)]

@@ -112,10 +112,8 @@ impl SocialState {
 
     /// Free for a new conversation: not in one and not resting after one.
     pub fn free(&self, idx: RosterIdx, now: GameTime) -> bool {
-        let i = idx.i();
-        self.talking.get(i).is_some_and(Option::is_none)
-            && self.pause_until.get(i).is_some_and(|&t| t <= now)
-            && !self.engaged(idx, now)
+        // Someone the state does not know yet is not free.
+        idx.i() < self.talking.len() && self.done_talking(idx, now) && !self.engaged(idx, now)
     }
 
     /// Whether the pair's cooldown after their last talk is over.

@@ -38,12 +38,7 @@ impl Spoken {
 /// A line's hash (FNV-1a over its words; a leading `@名字 ` ignored).
 pub fn line_hash(text: &str) -> u64 {
     let words = crate::scenario::dialogue::without_mention(text);
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in words.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::base::hash::fnv1a(words)
 }
 
 /// Notes this step's messages under their speakers.
