@@ -243,6 +243,11 @@ pub struct SimArgs {
     /// Save the town to this SQLite file at the end, and at every game midnight.
     #[arg(long, value_name = "FILE")]
     pub(crate) save: Option<PathBuf>,
+    /// Stop at this game time ("YYYY-MM-DD HH:MM") instead of the run's end,
+    /// without ending the run: with `--save`, the window's `--load` goes on
+    /// from there (a designer runs to the party and looks).
+    #[arg(long, value_name = "TIME", value_parser = parse_until)]
+    pub(crate) until: Option<crate::base::time::GameTime>,
     /// Who thinks with a model.
     #[command(flatten)]
     pub(crate) llm: LlmArgs,
@@ -383,4 +388,10 @@ pub struct SessionArgs {
     /// The model for the AI steps.
     #[command(flatten)]
     pub(crate) llm: LlmArgs,
+}
+
+/// `--until`: a game time as the scenario's `start` is written.
+fn parse_until(text: &str) -> Result<crate::base::time::GameTime, String> {
+    crate::base::time::GameTime::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a time like \"2026-04-08 18:40\""))
 }

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::report::{first_embed_failure, first_llm_failure, llm_line, summary};
 use super::{CliError, SimArgs};
+use crate::base::time::GameTime;
 use crate::headless::{headless_app_with_llm, run_to_end};
 use crate::llm::embed::EmbedSettings;
 use crate::llm::embed::town::TownEmbeddings;
@@ -54,7 +55,15 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     let steps = days as u64 * 1440 / scenario.tuning.step_minutes.max(1) as u64;
     let started = Instant::now();
     let steps = steps.saturating_sub(app.world().resource::<Clock>().steps);
-    drive(&mut app, steps, args.quiet, saver.as_ref())?;
+    if let Some(until) = args.until {
+        let start = app.world().resource::<Clock>().now;
+        if until <= start {
+            return Err(CliError::failed(format!(
+                "--until {until} is not after the town's time {start}"
+            )));
+        }
+    }
+    drive(&mut app, steps, args.until, args.quiet, saver.as_ref())?;
     let wall = started.elapsed();
     if let Some(saver) = &saver {
         crate::llm::embed::town::flush(app.world_mut(), Duration::from_secs(60));
@@ -82,7 +91,13 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
 /// Steps the town until it ends (or `steps` and a few more, as a guard),
 /// the progress bar on stderr; Ctrl-C (or SIGTERM, SIGHUP) is a manual stop:
 /// the step in progress finishes and `end` is logged.
-fn drive(app: &mut App, steps: u64, quiet: bool, saver: Option<&Saver>) -> Result<(), CliError> {
+fn drive(
+    app: &mut App,
+    steps: u64,
+    until: Option<GameTime>,
+    quiet: bool,
+    saver: Option<&Saver>,
+) -> Result<(), CliError> {
     let first = app.world().resource::<Clock>().steps;
     let bar = progress_bar(steps, quiet);
     let stop = Arc::new(AtomicBool::new(false));
@@ -93,6 +108,12 @@ fn drive(app: &mut App, steps: u64, quiet: bool, saver: Option<&Saver>) -> Resul
     while !app.world().resource::<SimOutcome>().ended()
         && app.world().resource::<Clock>().steps - first < steps + 10
     {
+        // `--until`: the run is paused there, not ended (no `end` event).
+        if until.is_some_and(|t| app.world().resource::<Clock>().now >= t) {
+            app.world_mut().resource_mut::<EventLog>().flush();
+            bar.finish_and_clear();
+            return Ok(());
+        }
         let day = app.world().resource::<Clock>().now.day_number();
         if stop.load(Ordering::SeqCst) {
             app.world_mut().write_message(StopSim);

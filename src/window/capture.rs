@@ -1,6 +1,7 @@
 //! `--screenshot-after SECONDS [--screenshot FILE] [--exit]`: saves the window
 //! through Bevy's own screenshot API (an X capture of Vulkan output under Xvfb
-//! comes out black), then quits if asked. `scripts/screenshot.sh` drives it.
+//! comes out black), and the frame's draw list beside it as `FILE.json` (see
+//! `drawlist`), then quits if asked. `scripts/screenshot.sh` drives it.
 
 use std::path::PathBuf;
 
@@ -44,6 +45,10 @@ fn capture(
         return;
     }
     state.requested = true;
+    // What this frame draws, beside the picture: FILE.json.
+    let mut list = plan.path.clone().into_os_string();
+    list.push(".json");
+    commands.insert_resource(super::drawlist::DrawListDue(list.into()));
     commands
         .spawn(Screenshot::primary_window())
         .observe(save_to_disk(plan.path.clone()))

@@ -14,9 +14,10 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use super::ViewSet;
 use super::panels::Panels;
 use super::select::{CameraGoal, Selection, UiWantsInput};
+use crate::scenario::LocIdx;
 use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{ActivityKind, Roster};
+use crate::sim::residents::{Activity, ActivityKind, Roster, Walking, Whereabouts};
 use crate::sim::social::Emotion;
 
 pub(super) fn plugin(app: &mut App) {
@@ -65,6 +66,9 @@ pub(crate) struct Scene {
     pub(crate) kind: SceneKind,
     pub(crate) focus: Focus,
     pub(crate) caption: String,
+    /// Where it happens, when it happens at a place: the caption is shown
+    /// while the followed resident is still there (see [`live_caption`]).
+    pub(crate) place: Option<LocationId>,
     /// Real seconds when it was seen.
     pub(crate) seen: f32,
 }
@@ -151,11 +155,12 @@ fn spot_scenes(
             .map_or(id.to_string(), |i| town.name(i).to_string())
     };
     for e in events.read() {
-        let (kind, focus, caption) = match &e.body {
+        let (kind, focus, caption, at) = match &e.body {
             EventBody::Message {
                 speaker,
                 participants,
                 emotion: Emotion::Angry,
+                location,
                 ..
             } => {
                 let others: Vec<String> = participants
@@ -164,7 +169,13 @@ fn spot_scenes(
                     .map(name)
                     .collect();
                 let text = format!("{}和{}吵起来了", name(speaker), others.join("、"));
-                (SceneKind::Argument, Focus::Resident(speaker.clone()), text)
+                let at = Some(location.clone());
+                (
+                    SceneKind::Argument,
+                    Focus::Resident(speaker.clone()),
+                    text,
+                    at,
+                )
             }
             EventBody::DateStart(d) => {
                 let two: Vec<String> = d.residents.iter().map(name).collect();
@@ -173,6 +184,7 @@ fn spot_scenes(
                     SceneKind::Date,
                     Focus::Resident(d.residents[0].clone()),
                     text,
+                    Some(d.location.clone()),
                 )
             }
             EventBody::Plan {
@@ -185,11 +197,17 @@ fn spot_scenes(
                     SceneKind::Gathering,
                     Focus::Place(target_location.clone()),
                     text,
+                    Some(target_location.clone()),
                 )
             }
             EventBody::Notice { resident, text, .. } => {
                 let text = format!("{}贴了一张公告：{text}", name(resident));
-                (SceneKind::Notice, Focus::Resident(resident.clone()), text)
+                (
+                    SceneKind::Notice,
+                    Focus::Resident(resident.clone()),
+                    text,
+                    None,
+                )
             }
             EventBody::ConversationStart {
                 participants,
@@ -202,6 +220,7 @@ fn spot_scenes(
                     SceneKind::Conversation,
                     Focus::Resident(participants[0].clone()),
                     text,
+                    Some(location.clone()),
                 )
             }
             _ => continue,
@@ -210,6 +229,7 @@ fn spot_scenes(
             kind,
             focus,
             caption,
+            place: at,
             seen: now,
         });
     }
@@ -282,15 +302,64 @@ fn visit(director: &mut Director, roster: &Roster, now: f32) -> Scene {
         kind: SceneKind::Visit,
         caption: format!("看看{}在做什么", roster.name(&id)),
         focus: Focus::Resident(id),
+        place: None,
         seen: now,
     }
 }
 
+/// Where a followed resident is: standing at a place, or walking to one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Now {
+    At(LocIdx),
+    Going(LocIdx),
+}
+
+/// The caption for what the camera shows: the scene's own while its
+/// resident is still where it happened; else where the resident is now
+/// (「阿朵在心谷广场」, 「阿朵在去星火酒馆的路上」), so the caption never names a
+/// place the camera has left.
+pub(crate) fn live_caption(scene: &Scene, name: &str, now: Option<Now>, town: &Town) -> String {
+    let Focus::Resident(_) = &scene.focus else {
+        return scene.caption.clone();
+    };
+    let there = |i: LocIdx| scene.place.as_ref().is_some_and(|p| town.get(i).id == *p);
+    match now {
+        Some(Now::At(i)) if there(i) && scene.kind != SceneKind::Visit => scene.caption.clone(),
+        None if scene.place.is_none() && scene.kind != SceneKind::Visit => scene.caption.clone(),
+        Some(Now::At(i)) => format!("{name}在{}", town.name(i)),
+        Some(Now::Going(i)) => format!("{name}在去{}的路上", town.name(i)),
+        None => scene.caption.clone(),
+    }
+}
+
+/// What a followed resident's figure tells of where it is.
+type WhereNow<'a> = (Option<&'a Whereabouts>, Option<&'a Walking>, &'a Activity);
+
 /// The caption at the bottom of the screen.
-fn caption(mut contexts: EguiContexts, director: Res<Director>) -> Result {
+fn caption(
+    mut contexts: EguiContexts,
+    director: Res<Director>,
+    roster: Res<Roster>,
+    town: Res<Town>,
+    residents: Query<WhereNow>,
+) -> Result {
     let Some((scene, _)) = director.shot.as_ref().filter(|_| director.on) else {
         return Ok(());
     };
+    let (name, now) = match &scene.focus {
+        Focus::Resident(id) => {
+            let now = roster
+                .entity(id)
+                .and_then(|e| residents.get(e).ok())
+                .and_then(|(at, walking, activity)| match walking {
+                    Some(_) => Some(Now::Going(activity.target)),
+                    None => at.map(|w| Now::At(w.0)),
+                });
+            (roster.name(id).to_string(), now)
+        }
+        Focus::Place(_) => (String::new(), None),
+    };
+    let text = live_caption(scene, &name, now, &town);
     let ctx = contexts.ctx_mut()?;
     egui::Area::new(egui::Id::new("demo_caption"))
         .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -36.0])
@@ -302,7 +371,7 @@ fn caption(mut contexts: EguiContexts, director: Res<Director>) -> Result {
                 .show(ui, |ui| {
                     // One line while it fits the screen, then wrapped.
                     ui.set_max_width(900.0);
-                    let text = egui::RichText::new(&scene.caption)
+                    let text = egui::RichText::new(&text)
                         .size(22.0)
                         .color(egui::Color32::WHITE);
                     ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
@@ -325,8 +394,31 @@ mod tests {
             kind,
             focus: Focus::Resident(ResidentId::new(who)),
             caption: String::new(),
+            place: None,
             seen,
         }
+    }
+
+    /// A talk spotted at the library, shown once its speaker has walked to
+    /// the tavern: the caption names the tavern, not the library.
+    #[test]
+    fn the_caption_names_where_the_camera_is() {
+        let s = crate::headless::default_scenario();
+        let town = &s.town;
+        let lib = town.find("library").unwrap();
+        let tavern = town.find("tavern").unwrap();
+        let mut talk = scene(SceneKind::Conversation, "a", 0.0);
+        talk.caption = "阿朵和何青在晨光图书馆聊了起来".into();
+        talk.place = Some(town.get(lib).id.clone());
+        let say = |now| live_caption(&talk, "阿朵", now, town);
+        assert_eq!(say(Some(Now::At(lib))), talk.caption);
+        assert_eq!(say(Some(Now::At(tavern))), "阿朵在星火酒馆");
+        assert_eq!(say(Some(Now::Going(tavern))), "阿朵在去星火酒馆的路上");
+        let visit = scene(SceneKind::Visit, "a", 0.0);
+        assert_eq!(
+            live_caption(&visit, "阿朵", Some(Now::At(lib)), town),
+            "阿朵在晨光图书馆"
+        );
     }
 
     #[test]

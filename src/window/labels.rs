@@ -19,8 +19,9 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-/// Label height and the width of one character, in world units (15 px font).
-const LINE: f32 = 17.0;
+/// Label height (the 15 px font's laid-out line, 18–19 units, and a gap)
+/// and the width of one character, in world units.
+const LINE: f32 = 20.0;
 const CHAR: f32 = 15.0;
 /// Where a label sits under its figure's centre.
 pub(crate) const UNDER: f32 = -25.0;

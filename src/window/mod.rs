@@ -16,6 +16,7 @@ mod capture;
 mod chat;
 mod counsel;
 mod demo;
+mod drawlist;
 mod feed;
 mod frames;
 mod hud;
@@ -26,6 +27,7 @@ mod panels;
 mod people;
 mod reload;
 mod select;
+mod stage;
 mod tuning;
 
 use std::path::PathBuf;
@@ -351,7 +353,12 @@ pub(crate) fn plugin(app: &mut App) {
         chat::plugin,
         autosave::plugin,
     ))
-    .add_plugins((demo::plugin, labels::plugin));
+    .add_plugins((
+        demo::plugin,
+        labels::plugin,
+        stage::plugin,
+        drawlist::plugin,
+    ));
 }
 
 /// Orders the view's sets after the frame's simulation steps.

@@ -11,6 +11,7 @@ use bevy::image::{ImageLoaderSettings, ImageSampler};
 use bevy::prelude::*;
 
 use super::art::{self, Facing};
+use super::stage::Spot;
 use super::{AssetDir, FONT, MapFrame, ViewSet};
 use crate::scenario::Town;
 use crate::sim::residents::{Activity, ActivityKind, MapPosition, Persona, Resident, Thinking};
@@ -209,10 +210,15 @@ pub(crate) fn depth(world_y: f32) -> f32 {
     10.0 - world_y * 0.001
 }
 
-/// Appends each new simulated position to the figure's path.
-fn track_sim(frame: Res<MapFrame>, mut q: Query<(&MapPosition, &mut Glide), Changed<MapPosition>>) {
-    for (pos, mut glide) in &mut q {
-        let at = frame.world(pos.0);
+/// A figure's position changed: the simulation moved it, or it got (or
+/// left) its spot at a place.
+type Moved = Or<(Changed<MapPosition>, Changed<Spot>)>;
+
+/// Appends each new position to the figure's path: where the simulation
+/// puts it on the road, its own spot at a place (see `stage`).
+fn track_sim(frame: Res<MapFrame>, mut q: Query<(&MapPosition, Option<&Spot>, &mut Glide), Moved>) {
+    for (pos, spot, mut glide) in &mut q {
+        let at = spot.map_or_else(|| frame.world(pos.0), |s| s.at);
         if glide.last != Some(at) {
             glide.path.push_back(at);
             glide.last = Some(at);

@@ -257,6 +257,9 @@ mod tests {
             conversation: Some(9),
             born: 0.0,
             half: Vec2::new(50.0, 12.0),
+            said: crate::base::time::GameTime::default(),
+            place: None,
+            ending: None,
         };
         let figures = [(&a, Vec2::ZERO), (&b, Vec2::new(30.0, 0.0))];
         // Over the bubble (above b): b and the conversation.

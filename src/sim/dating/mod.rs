@@ -120,6 +120,14 @@ impl TownDates {
         self.active.iter().any(|d| d.pair.contains(&idx))
     }
 
+    /// The couples on a date under way (both there), and where.
+    pub fn under_way(&self) -> impl Iterator<Item = ([RosterIdx; 2], LocIdx)> + '_ {
+        self.active
+            .iter()
+            .filter(|d| d.started.is_some())
+            .map(|d| (d.pair, d.place))
+    }
+
     /// The date under way (or booked) with the resident, else the latest.
     /// Borrowed: the window asks every frame.
     pub fn shown_for(&self, idx: Option<RosterIdx>) -> Option<ShownDate<'_>> {

@@ -376,9 +376,10 @@ fn social(body: &EventBody, names: &impl Names) -> Narration {
         } => {
             let strand = Strand::Relationship;
             let text = format!(
-                "{} 对 {} 的好感：{old_strength:.0} → {new_strength:.0}（{}）{reason}",
+                "{} 对 {} 的好感：{old_strength:.0} {} {new_strength:.0}（{}）{reason}",
                 name(resident),
                 name(other),
+                went(*old_strength, *new_strength),
                 relation.label()
             );
             return told(strand, vec![resident.clone(), other.clone()], text);
@@ -647,4 +648,9 @@ fn answer_used(u: AnswerUsed) -> &'static str {
         AnswerUsed::Dropped => "（作废）",
         AnswerUsed::None => "（无）",
     }
+}
+
+/// 「升到」 or 「降到」 between two figures (the fonts have no arrow).
+pub(crate) fn went<T: PartialOrd>(before: T, after: T) -> &'static str {
+    if after < before { "降到" } else { "升到" }
 }

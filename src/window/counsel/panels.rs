@@ -285,7 +285,7 @@ fn queues(ui: &mut egui::Ui, st: &State) {
     for run in &st.stages {
         ui.label(format!(
             "{} {}",
-            if run.entered { "●" } else { "○" },
+            if run.entered { "★" } else { "☆" },
             run.stage
         ));
         for g in &run.queue {

@@ -22,6 +22,9 @@ pub(crate) enum Ground {
     Dirt,
     Field,
     Water,
+    /// Trees close together (the forest round the town, groves): drawn in
+    /// the ground, two cells a tree, so a forest costs no sprites.
+    Woods,
 }
 
 /// The ground of the whole map and its margin, row by row from the top.
@@ -54,7 +57,7 @@ impl GroundGrid {
         inside.then(|| (c.y * self.size.x + c.x) as usize)
     }
 
-    fn set(&mut self, cell: IVec2, ground: Ground) {
+    pub(super) fn set(&mut self, cell: IVec2, ground: Ground) {
         if let Some(i) = self.index(cell) {
             self.cells[i] = ground;
         }
@@ -71,7 +74,7 @@ impl GroundGrid {
     }
 
     /// Every cell whose centre is inside `rect` (map units).
-    fn cells_in(rect: Rect) -> impl Iterator<Item = IVec2> {
+    pub(super) fn cells_in(rect: Rect) -> impl Iterator<Item = IVec2> {
         let (lo, hi) = (Self::cell_of(rect.min), Self::cell_of(rect.max));
         (lo.y..=hi.y)
             .flat_map(move |y| (lo.x..=hi.x).map(move |x| IVec2::new(x, y)))

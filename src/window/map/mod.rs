@@ -7,6 +7,7 @@
 mod autotile;
 pub(crate) mod ground;
 pub(crate) mod places;
+mod scenery;
 pub(crate) mod sheet;
 
 use bevy::math::IVec2;
@@ -20,7 +21,7 @@ use self::sheet::{GroundLayers, Sheet, cell_hash};
 use super::night::spawn_windows;
 use super::people::depth;
 use super::{AssetDir, FONT, MapFrame};
-use crate::scenario::Town;
+use crate::scenario::{LocIdx, Town};
 
 pub(super) fn plugin(app: &mut App) {
     // Meadow green beyond the tiles: the clear colour costs nothing, where a
@@ -42,6 +43,17 @@ const CHUNK: i32 = 32;
 /// Everything drawn for the places (despawned and drawn again on change).
 #[derive(Component)]
 pub(crate) struct MapPiece;
+
+/// A place's name on the map.
+#[derive(Component, Debug, Clone, Copy)]
+pub(crate) struct PlaceLabel(pub(crate) LocIdx);
+
+/// Something standing on the map (a building, a tree, a prop), and the
+/// place it belongs to: for the draw list.
+#[derive(Component, Debug, Clone, Copy)]
+pub(crate) struct MapProp {
+    pub(crate) place: LocIdx,
+}
 
 /// The tileset as a picture (buildings, props) and the ground's array
 /// texture with its layers.
@@ -88,8 +100,9 @@ fn redraw(
     for e in &old {
         commands.entity(e).despawn();
     }
-    let grid = ground::paint(&town, frame.size);
-    let props = places::props(&town, &grid);
+    let mut grid = ground::paint(&town, frame.size);
+    let mut props = places::props(&town, &grid);
+    props.extend(scenery::dress(&town, frame.size, &mut grid));
     if let Some(tileset) = tileset {
         spawn_chunks(&mut commands, &frame, &grid, &tileset);
         spawn_props(&mut commands, &frame, &props, &tileset);
@@ -103,7 +116,7 @@ fn redraw(
             .map(|p| p.foot.y - p.size().y)
             .fold(loc.position.y - loc.size.y / 2.0, f32::min);
         let at = frame.world(Vec2::new(loc.position.x, top - 10.0));
-        commands.spawn(place_label(&loc.name, at, font.clone()));
+        commands.spawn((PlaceLabel(i), place_label(&loc.name, at, font.clone())));
     }
     spawn_windows(&mut commands, &frame, &props);
 }
@@ -161,7 +174,7 @@ fn chunk_tiles(grid: &GroundGrid, origin: IVec2, layers: &GroundLayers) -> Vec<O
         .map(|cell| {
             let ground = grid.at(cell);
             let same = Neighbours::of(cell.x, cell.y, |x, y| grid.at(IVec2::new(x, y)) == ground);
-            let layer = layers.layer(ground, same, cell_hash(cell));
+            let layer = layers.layer(ground, same, cell_hash(cell), cell);
             Some(TileData::from_tileset_index(layer))
         })
         .collect()
@@ -178,10 +191,12 @@ fn spawn_props(
         let foot = frame.world(p.foot);
         commands.spawn((
             MapPiece,
+            MapProp { place: p.place },
             Sprite {
                 image: tileset.image.clone(),
                 rect: Some(p.rect),
                 custom_size: Some(p.size()),
+                color: p.tint,
                 ..default()
             },
             Anchor::BOTTOM_CENTER,

@@ -5,6 +5,7 @@
 //! is one sprite cut from the tileset, anchored at its foot so residents
 //! walk in front of and behind it.
 
+use bevy::color::Color;
 use bevy::math::{Rect, Vec2};
 
 use super::ground::{Ground, GroundGrid, TILE, area};
@@ -24,6 +25,8 @@ pub(crate) struct Prop {
     pub(crate) place: LocIdx,
     /// A building whose windows light up at night (see `night`).
     pub(crate) windows: bool,
+    /// Multiplied into its pixels: homes of one sprite differ in colour.
+    pub(crate) tint: Color,
 }
 
 impl Prop {
@@ -60,6 +63,10 @@ const BOULDER: Rect = tiles((7, 21), (8, 22));
 const HAY: Rect = tiles((8, 37), (10, 40));
 const LOGS: Rect = tiles((16, 2), (17, 3));
 const FENCE: Rect = tiles((7, 27), (9, 28));
+const HERB_LINE: Rect = tiles((8, 4), (10, 5));
+const STONE_LANTERN: Rect = tiles((3, 4), (4, 5));
+const SIGNS: Rect = tiles((14, 8), (16, 9));
+const CRATE: Rect = tiles((12, 4), (13, 5));
 
 /// Everything standing on the town's places; no tree grows on a path or
 /// in water.
@@ -83,8 +90,33 @@ fn building_scale(rect: Rect, width_px: f32) -> f32 {
     ((rect.width() / width_px * 4.0).round() / 4.0).clamp(2.0, 3.0)
 }
 
+/// Homes take these in turn (the stone house is the library's), each round
+/// in another colour, so no two homes of a town of up to fifteen look alike.
+const HOMES: [Rect; 3] = [THATCHED, COTTAGE, TILED];
+const HOME_TINTS: [Color; 5] = [
+    Color::WHITE,
+    Color::srgb(1.0, 0.82, 0.78),
+    Color::srgb(0.8, 0.95, 0.8),
+    Color::srgb(0.82, 0.88, 1.0),
+    Color::srgb(1.0, 0.93, 0.72),
+];
+
+/// The `k`-th home's sprite and colour.
+fn home_look(k: usize) -> (Rect, Color) {
+    (
+        HOMES[k % HOMES.len()],
+        HOME_TINTS[(k / HOMES.len()) % HOME_TINTS.len()],
+    )
+}
+
 fn place_props(town: &Town, i: LocIdx, out: &mut Vec<Prop>) {
     let loc = town.get(i);
+    // Which home this is, counted in the town's order.
+    let home = town
+        .indices()
+        .take_while(|&j| j != i)
+        .filter(|&j| town.get(j).look == PlaceLook::House)
+        .count();
     let mut at = Placer {
         out,
         place: i,
@@ -92,7 +124,7 @@ fn place_props(town: &Town, i: LocIdx, out: &mut Vec<Prop>) {
     };
     let first = at.out.len();
     if loc.look.is_building() {
-        building(&mut at, loc.look);
+        building(&mut at, loc.look, home);
     } else {
         setting(&mut at, loc.look, loc.has(Service::NoticeBoard));
     }
@@ -122,6 +154,7 @@ impl Placer<'_> {
             scale,
             place: self.place,
             windows: false,
+            tint: Color::WHITE,
         });
     }
 
@@ -134,20 +167,24 @@ impl Placer<'_> {
 /// A building stands at the back of its place (its foot near the top of the
 /// area), so the residents there stand in its yard, in front of it; props
 /// beside it by its kind.
-fn building(at: &mut Placer, look: PlaceLook) {
-    let (sprite, bonus) = match look {
-        PlaceLook::Inn => (TILED, 0.25),
-        PlaceLook::Library => (STONE, 0.0),
-        PlaceLook::Clinic => (COTTAGE, 0.0),
-        PlaceLook::Forge | PlaceLook::Workshop => (THATCHED, 0.0),
+fn building(at: &mut Placer, look: PlaceLook, home: usize) {
+    let (sprite, bonus, tint) = match look {
+        PlaceLook::Inn => (TILED, 0.25, Color::WHITE),
+        PlaceLook::Library => (STONE, 0.25, Color::WHITE),
+        // The clinic's walls whitewashed, its roof the cottage's.
+        PlaceLook::Clinic => (COTTAGE, 0.0, Color::srgb(1.0, 1.0, 0.94)),
+        PlaceLook::Forge | PlaceLook::Workshop => (THATCHED, 0.0, Color::srgb(0.85, 0.78, 0.7)),
         _ => {
-            let pick = cell_hash(bevy::math::IVec2::splat(at.place.0 as i32)) as usize;
-            (HOUSES[pick % HOUSES.len()], 0.0)
+            let (sprite, tint) = home_look(home);
+            (sprite, 0.0, tint)
         }
     };
     let scale = building_scale(at.rect, sprite.width()) + bonus;
     let foot = at.at(0.0, -0.95);
     at.put(sprite, foot, scale);
+    if let Some(p) = at.out.last_mut() {
+        p.tint = tint;
+    }
     let side = sprite.width() * scale * 0.55;
     match look {
         PlaceLook::Inn => {
@@ -158,7 +195,21 @@ fn building(at: &mut Placer, look: PlaceLook) {
             at.put(CART, foot + Vec2::new(side + 8.0, 6.0), 1.5);
             at.put(BARREL, foot + Vec2::new(-side - 4.0, 2.0), 2.0);
         }
-        PlaceLook::Clinic => at.put(WELL, foot + Vec2::new(side + 4.0, 4.0), 2.0),
+        // Herbs drying on a line in the yard, and the well.
+        PlaceLook::Clinic => {
+            at.put(WELL, foot + Vec2::new(side + 4.0, 4.0), 2.0);
+            at.put(HERB_LINE, foot + Vec2::new(-side - 16.0, 6.0), 1.5);
+        }
+        // Stone lanterns either side of the door, a board of notices.
+        PlaceLook::Library => {
+            at.put(STONE_LANTERN, foot + Vec2::new(side, 4.0), 2.0);
+            at.put(STONE_LANTERN, foot + Vec2::new(-side, 4.0), 2.0);
+            at.put(SIGNS, foot + Vec2::new(side + 30.0, 8.0), 1.5);
+        }
+        PlaceLook::Workshop => {
+            at.put(LOGS, foot + Vec2::new(side + 8.0, 4.0), 2.0);
+            at.put(CRATE, foot + Vec2::new(-side - 4.0, 4.0), 2.0);
+        }
         // A garden fence either side of a home's front.
         PlaceLook::House => {
             let below = Vec2::Y * 12.0;
@@ -258,6 +309,7 @@ fn trees_round(rect: Rect, i: LocIdx, out: &mut Vec<Prop>) {
                 scale: 2.0,
                 place: i,
                 windows: false,
+                tint: Color::WHITE,
             });
         }
     }
@@ -306,8 +358,23 @@ mod tests {
             .unwrap();
         let home = all
             .iter()
-            .find(|p| HOUSES.contains(&p.rect) && p.rect != TILED)
+            .find(|p| p.windows && s.town.get(p.place).look == PlaceLook::House)
             .unwrap();
+        // Homes differ from each other and from the library's stone house.
+        let homes: Vec<(Rect, [u8; 4])> = all
+            .iter()
+            .filter(|p| p.windows && s.town.get(p.place).look == PlaceLook::House)
+            .map(|p| {
+                (
+                    p.rect,
+                    bevy::color::ColorToPacked::to_u8_array(p.tint.to_srgba()),
+                )
+            })
+            .collect();
+        for (k, h) in homes.iter().enumerate() {
+            assert_ne!(h.0, STONE, "a home in the library's stone house");
+            assert!(!homes[k + 1..].contains(h), "two homes alike");
+        }
         assert!(
             inn.scale * inn.rect.width() > home.scale * home.rect.width(),
             "the inn is bigger"

@@ -33,6 +33,9 @@ const WATER: TerrainSheet = TerrainSheet {
 };
 /// Meadow: plain grass, then variations (leaves, pebbles, a bare patch).
 const GRASS: [(u32, u32); 4] = [(19, 17), (13, 16), (15, 16), (16, 16)];
+/// Trees of the woods, each two cells by two: the top-left tile of a pine,
+/// a dark pine and a round tree.
+const WOODS: [(u32, u32); 3] = [(6, 10), (8, 10), (0, 10)];
 /// Small flowers drawn over plain grass.
 const FLOWERS: [(u32, u32); 2] = [(1, 8), (2, 8)];
 
@@ -156,6 +159,16 @@ impl GroundLayers {
                 pixels.extend(sheet.composed(terrain, *pieces));
             }
         }
+        // Each tree's four quarters over grass, after the terrains (so
+        // their layers keep their numbers).
+        for (col, row) in WOODS {
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                pixels.extend(overlay(
+                    sheet.tile(GRASS[0]),
+                    &sheet.tile((col + dx, row + dy)),
+                ));
+            }
+        }
         let count = (pixels.len() / (PX * PX * 4) as usize) as u32;
         let blob_of = std::array::from_fn(|bits| {
             let pieces = Neighbours(bits as u8).pieces();
@@ -170,14 +183,27 @@ impl GroundLayers {
     }
 
     /// The layer of a cell of `ground` with these neighbours; `hash` varies
-    /// the meadow (the same cell always looks the same).
-    pub(crate) fn layer(&self, ground: Ground, neighbours: Neighbours, hash: u32) -> u16 {
+    /// the meadow (the same cell always looks the same). A cell of woods
+    /// shows its quarter of the tree whose two-by-two block it is in (the
+    /// tree's kind from `tree`, the hash of that block).
+    pub(crate) fn layer(
+        &self,
+        ground: Ground,
+        neighbours: Neighbours,
+        hash: u32,
+        cell: IVec2,
+    ) -> u16 {
         let block = |k: u16| MEADOW_LAYERS + k * self.blobs + self.blob_of[neighbours.0 as usize];
         match ground {
             Ground::Grass => meadow_layer(hash),
             Ground::Dirt => block(0),
             Ground::Field => block(1),
             Ground::Water => block(2),
+            Ground::Woods => {
+                let tree = cell_hash(cell.div_euclid(IVec2::splat(2))) as u16 % WOODS.len() as u16;
+                let quarter = cell.x.rem_euclid(2) + 2 * cell.y.rem_euclid(2);
+                MEADOW_LAYERS + 3 * self.blobs + tree * 4 + quarter as u16
+            }
         }
     }
 
@@ -258,25 +284,40 @@ mod tests {
     fn every_cell_gets_a_layer_inside_the_texture() {
         let sheet = sheet();
         let layers = GroundLayers::build(&sheet);
-        assert_eq!(layers.count, MEADOW_LAYERS as u32 + 3 * 47);
-        for ground in [Ground::Grass, Ground::Dirt, Ground::Field, Ground::Water] {
+        assert_eq!(layers.count, MEADOW_LAYERS as u32 + 3 * 47 + 12);
+        let all = [
+            Ground::Grass,
+            Ground::Dirt,
+            Ground::Field,
+            Ground::Water,
+            Ground::Woods,
+        ];
+        for ground in all {
             for bits in 0..=255u8 {
-                let l = layers.layer(ground, Neighbours(bits), bits as u32 * 7);
+                let cell = IVec2::new(bits as i32 - 100, bits as i32 / 3);
+                let l = layers.layer(ground, Neighbours(bits), bits as u32 * 7, cell);
                 assert!((l as u32) < layers.count);
             }
         }
+        // A tree of the woods is one kind over its two-by-two block, its
+        // four quarters in their places.
+        let block: Vec<u16> = [(4, 6), (5, 6), (4, 7), (5, 7)]
+            .map(|(x, y)| layers.layer(Ground::Woods, Neighbours(0), 0, IVec2::new(x, y)))
+            .to_vec();
+        assert_eq!(block[1], block[0] + 1);
+        assert_eq!(block[3], block[0] + 3);
         // Different patterns, different tiles; grass varies by cell.
         let (a, b) = (Neighbours(0), Neighbours(255));
         assert_ne!(
-            layers.layer(Ground::Dirt, a, 0),
-            layers.layer(Ground::Dirt, b, 0)
+            layers.layer(Ground::Dirt, a, 0, IVec2::ZERO),
+            layers.layer(Ground::Dirt, b, 0, IVec2::ZERO)
         );
         assert_ne!(
-            layers.layer(Ground::Dirt, b, 0),
-            layers.layer(Ground::Water, b, 0)
+            layers.layer(Ground::Dirt, b, 0, IVec2::ZERO),
+            layers.layer(Ground::Water, b, 0, IVec2::ZERO)
         );
         let kinds: std::collections::HashSet<u16> = (0..2000)
-            .map(|k| layers.layer(Ground::Grass, b, cell_hash(IVec2::new(k, 3))))
+            .map(|k| layers.layer(Ground::Grass, b, cell_hash(IVec2::new(k, 3)), IVec2::ZERO))
             .collect();
         assert!(kinds.len() >= 4, "meadow varies: {kinds:?}");
         let image = layers.image();

@@ -1,0 +1,251 @@
+//! The draw list: with every `--screenshot FILE`, `FILE.json` says what the
+//! frame drew — each name, place label, bubble, thought, prop, lit window
+//! and figure with its rectangle on screen — so tests and designers can
+//! check a frame (no two names overlap, no stale bubble, props at the party)
+//! without reading pixels.
+
+use std::path::PathBuf;
+
+use bevy::camera::visibility::VisibilitySystems;
+use bevy::prelude::*;
+use bevy::sprite::Anchor;
+use bevy::text::TextLayoutInfo;
+use serde::Serialize;
+
+use super::bubbles::Bubble;
+use super::map::{MapProp, PlaceLabel};
+use super::night::WindowLight;
+use super::people::NameLabel;
+use super::stage::{CrowdMarker, DateHeart, PartyProp};
+use crate::scenario::{LocIdx, Town};
+use crate::sim::clock::Clock;
+use crate::sim::residents::{Census, Resident, Whereabouts};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        PostUpdate,
+        write_draw_list
+            .run_if(resource_exists::<DrawListDue>)
+            .after(VisibilitySystems::CheckVisibility),
+    );
+}
+
+/// Write the frame's draw list here at the end of this frame.
+#[derive(Resource, Debug, Clone)]
+pub(crate) struct DrawListDue(pub(crate) PathBuf);
+
+/// One thing the frame drew.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct Item {
+    pub(crate) kind: &'static str,
+    /// Screen pixels: left, top, width, height.
+    pub(crate) rect: [f32; 4],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) text: Option<String>,
+    /// The place it belongs to (location id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) place: Option<String>,
+    /// A place label: someone is there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) occupied: Option<bool>,
+    /// A bubble or thought: game minutes since it went up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) age_minutes: Option<i64>,
+}
+
+/// The whole list, with the game time of the frame.
+#[derive(Serialize, Debug)]
+struct DrawList {
+    time: String,
+    screen: [f32; 2],
+    items: Vec<Item>,
+}
+
+/// Turns world boxes into screen rectangles.
+struct Screen<'a> {
+    camera: &'a Camera,
+    at: &'a GlobalTransform,
+}
+
+impl Screen<'_> {
+    /// The screen rectangle of a world box (centre, size).
+    fn rect(&self, centre: Vec2, size: Vec2) -> Option<[f32; 4]> {
+        let a = self
+            .camera
+            .world_to_viewport(self.at, (centre - size / 2.0).extend(0.0))
+            .ok()?;
+        let b = self
+            .camera
+            .world_to_viewport(self.at, (centre + size / 2.0).extend(0.0))
+            .ok()?;
+        let (lo, hi) = (a.min(b), a.max(b));
+        Some([lo.x, lo.y, hi.x - lo.x, hi.y - lo.y])
+    }
+}
+
+fn item(kind: &'static str, rect: [f32; 4]) -> Item {
+    Item {
+        kind,
+        rect,
+        text: None,
+        place: None,
+        occupied: None,
+        age_minutes: None,
+    }
+}
+
+/// A sprite's world box: its size, scaled, moved by its anchor.
+fn sprite_box(sprite: &Sprite, at: &GlobalTransform, anchor: Option<&Anchor>) -> (Vec2, Vec2) {
+    let (scale, _, t) = at.to_scale_rotation_translation();
+    let size = sprite
+        .custom_size
+        .or(sprite.rect.map(|r| r.size()))
+        .unwrap_or(Vec2::ONE)
+        * scale.truncate();
+    let anchor = anchor.map_or(Vec2::ZERO, Anchor::as_vec);
+    (t.truncate() - anchor * size, size)
+}
+
+/// A text's world box, centred on it.
+fn text_box(info: &TextLayoutInfo, at: &GlobalTransform) -> (Vec2, Vec2) {
+    let (scale, _, t) = at.to_scale_rotation_translation();
+    (t.truncate(), info.size * scale.truncate())
+}
+
+type Figures<'a> = (
+    &'a Resident,
+    &'a Sprite,
+    &'a GlobalTransform,
+    &'a ViewVisibility,
+    Option<&'a Whereabouts>,
+);
+type Texts<'a> = (
+    &'a Text2d,
+    &'a TextLayoutInfo,
+    &'a GlobalTransform,
+    &'a ViewVisibility,
+);
+type Things<'a> = (
+    &'a Sprite,
+    &'a GlobalTransform,
+    Option<&'a Anchor>,
+    &'a ViewVisibility,
+);
+
+/// A sprite and what it is: a map prop, a party prop, a window, a heart.
+type Marked<'a> = (
+    Option<&'a MapProp>,
+    Option<&'a PartyProp>,
+    Option<&'a WindowLight>,
+    Option<&'a DateHeart>,
+    Things<'a>,
+);
+
+#[allow(clippy::too_many_arguments)]
+fn write_draw_list(
+    mut commands: Commands,
+    due: Res<DrawListDue>,
+    camera: Query<(&Camera, &GlobalTransform), With<Camera2d>>,
+    window: Query<&Window>,
+    (town, clock, census): (Res<Town>, Res<Clock>, Res<Census>),
+    figures: Query<Figures>,
+    names: Query<Texts, With<NameLabel>>,
+    places: Query<(&PlaceLabel, Texts)>,
+    bubbles: Query<(&Bubble, &Text2d, &GlobalTransform, &ViewVisibility)>,
+    props: Query<Marked>,
+    crowds: Query<(&CrowdMarker, Texts)>,
+) {
+    commands.remove_resource::<DrawListDue>();
+    let Some((camera, at)) = camera.iter().next() else {
+        return;
+    };
+    let screen = Screen { camera, at };
+    let place_id = |i: LocIdx| (i.i() < town.len()).then(|| town.get(i).id.0.to_string());
+    let mut items = Vec::new();
+    for (r, sprite, gt, shown, here) in &figures {
+        let (c, s) = sprite_box(sprite, gt, None);
+        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
+            let mut it = item("sprite", rect);
+            it.text = Some(r.id.0.to_string());
+            it.place = here.and_then(|w| place_id(w.0));
+            items.push(it);
+        }
+    }
+    for (text, info, gt, shown) in &names {
+        let (c, s) = text_box(info, gt);
+        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
+            let mut it = item("name", rect);
+            it.text = Some(text.0.clone());
+            items.push(it);
+        }
+    }
+    for (label, (text, info, gt, shown)) in &places {
+        let (c, s) = text_box(info, gt);
+        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
+            let mut it = item("place", rect);
+            it.text = Some(text.0.clone());
+            it.place = place_id(label.0);
+            it.occupied = Some(
+                census
+                    .at_place
+                    .get(label.0.i())
+                    .is_some_and(|v| !v.is_empty()),
+            );
+            items.push(it);
+        }
+    }
+    for (b, text, gt, shown) in &bubbles {
+        let (scale, _, t) = gt.to_scale_rotation_translation();
+        let size = b.half * 2.0 * scale.truncate();
+        if let (true, Some(rect)) = (shown.get(), screen.rect(t.truncate(), size)) {
+            let mut it = item(if b.thought() { "thought" } else { "bubble" }, rect);
+            it.text = Some(text.0.clone());
+            it.place = b.place.and_then(place_id);
+            it.age_minutes = Some(b.age_minutes(clock.now));
+            items.push(it);
+        }
+    }
+    for (prop, party, window, heart, (sprite, gt, anchor, shown)) in &props {
+        let kind = match (prop, party, window, heart) {
+            (_, _, Some(_), _) if sprite.color.alpha() > 0.0 => "lit_window",
+            (_, _, Some(_), _) => continue,
+            (_, Some(_), _, _) | (Some(_), ..) => "prop",
+            (.., Some(_)) => "heart",
+            _ => continue,
+        };
+        let (c, s) = sprite_box(sprite, gt, anchor);
+        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
+            let mut it = item(kind, rect);
+            let place = prop
+                .map(|p| p.place)
+                .or(party.map(|p| p.place))
+                .or(window.map(|w| w.place));
+            it.place = place.and_then(place_id);
+            items.push(it);
+        }
+    }
+    for (crowd, (text, info, gt, shown)) in &crowds {
+        let (c, s) = text_box(info, gt);
+        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
+            let mut it = item("crowd", rect);
+            it.text = Some(text.0.clone());
+            it.place = place_id(crowd.place);
+            items.push(it);
+        }
+    }
+    let size = window
+        .iter()
+        .next()
+        .map_or(Vec2::ZERO, |w| w.resolution.size());
+    let list = DrawList {
+        time: clock.now.to_string(),
+        screen: [size.x, size.y],
+        items,
+    };
+    let written = serde_json::to_string_pretty(&list)
+        .map_err(|e| e.to_string())
+        .and_then(|json| std::fs::write(&due.0, json).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        error!("cannot write the draw list {}: {e}", due.0.display());
+    }
+}
