@@ -14,6 +14,7 @@ use crate::sim::clock::Clock;
 use crate::sim::residents::{Census, Resident, Roster};
 use crate::window::FONT;
 use crate::window::map::PlaceLabel;
+use crate::window::people::NameLabel;
 use crate::window::select::Selection;
 
 /// Speech: a white box, dark text.
@@ -169,6 +170,9 @@ type Placed<'a> = (
 /// What `place_bubbles` reads of a speaker.
 type SpeakerView<'a> = (&'a Transform, Standing<'a>, &'a Resident);
 
+/// A resident's name as last drawn.
+type ShownName<'a> = (&'a GlobalTransform, &'a TextLayoutInfo, &'a ViewVisibility);
+
 /// A place's name as drawn (its centre and laid-out text).
 type LabelView<'a> = (&'a PlaceLabel, &'a Transform, Option<&'a TextLayoutInfo>);
 
@@ -181,8 +185,9 @@ struct Shape {
 }
 
 /// Keeps each bubble over its speaker, its box fitted to the laid-out text
-/// and sized for the zoom, a few per place, none over another or over the
-/// name of an occupied place (see [`layout`]); the selected resident's on
+/// and sized for the zoom, a few per place, none over another, a resident's
+/// name or the name of an occupied place (see [`layout`]); the selected
+/// resident's on
 /// top. A tail (or a thought's dots) runs down to the speaker's head.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn place_bubbles(
@@ -194,6 +199,7 @@ pub(super) fn place_bubbles(
     selection: Option<Res<Selection>>,
     mut parts: Query<BubblePart, BubblePartOnly>,
     children: Query<&Children, With<Bubble>>,
+    names: Query<ShownName, With<NameLabel>>,
 ) {
     let zoom = camera.iter().next().map_or(1.0, bubble_zoom);
     let mut entities = Vec::new();
@@ -223,7 +229,15 @@ pub(super) fn place_bubbles(
             rank: (!selected, bubble.thought(), -bubble.born),
         });
     }
-    let keep_clear = occupied_labels(&labels, &census);
+    let mut keep_clear = occupied_labels(&labels, &census);
+    // Residents' names too (where they were drawn last frame): a bubble
+    // over a crowd does not hide who is in it.
+    keep_clear.extend(
+        names
+            .iter()
+            .filter(|(.., shown)| shown.get())
+            .map(|(at, info, _)| (at.translation().truncate(), info.size / 2.0)),
+    );
     let placed = layout(&wants, PER_PLACE, &keep_clear);
     for ((entity, want), at) in entities.into_iter().zip(&wants).zip(placed) {
         let Ok((_, bubble, mut transform, mut vis, _)) = bubbles.get_mut(entity) else {

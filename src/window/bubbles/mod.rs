@@ -4,8 +4,9 @@
 //! speaker has left the place. The line that comes with a plan is what the
 //! resident thinks, drawn as a thought (pale, a 💭 icon, a dotted tail), and
 //! the same thought is never up twice at once. One bubble per resident, at
-//! most two per place (the rest are in the feed), none over another or over
-//! the name of a place where people are (see `layout`). Clicking a bubble
+//! most two per place (the rest are in the feed), none over another, over a
+//! resident's name or over the name of a place where people are (see
+//! `layout`). Clicking a bubble
 //! opens the speaker in the inspector with the whole conversation.
 
 mod draw;
