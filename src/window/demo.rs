@@ -155,84 +155,96 @@ fn spot_scenes(
             .map_or(id.to_string(), |i| town.name(i).to_string())
     };
     for e in events.read() {
-        let (kind, focus, caption, at) = match &e.body {
-            EventBody::Message {
-                speaker,
-                participants,
-                emotion: Emotion::Angry,
-                location,
-                ..
-            } => {
-                let others: Vec<String> = participants
-                    .iter()
-                    .filter(|p| *p != speaker)
-                    .map(name)
-                    .collect();
-                let text = format!("{}和{}吵起来了", name(speaker), others.join("、"));
-                let at = Some(location.clone());
-                (
-                    SceneKind::Argument,
-                    Focus::Resident(speaker.clone()),
-                    text,
-                    at,
-                )
-            }
-            EventBody::DateStart(d) => {
-                let two: Vec<String> = d.residents.iter().map(name).collect();
-                let text = format!("{}在{}约会", two.join("和"), place(&d.location));
-                (
-                    SceneKind::Date,
-                    Focus::Resident(d.residents[0].clone()),
-                    text,
-                    Some(d.location.clone()),
-                )
-            }
-            EventBody::Plan {
-                activity: ActivityKind::Attend,
-                target_location,
-                ..
-            } => {
-                let text = format!("{}的聚会，大家陆续到了", place(target_location));
-                (
-                    SceneKind::Gathering,
-                    Focus::Place(target_location.clone()),
-                    text,
-                    Some(target_location.clone()),
-                )
-            }
-            EventBody::Notice { resident, text, .. } => {
-                let text = format!("{}贴了一张公告：{text}", name(resident));
-                (
-                    SceneKind::Notice,
-                    Focus::Resident(resident.clone()),
-                    text,
-                    None,
-                )
-            }
-            EventBody::ConversationStart {
-                participants,
-                location,
-                ..
-            } => {
-                let who: Vec<String> = participants.iter().map(name).collect();
-                let text = format!("{}在{}聊了起来", who.join("和"), place(location));
-                (
-                    SceneKind::Conversation,
-                    Focus::Resident(participants[0].clone()),
-                    text,
-                    Some(location.clone()),
-                )
-            }
-            _ => continue,
-        };
-        director.spot(Scene {
-            kind,
-            focus,
-            caption,
-            place: at,
-            seen: now,
-        });
+        if let Some(scene) = scene_of(&e.body, &name, &place, now) {
+            director.spot(scene);
+        }
     }
+}
+
+/// The scene an event makes, if it is worth showing.
+fn scene_of(
+    body: &EventBody,
+    name: &dyn Fn(&ResidentId) -> String,
+    place: &dyn Fn(&LocationId) -> String,
+    now: f32,
+) -> Option<Scene> {
+    let (kind, focus, caption, at) = match body {
+        EventBody::Message {
+            speaker,
+            participants,
+            emotion: Emotion::Angry,
+            location,
+            ..
+        } => {
+            let others: Vec<String> = participants
+                .iter()
+                .filter(|p| *p != speaker)
+                .map(name)
+                .collect();
+            let text = format!("{}和{}吵起来了", name(speaker), others.join("、"));
+            let at = Some(location.clone());
+            (
+                SceneKind::Argument,
+                Focus::Resident(speaker.clone()),
+                text,
+                at,
+            )
+        }
+        EventBody::DateStart(d) => {
+            let two: Vec<String> = d.residents.iter().map(name).collect();
+            let text = format!("{}在{}约会", two.join("和"), place(&d.location));
+            (
+                SceneKind::Date,
+                Focus::Resident(d.residents[0].clone()),
+                text,
+                Some(d.location.clone()),
+            )
+        }
+        EventBody::Plan {
+            activity: ActivityKind::Attend,
+            target_location,
+            ..
+        } => {
+            let text = format!("{}的聚会，大家陆续到了", place(target_location));
+            (
+                SceneKind::Gathering,
+                Focus::Place(target_location.clone()),
+                text,
+                Some(target_location.clone()),
+            )
+        }
+        EventBody::Notice { resident, text, .. } => {
+            let text = format!("{}贴了一张公告：{text}", name(resident));
+            (
+                SceneKind::Notice,
+                Focus::Resident(resident.clone()),
+                text,
+                None,
+            )
+        }
+        EventBody::ConversationStart {
+            participants,
+            location,
+            ..
+        } => {
+            let who: Vec<String> = participants.iter().map(name).collect();
+            let text = format!("{}在{}聊了起来", who.join("和"), place(location));
+            (
+                SceneKind::Conversation,
+                Focus::Resident(participants[0].clone()),
+                text,
+                Some(location.clone()),
+            )
+        }
+        _ => return None,
+    };
+    Some(Scene {
+        kind,
+        focus,
+        caption,
+        place: at,
+        seen: now,
+    })
 }
 
 /// Cuts to the next scene when the shot has run its time (or a better one

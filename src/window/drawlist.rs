@@ -141,6 +141,52 @@ type Marked<'a> = (
     Things<'a>,
 );
 
+/// The items of a list as it is put together.
+struct Items<'a> {
+    screen: Screen<'a>,
+    town: &'a Town,
+    out: Vec<Item>,
+}
+
+impl Items<'_> {
+    /// Adds what a world box (centre, size) drew, if it was drawn and is on
+    /// screen; the item back to fill in the rest.
+    fn add(
+        &mut self,
+        kind: &'static str,
+        (centre, size): (Vec2, Vec2),
+        shown: &ViewVisibility,
+        text: Option<&str>,
+        place: Option<LocIdx>,
+    ) -> Option<&mut Item> {
+        let rect = self.screen.rect(centre, size).filter(|_| shown.get())?;
+        let mut it = item(kind, rect);
+        it.text = text.map(str::to_string);
+        it.place = place
+            .filter(|i| i.i() < self.town.len())
+            .map(|i| self.town.get(i).id.0.to_string());
+        self.out.push(it);
+        self.out.last_mut()
+    }
+}
+
+/// What a marked sprite is in the list, and its place (`None`: not listed,
+/// as a window that is not lit).
+fn marked_kind(
+    prop: Option<&MapProp>,
+    party: Option<&PartyProp>,
+    window: Option<&WindowLight>,
+    heart: bool,
+    lit: bool,
+) -> Option<(&'static str, Option<LocIdx>)> {
+    match (prop, party, window) {
+        (_, _, Some(w)) => lit.then_some(("lit_window", Some(w.place))),
+        (_, Some(p), _) => Some(("prop", Some(p.place))),
+        (Some(p), ..) => Some(("prop", Some(p.place))),
+        _ => heart.then_some(("heart", None)),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_draw_list(
     mut commands: Commands,
@@ -159,79 +205,55 @@ fn write_draw_list(
     let Some((camera, at)) = camera.iter().next() else {
         return;
     };
-    let screen = Screen { camera, at };
-    let place_id = |i: LocIdx| (i.i() < town.len()).then(|| town.get(i).id.0.to_string());
-    let mut items = Vec::new();
+    let mut items = Items {
+        screen: Screen { camera, at },
+        town: &town,
+        out: Vec::new(),
+    };
     for (r, sprite, gt, shown, here) in &figures {
-        let (c, s) = sprite_box(sprite, gt, None);
-        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
-            let mut it = item("sprite", rect);
-            it.text = Some(r.id.0.to_string());
-            it.place = here.and_then(|w| place_id(w.0));
-            items.push(it);
-        }
+        let b = sprite_box(sprite, gt, None);
+        items.add("sprite", b, shown, Some(&r.id.0), here.map(|w| w.0));
     }
     for (text, info, gt, shown) in &names {
-        let (c, s) = text_box(info, gt);
-        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
-            let mut it = item("name", rect);
-            it.text = Some(text.0.clone());
-            items.push(it);
-        }
+        items.add("name", text_box(info, gt), shown, Some(&text.0), None);
     }
     for (label, (text, info, gt, shown)) in &places {
-        let (c, s) = text_box(info, gt);
-        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
-            let mut it = item("place", rect);
-            it.text = Some(text.0.clone());
-            it.place = place_id(label.0);
-            it.occupied = Some(
-                census
-                    .at_place
-                    .get(label.0.i())
-                    .is_some_and(|v| !v.is_empty()),
-            );
-            items.push(it);
+        let occupied = census
+            .at_place
+            .get(label.0.i())
+            .is_some_and(|v| !v.is_empty());
+        if let Some(it) = items.add(
+            "place",
+            text_box(info, gt),
+            shown,
+            Some(&text.0),
+            Some(label.0),
+        ) {
+            it.occupied = Some(occupied);
         }
     }
     for (b, text, gt, shown) in &bubbles {
         let (scale, _, t) = gt.to_scale_rotation_translation();
-        let size = b.half * 2.0 * scale.truncate();
-        if let (true, Some(rect)) = (shown.get(), screen.rect(t.truncate(), size)) {
-            let mut it = item(if b.thought() { "thought" } else { "bubble" }, rect);
-            it.text = Some(text.0.clone());
-            it.place = b.place.and_then(place_id);
+        let bx = (t.truncate(), b.half * 2.0 * scale.truncate());
+        let kind = if b.thought() { "thought" } else { "bubble" };
+        if let Some(it) = items.add(kind, bx, shown, Some(&text.0), b.place) {
             it.age_minutes = Some(b.age_minutes(clock.now));
-            items.push(it);
         }
     }
     for (prop, party, window, heart, (sprite, gt, anchor, shown)) in &props {
-        let kind = match (prop, party, window, heart) {
-            (_, _, Some(_), _) if sprite.color.alpha() > 0.0 => "lit_window",
-            (_, _, Some(_), _) => continue,
-            (_, Some(_), _, _) | (Some(_), ..) => "prop",
-            (.., Some(_)) => "heart",
-            _ => continue,
-        };
-        let (c, s) = sprite_box(sprite, gt, anchor);
-        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
-            let mut it = item(kind, rect);
-            let place = prop
-                .map(|p| p.place)
-                .or(party.map(|p| p.place))
-                .or(window.map(|w| w.place));
-            it.place = place.and_then(place_id);
-            items.push(it);
+        let lit = sprite.color.alpha() > 0.0;
+        if let Some((kind, place)) = marked_kind(prop, party, window, heart.is_some(), lit) {
+            items.add(kind, sprite_box(sprite, gt, anchor), shown, None, place);
         }
     }
     for (crowd, (text, info, gt, shown)) in &crowds {
-        let (c, s) = text_box(info, gt);
-        if let (true, Some(rect)) = (shown.get(), screen.rect(c, s)) {
-            let mut it = item("crowd", rect);
-            it.text = Some(text.0.clone());
-            it.place = place_id(crowd.place);
-            items.push(it);
-        }
+        items.add(
+            "crowd",
+            text_box(info, gt),
+            shown,
+            Some(&text.0),
+            Some(crowd.place),
+        );
     }
     let size = window
         .iter()
@@ -240,7 +262,7 @@ fn write_draw_list(
     let list = DrawList {
         time: clock.now.to_string(),
         screen: [size.x, size.y],
-        items,
+        items: items.out,
     };
     let written = serde_json::to_string_pretty(&list)
         .map_err(|e| e.to_string())
