@@ -144,12 +144,10 @@ pub(super) fn narrate(body: &EventBody, names: &impl Names) -> Narration {
             (
                 r.residents.clone(),
                 format!(
-                    "💘 第 {} 轮：{}；分数 {} {} {}",
+                    "💘 第 {} 轮：{}；分数 {}",
                     r.round,
                     picks.join("，"),
-                    r.before,
-                    super::narrate::went(r.before, r.after),
-                    r.after
+                    super::narrate::moved(r.before.into(), r.after.into())
                 ),
             )
         }

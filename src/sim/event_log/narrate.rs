@@ -376,10 +376,10 @@ fn social(body: &EventBody, names: &impl Names) -> Narration {
         } => {
             let strand = Strand::Relationship;
             let text = format!(
-                "{} 对 {} 的好感：{old_strength:.0} {} {new_strength:.0}（{}）{reason}",
+                "{} 对 {} 的好感：{}（{}）{reason}",
                 name(resident),
                 name(other),
-                went(*old_strength, *new_strength),
+                moved(old_strength.round() as i64, new_strength.round() as i64),
                 relation.label()
             );
             return told(strand, vec![resident.clone(), other.clone()], text);
@@ -650,7 +650,11 @@ fn answer_used(u: AnswerUsed) -> &'static str {
     }
 }
 
-/// 「升到」 or 「降到」 between two figures (the fonts have no arrow).
-pub(crate) fn went<T: PartialOrd>(before: T, after: T) -> &'static str {
-    if after < before { "降到" } else { "升到" }
+/// 「40 升到 47」, 「47 降到 40」 or 「60，没变」 (the fonts have no arrow).
+pub(crate) fn moved(before: i64, after: i64) -> String {
+    match after.cmp(&before) {
+        std::cmp::Ordering::Greater => format!("{before} 升到 {after}"),
+        std::cmp::Ordering::Less => format!("{before} 降到 {after}"),
+        std::cmp::Ordering::Equal => format!("{after}，没变"),
+    }
 }
