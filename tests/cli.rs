@@ -569,6 +569,86 @@ fn script_run_asks_again_on_input_it_cannot_use() {
     assert_eq!(err.matches("请输入你的回答").count(), 1, "{err}");
 }
 
+/// The hello sample asked 「你是谁呀？」 for a name answers it and asks
+/// again (a nickname will do, as the design's strategy says), then takes the
+/// name and praises it.
+#[test]
+fn hello_answers_a_question_then_takes_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "B\n你是谁呀？\n不想说\n叫我小雨吧\n").unwrap();
+    let shown = succeeds(&[
+        "script",
+        "run",
+        "scenarios/heartvale/scripts/hello",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    let tail: Vec<&str> = shown.lines().skip(6).collect();
+    assert_eq!(
+        tail,
+        [
+            "守望精灵：能说说你的名字吗？",
+            "  > 你是谁呀？",
+            "守望精灵：我是守望精灵，在这里陪你说说话。网名、小名都可以，我该怎么称呼你？",
+            "  > 不想说",
+            "守望精灵：没关系，不一定要用真名。网名、小名都可以，我该怎么称呼你？",
+            "  > 叫我小雨吧",
+            "守望精灵：好的，我记下了。",
+            "守望精灵：小雨，这个名字真好听，很配你！",
+            "— 会谈结束 —",
+        ],
+        "{shown}"
+    );
+}
+
+/// Issue 42's nested probe: a skill with an AFTER_GOAL call, itself called
+/// BEFORE_GOAL from a goal, prints the skill's last line, the AFTER_GOAL
+/// skill, then the goal's next line.
+#[test]
+fn a_skills_after_goal_call_runs_when_the_skill_ends() {
+    let out = heartvale(&["script", "run", "tests/scripts/probes/nested-timing"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = stdout(&out);
+    assert!(
+        shown.contains("向导：技能一最后一句\n向导：技能三\n向导：主线下一句\n"),
+        "{shown}"
+    );
+}
+
+/// A form's field can be left blank from the terminal: an empty line is the
+/// answer (noted 「（未填）」, not asked again).
+#[test]
+fn script_run_leaves_a_fill_field_blank_on_an_empty_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let transcript = dir.path().join("t.jsonl");
+    std::fs::write(&input, "\n有人听我说话\n").unwrap();
+    let shown = succeeds(&[
+        "script",
+        "run",
+        "tests/scripts/probes/fill-blank",
+        "--input",
+        input.to_str().unwrap(),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert!(
+        shown.contains("  > \n向导：请填一下「笔记」里的「期待」"),
+        "{shown}"
+    );
+    assert!(shown.ends_with("向导：好的。\n— 会谈结束 —\n"), "{shown}");
+    let t = std::fs::read_to_string(&transcript).unwrap();
+    assert!(
+        t.contains(r#""name":"心情","scope":"goal","value":"（未填）""#),
+        "{t}"
+    );
+}
+
 #[test]
 fn script_run_plays_a_session_from_an_input_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -762,9 +842,9 @@ fn script_play_can_cast_a_town_resident_as_the_visitor() {
         "--resident",
         "xiaoxi",
     ]);
-    // Asked for a name, the resident introduces itself from its persona.
+    // Asked for a name, the resident gives its name from its persona.
     assert!(
-        shown.contains("守望精灵：进去前，我该怎么称呼你？\n  > 我叫林小溪，20岁"),
+        shown.contains("守望精灵：进去前，我该怎么称呼你？\n  > 叫我林小溪就好。"),
         "{shown}"
     );
     // The name, not the whole introduction, goes in the note.

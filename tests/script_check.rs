@@ -72,6 +72,32 @@ fn every_design_sample_checks_clean_unless_the_design_says_why_not() {
     }
 }
 
+/// Calls whose `timing_to` names a goal or stage already past where they
+/// stand: one W306 each; naming the current goal or a later one is fine.
+#[test]
+fn calls_aimed_at_the_past_are_warned_once_each() {
+    let got = lines("tests/scripts/probes/past-targets");
+    let at = "tests/scripts/probes/past-targets/probe.yaml";
+    assert_eq!(
+        got,
+        [
+            format!(
+                "{at}:21:20: warning[W306]: `timing_to: 乙` names a goal that has already ended by the time this call runs (help: the skill runs right after this goal instead; name this goal or a later one, or leave `timing_to` out)"
+            ),
+            format!(
+                "{at}:24:20: warning[W306]: `timing_to: 乙` names a goal that has already ended by the time this call runs (help: the skill runs at once instead, then this goal goes on; name this goal or a later one, or leave `timing_to` out)"
+            ),
+            format!(
+                "{at}:27:20: warning[W306]: `timing_to: 第一段` names a stage that has already ended by the time this call runs (help: the skill runs at the end of the current stage instead; name this stage or a later one, or leave `timing_to` out)"
+            ),
+        ]
+    );
+    assert_eq!(
+        lines("tests/scripts/probes/nested-timing"),
+        Vec::<String>::new()
+    );
+}
+
 #[test]
 fn the_broken_corpus_gets_exact_messages() {
     let want = [

@@ -303,6 +303,166 @@ fn every_call_timing_lands_where_the_design_says() {
     }
 }
 
+/// Calls made inside a called skill are placed by the skill's own goal:
+/// AFTER_GOAL runs when the skill ends (before its caller goes on),
+/// BEFORE_GOAL pauses the skill, three deep stays right, and two calls at one
+/// spot run in the order they were made.
+#[test]
+fn calls_inside_a_skill_attach_to_the_skill() {
+    let s = script(
+        r#"sessions:
+- session: s
+  stages:
+  - stage: S1
+    steps:
+    - goal: G1
+      actions:
+      - say: g1a
+      - call: K1
+        timing: BEFORE_GOAL
+      - say: g1b
+    - goal: G2
+      actions:
+      - say: g2
+---
+skills:
+- goal: K1
+  actions:
+  - say: k1a
+  - call: K3
+    timing: AFTER_GOAL
+  - call: K5
+    timing: AFTER_GOAL
+  - call: K2
+    timing: BEFORE_GOAL
+  - say: k1b
+- goal: K2
+  actions:
+  - say: k2
+- goal: K3
+  actions:
+  - say: k3a
+  - call: K4
+    timing: AFTER_GOAL
+  - say: k3b
+- goal: K4
+  actions:
+  - say: k4
+- goal: K5
+  actions:
+  - say: k5
+"#,
+    );
+    assert_eq!(said(&s), "g1a k1a k2 k1b k3a k3b k4 k5 g1b g2");
+}
+
+/// A `timing_to` naming a goal or stage that has already ended: the skill
+/// runs as if it named none, and a warning says where it went.
+#[test]
+fn calls_aimed_at_the_past_say_where_they_went() {
+    let s = script(
+        r#"sessions:
+- session: s
+  stages:
+  - stage: S1
+    steps:
+    - goal: G0
+      actions:
+      - say: g0
+  - stage: S2
+    steps:
+    - goal: G1
+      actions:
+      - say: g1
+    - goal: G2
+      actions:
+      - say: g2a
+      - call: A
+        timing: AFTER_GOAL
+        timing_to: G1
+      - call: B
+        timing: AFTER_STAGE
+        timing_to: S1
+      - call: C
+        timing: AFTER_GOAL
+        timing_to: G1
+      - say: g2b
+    - goal: G3
+      actions:
+      - say: g3
+---
+skills:
+- goal: A
+  actions:
+  - say: a
+- goal: B
+  actions:
+  - say: b
+- goal: C
+  actions:
+  - say: c
+"#,
+    );
+    let (shown, _) = play(&s, "s", &[]);
+    let warnings: Vec<&String> = shown.iter().filter(|l| l.starts_with("[warn]")).collect();
+    assert_eq!(warnings.len(), 3, "{shown:#?}");
+    assert!(warnings[0].contains("`timing_to: G1` names a goal that has already ended; `A` runs right after the current goal `G2` instead"), "{}", warnings[0]);
+    assert!(warnings[1].contains("`timing_to: S1` names a stage that has already ended; `B` runs at the end of the current stage `S2` instead"), "{}", warnings[1]);
+    let lines: Vec<&str> = shown
+        .iter()
+        .filter(|l| !l.starts_with('['))
+        .map(|l| l.rsplit_once('：').unwrap().1)
+        .collect();
+    // Both AFTER_GOAL calls in the order made (the stage's goals first for B).
+    assert_eq!(lines.join(" "), "g0 g1 g2a g2b a c g3 b");
+}
+
+/// A number compared with extracted text that is no number (「大概七分」)
+/// is false either way, as JavaScript has it — and the engine says so,
+/// once per comparison; a number extracted offline compares as one.
+#[test]
+fn comparing_text_with_a_number_is_warned() {
+    let yaml = |define: &str| {
+        format!(
+            r#"sessions:
+- session: s
+  stages:
+  - stage: t
+    steps:
+    - goal: g
+      actions:
+      - ask: 焦虑有几分？
+        output:
+        - get: 焦虑程度
+          define: {define}
+      - say: 高
+        condition: "{{焦虑程度}} >= 7"
+      - say: 低
+        condition: "{{焦虑程度}} < 7"
+"#
+        )
+    };
+    let (shown, _) = play(&script(&yaml("焦虑的程度")), "s", &["大概七分吧"]);
+    let warned: Vec<&String> = shown.iter().filter(|l| l.starts_with("[warn]")).collect();
+    assert_eq!(warned.len(), 2, "{shown:#?}");
+    assert!(
+        warned[0].contains(
+            "`焦虑程度` is 「大概七分吧」, not a number, so `>=` with a number is false either way"
+        ),
+        "{}",
+        warned[0]
+    );
+    assert!(
+        !shown
+            .iter()
+            .any(|l| l.ends_with("：高") || l.ends_with("：低"))
+    );
+    // A definition asking for a number gets one offline: no warning, 高.
+    let (shown, _) = play(&script(&yaml("0-10 打分，只写数字")), "s", &["大概七分吧"]);
+    assert!(!shown.iter().any(|l| l.starts_with("[warn]")), "{shown:#?}");
+    assert!(shown.iter().any(|l| l.ends_with("：高")), "{shown:#?}");
+}
+
 #[test]
 fn fromlist_calls_run_per_item_and_write_back() {
     let s = script(

@@ -267,7 +267,12 @@ fn persona_text(
     let id = resident.unwrap_or_default();
     let town = Scenario::load(super::locate(scenario))
         .map_err(|e| e.to_string().trim_end().to_string())?;
-    if let Some(p) = town.residents.iter().find(|p| p.id.as_str() == id) {
+    // An id or a name, as `date` and `chat` take them.
+    if let Some(p) = town
+        .residents
+        .iter()
+        .find(|p| p.id.as_str() == id || p.name == id)
+    {
         return Ok(p.persona_text());
     }
     let ids: Vec<&str> = town.residents.iter().map(|p| p.id.as_str()).collect();

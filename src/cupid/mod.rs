@@ -475,7 +475,9 @@ impl Date {
             after,
             reason: judgement.reason,
         }];
-        if let Some(reason) = rules::end_reason(after, round, self.max_rounds, judgement.end) {
+        if let Some(reason) =
+            rules::end_reason((before, after), round, self.max_rounds, judgement.end)
+        {
             self.ended = Some(reason);
             out.push(Message::End {
                 reason,

@@ -104,7 +104,7 @@ pub enum EndReason {
     Host,
     /// The last round was played.
     Rounds,
-    /// The score fell to 10 or less (破裂).
+    /// The score stayed in 0–15 (不和谐) a second round, or fell to 10 or less (破裂).
     BrokeUp,
     /// The score rose to 45 or more after round 5 (确立).
     Established,
@@ -161,11 +161,19 @@ impl Band {
     }
 }
 
-/// Whether the date ends after round `round` with `score`, and why: the
-/// score's conditions first (they are what happened), then the host's word,
-/// then the last round.
-pub(super) fn end_reason(score: i32, round: u32, max: u32, host_ends: bool) -> Option<EndReason> {
-    if score <= 10 {
+/// Whether the date ends after round `round`, its score gone from `before`
+/// to `score`, and why: the score's conditions first (they are what
+/// happened), then the host's word, then the last round. The design's
+/// 0–15 (不和谐) "may end early": it does when the score stays there a
+/// second round running, or falls to 10 or less at once.
+pub(super) fn end_reason(
+    (before, score): (i32, i32),
+    round: u32,
+    max: u32,
+    host_ends: bool,
+) -> Option<EndReason> {
+    let discordant = |s: i32| Band::of(s) == Band::Discordant;
+    if score <= 10 || (discordant(score) && discordant(before) && round > 1) {
         Some(EndReason::BrokeUp)
     } else if score >= 45 && round >= 5 {
         Some(EndReason::Established)
@@ -287,13 +295,30 @@ mod tests {
 
     #[test]
     fn ends_and_bands_follow_the_design() {
-        assert_eq!(end_reason(10, 2, 10, false), Some(EndReason::BrokeUp));
-        assert_eq!(end_reason(11, 2, 10, false), None);
-        assert_eq!(end_reason(45, 4, 10, false), None, "not before round 5");
-        assert_eq!(end_reason(45, 5, 10, false), Some(EndReason::Established));
-        assert_eq!(end_reason(30, 6, 10, true), Some(EndReason::Host));
-        assert_eq!(end_reason(30, 10, 10, false), Some(EndReason::Rounds));
-        assert_eq!(end_reason(5, 10, 10, true), Some(EndReason::BrokeUp));
+        assert_eq!(end_reason((20, 10), 2, 10, false), Some(EndReason::BrokeUp));
+        assert_eq!(
+            end_reason((20, 11), 2, 10, false),
+            None,
+            "0–15 once: not yet"
+        );
+        assert_eq!(
+            end_reason((15, 14), 3, 10, false),
+            Some(EndReason::BrokeUp),
+            "0–15 a second round running"
+        );
+        assert_eq!(end_reason((14, 16), 3, 10, false), None, "out of it again");
+        assert_eq!(
+            end_reason((40, 45), 4, 10, false),
+            None,
+            "not before round 5"
+        );
+        assert_eq!(
+            end_reason((40, 45), 5, 10, false),
+            Some(EndReason::Established)
+        );
+        assert_eq!(end_reason((30, 30), 6, 10, true), Some(EndReason::Host));
+        assert_eq!(end_reason((30, 30), 10, 10, false), Some(EndReason::Rounds));
+        assert_eq!(end_reason((8, 5), 10, 10, true), Some(EndReason::BrokeUp));
         let bands: Vec<Band> = [0, 15, 16, 30, 31, 40, 41, 50].map(Band::of).into();
         use Band::*;
         assert_eq!(

@@ -159,7 +159,7 @@ impl Human for LlmPersona {
         picked.or_else(|| self.fallback.choose(options, state))
     }
 
-    fn answer(&mut self, state: &State) -> Option<String> {
+    fn answer(&mut self, state: &State, may_skip: bool) -> Option<String> {
         let prompt = self.prompt(
             state,
             "用你的人物的口吻回答对方最后说的话，一两句，只输出你要说的话。",
@@ -172,12 +172,12 @@ impl Human for LlmPersona {
                     .trim()
                     .to_string();
                 if line.is_empty() {
-                    self.fallback.answer(state)
+                    self.fallback.answer(state, may_skip)
                 } else {
                     Some(line)
                 }
             }
-            Err(_) => self.fallback.answer(state),
+            Err(_) => self.fallback.answer(state, may_skip),
         }
     }
 }

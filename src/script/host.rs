@@ -8,7 +8,7 @@ use crate::context::Budgeting;
 
 use super::engine::{
     Course, Effect, Engine, EngineError, Input, LlmRequest, Script, SessionRecord, State, Var,
-    Wait, offline_reply,
+    Wait, client_text, offline_reply,
 };
 
 /// The engine over `script` at the host's clock `now`.
@@ -78,6 +78,10 @@ pub struct Host {
     /// A course session's record, once it ended (the host's to keep).
     #[serde(default)]
     pub recorded: Option<SessionRecord>,
+    /// The engine's warnings (a value missing from a line, a call placed
+    /// elsewhere than it asked): for the log, never shown to the player.
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// The prompts' budget and token count (the host's model; not saved: a
     /// loaded session counts with the defaults until its host sets it again).
     #[serde(skip)]
@@ -147,6 +151,7 @@ impl Host {
             vars: Vec::new(),
             offline_replies: 0,
             recorded: None,
+            warnings: Vec::new(),
             budgeting,
         };
         host.resume(script, now, Input::Start)?;
@@ -237,12 +242,13 @@ impl Host {
         let mut user_say = None;
         for e in effects {
             match e {
-                Effect::Line { role, text, .. } => self.shown.push(Shown::Line { role, text }),
+                Effect::Line { role, text, .. } => self.shown.push(Shown::Line {
+                    role,
+                    text: client_text(&text),
+                }),
                 Effect::UserSay { text } => user_say = Some(text),
                 Effect::Choices { options, .. } => choices = Some(options),
-                Effect::Warning { message } => self.shown.push(Shown::Note {
-                    text: format!("⚠ {message}"),
-                }),
+                Effect::Warning { message } => self.warnings.push(message),
                 Effect::SessionEnded => self.shown.push(Shown::Note {
                     text: "— 会谈结束 —".into(),
                 }),

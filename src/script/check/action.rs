@@ -313,7 +313,7 @@ pub(super) fn unknown_skill(cx: &Cx, place: &Place, name: &Spanned<String>) -> S
 }
 
 /// A `call`: the skill exists (E220), `timing_to` names a goal or stage
-/// there is (E230, W301), inputs set declared variables (E250), `fromlist`
+/// there is (E230, W301) and not one already past (W306), inputs set declared variables (E250), `fromlist`
 /// is a list (E260).
 fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<ScriptDiagnostic>) {
     let Some(name) = a.call.as_ref() else {
@@ -351,6 +351,20 @@ fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<S
                 d = d.help(format!("did you mean `{c}`?"));
             }
             out.push(d);
+        } else if let Some(past) = past_target(scope, timing, &to.value) {
+            out.push(
+                ScriptDiagnostic::warning(
+                    place.file,
+                    place.at(to),
+                    "W306",
+                    format!("`timing_to: {}` names {past} by the time this call runs", to.value),
+                )
+                .help(match timing {
+                    Some(Timing::AfterStage) => "the skill runs at the end of the current stage instead; name this stage or a later one, or leave `timing_to` out",
+                    Some(Timing::BeforeGoal) => "the skill runs at once instead, then this goal goes on; name this goal or a later one, or leave `timing_to` out",
+                    _ => "the skill runs right after this goal instead; name this goal or a later one, or leave `timing_to` out",
+                }),
+            );
         }
     }
     // Inputs set the skill's declared variables.
@@ -370,6 +384,21 @@ fn check_call(cx: &Cx, place: &Place, a: &Action, scope: &Scope, out: &mut Vec<S
             )
             .help("make it a list with `tolist:` on an ai_ask or think, or declare it with a list value"),
         );
+    }
+}
+
+/// What an ended `timing_to` names (None: it is not behind the call).
+fn past_target(scope: &Scope, timing: Option<Timing>, to: &str) -> Option<&'static str> {
+    match timing {
+        Some(Timing::Now) => None,
+        Some(Timing::AfterStage) => scope
+            .past_stages
+            .contains(&to)
+            .then_some("a stage that has already ended"),
+        _ => scope
+            .past_goals
+            .contains(&to)
+            .then_some("a goal that has already ended"),
     }
 }
 

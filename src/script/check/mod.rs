@@ -27,6 +27,7 @@
 //! | W303 | `{NAME}` of a variable that lives only in another goal (not visible here) |
 //! | W305 | a `call` without `timing` (so `NOW`) with actions after it in its goal |
 //! | W304 | full-width braces `｛NAME｝` outside a condition (they never fill in a variable) |
+//! | W306 | `timing_to` naming a goal (or stage) that has already ended when the call runs |
 
 mod action;
 mod cycles;
@@ -107,6 +108,10 @@ impl<'a> Cx<'a> {
 struct Scope<'a> {
     goals: Option<&'a [&'a str]>,
     stages: Option<&'a [&'a str]>,
+    /// The goals of the stage before the action's own goal, and the stages
+    /// before its stage: ended by the time the action runs.
+    past_goals: &'a [&'a str],
+    past_stages: &'a [&'a str],
     /// Variables the goal can read: the outer scopes' and its own.
     visible: Visible<'a>,
 }
@@ -215,6 +220,8 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             let scope = Scope {
                 goals: None,
                 stages: None,
+                past_goals: &[],
+                past_stages: &[],
                 visible: Visible {
                     layers: &[&skill_outer, cx.own(g)],
                 },
@@ -231,6 +238,8 @@ pub fn check(src: &ScriptSources) -> Vec<ScriptDiagnostic> {
             let scope = Scope {
                 goals: None,
                 stages: None,
+                past_goals: &[],
+                past_stages: &[],
                 visible: Visible {
                     layers: &[&skill_outer],
                 },
@@ -286,12 +295,23 @@ fn check_session(
     let stage_names: Vec<&str> = s.stages.iter().map(|st| st.stage.value.as_str()).collect();
     let mut seen_stages = BTreeSet::new();
     let session_vars: BTreeSet<&str> = s.declare.iter().map(|v| v.var.value.as_str()).collect();
-    for st in &s.stages {
+    for (i, st) in s.stages.iter().enumerate() {
         if !seen_stages.insert(st.stage.value.as_str()) {
             out.push(dup(place, &st.stage, "stage"));
         }
-        check_stage(cx, place, st, &stage_names, [globals, &session_vars], out);
+        let stages = StageNames {
+            all: &stage_names,
+            here: i,
+        };
+        check_stage(cx, place, st, stages, [globals, &session_vars], out);
     }
+}
+
+/// A session's stage names, and which of them is the one checked.
+#[derive(Clone, Copy)]
+struct StageNames<'a> {
+    all: &'a [&'a str],
+    here: usize,
 }
 
 /// A stage's goals: unique names, then every action in the goal's scope.
@@ -299,7 +319,7 @@ fn check_stage(
     cx: &Cx,
     place: &Place,
     st: &Stage,
-    stage_names: &[&str],
+    stages: StageNames,
     outer: [&BTreeSet<&str>; 2],
     out: &mut Vec<ScriptDiagnostic>,
 ) {
@@ -307,13 +327,15 @@ fn check_stage(
     check_budget(cx, place, st, out);
     let goal_names: Vec<&str> = st.steps.iter().map(|g| g.goal.value.as_str()).collect();
     let mut seen_goals = BTreeSet::new();
-    for g in &st.steps {
+    for (i, g) in st.steps.iter().enumerate() {
         if !seen_goals.insert(g.goal.value.as_str()) {
             out.push(dup(place, &g.goal, "goal"));
         }
         let scope = Scope {
             goals: Some(&goal_names),
-            stages: Some(stage_names),
+            stages: Some(stages.all),
+            past_goals: &goal_names[..i],
+            past_stages: &stages.all[..stages.here],
             visible: Visible {
                 layers: &[outer[0], outer[1], &stage_vars, cx.own(g)],
             },

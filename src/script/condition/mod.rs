@@ -189,6 +189,36 @@ impl Condition {
     }
 }
 
+impl Condition {
+    /// The ordering comparisons (`<`, `>=` …) of a variable holding text
+    /// that is no number with a number: JavaScript makes them false either
+    /// way, which a writer comparing an extracted 「大概七分」 with 7 never
+    /// means. Each as (variable, its text, operator).
+    pub(crate) fn text_against_number(
+        &self,
+        lookup: &dyn Fn(&str) -> Value,
+    ) -> Vec<(String, String, &'static str)> {
+        let mut out = Vec::new();
+        walk(&self.expr, &mut |e| {
+            let Expr::Cmp(op, a, b) = e else { return };
+            if !matches!(op, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge) {
+                return;
+            }
+            for (var, other) in [(a, b), (b, a)] {
+                let Expr::Var(name) = &**var else { continue };
+                let v = lookup(name);
+                let text = matches!(v, Value::Str(_) | Value::List(_))
+                    && !v.to_string().trim().is_empty()
+                    && v.to_number().is_nan();
+                if text && matches!(eval(other, lookup), Value::Num(_)) {
+                    out.push((name.clone(), v.to_string(), op.text()));
+                }
+            }
+        });
+        out
+    }
+}
+
 fn walk<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     f(e);
     match e {

@@ -142,7 +142,9 @@ impl Engine<'_> {
             .collect()
     }
 
-    /// Puts the called goals where `timing` (and `timing_to`) says.
+    /// Puts the called goals where `timing` (and `timing_to`) says. A
+    /// `timing_to` that can only mean the past (a goal that has ended, a stage
+    /// behind) is said in a warning, with where the goals went instead.
     fn place_calls(
         &self,
         st: &mut State,
@@ -151,22 +153,10 @@ impl Engine<'_> {
         goals: Vec<GoalRef>,
         fx: &mut Vec<Effect>,
     ) {
-        let current_stage = st
-            .frames
-            .last()
-            .map(|f| f.stage.clone())
-            .unwrap_or_default();
-        let stage_i = st
-            .stages
-            .iter()
-            .position(|s| s.stage == current_stage)
-            .unwrap_or(0);
-        // `timing_to` naming the running goal is the same as naming none (the
-        // design: without it, the current goal is meant).
-        let running = st.frames.last().map(|f| &f.goal);
-        let to = to.filter(|t| running.is_none_or(|g| g.skill.is_some() || g.goal != *t));
-        match (timing, to) {
-            (Timing::Now, _) => {
+        let stage_i = current_stage(st);
+        let skill = goals.first().map(|g| g.goal.clone()).unwrap_or_default();
+        match timing {
+            Timing::Now => {
                 // The current goal ends; the skill goals run next, in order.
                 self.leave_goal(st, fx);
                 match st.frames.last_mut() {
@@ -174,44 +164,156 @@ impl Engine<'_> {
                         parent.before.splice(0..0, goals);
                     }
                     None => {
-                        for g in goals.into_iter().rev() {
-                            st.stages[stage_i].queue.insert(0, g);
-                        }
+                        st.stages[stage_i].queue.splice(0..0, goals);
                     }
                 }
             }
-            (Timing::BeforeGoal, None) => {
-                // Pause the current goal: the new ones run first, then it resumes.
-                if let Some(f) = st.frames.last_mut() {
-                    f.before.extend(goals);
-                }
-            }
-            (Timing::BeforeGoal, Some(to)) | (Timing::AfterGoal, Some(to)) => {
-                let q = &mut st.stages[stage_i].queue;
-                let at = q.iter().position(|g| g.goal == to && g.skill.is_none());
-                let at = match (timing, at) {
-                    (Timing::BeforeGoal, Some(i)) => i,
-                    (_, Some(i)) => i + 1,
-                    // The named goal is running or done: right after the current one.
-                    (_, None) => 0,
+            Timing::BeforeGoal | Timing::AfterGoal => {
+                let before = timing == Timing::BeforeGoal;
+                let at = match to {
+                    None => GoalAt::Running(st.frames.len().saturating_sub(1)),
+                    Some(to) => {
+                        let at = self.goal_at(st, stage_i, &to);
+                        if let GoalAt::Past | GoalAt::Unknown = at {
+                            self.went_instead(st, &to, at, before, &skill, fx);
+                        }
+                        at
+                    }
                 };
-                for (k, g) in goals.into_iter().enumerate() {
-                    q.insert(at + k, g);
-                }
+                place_by_goal(st, stage_i, at, before, goals);
             }
-            (Timing::AfterGoal, None) => {
-                let q = &mut st.stages[stage_i].queue;
-                for (k, g) in goals.into_iter().enumerate() {
-                    q.insert(k, g);
-                }
-            }
-            (Timing::AfterStage, to) => {
-                let i = to
-                    .and_then(|t| st.stages.iter().position(|s| s.stage == t))
-                    .filter(|&i| i >= stage_i)
-                    .unwrap_or(stage_i);
+            Timing::AfterStage => {
+                let named = to.map(|t| (st.stages.iter().position(|s| s.stage == t), t));
+                let i = match named {
+                    None => stage_i,
+                    Some((Some(i), _)) if i >= stage_i => i,
+                    Some((i, t)) => {
+                        let here = st.stages[stage_i].stage.clone();
+                        let why = match i {
+                            Some(_) => "a stage that has already ended",
+                            None => "no stage of this session",
+                        };
+                        fx.push(Effect::Warning {
+                            message: format!(
+                                "`timing_to: {t}` names {why}; `{skill}` runs at the end of the current stage `{here}` instead"
+                            ),
+                        });
+                        stage_i
+                    }
+                };
                 st.stages[i].queue.extend(goals);
             }
+        }
+    }
+
+    /// Where the stage goal `name` is now: running (innermost first),
+    /// waiting in the current stage's queue, ended, or no goal of it.
+    fn goal_at(&self, st: &State, stage_i: usize, name: &str) -> GoalAt {
+        if let Some(k) = st
+            .frames
+            .iter()
+            .rposition(|f| f.goal.skill.is_none() && f.goal.goal == name)
+        {
+            return GoalAt::Running(k);
+        }
+        let run = &st.stages[stage_i];
+        if let Some(i) = run
+            .queue
+            .iter()
+            .position(|g| g.skill.is_none() && g.goal == name)
+        {
+            return GoalAt::Queued(i);
+        }
+        match self.script.stage_goal(&st.session, &run.stage, name) {
+            Some(_) => GoalAt::Past,
+            None => GoalAt::Unknown,
+        }
+    }
+
+    /// The warning for a `timing_to` naming a goal that has ended (or none):
+    /// where the call's goals go instead (as if it named none).
+    fn went_instead(
+        &self,
+        st: &State,
+        to: &str,
+        at: GoalAt,
+        before: bool,
+        skill: &str,
+        fx: &mut Vec<Effect>,
+    ) {
+        let current = st.frames.last().map_or("", |f| f.goal.goal.as_str());
+        let why = match at {
+            GoalAt::Past => "a goal that has already ended",
+            _ => "no goal of this stage",
+        };
+        let instead = match before {
+            true => format!("runs now, before `{current}` goes on"),
+            false => format!("runs right after the current goal `{current}`"),
+        };
+        fx.push(Effect::Warning {
+            message: format!("`timing_to: {to}` names {why}; `{skill}` {instead} instead"),
+        });
+    }
+}
+
+/// Where a `timing_to` goal is when a call names it.
+#[derive(Debug, Clone, Copy)]
+enum GoalAt {
+    /// Running (or paused under a called skill): the frame's index.
+    Running(usize),
+    /// Waiting in the current stage's queue, at this index.
+    Queued(usize),
+    /// A goal of the stage that has already ended.
+    Past,
+    /// No goal of the stage.
+    Unknown,
+}
+
+/// The index of the stage the innermost goal belongs to (the first when none runs).
+fn current_stage(st: &State) -> usize {
+    let current = st
+        .frames
+        .last()
+        .map(|f| f.stage.as_str())
+        .unwrap_or_default();
+    st.stages
+        .iter()
+        .position(|s| s.stage == current)
+        .unwrap_or(0)
+}
+
+/// BEFORE_GOAL/AFTER_GOAL placement by where the named goal is (an ended or
+/// unknown one counts as the running goal). Calls placed at the same spot run
+/// in the order they were made.
+fn place_by_goal(st: &mut State, stage_i: usize, at: GoalAt, before: bool, goals: Vec<GoalRef>) {
+    let at = match at {
+        GoalAt::Past | GoalAt::Unknown => GoalAt::Running(st.frames.len().saturating_sub(1)),
+        at => at,
+    };
+    match at {
+        GoalAt::Running(k) if k < st.frames.len() => {
+            let f = &mut st.frames[k];
+            // Before: it pauses (or stays paused) and they run first.
+            match before {
+                true => f.before.extend(goals),
+                false => f.after.extend(goals),
+            }
+        }
+        GoalAt::Queued(i) => {
+            let q = &mut st.stages[stage_i].queue;
+            let mut at = i;
+            if !before {
+                // After it and after the calls already put after it.
+                at += 1;
+                while q.get(at).is_some_and(|g| g.skill.is_some()) {
+                    at += 1;
+                }
+            }
+            q.splice(at..at, goals);
+        }
+        // No goal runs: first in the stage.
+        _ => {
+            st.stages[stage_i].queue.splice(0..0, goals);
         }
     }
 }

@@ -298,6 +298,7 @@ impl Engine<'_> {
             chat_from: st.said,
             action_from: st.said,
             before: Vec::new(),
+            after: Vec::new(),
             updated: false,
             closing: false,
             updated_before: None,
@@ -314,7 +315,19 @@ impl Engine<'_> {
             .flat_map(|c| &c.outputs)
             .map(|(caller, template)| (caller.clone(), self.interpolate(st, template, fx)))
             .collect();
-        st.frames.pop();
+        let Some(left) = st.frames.pop() else { return };
+        // What its AFTER_GOAL calls put after it runs next: before the caller
+        // goes on, or first in the stage.
+        match st.frames.last_mut() {
+            Some(caller) => {
+                caller.before.splice(0..0, left.after);
+            }
+            None => {
+                if let Some(run) = st.stages.iter_mut().find(|r| r.stage == left.stage) {
+                    run.queue.splice(0..0, left.after);
+                }
+            }
+        }
         // Left first: the write-back below happens in the caller's goal.
         fx.push(Effect::GoalLeft {
             path: path

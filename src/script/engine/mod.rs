@@ -40,6 +40,7 @@ pub use protocol::{
     LlmRequest, STATE_VERSION, STEP_BUDGET, SkillCall, StageRun, State, Var, Wait,
 };
 pub use script::Script;
+pub use vars::client_text;
 
 use crate::script::format::{Action, ActionKind, Step};
 use script::action_id;

@@ -144,6 +144,10 @@ pub struct Frame {
     pub(crate) chat_from: usize,
     /// Goals to run before this one goes on (a `BEFORE_GOAL` call paused it).
     pub(crate) before: Vec<GoalRef>,
+    /// Goals to run as soon as this one ends (`AFTER_GOAL` calls made in it):
+    /// inside a called skill they run before its caller goes on.
+    #[serde(default)]
+    pub(crate) after: Vec<GoalRef>,
     /// The auto variables were brought up to date at this goal's end.
     #[serde(default)]
     pub(crate) updated: bool,

@@ -200,18 +200,29 @@ impl Engine<'_> {
                 parsed.as_ref()
             }
         };
+        let lookup = |name: &str| match self.lookup(st, name) {
+            Some(v) => v.condition_value(),
+            None if name == crate::script::condition::CHAT => goal_chat(st),
+            None if name == crate::script::condition::HISTORY => Value::Str(history(st)),
+            None if name == crate::script::condition::REPLY => {
+                let (_, human) = self.script.default_roles();
+                let last = st.chat.iter().rev().find(|l| l.role == human);
+                Value::Str(last.map_or_else(String::new, |l| l.text.clone()))
+            }
+            None => Value::Undefined,
+        };
         match compiled {
-            Ok(cond) => cond.eval(&|name| match self.lookup(st, name) {
-                Some(v) => v.condition_value(),
-                None if name == crate::script::condition::CHAT => goal_chat(st),
-                None if name == crate::script::condition::HISTORY => Value::Str(history(st)),
-                None if name == crate::script::condition::REPLY => {
-                    let (_, human) = self.script.default_roles();
-                    let last = st.chat.iter().rev().find(|l| l.role == human);
-                    Value::Str(last.map_or_else(String::new, |l| l.text.clone()))
+            Ok(cond) => {
+                for (var, text, op) in cond.text_against_number(&lookup) {
+                    fx.push(Effect::Warning {
+                        message: format!(
+                            "condition `{}`: `{var}` is 「{text}」, not a number, so `{op}` with a number is false either way (ask for a number in its `define`, e.g. 只写数字)",
+                            c.value
+                        ),
+                    });
                 }
-                None => Value::Undefined,
-            }),
+                cond.eval(&lookup)
+            }
             Err(e) => {
                 fx.push(Effect::Warning {
                     message: format!("condition `{}` skipped: {e}", c.value),
@@ -220,6 +231,61 @@ impl Engine<'_> {
             }
         }
     }
+}
+
+/// A line as the client reads it: a clause built on a value not set (the
+/// writer's `⟨NAME?⟩` and `⟨NAME!⟩` markers, which the transcript keeps
+/// with a warning) is left out whole — 「⟨名字?⟩，你回来了！」 reads
+/// 「你回来了！」 — and a line with nothing left reads 「……」.
+pub fn client_text(text: &str) -> String {
+    if !text.contains('⟨') {
+        return text.to_string();
+    }
+    let marked = |clause: &str| {
+        clause.split('⟨').skip(1).any(|after| {
+            after
+                .split_once('⟩')
+                .is_some_and(|(name, _)| name.ends_with(['?', '!']))
+        })
+    };
+    let mut out = String::with_capacity(text.len());
+    for clause in clauses(text) {
+        if !marked(clause) {
+            out.push_str(clause);
+        }
+    }
+    if let Some(open) = out.strip_suffix('，') {
+        out = format!("{open}。");
+    }
+    match out.trim().is_empty() {
+        true => "……".into(),
+        false => out,
+    }
+}
+
+/// `text` cut after each `，。！？；` that stands outside brackets and quotes.
+fn clauses(text: &str) -> Vec<&str> {
+    cut_outside(text, &['，', '。', '！', '？', '；'])
+}
+
+/// `text` cut after each of `seps` that stands outside brackets and quotes
+/// (each piece keeps its separator; the last may have none).
+pub(super) fn cut_outside<'t>(text: &'t str, seps: &[char]) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let (mut depth, mut from) = (0u32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '（' | '(' | '「' | '“' | '《' => depth += 1,
+            '）' | ')' | '」' | '”' | '》' => depth = depth.saturating_sub(1),
+            c if depth == 0 && seps.contains(&c) => {
+                out.push(&text[from..i + c.len_utf8()]);
+                from = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[from..]);
+    out
 }
 
 /// `{history}`: the course's past sessions, one line each (empty outside a
@@ -240,4 +306,20 @@ fn goal_chat(st: &State) -> Value {
         .map(|l| format!("{}：{}", l.role, l.text))
         .collect();
     Value::Str(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_client_never_reads_a_marker() {
+        use super::client_text;
+        assert_eq!(
+            client_text("⟨心旅者名?⟩，你回来了！上次你说最困扰你的是「⟨主诉?⟩」。"),
+            "你回来了！"
+        );
+        assert_eq!(client_text("你好，⟨名字!⟩，欢迎"), "你好，欢迎");
+        assert_eq!(client_text("我们聊聊，⟨话题?⟩"), "我们聊聊。");
+        assert_eq!(client_text("最困扰你的是「⟨主诉?⟩」。"), "……");
+        assert_eq!(client_text("⟨不是标记⟩"), "⟨不是标记⟩");
+    }
 }

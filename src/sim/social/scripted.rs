@@ -137,7 +137,7 @@ impl ScriptedTalk {
             Prompt::Type => {
                 let text = self
                     .persona
-                    .answer(&host.state)
+                    .answer(&host.state, false)
                     .unwrap_or_else(|| "嗯。".into());
                 host.say(script, now, &text)
             }
@@ -181,12 +181,9 @@ impl ScriptedTalk {
     /// Warnings the engine raised (a value missing from a prompt, …).
     pub fn warnings(&self) -> Vec<String> {
         self.host
-            .shown
+            .warnings
             .iter()
-            .filter_map(|s| match s {
-                Shown::Note { text } if text.starts_with('⚠') => Some(text.clone()),
-                _ => None,
-            })
+            .map(|w| format!("⚠ {w}"))
             .collect()
     }
 }

@@ -33,7 +33,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<CounselCourses>()
         .add_systems(
             Update,
-            (reload_script, drive, keep_record)
+            (reload_script, drive, keep_record, log_warnings)
                 .chain()
                 .in_set(ViewSet::Sync),
         )
@@ -66,6 +66,8 @@ pub(crate) struct Session {
     pub(crate) host: Host,
     /// The bridge job under way and the engine request it answers.
     inflight: Option<(u64, u64)>,
+    /// The host's warnings already logged.
+    warned: usize,
 }
 
 /// The endpoint counselling calls go to, when an LLM is configured.
@@ -147,6 +149,7 @@ impl CounselPanel {
                     script_error: None,
                     host,
                     inflight: None,
+                    warned: 0,
                 });
             }
             Err(e) => self.error = Some(e.to_string()),
@@ -225,6 +228,17 @@ fn reload_script(
 
 /// A finished session's record joins the player's course with its
 /// counsellor (kept by the save; the next talk goes on from it).
+/// The engine's warnings go to the log (stderr), never into the talk.
+fn log_warnings(mut panel: ResMut<CounselPanel>) {
+    let Some(s) = panel.session.as_mut() else {
+        return;
+    };
+    for w in &s.host.warnings[s.warned.min(s.host.warnings.len())..] {
+        warn!("counselling script {}: {w}", s.dir.display());
+    }
+    s.warned = s.host.warnings.len();
+}
+
 fn keep_record(mut panel: ResMut<CounselPanel>, mut courses: ResMut<CounselCourses>) {
     let Some(s) = panel.session.as_mut() else {
         return;

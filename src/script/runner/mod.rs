@@ -10,15 +10,16 @@ use serde_json::json;
 
 use super::engine::{
     Course, Effect, Engine, EngineError, Input, LlmRequest, SessionRecord, State, Var, Wait,
-    offline_reply,
+    client_text, offline_reply,
 };
 
 /// Who answers as the HUMAN role.
 pub(crate) trait Human {
     /// Picks one of `options` (key, text); returns the key.
     fn choose(&mut self, options: &[(String, String)], state: &State) -> Option<String>;
-    /// The human's own words after the AI's last line.
-    fn answer(&mut self, state: &State) -> Option<String>;
+    /// The human's own words after the AI's last line; `may_skip`: an empty
+    /// answer is one (a `fill` field left blank).
+    fn answer(&mut self, state: &State, may_skip: bool) -> Option<String>;
 }
 
 /// Answers LLM requests; `None` takes the built-in offline answer.
@@ -59,10 +60,10 @@ impl<I: Iterator<Item = String>> Human for Scripted<I> {
         }
     }
 
-    fn answer(&mut self, _: &State) -> Option<String> {
+    fn answer(&mut self, _: &State, may_skip: bool) -> Option<String> {
         loop {
             let line = self.lines.next()?;
-            if !line.trim().is_empty() {
+            if may_skip || !line.trim().is_empty() {
                 return Some(line.trim().to_string());
             }
             eprintln!("（请输入你的回答）");
@@ -83,12 +84,17 @@ fn pick(options: &[(String, String)], text: &str) -> Option<String> {
 }
 
 /// The built-in playtester: a persona description answers in its own words
-/// (the sentence of it nearest the question, fresh ones preferred) and picks
-/// the option closest to what it says.
+/// (the sentence of it nearest the question, fresh ones preferred; its
+/// name when asked for one, its family when asked about it, a score when
+/// asked for one), says so when nothing it knows answers, and picks the
+/// option closest to what it says.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Persona {
     pub(crate) sentences: Vec<String>,
     used: Vec<usize>,
+    /// Questions it had nothing for (its non-answers take turns).
+    #[serde(default)]
+    dodged: usize,
 }
 
 impl Persona {
@@ -100,9 +106,15 @@ impl Persona {
             .map(|s| format!("{s}。"))
             .collect();
         let used = vec![0; sentences.len()];
-        Self { sentences, used }
+        Self {
+            sentences,
+            used,
+            dodged: 0,
+        }
     }
 }
+
+mod playtest;
 
 /// Two-character words of `a` that `b` also has (Chinese words are mostly
 /// two characters; single shared characters match too much).
@@ -111,9 +123,17 @@ fn overlap(a: &str, b: &str) -> usize {
     chars
         .windows(2)
         .filter(|w| w.iter().all(|c| c.is_alphanumeric()))
-        .filter(|w| b.contains(&w.iter().collect::<String>()))
+        .map(|w| w.iter().collect::<String>())
+        .filter(|w| !COMMON.contains(&w.as_str()) && b.contains(w.as_str()))
         .count()
 }
+
+/// Two-character words every question has (能说说, 什么, 最近): shared,
+/// they say nothing about what is asked.
+const COMMON: &[&str] = &[
+    "说说", "什么", "怎么", "最近", "一下", "可以", "没有", "有没", "是不", "不是", "这个", "那个",
+    "时候", "自己", "一个", "我们", "你们",
+];
 
 impl Human for Persona {
     fn choose(&mut self, options: &[(String, String)], _: &State) -> Option<String> {
@@ -135,7 +155,7 @@ impl Human for Persona {
             .map(|(k, _)| k.clone())
     }
 
-    fn answer(&mut self, state: &State) -> Option<String> {
+    fn answer(&mut self, state: &State, _: bool) -> Option<String> {
         if self.sentences.is_empty() {
             return Some("嗯。".into());
         }
@@ -145,11 +165,27 @@ impl Human for Persona {
             .rev()
             .find(|l| l.role != state.human_role)
             .map_or("", |l| l.text.as_str());
-        // Relevance first; each earlier use costs two shared characters.
+        if let Some(a) = playtest::asked_for(question, &self.sentences) {
+            return Some(a);
+        }
+        // Relevance first (shared words, the same topic); each earlier use
+        // costs two shared words.
+        // Its own name in the question (林小溪最近…) is no shared word.
+        let question = match playtest::own_name(&self.sentences) {
+            Some(name) => question.replace(name, "你"),
+            None => question.to_string(),
+        };
+        let question = question.as_str();
+        let relevance = |s: &str| 2 * overlap(s, question) + 3 * playtest::same_topic(question, s);
         let best = (0..self.sentences.len()).max_by_key(|&i| {
-            let score = 2 * overlap(&self.sentences[i], question) as i64 - 4 * self.used[i] as i64;
+            let score = relevance(&self.sentences[i]) as i64 - 4 * self.used[i] as i64;
             (score, std::cmp::Reverse(self.used[i]), std::cmp::Reverse(i))
         })?;
+        // Nothing asked (the talk opens with it): it introduces itself.
+        if relevance(&self.sentences[best]) == 0 && !question.is_empty() {
+            self.dodged += 1;
+            return Some(playtest::dodge(question, self.dodged).to_string());
+        }
         self.used[best] += 1;
         Some(self.sentences[best].clone())
     }
@@ -250,7 +286,7 @@ pub(crate) fn play(
 /// A terminal's view of an effect (nothing for the bookkeeping ones).
 fn show_effect(show: &mut dyn Write, e: &Effect) {
     let _ = match e {
-        Effect::Line { role, text, .. } => writeln!(show, "{role}：{text}"),
+        Effect::Line { role, text, .. } => writeln!(show, "{role}：{}", client_text(text)),
         Effect::UserSay { text } => writeln!(show, "  ▶ {text}"),
         Effect::Choices { options, .. } => {
             for (i, (k, t)) in options.iter().enumerate() {
@@ -258,7 +294,8 @@ fn show_effect(show: &mut dyn Write, e: &Effect) {
             }
             Ok(())
         }
-        Effect::Warning { message } => writeln!(show, "  ⚠ {message}"),
+        // For the writer, not the client: stderr (and the transcript).
+        Effect::Warning { message } => writeln!(std::io::stderr(), "⚠ {message}"),
         Effect::RuleFired { rule, skill } => writeln!(show, "  〔规则「{rule}」→ {skill}〕"),
         Effect::StageOvertime {
             stage,
@@ -361,7 +398,14 @@ fn answer(
             Some(Input::Choose { key })
         }
         Wait::Text => {
-            let text = human.answer(st)?;
+            // A form's field may be left blank (an empty line).
+            let fill = effects.iter().any(|e| {
+                matches!(e, Effect::Line { action, .. } if *action == crate::script::format::ActionKind::Fill)
+            });
+            if fill {
+                let _ = writeln!(show, "  （这一项可以直接回车跳过）");
+            }
+            let text = human.answer(st, fill)?;
             let _ = writeln!(show, "  > {text}");
             Some(Input::Text { text })
         }
@@ -550,7 +594,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(p.choose(&options, &st).as_deref(), Some("B"));
-        assert_eq!(p.answer(&st).as_deref(), Some("我叫小林，十五岁。"));
-        assert_eq!(p.answer(&st).as_deref(), Some("最近总睡不好。"));
+        assert_eq!(p.answer(&st, false).as_deref(), Some("我叫小林，十五岁。"));
+        assert_eq!(p.answer(&st, false).as_deref(), Some("最近总睡不好。"));
     }
 }

@@ -1,13 +1,13 @@
-//! The built-in answers when no model is configured: `ai_say` says the
-//! task's first clause as a line (a summary says what it lists), `ai_ask`
-//! asks it as a question, and every extracted variable takes the part of the
-//! human's last answer that answers it (one of the options its definition
-//! lists, a name without 我叫, the answer without fillers).
+//! The built-in lines: `ai_say` says the task's first clause (a summary
+//! says what it lists), `ai_ask` asks it as a question. A value the prompt
+//! marks as not known yet (`（NAME：还不知道）`) is left out, never said.
 
-use super::protocol::{LlmKind, LlmRequest, State};
+use super::super::protocol::LlmRequest;
+use super::super::vars::cut_outside;
+use super::extract::quoted;
 
 /// What ends a sentence (trimmed off extracted values).
-pub(super) const SENTENCE_END: &[char] = &['。', '！', '？', '.', '!', '?', '…'];
+pub(crate) const SENTENCE_END: &[char] = &['。', '！', '？', '.', '!', '?', '…'];
 
 /// How writers tell the model to say something, not what to say.
 const INSTRUCTIONS: &[&str] = &[
@@ -58,10 +58,9 @@ fn task_and_basis(req: &LlmRequest) -> (String, Option<String>) {
         .prompt
         .rsplit_once("任务：")
         .map_or(req.prompt.as_str(), |(_, t)| t);
-    let mut clauses = task
-        .split(['\n', '。', '，', '：'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
+    let task = without_unknown(task);
+    let clauses = split_outside(&task, &['\n', '。', '，', '：']);
+    let mut clauses = clauses.into_iter().map(str::trim).filter(|s| !s.is_empty());
     let mut first = clauses.next().unwrap_or("");
     let mut basis = None;
     if BASIS.iter().any(|b| first.starts_with(b)) {
@@ -125,6 +124,21 @@ pub fn offline_say(req: &LlmRequest) -> String {
     if let Some(line) = said_after_colon(req, &task) {
         return line;
     }
+    // A familiar verb with no one after it (问候, its object not known yet).
+    let alone = [
+        (&["问候", "打招呼"][..], "你好呀！"),
+        (&["祝福"][..], "祝你一切顺利！"),
+        (&["鼓励"][..], "做得很好，继续加油！"),
+        (&["安慰"][..], "别着急，我们慢慢来。"),
+        (&["感谢", "谢谢"][..], "谢谢你。"),
+        (&["欢迎"][..], "欢迎你！"),
+    ];
+    if let Some((_, line)) = alone
+        .iter()
+        .find(|(verbs, _)| verbs.contains(&task.as_str()))
+    {
+        return (*line).into();
+    }
     let said = |prefix: &str| task.strip_prefix(prefix).filter(|r| !r.is_empty());
     if let Some(who) = said("祝福").or_else(|| said("祝")) {
         format!("祝{who}一切顺利！")
@@ -155,26 +169,102 @@ pub fn offline_say(req: &LlmRequest) -> String {
 fn said_after_colon(req: &LlmRequest, first: &str) -> Option<String> {
     let task = req.prompt.rsplit_once("任务：").map_or("", |(_, t)| t);
     let line = task.lines().next().unwrap_or("");
-    let listed = line
-        .split_once('：')?
-        .1
-        .trim()
-        .trim_end_matches(SENTENCE_END);
-    if listed.is_empty() {
+    // The colon of the task, not one inside a bracket.
+    let (_, listed) = line.split_at(colon_outside(line)? + '：'.len_utf8());
+    let listed = listed.trim().trim_end_matches(SENTENCE_END);
+    let listed = listed.replace("心旅者", "你");
+    let farewell = ["，并约定下次再见", "，约定下次再见", "并约定下次再见"];
+    let (listed, bye) = match farewell.iter().find_map(|f| listed.strip_suffix(f)) {
+        Some(rest) => (rest.to_string(), "下次再见！"),
+        None => (listed.clone(), ""),
+    };
+    // Items of a value not known yet are not said at all.
+    // An item with no value after it (困扰是) is not said either; the
+    // client's own words (我想…) are said back to them (你想…).
+    let known: Vec<String> = split_outside(&listed, &['，'])
+        .into_iter()
+        .map(str::trim)
+        .filter(|i| !i.is_empty() && !i.contains(UNKNOWN) && !i.ends_with(['是', '：']))
+        .map(said_back)
+        .collect();
+    if first.contains("总结") {
+        return Some(match known.is_empty() {
+            true => format!("今天我们聊了不少，谢谢你愿意说这么多。{bye}"),
+            false => format!("今天我们聊到：{}。{bye}", known.join("，")),
+        });
+    }
+    if !first.contains('聊') {
         return None;
     }
-    let listed = listed.replace("心旅者", "你");
-    if first.contains("总结") {
-        let farewell = ["，并约定下次再见", "，约定下次再见", "并约定下次再见"];
-        let (listed, bye) = match farewell.iter().find_map(|f| listed.strip_suffix(f)) {
-            Some(rest) => (rest.to_string(), "下次再见！"),
-            None => (listed.clone(), ""),
-        };
-        return Some(format!("今天我们聊到：{listed}。{bye}"));
+    Some(match known.is_empty() {
+        // 聊聊你今天想聊的：(not known) → 我们聊聊你今天想聊的吧。
+        true => format!(
+            "我们{}吧。",
+            first.trim_start_matches('我').trim_start_matches('们')
+        ),
+        false => format!("我们聊聊{}吧。", known.join("，")),
+    })
+}
+
+/// `text` with a word of 2–4 characters said twice running said once
+/// (two variables holding the same value side by side).
+fn without_doubles(text: &str) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let twice = (2..=4)
+            .rev()
+            .find(|&n| i + 2 * n <= chars.len() && chars[i..i + n] == chars[i + n..i + 2 * n]);
+        match twice {
+            Some(n) => {
+                chars.drain(i + n..i + 2 * n);
+            }
+            None => i += 1,
+        }
     }
-    first
-        .contains('聊')
-        .then(|| format!("我们聊聊{listed}吧。"))
+    chars.into_iter().collect()
+}
+
+/// The client's words said back to them: 我 is 你 (我们 stays).
+fn said_back(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('我', Some('们')) => out.push('我'),
+            ('我', _) => out.push('你'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The marker a prompt carries for a value not known yet (`（NAME：还不知道）`).
+const UNKNOWN: &str = "：还不知道）";
+
+/// `text` without the markers of values not known yet.
+pub(super) fn without_unknown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(end) = rest.find(UNKNOWN) {
+        let head = &rest[..end];
+        out.push_str(head.rfind('（').map_or(head, |open| &head[..open]));
+        rest = &rest[end + UNKNOWN.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` split at `seps` that stand outside brackets and quotes.
+fn split_outside<'t>(text: &'t str, seps: &[char]) -> Vec<&'t str> {
+    let pieces = cut_outside(text, seps).into_iter();
+    pieces.map(|p| p.strip_suffix(seps).unwrap_or(p)).collect()
+}
+
+/// The byte index of the first `：` outside brackets and quotes.
+fn colon_outside(text: &str) -> Option<usize> {
+    let first = cut_outside(text, &['：']).into_iter().next()?;
+    first.strip_suffix('：').map(str::len)
 }
 
 /// The built-in question for an `ai_ask` task: what is asked, as a question
@@ -196,6 +286,8 @@ pub fn offline_question(req: &LlmRequest) -> String {
     if asked.is_empty() {
         return "能多说一点吗？".into();
     }
+    // 与{角色}{称呼}, both 妈妈: 与妈妈.
+    let asked = without_doubles(&asked);
     if QUESTION_WORDS.iter().any(|w| asked.contains(w)) {
         format!("{asked}？")
     } else if asked.chars().count() <= 4 && !asked.contains('你') {
@@ -205,131 +297,9 @@ pub fn offline_question(req: &LlmRequest) -> String {
     }
 }
 
-/// The built-in brain's answer to any request (no model configured): a direct
-/// question from the task, and the human's last answer as every output.
-pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
-    let human_answer = st
-        .chat
-        .iter()
-        .rev()
-        .find(|l| l.role == st.human_role || st.human_role.is_empty())
-        .map_or("", |l| l.text.as_str())
-        .trim_end_matches(SENTENCE_END);
-    let vars: serde_json::Map<String, serde_json::Value> = req
-        .wants
-        .iter()
-        .map(|(n, define)| {
-            let v = if req.list {
-                let items: Vec<serde_json::Value> = human_answer
-                    .split(['，', '、', ',', '和'])
-                    .map(|s| s.trim().trim_end_matches(SENTENCE_END))
-                    .filter(|s| !s.is_empty())
-                    .map(|s| serde_json::Value::String(s.to_string()))
-                    .collect();
-                serde_json::Value::Array(items)
-            } else {
-                serde_json::Value::String(answer_part(human_answer, n, define))
-            };
-            (n.clone(), v)
-        })
-        .collect();
-    match req.kind {
-        LlmKind::Say => offline_say(req),
-        LlmKind::AskRound => {
-            let answered = st.frames.last().is_some_and(|f| f.rounds > 1);
-            if answered {
-                serde_json::json!({"reply": "好的，我记下了。", "exit": true, "vars": vars})
-                    .to_string()
-            } else {
-                let q = offline_question(req);
-                serde_json::json!({"reply": q, "exit": false, "vars": {}}).to_string()
-            }
-        }
-        LlmKind::Extract => serde_json::json!({ "vars": vars }).to_string(),
-        // Telling a correction from small talk needs a model: keep every value.
-        LlmKind::Update => serde_json::json!({ "vars": {} }).to_string(),
-        // Nothing: the engine writes it from the forms, in their order.
-        LlmKind::Summary => String::new(),
-    }
-}
-
-/// How people introduce a name (stripped from a name's answer)…
-const NAME_LEADS: &[&str] = &[
-    "你可以叫我",
-    "大家都叫我",
-    "我的名字是",
-    "就叫我",
-    "我叫",
-    "叫我",
-    "我是",
-];
-/// …and what trails it.
-const NAME_TRAILS: &[&str] = &["就好", "就行", "就可以", "吧"];
-/// Fillers before an answer.
-const FILLERS: &[&str] = &["嗯……", "嗯，", "嗯", "呃，", "呃", "那个，"];
-/// Words that say no.
-const NEGATIONS: &[&str] = &["没有", "没", "不", "无"];
-/// Options that mean no.
-const NEGATIVE_OPTIONS: &[&str] = &["无", "否", "没有", "不是"];
-
-/// The part of `answer` that answers for variable `name` defined as
-/// `define`: one of the options the definition lists (只回答“有”或“无”: a
-/// "没有" is 无, and with no option named the negative one — no evidence, no
-/// flag), a name without 我叫 and 就好, else the answer without fillers.
-fn answer_part(answer: &str, name: &str, define: &str) -> String {
-    let mut a = answer.trim();
-    while let Some(rest) = FILLERS.iter().find_map(|f| a.strip_prefix(f)) {
-        a = rest.trim_start();
-    }
-    let options = quoted(define);
-    if options.len() >= 2 {
-        let negative = options
-            .iter()
-            .find(|o| NEGATIVE_OPTIONS.contains(&o.as_str()));
-        if let Some(no) = negative.filter(|_| NEGATIONS.iter().any(|n| a.contains(n))) {
-            return no.clone();
-        }
-        let named = options.iter().filter(|o| a.contains(o.as_str()));
-        if let Some(o) = named.max_by_key(|o| o.chars().count()).or(negative) {
-            return o.clone();
-        }
-    }
-    let about_a_name = |t: &&str| ["称呼", "名字", "名称"].iter().any(|w| t.contains(w));
-    if [name, define].iter().any(about_a_name) || name.ends_with('名') {
-        let mut n = a.trim_end_matches(SENTENCE_END);
-        if let Some(rest) = NAME_LEADS.iter().find_map(|l| n.strip_prefix(l)) {
-            n = rest;
-        }
-        // 我叫林小溪，20岁…: the name is the first clause.
-        n = n.split(['，', ',', '。', '、', ' ']).next().unwrap_or(n);
-        if let Some(rest) = NAME_TRAILS.iter().find_map(|t| n.strip_suffix(t)) {
-            n = rest;
-        }
-        if !n.is_empty() {
-            return n.trim().to_string();
-        }
-    }
-    a.to_string()
-}
-
-/// The texts in quotes in `s` (“有”或“无” → 有, 无).
-fn quoted(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while let Some(open) = rest.find(['“', '"', '「']) {
-        let after = &rest[open + rest[open..].chars().next().map_or(1, char::len_utf8)..];
-        let Some(close) = after.find(['”', '"', '」']) else {
-            break;
-        };
-        out.push(after[..close].to_string());
-        rest = &after[close + after[close..].chars().next().map_or(1, char::len_utf8)..];
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{answer_part, offline_say};
+    use super::offline_say;
     use crate::script::engine::{LlmKind, LlmRequest};
 
     fn say(task: &str) -> String {
@@ -360,27 +330,37 @@ mod tests {
         assert_eq!(say("赞美心旅者"), "你真的很棒！");
     }
 
+    /// A value the prompt marks as not known yet is never said, and a
+    /// colon inside its marker does not split the task.
     #[test]
-    fn extraction_takes_the_part_that_answers() {
-        let risk = "有没有提到伤害自己的想法，只回答“有”或“无”";
-        assert_eq!(answer_part("我很好", "风险", risk), "无");
-        assert_eq!(answer_part("没有，从来没这么想过", "风险", risk), "无");
-        assert_eq!(answer_part("有时候会有", "风险", risk), "有");
-        let name = "心旅者希望被怎样称呼，只要称呼本身";
-        assert_eq!(answer_part("我叫小满。", "心旅者名", name), "小满");
-        assert_eq!(answer_part("嗯，叫我小林就好", "心旅者名", name), "小林");
+    fn values_not_known_yet_are_left_out() {
         assert_eq!(
-            answer_part("我叫林小溪，20岁，大学生", "心旅者名", name),
-            "林小溪"
-        );
-        // The hello sample's definition says 名称.
-        assert_eq!(
-            answer_part("叫我小林就好", "心旅者名", "心旅者给出的名称"),
-            "小林"
+            say(
+                "用两三句话总结今天聊到的：这段时间的变化是（近况变化：还不知道），今天聊的是（这次想聊：还不知道），并约定下次再见"
+            ),
+            "今天我们聊了不少，谢谢你愿意说这么多。下次再见！"
         );
         assert_eq!(
-            answer_part("嗯，最近总是睡不着", "睡眠情况", "最近的睡眠情况"),
-            "最近总是睡不着"
+            say(
+                "用两三句话总结今天聊到的：这段时间的变化是睡得好些了，今天聊的是（这次想聊：还不知道），并约定下次再见"
+            ),
+            "今天我们聊到：这段时间的变化是睡得好些了。下次再见！"
         );
+        assert_eq!(
+            say(
+                "聊聊（心旅者名：还不知道）今天想聊的：（这次想聊：还不知道）\n结合往次会谈的记录，给一个小建议"
+            ),
+            "我们聊聊今天想聊的吧。"
+        );
+        assert_eq!(
+            say("根据心旅者给的名称（心旅者名：还不知道），进行一句简短的赞美"),
+            "你真的很棒！"
+        );
+        for line in [
+            say("问候（名字：还不知道）"),
+            say("聊点轻松的：（话题：还不知道）最近的生活"),
+        ] {
+            assert!(!line.contains("还不知道") && !line.contains('）'), "{line}");
+        }
     }
 }
