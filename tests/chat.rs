@@ -115,6 +115,59 @@ fn an_unknown_resident_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no resident \"nobody\""));
 }
 
+/// A bad byte or a `/wait abc` once lost the whole conversation and its
+/// save: now the line is skipped with the reason, the chat goes on and the
+/// save is written. Endless input (`/dev/zero`) ends at the bound, and an
+/// input file that cannot be opened leaves the transcript as it was.
+#[test]
+fn bad_lines_are_skipped_and_the_chat_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let mut bytes = "你好\n".as_bytes().to_vec();
+    bytes.extend(b"\xff\xfe\n/wait abc\n/wait 99999\n");
+    bytes.extend("我叫小雨\n".as_bytes());
+    std::fs::write(&input, bytes).unwrap();
+    let save = dir.path().join("s.db");
+    let out = heartvale(&[
+        "chat",
+        "guardian",
+        "--input",
+        input.to_str().unwrap(),
+        "--save",
+        save.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("第 2 行不是 UTF-8 文字，跳过"), "{err}");
+    assert!(err.contains("`/wait abc` 没看懂"), "{err}");
+    assert!(err.contains("`/wait 99999` 没看懂"), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("守望精灵：")
+            .count(),
+        2
+    );
+    assert!(save.is_file(), "the save it was asked for is written");
+
+    let zero = heartvale(&["chat", "guardian", "--input", "/dev/zero"]);
+    assert!(zero.status.success());
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("后面的不再读"));
+
+    let transcript = dir.path().join("t.jsonl");
+    std::fs::write(&transcript, "kept\n").unwrap();
+    let missing = dir.path().join("missing.txt");
+    let out = heartvale(&[
+        "chat",
+        "guardian",
+        "--input",
+        missing.to_str().unwrap(),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&transcript).unwrap(), "kept\n");
+}
+
 #[test]
 fn with_a_model_the_prompt_carries_the_layers_and_a_marked_reply_makes_the_moment() {
     use heartvale::llm::fake::{self, FakeReply, FakeRequest, FakeServer};

@@ -183,3 +183,137 @@ fn the_default_scenario_is_found_beside_the_binary() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("别处镇"), "{}", text(&o.stdout));
 }
+
+/// A server answering `Retry-After: 1e20` once panicked the LLM thread (a
+/// Duration overflow): `interview` hung or exited 101. Now the wait is
+/// bounded, the deadline cuts it, and the built-in brain answers at once.
+#[test]
+fn a_huge_retry_after_ends_quickly_with_the_builtin_answer() {
+    use heartvale::llm::fake::{FakeRequest, FakeServer, status};
+    let server = FakeServer::start(std::sync::Arc::new(|_: &FakeRequest| {
+        status(
+            429,
+            vec![("Retry-After".into(), "1e20".into())],
+            "slow down",
+        )
+    }));
+    let start = std::time::Instant::now();
+    let out = heartvale(&[
+        "interview",
+        "xiaoxi",
+        "你最近怎么样？",
+        "--llm",
+        &server.url,
+        "--llm-timeout",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).trim().is_empty());
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    // A deadline past an hour is refused before anything starts.
+    let out = heartvale(&[
+        "interview",
+        "xiaoxi",
+        "你好",
+        "--llm",
+        &server.url,
+        "--llm-timeout",
+        "1e19",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("at most 3600 seconds"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A scenario (a shared file) once lifted the answer cap: `llm.max_body_kib`
+/// of 8 GiB let an endless answer grow the process past 8 GB. Now the
+/// scenario may only lower the user's cap, so the call fails at 1 MiB.
+#[test]
+fn a_scenario_cannot_raise_the_answer_cap() {
+    use heartvale::llm::fake::{FakeReply, FakeRequest, FakeServer};
+    let server = FakeServer::start(std::sync::Arc::new(|_: &FakeRequest| FakeReply::Flood {
+        bytes: u64::MAX,
+        stream: false,
+    }));
+    let (_dir, town) = town_copy();
+    let yaml = std::fs::read_to_string(town.join("town.yaml")).unwrap();
+    let llm = format!(
+        "\nllm:\n  base_url: {}\n  max_body_kib: 8388608\n  timeout_secs: 1e20\n",
+        server.url
+    );
+    std::fs::write(town.join("town.yaml"), yaml + &llm).unwrap();
+    let town_s = town.to_str().unwrap();
+    let out = within_memory(
+        ROOM_MIB,
+        &["interview", "xiaoxi", "你好", "--scenario", town_s],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).trim().is_empty());
+}
+
+/// `--generate 1000000` once ran to 16 GB; a 300 KB save claiming 100 M
+/// generated residents drove even `sim --load` to 10 GB. Both are refused
+/// at once, with the range.
+#[test]
+fn huge_generated_towns_are_refused_before_anything_is_built() {
+    let out = within_memory(
+        ROOM_MIB,
+        &["sim", "--generate", "1000000", "--days", "1", "-q"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("1..=100000"),
+        "{}",
+        text(&out.stderr)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("g.db");
+    let save_s = save.to_str().unwrap();
+    let made = heartvale(&[
+        "sim",
+        "--generate",
+        "10",
+        "--days",
+        "1",
+        "-q",
+        "--save",
+        save_s,
+    ]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let db = rusqlite::Connection::open(&save).unwrap();
+    db.execute(
+        "UPDATE meta SET value = '100000000' WHERE key = 'generated_residents'",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let out = within_memory(ROOM_MIB, &["sim", "--load", save_s, "--days", "1", "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("claims a generated town of 100000000 residents"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `http://127.0.0.1:PORT\@api.deepseek.com/v1` read as deepseek to the
+/// trust check and connected to 127.0.0.1 with the key: refused now.
+#[test]
+fn an_endpoint_with_a_backslash_is_refused() {
+    let out = heartvale(&[
+        "interview",
+        "xiaoxi",
+        "你好",
+        "--llm",
+        "http://127.0.0.1:9\\@api.deepseek.com/v1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("backslash"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -263,6 +263,63 @@ fn foreign_damaged_and_newer_files_are_refused_untouched() {
     refused(&damaged, "damaged");
 }
 
+/// A save is untrusted input: a trigger it carries (which would run on the
+/// next save and could wipe the town), a clock past the year 9999 (a run
+/// that never ended) or a century-plus run is refused, untouched — and a
+/// seed of 2^63 or more, which once wrote a save that could not be read
+/// back, now round-trips.
+#[test]
+fn a_save_carrying_triggers_or_impossible_numbers_is_refused() {
+    let d = temp();
+    let good = p(&d, "good.db");
+    succeeds(&["sim", "-q", "--days", "1", "--save", good.to_str().unwrap()]);
+    let edited = |name: &str, sql: &str| {
+        let f = p(&d, name);
+        std::fs::copy(&good, &f).unwrap();
+        rusqlite::Connection::open(&f)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        f
+    };
+    let trigger = edited(
+        "trigger.db",
+        "CREATE TRIGGER wipe AFTER INSERT ON meta BEGIN DELETE FROM residents; END;",
+    );
+    refused(&trigger, "trigger `wipe` Heartvale did not create");
+    let clock = edited(
+        "clock.db",
+        "UPDATE meta SET value = '9223372036854775000' WHERE key = 'now';",
+    );
+    refused(&clock, "not a moment between the years 1970 and 9999");
+    let days = edited(
+        "days.db",
+        "UPDATE meta SET value = '4000000000' WHERE key = 'days';",
+    );
+    refused(&days, "a run is 1 to 36500 days");
+
+    let big_seed = p(&d, "seed.db");
+    let seed = "18446744073709551615";
+    succeeds(&[
+        "sim",
+        "-q",
+        "--days",
+        "1",
+        "--seed",
+        seed,
+        "--save",
+        big_seed.to_str().unwrap(),
+    ]);
+    succeeds(&[
+        "sim",
+        "-q",
+        "--load",
+        big_seed.to_str().unwrap(),
+        "--days",
+        "1",
+    ]);
+}
+
 #[test]
 fn a_kill_during_autosave_leaves_the_last_save_loadable() {
     let d = temp();

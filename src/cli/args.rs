@@ -201,8 +201,9 @@ pub struct TownArgs {
     /// Write the event log (JSON Lines) here.
     #[arg(long)]
     pub(crate) log: Option<PathBuf>,
-    /// Instead of a scenario, run a generated town of N residents (at least 1).
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    /// Instead of a scenario, run a generated town of N residents (1 to
+    /// 100000: the largest size benchmarked, about 1.4 GiB).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::scenario::generate::MAX_GENERATED as u64))]
     pub(crate) generate: Option<usize>,
     /// Go on from a save (its scenario and seed; `--days` more days, by
     /// default the rest of the saved run).

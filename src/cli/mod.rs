@@ -65,16 +65,22 @@ impl CliError {
 
 /// Runs the CLI; returns the process exit code, or the error to print.
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    // The window where one can open; headless where none can (a server, CI,
+    // an X server that refuses us).
+    let problem = match cli.command {
+        None => crate::window::display_problem(),
+        Some(_) => None,
+    };
     match cli.command {
-        // The window where one can open; headless where none can (a server, CI).
-        None if crate::window::has_display() => window(WindowArgs {
+        None if problem.is_none() => window(WindowArgs {
             screenshot: PathBuf::from("screenshot.png"),
             llm: cli.llm,
             ..WindowArgs::default()
         }),
         None => {
             eprintln!(
-                "no display found: running the town headless (`heartvale sim`); `heartvale window` needs one"
+                "{}: running the town headless (`heartvale sim`); `heartvale window` needs a display",
+                problem.unwrap_or_default()
             );
             sim::sim(SimArgs {
                 llm: cli.llm,
@@ -271,10 +277,10 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
     let embed = crate::llm::embed::EmbedSettings::resolve(&args.embed).map_err(CliError::Failed)?;
     // After the options, so a broken scenario is reported wherever it is run.
-    if !crate::window::has_display() {
-        return Err(CliError::failed(
-            "no usable display: set DISPLAY to a running X server (or run the town headless with `heartvale sim`)",
-        ));
+    if let Some(why) = crate::window::display_problem() {
+        return Err(CliError::failed(format!(
+            "{why}; or run the town headless with `heartvale sim`"
+        )));
     }
     // Autosave to `--save`, else back into the file loaded.
     let autosave = match args.save.as_ref().or(args.town.load.as_ref()) {

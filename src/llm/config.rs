@@ -52,6 +52,14 @@ pub struct LlmArgs {
     pub(crate) trust_scenario_endpoints: bool,
 }
 
+/// Seconds a call may take when nobody says.
+const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
+/// The longest a call may be given (an hour): beyond it a deadline is no
+/// deadline, and a huge one would overflow the clock.
+const MAX_TIMEOUT_SECS: f64 = 3600.0;
+/// The largest answer cap a user may set (256 MiB).
+const MAX_BODY_KIB: usize = 256 * 1024;
+
 /// Which endpoints named in a scenario file may receive the user's keys:
 /// none, unless the user says so (scenarios are shared files).
 #[derive(Debug, Clone, Default)]
@@ -81,14 +89,20 @@ impl Trust {
     }
 }
 
-/// A URL's host and host:port, lowercase, without scheme or user info.
+/// A URL's host and host:port, lowercase, as the request will be sent: read
+/// by the parser reqwest connects with, so a trick (a backslash, user info)
+/// cannot show one host to the check and connect to another. Empty when it
+/// does not read (trusted by nothing).
 fn host_of(url: &str) -> (String, String) {
-    let with_port = super::client::authority(url).1.to_ascii_lowercase();
-    let host = match with_port.rsplit_once(':') {
-        Some((h, port)) if !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => h,
-        _ => with_port.as_str(),
+    let Ok(parsed) = crate::scenario::urls::check_url(url) else {
+        return (String::new(), String::new());
     };
-    (host.to_string(), with_port.clone())
+    let host = parsed.host_str().unwrap_or_default().to_ascii_lowercase();
+    let with_port = match parsed.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.clone(),
+    };
+    (host, with_port)
 }
 
 /// The resolved settings of the LLM brain.
@@ -196,6 +210,10 @@ impl LlmSettings {
                 .is_some_and(|b| !b.builtin && b.endpoint.is_some())
         });
         if default.is_none() && !any_override {
+            // Nothing left to call (a file named only servers not trusted): say why.
+            for note in &notes {
+                eprintln!("note: {note}");
+            }
             if let Some(dir) = &args.replay {
                 return Err(format!(
                     "--replay {}: no endpoint is configured and the cassette has no meta.json",
@@ -230,7 +248,12 @@ impl LlmSettings {
                 continue;
             };
             for url in urls.items() {
-                if key_wanted && !self.trust.allows(url) {
+                if !self.trust.allows(url) && !is_loopback(url) {
+                    let note = not_contacted_note(url);
+                    if !self.notes.contains(&note) {
+                        self.notes.push(note);
+                    }
+                } else if key_wanted && !self.trust.allows(url) {
                     let note = untrusted_note(url);
                     if !self.notes.contains(&note) {
                         self.notes.push(note);
@@ -243,26 +266,35 @@ impl LlmSettings {
     /// Timeout, concurrency, budget, sampling and cassette: flags first, then
     /// the scenario's `llm:`, then the defaults.
     fn tune(&mut self, args: &LlmArgs, spec: Option<&LlmSpec>) -> Result<(), String> {
-        let timeout = args
-            .llm_timeout
-            .or_else(|| spec.and_then(|s| s.timeout_secs))
-            .unwrap_or(60.0);
-        if !(timeout > 0.0 && timeout.is_finite()) {
-            return Err(format!("--llm-timeout must be positive, not {timeout}"));
+        // The user's limit (flag or default); a scenario, a shared file, may
+        // only lower it.
+        let users_timeout = args.llm_timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+        if !(users_timeout > 0.0 && users_timeout <= MAX_TIMEOUT_SECS) {
+            return Err(format!(
+                "--llm-timeout must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds, not {users_timeout}"
+            ));
         }
+        let timeout = match spec.and_then(|s| s.timeout_secs) {
+            Some(t) if t > 0.0 && t.is_finite() => t.min(users_timeout),
+            Some(t) => return Err(format!("llm.timeout_secs must be more than 0, not {t}")),
+            None => users_timeout,
+        };
         self.timeout = Duration::from_secs_f64(timeout);
         self.concurrency = args
             .llm_concurrency
             .or_else(|| spec.and_then(|s| s.concurrency))
             .unwrap_or(4)
             .max(1);
-        let kib = args
-            .llm_max_body_kib
-            .or_else(|| spec.and_then(|s| s.max_body_kib))
-            .unwrap_or(DEFAULT_MAX_BODY / 1024);
-        if kib == 0 {
-            return Err("--llm-max-body-kib must be at least 1".into());
+        let users_kib = args.llm_max_body_kib.unwrap_or(DEFAULT_MAX_BODY / 1024);
+        if !(1..=MAX_BODY_KIB).contains(&users_kib) {
+            return Err(format!(
+                "--llm-max-body-kib must be from 1 to {MAX_BODY_KIB}, not {users_kib}"
+            ));
         }
+        // A scenario may lower the answer cap, never raise it.
+        let kib = spec
+            .and_then(|s| s.max_body_kib)
+            .map_or(users_kib, |k| k.clamp(1, users_kib));
         self.max_body = kib.saturating_mul(1024);
         self.max_calls_per_day = args
             .max_llm_calls_per_day
@@ -315,6 +347,8 @@ impl LlmSettings {
                 .members()
                 .ok()?
                 .into_iter()
+                // An untrusted remote server is never contacted.
+                .filter(|(url, _)| self.trust.allows(url) || is_loopback(url))
                 .map(|(url, weight)| {
                     let key = match key_env {
                         _ if !self.trust.allows(&url) => None,
@@ -339,6 +373,29 @@ impl LlmSettings {
         };
         Pool::new(members)
     }
+}
+
+/// Whether `url` names this machine (localhost, 127.0.0.0/8, ::1): a
+/// server there may be used when a file names it.
+fn is_loopback(url: &str) -> bool {
+    let Ok(parsed) = crate::scenario::urls::check_url(url) else {
+        return false;
+    };
+    match parsed.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// What the run says about a remote endpoint a file names and the user has
+/// not trusted: it is never contacted.
+fn not_contacted_note(url: &str) -> String {
+    let (host, _) = host_of(url);
+    format!(
+        "the scenario (or save) names the LLM endpoint {host}; nothing is sent to it and          the built-in brain answers instead, unless you trust it          (--trust-scenario-endpoints, or HEARTVALE_LLM_TRUSTED_HOSTS={host})"
+    )
 }
 
 /// What the run says about a scenario's endpoint left without a key.
@@ -397,9 +454,18 @@ fn default_endpoint(
     for (base_url, weight) in urls.members()? {
         let trusted = !from_scenario || trust.allows(&base_url);
         all_trusted &= trusted;
-        let note = untrusted_note(&base_url);
-        if !trusted && api_key.is_some() && !notes.contains(&note) {
+        // A remote server a shared file names is not sent the town's prompts
+        // (or the player's words) unless the user trusts it; a loopback one
+        // is, without a key.
+        let note = match is_loopback(&base_url) {
+            false => not_contacted_note(&base_url),
+            true => untrusted_note(&base_url),
+        };
+        if !trusted && (api_key.is_some() || !is_loopback(&base_url)) && !notes.contains(&note) {
             notes.push(note);
+        }
+        if !trusted && !is_loopback(&base_url) {
+            continue;
         }
         let key = api_key.clone().filter(|_| trusted);
         members.push(Member::new(base_url, &model, key, weight));
@@ -555,8 +621,10 @@ mod tests {
         let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
             .unwrap()
             .unwrap();
-        assert_eq!(r.endpoint_for(&residents[0]).unwrap().first().api_key, None);
+        // Untrusted and remote: never contacted (the built-in brain answers).
+        assert!(r.endpoint_for(&residents[0]).is_none());
         assert_eq!(r.notes.len(), 1, "said once: {:?}", r.notes);
+        assert!(r.notes[0].contains("nothing is sent to it"));
         assert!(r.notes[0].contains("HEARTVALE_LLM_TRUSTED_HOSTS=evil.example"));
         // The user's own endpoint keeps its key.
         let shared = r.endpoint_for(&residents[2]).unwrap();
@@ -579,12 +647,25 @@ mod tests {
             );
             assert!(r.notes.is_empty());
         }
-        // Without its own variable, a scenario endpoint does not get the user's key either.
-        let residents = with_own_endpoint(None, Some("https://evil.example/v1"));
+        // A loopback server a file names is used, without the user's key.
+        let residents = with_own_endpoint(None, Some("http://127.0.0.1:9/v1"));
         let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
             .unwrap()
             .unwrap();
         assert_eq!(r.endpoint_for(&residents[0]).unwrap().first().api_key, None);
+        // A backslash cannot show the check one host and connect to another.
+        let tricked = with_own_endpoint(
+            Some("DEEPSEEK_API_KEY"),
+            Some("http://127.0.0.1:9\\@api.deepseek.com/v1"),
+        );
+        let trusting = |k: &str| match k {
+            "HEARTVALE_LLM_TRUSTED_HOSTS" => Some("api.deepseek.com".to_string()),
+            _ => e(k),
+        };
+        let r = LlmSettings::resolve(&LlmArgs::default(), &trusting, None, &tricked)
+            .unwrap()
+            .unwrap();
+        assert!(r.endpoint_for(&tricked[0]).is_none());
     }
 
     #[test]
@@ -599,7 +680,15 @@ mod tests {
             ("GITHUB_TOKEN", "ghp-secret"),
         ]);
         let residents = with_own_endpoint(Some("AWS_SECRET_ACCESS_KEY"), None);
-        let r = LlmSettings::resolve(&LlmArgs::default(), &e, Some(&spec), &residents)
+        // Untrusted and remote: not contacted at all, so nothing is configured.
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, Some(&spec), &residents).unwrap();
+        assert!(r.is_none());
+        // A loopback one is used, without a key.
+        let local = LlmSpec {
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            ..spec.clone()
+        };
+        let r = LlmSettings::resolve(&LlmArgs::default(), &e, Some(&local), &residents)
             .unwrap()
             .unwrap();
         assert_eq!(r.default.as_ref().unwrap().first().api_key, None);
@@ -654,8 +743,8 @@ mod tests {
         let mut residents = with_own_endpoint(None, None);
         let mut p0 = (*residents[0]).clone();
         p0.brain.as_mut().unwrap().endpoint = Some(Urls::Many(vec![
-            "http://c/v1".into(),
-            "http://d/v1#weight=2".into(),
+            "http://localhost:3/v1".into(),
+            "http://127.0.0.2:4/v1#weight=2".into(),
         ]));
         residents[0] = Arc::new(p0);
         let r = LlmSettings::resolve(&LlmArgs::default(), &e, None, &residents)
@@ -663,7 +752,10 @@ mod tests {
             .unwrap();
         assert_eq!(r.default_pool().unwrap().members().len(), 2);
         let own = r.endpoint_for(&residents[0]).unwrap();
-        assert_eq!(own.shown(), "http://c/v1,http://d/v1#weight=2");
+        assert_eq!(
+            own.shown(),
+            "http://localhost:3/v1,http://127.0.0.2:4/v1#weight=2"
+        );
         assert_eq!(own.model(), "m");
         // A bad weight is refused with the form to use.
         let args = LlmArgs {
@@ -689,5 +781,41 @@ mod tests {
             ..LlmArgs::default()
         };
         assert!(LlmSettings::resolve(&args, &env(&[]), None, &s.residents).is_err());
+        // A deadline past an hour would overflow the clock at 1e19: refused.
+        for t in [1e19, f64::INFINITY, f64::NAN, 3601.0] {
+            let args = LlmArgs {
+                llm: vec!["http://x/v1".into()],
+                llm_timeout: Some(t),
+                ..LlmArgs::default()
+            };
+            let e = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
+            assert!(e.contains("at most 3600 seconds"), "{e}");
+        }
+    }
+
+    /// A scenario (a shared file) lowers the user's limits, never raises them.
+    #[test]
+    fn a_scenario_cannot_raise_the_users_limits() {
+        let s = default_scenario();
+        let spec = LlmSpec {
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            timeout_secs: Some(1e20),
+            max_body_kib: Some(8 * 1024 * 1024),
+            ..LlmSpec::default()
+        };
+        let r = LlmSettings::resolve(&LlmArgs::default(), &env(&[]), Some(&spec), &s.residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.timeout, Duration::from_secs(60));
+        assert_eq!(r.max_body, DEFAULT_MAX_BODY);
+        let lower = LlmSpec {
+            timeout_secs: Some(5.0),
+            max_body_kib: Some(64),
+            ..spec
+        };
+        let r = LlmSettings::resolve(&LlmArgs::default(), &env(&[]), Some(&lower), &s.residents)
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.timeout, r.max_body), (Duration::from_secs(5), 64 * 1024));
     }
 }

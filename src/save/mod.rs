@@ -161,6 +161,7 @@ impl SaveJob {
         check_existing(path)?;
         let mut db = Connection::open(path)?;
         check_version(&db)?;
+        store::refuse_foreign_objects(&db)?;
         db.pragma_update(None, "journal_mode", "WAL")?;
         // A full sync at commit: the last save survives a power cut too.
         db.pragma_update(None, "synchronous", "FULL")?;
@@ -189,6 +190,7 @@ pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
     if schema::version(&db)? == 0 {
         return Err(SaveError::Corrupt("the database holds no town".into()));
     }
+    store::refuse_foreign_objects(&db)?;
     // An older save is read through the migrations in a transaction that is
     // rolled back: one reader for every version, and the file unchanged.
     let tx = db.unchecked_transaction()?;

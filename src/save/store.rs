@@ -343,11 +343,27 @@ pub(crate) fn read(
         .map_err(|_| SaveError::Corrupt("no bookkeeping in sim_state".into()))?,
         "bookkeeping",
     )?;
+    // A save is untrusted: numbers are read in the range a town can have.
+    let seed: u64 = meta("seed")?
+        .parse()
+        .map_err(|_| SaveError::Corrupt("meta seed is not a number from 0 to 2^64-1".into()))?;
+    let days = num("days")?;
+    if !(1..=MAX_DAYS).contains(&days) {
+        return Err(SaveError::Corrupt(format!(
+            "meta days is {days}; a run is 1 to {MAX_DAYS} days"
+        )));
+    }
+    let now = num("now")?;
+    if !(0..=LAST_SECOND).contains(&now) {
+        return Err(SaveError::Corrupt(format!(
+            "meta now is {now}, not a moment between the years 1970 and 9999"
+        )));
+    }
     let snapshot = TownSnapshot {
-        seed: num("seed")? as u64,
-        days: num("days")? as u32,
+        seed,
+        days: days as u32,
         ended: meta("ended")? == "true",
-        now: GameTime(num("now")?),
+        now: GameTime(now),
         steps: num("steps")? as u64,
         residents: read_residents(db, &place, meta("knowledge").is_ok())?,
         notices: read_notices(db, &place)?,
@@ -358,6 +374,30 @@ pub(crate) fn read(
         courses: super::courses::read(db)?,
     };
     Ok(snapshot)
+}
+
+/// The longest run a save may claim (a century).
+const MAX_DAYS: i64 = 36_500;
+/// 9999-12-31 23:59:59 UTC: the last moment a save's clock may read.
+const LAST_SECOND: i64 = 253_402_300_799;
+
+/// The schema objects Heartvale never creates: a trigger in a save someone
+/// sends would run on the next save (and could wipe the town), a view could
+/// stand in for a table.
+pub(crate) fn refuse_foreign_objects(db: &Connection) -> Result<(), SaveError> {
+    let found: Option<(String, String)> = db
+        .query_row(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .ok();
+    match found {
+        Some((kind, name)) => Err(SaveError::Corrupt(format!(
+            "the file holds a {kind} `{name}` Heartvale did not create; it is refused, not run"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The scenario kept in the save.
@@ -371,8 +411,16 @@ pub(crate) fn read_source(db: &Connection) -> Result<TownSource, SaveError> {
         .ok();
     if let Some((n, seed)) = generated {
         let bad = |_| SaveError::Corrupt("bad generated town size or seed".into());
+        let residents: usize = n.parse().map_err(bad)?;
+        // A save is untrusted: its claim is bounded before anything is built.
+        let most = crate::scenario::generate::MAX_GENERATED;
+        if !(1..=most).contains(&residents) {
+            return Err(SaveError::Corrupt(format!(
+                "the save claims a generated town of {residents} residents; Heartvale makes 1 to {most}"
+            )));
+        }
         return Ok(TownSource::Generated {
-            residents: n.parse().map_err(bad)?,
+            residents,
             seed: seed.parse().map_err(bad)?,
         });
     }

@@ -234,6 +234,11 @@ impl Places {
     }
 }
 
+/// The largest generated town (`--generate`, or a save of one): the size the
+/// benchmarks measure (docs/benchmarks.md: about 1.4 GiB and 30 ms a step
+/// on a 2-core machine). A million would need some 16 GiB before a step ran.
+pub const MAX_GENERATED: usize = 100_000;
+
 /// A town for `residents` people, the same for the same `seed`.
 pub fn generated_town(residents: usize, seed: u64) -> Scenario {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -13,7 +13,7 @@ mod resolve;
 mod social_tuning;
 mod spec;
 mod town;
-mod urls;
+pub(crate) mod urls;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -66,13 +66,26 @@ fn parse_member(text: &str) -> Result<(String, u32), String> {
             (url, weight)
         }
     };
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(format!(
-            "LLM base URL `{}` must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)",
-            crate::base::shortened(url, 200)
-        ));
-    }
+    check_url(url)
+        .map_err(|why| format!("LLM base URL `{}` {why}", crate::base::shortened(url, 200)))?;
     Ok((url.to_string(), weight))
+}
+
+/// Why `url` cannot be an endpoint: not http(s), no host, or a backslash
+/// (which the URL parser reads as `/`, so `http://127.0.0.1\@host/` would
+/// go to 127.0.0.1 while reading as `host` to the eye).
+pub(crate) fn check_url(url: &str) -> Result<url::Url, String> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err("must start with http:// or https:// (e.g. http://127.0.0.1:8089/v1)".into());
+    }
+    if url.contains('\\') {
+        return Err("contains a backslash: write it with `/` only".into());
+    }
+    let parsed = url::Url::parse(url).map_err(|e| format!("does not read as a URL: {e}"))?;
+    match parsed.host_str() {
+        Some(h) if !h.is_empty() => Ok(parsed),
+        _ => Err("names no host".into()),
+    }
 }
 
 #[cfg(test)]
@@ -94,6 +107,8 @@ mod tests {
             assert!(e.contains("#weight=N"), "{e}");
         }
         assert!(parse_member("a:8080").unwrap_err().contains("http://"));
+        let tricked = parse_member("http://127.0.0.1:9\\@api.deepseek.com/v1").unwrap_err();
+        assert!(tricked.contains("backslash"), "{tricked}");
         let list = Urls::Many(vec!["http://a/v1".into(), "http://b/v1,http://c/v1".into()]);
         assert_eq!(list.members().unwrap().len(), 3);
         assert!(Urls::Many(Vec::new()).members().is_err());

@@ -120,15 +120,23 @@ pub(crate) fn asset_root() -> PathBuf {
     }
 }
 
-/// Whether a window can open here: on Linux an X server must answer at
-/// `DISPLAY` (the build has no Wayland backend, and XWayland sets
-/// `DISPLAY`); a stale or empty one does not count.
-pub(crate) fn has_display() -> bool {
+/// Whether a window can open here, and if not why: on Linux an X server must
+/// answer at `DISPLAY` (the build has no Wayland backend, and XWayland sets
+/// `DISPLAY`) — a stale or empty one does not count — and must let us in
+/// (a wrong `XAUTHORITY`, `sudo`, `ssh -X` without its cookie are refused
+/// there, where the window would otherwise panic).
+pub(crate) fn display_problem() -> Option<String> {
     if !cfg!(target_os = "linux") {
-        return true;
+        return None;
     }
-    std::env::var("DISPLAY").is_ok_and(|d| x_server_answers(&d))
+    let display = std::env::var("DISPLAY").unwrap_or_default();
+    if !x_server_answers(&display) {
+        return Some("no usable display: set DISPLAY to a running X server".into());
+    }
+    x_connection::refused(&display)
 }
+
+mod x_connection;
 
 /// Connects to the X server `display` names (`:0`, `:1.0`, `unix:2`,
 /// `host:0`): its local socket, or TCP port 6000 + N on a host.

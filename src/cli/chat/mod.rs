@@ -7,6 +7,7 @@
 //! player says about themselves is kept as facts; `--record`/`--replay`
 //! reproduce a chat.
 
+mod input;
 mod record;
 mod voice;
 
@@ -75,6 +76,12 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
     if let Some(snap) = town.resume {
         crate::save::restore(app.world_mut(), snap).map_err(CliError::Failed)?;
     }
+    // The input first: one that cannot be read leaves the transcript and
+    // log files as they were.
+    let input = match tape.inputs() {
+        Some(_) => Box::new(std::iter::empty()),
+        None => input_lines(args.input.as_deref())?,
+    };
     let mut out = Transcript::open(args.transcript.as_deref())?;
     // Last: nothing is logged before the first step.
     if let Some(log) = super::open_log(town.log.as_deref())? {
@@ -86,19 +93,23 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
         println!("（{}的回答来自模型 {}）", profile.name, m.model());
     }
     let mut voice = voice::ChatVoice::new(mind.as_ref(), &profile.name, budget);
-    let lines = match tape.inputs() {
-        Some(lines) => lines,
-        None => input_lines(args.input.as_deref())?,
+    let lines: Box<dyn Iterator<Item = String>> = match tape.inputs() {
+        Some(lines) => Box::new(lines.into_iter()),
+        None => input,
     };
     for line in lines {
         let line = line.trim();
         match line {
             "" => continue,
             "/quit" => break,
-            _ if line.starts_with("/wait") => {
-                wait(&mut app, line, &mut out)?;
-                tape.step(line, None)?;
-            }
+            _ if line.starts_with("/wait") => match wait_days(line) {
+                Ok(days) => {
+                    wait(&mut app, days, &mut out)?;
+                    tape.step(line, None)?;
+                }
+                // A typo loses nothing: say why and read on.
+                Err(why) => eprintln!("{why}"),
+            },
             _ => {
                 let vector = embedder
                     .as_ref()
@@ -132,16 +143,17 @@ fn save_after(
         .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
 }
 
-fn input_lines(path: Option<&std::path::Path>) -> Result<Vec<String>, CliError> {
+/// The player's lines, read as they come (bounded, see [`input`]).
+fn input_lines(
+    path: Option<&std::path::Path>,
+) -> Result<Box<dyn Iterator<Item = String>>, CliError> {
     let read: Box<dyn BufRead> = match path {
         Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p).map_err(
             |e| CliError::failed(format!("cannot read {}: {e}", p.display())),
         )?)),
         None => Box::new(std::io::stdin().lock()),
     };
-    read.lines()
-        .collect::<Result<_, _>>()
-        .map_err(|e| CliError::failed(format!("cannot read the input: {e}")))
+    Ok(Box::new(input::InputLines::new(read)))
 }
 
 /// The resident's affection toward the player (none yet: zero).
@@ -279,13 +291,25 @@ fn print_changes(turn: &Turn, affection: i32) {
     }
 }
 
-/// `/wait N`: the town runs on for N game days.
-fn wait(app: &mut App, line: &str, out: &mut Transcript) -> Result<(), CliError> {
-    let days: i64 = line
-        .trim_start_matches("/wait")
+/// The days of a `/wait N`, or why the line is not one.
+fn wait_days(line: &str) -> Result<i64, String> {
+    line.trim_start_matches("/wait")
         .trim()
         .parse()
-        .map_err(|_| CliError::failed(format!("`{line}`: write /wait N (game days)")))?;
+        .ok()
+        .filter(|d| (1..=MAX_WAIT_DAYS).contains(d))
+        .ok_or_else(|| {
+            format!(
+                "（`{line}` 没看懂：写 /wait N，N 是 1 到 {MAX_WAIT_DAYS} 的游戏天数；聊天继续）"
+            )
+        })
+}
+
+/// The most game days one `/wait` lets pass (a year).
+const MAX_WAIT_DAYS: i64 = 365;
+
+/// `/wait N`: the town runs on for N game days.
+fn wait(app: &mut App, days: i64, out: &mut Transcript) -> Result<(), CliError> {
     let until = app
         .world()
         .resource::<Clock>()

@@ -85,7 +85,8 @@ impl Endpoint {
 /// A URL's authority split: its `user:password` part, if any, and `host[:port]`.
 pub(crate) fn authority(url: &str) -> (Option<&str>, &str) {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    // A backslash ends the authority as the URL parser reads it.
+    let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
     match authority.rsplit_once('@') {
         Some((info, host)) => (Some(info), host),
         None => (None, authority),
@@ -169,14 +170,21 @@ impl FormatLevel {
     }
 }
 
-/// A `Retry-After` header in seconds, if the server sent a usable one.
+/// A `Retry-After` header in seconds, if the server sent a usable one, at
+/// most [`MAX_RETRY_AFTER`] (a server's `1e20` is no reason to wait forever,
+/// nor to overflow the clock; the call's deadline cuts it shorter still).
 fn retry_after(resp: &reqwest::Response) -> Option<Duration> {
-    resp.headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+    let header = resp.headers().get(reqwest::header::RETRY_AFTER)?;
+    read_retry_after(header.to_str().ok()?)
+}
+
+/// The longest wait a `Retry-After` header is taken for.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+
+fn read_retry_after(value: &str) -> Option<Duration> {
+    let secs = value.trim().parse::<f64>().ok()?;
+    let wait = Duration::try_from_secs_f64(secs).unwrap_or(MAX_RETRY_AFTER);
+    (secs >= 0.0).then(|| wait.min(MAX_RETRY_AFTER))
 }
 
 /// Where a streamed answer's pieces go as they come.
@@ -571,4 +579,25 @@ pub fn estimate_tokens(text: &str) -> u32 {
         other: 0.25,
     };
     rough.count(text) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_RETRY_AFTER, read_retry_after};
+    use std::time::Duration;
+
+    /// A server's `Retry-After: 1e20` once panicked the LLM thread (a
+    /// Duration overflow) and hung the run: any number now waits at most
+    /// five minutes, and the call's deadline cuts that shorter.
+    #[test]
+    fn retry_after_is_bounded() {
+        assert_eq!(read_retry_after("2"), Some(Duration::from_secs(2)));
+        assert_eq!(read_retry_after(" 0.5 "), Some(Duration::from_millis(500)));
+        for huge in ["1e20", "inf", "99999999999"] {
+            assert_eq!(read_retry_after(huge), Some(MAX_RETRY_AFTER), "{huge}");
+        }
+        for bad in ["-1", "NaN", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"] {
+            assert_eq!(read_retry_after(bad), None, "{bad}");
+        }
+    }
 }

@@ -45,10 +45,8 @@ impl EmbedSettings {
         let Some(url) = args.embed.clone().or_else(|| env("HEARTVALE_EMBED_URL")) else {
             return Ok(None);
         };
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(format!(
-                "embedding URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:8090/v1)"
-            ));
+        if let Err(why) = crate::scenario::urls::check_url(&url) {
+            return Err(format!("embedding URL `{url}` {why}"));
         }
         let model = args
             .embed_model
