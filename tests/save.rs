@@ -297,6 +297,29 @@ fn a_save_carrying_triggers_or_impossible_numbers_is_refused() {
         "UPDATE meta SET value = '4000000000' WHERE key = 'days';",
     );
     refused(&days, "a run is 1 to 36500 days");
+    // Inverted durations once panicked the run: the tuning is checked as
+    // `tuning.yaml` is.
+    let tuning = edited(
+        "tuning.db",
+        "UPDATE sim_state SET value = json_set(value, '$.tuning.durations.min', 500, '$.tuning.durations.max', 10) WHERE key = 'bookkeeping';",
+    );
+    refused(
+        &tuning,
+        "the saved tuning: durations.min: must be positive and not above durations.max",
+    );
+
+    // A FIFO once blocked `--load` forever.
+    let fifo = p(&d, "fifo.db");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = heartvale(&["sim", "-q", "--load", fifo.to_str().unwrap(), "--days", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Heartvale save"));
 
     let big_seed = p(&d, "seed.db");
     let seed = "18446744073709551615";

@@ -79,7 +79,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         }),
         None => {
             eprintln!(
-                "{}: running the town headless (`heartvale sim`); `heartvale window` needs a display",
+                "no display found ({}): running the town headless (`heartvale sim`); `heartvale window` needs one",
                 problem.unwrap_or_default()
             );
             sim::sim(SimArgs {

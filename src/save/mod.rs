@@ -211,6 +211,10 @@ pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
 /// itself opens it (and perhaps writes to it).
 fn check_existing(path: &Path) -> Result<(), SaveError> {
     use std::io::Read;
+    // A pipe or device is no save (opening a FIFO would block until a writer came).
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(SaveError::NotASave);
+    }
     let Ok(mut f) = std::fs::File::open(path) else {
         return Ok(());
     };

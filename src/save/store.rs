@@ -343,7 +343,11 @@ pub(crate) fn read(
         .map_err(|_| SaveError::Corrupt("no bookkeeping in sim_state".into()))?,
         "bookkeeping",
     )?;
-    // A save is untrusted: numbers are read in the range a town can have.
+    // A save is untrusted: numbers are read in the range a town can have,
+    // its tuning as `check` reads `tuning.yaml`.
+    if let Some(problem) = crate::scenario::tuning_problems(&books.tuning).first() {
+        return Err(SaveError::Corrupt(format!("the saved tuning: {problem}")));
+    }
     let seed: u64 = meta("seed")?
         .parse()
         .map_err(|_| SaveError::Corrupt("meta seed is not a number from 0 to 2^64-1".into()))?;

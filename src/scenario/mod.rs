@@ -37,6 +37,7 @@ pub use profile::{
     CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
     KnownAspect, LoadedSet, Profile, ResidentId, WorkShift,
 };
+pub(crate) use resolve::tuning_problems;
 pub use town::{LocIdx, Location, LocationId, Town};
 pub use urls::Urls;
 

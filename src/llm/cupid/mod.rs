@@ -271,7 +271,9 @@ impl Minds for LlmMinds {
             Ok(h) => {
                 let (reason, next_why) = h.split_rationale();
                 let end = h.end;
-                let delta = h.rate.map_or(0, |r| r - view.score);
+                // The rate is a score (0–50): read in that range first, so
+                // i32::MIN cannot wrap round into a rise.
+                let delta = h.rate.map_or(0, |r| r.clamp(0, 50) - view.score);
                 if !end && !last {
                     let mut next = h.posed(round + 1, view.max_rounds);
                     next.host.rationale = next_why;

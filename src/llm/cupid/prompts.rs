@@ -49,7 +49,8 @@ pub(super) fn judge(
     let mut told = history(view);
     told.push_str(&format!(
         "第 {round} 轮（刚刚结束）：{}\n选项：{}\n",
-        posed.host.action.question, posed.host.action.answers
+        q(&posed.host.action.question),
+        q(&posed.host.action.answers)
     ));
     for &(who, index) in choices {
         told.push_str(&format!(
@@ -76,15 +77,38 @@ pub(super) fn judge(
     vec![host_system(view), Message::user(told)]
 }
 
-/// Every round so far, as the host remembers it.
+/// What a prompt quotes of one thing a model wrote (a scene, a choice, a
+/// rationale): its answers may be up to the body cap, and a prompt that
+/// re-sent each in full grew to 16 MB by round 10.
+const QUOTED: usize = 160;
+/// Rounds the host remembers in full; earlier ones are one line each.
+const ROUNDS_IN_FULL: usize = 4;
+
+/// `text` as a prompt quotes it.
+fn q(text: &str) -> String {
+    crate::base::shortened(text, QUOTED)
+}
+
+/// Every round so far, as the host remembers it: the last few in full
+/// (each quote bounded), the earlier ones by their score.
 fn history(view: &DateView<'_>) -> String {
     let mut out = String::new();
+    let first_full = view.rounds.len().saturating_sub(ROUNDS_IN_FULL);
     for (i, r) in view.rounds.iter().enumerate() {
+        if i < first_full {
+            out.push_str(&format!(
+                "第 {} 轮：分数 {} → {}\n",
+                i + 1,
+                r.before,
+                r.after
+            ));
+            continue;
+        }
         out.push_str(&format!(
             "第 {} 轮（{}）：{}\n",
             i + 1,
-            r.posed.host.time,
-            r.posed.host.action.question
+            q(&r.posed.host.time),
+            q(&r.posed.host.action.question)
         ));
         for (id, turn, _) in &r.choices {
             let name = view
@@ -94,7 +118,9 @@ fn history(view: &DateView<'_>) -> String {
                 .map_or(id.as_str(), |a| a.name.as_str());
             out.push_str(&format!(
                 "  {name} 选了 {}. {}（{}）\n",
-                turn.decision.option, turn.decision.content, turn.rationale
+                q(&turn.decision.option),
+                q(&turn.decision.content),
+                q(&turn.rationale)
             ));
         }
         out.push_str(&format!("  分数 {} → {}\n", r.before, r.after));
@@ -128,16 +154,18 @@ pub(super) fn avatar(
         if let (Some(m), Some(t)) = (mine, theirs) {
             told.push_str(&format!(
                 "之前：{} 你选了「{}」，{}选了「{}」。\n",
-                r.posed.host.action.question,
-                m.1.decision.content,
+                q(&r.posed.host.action.question),
+                q(&m.1.decision.content),
                 other.name,
-                t.1.decision.content
+                q(&t.1.decision.content)
             ));
         }
     }
     told.push_str(&format!(
         "\n现在（{}）：{}\n选项：{}\n",
-        posed.host.time, posed.host.action.question, posed.host.action.answers
+        q(&posed.host.time),
+        q(&posed.host.action.question),
+        q(&posed.host.action.answers)
     ));
     if let Some(f) = first {
         told.push_str(&format!(

@@ -271,3 +271,43 @@ fn a_watched_date_streams_its_answers() {
     assert_eq!(m.calls().fallbacks, 0, "{:?}", m.take_notes());
     assert!(server.requests().iter().any(|r| r.body["stream"] == true));
 }
+
+/// A model writing 200 KB rationales once made the host's tenth prompt
+/// re-send every one of them (16 MB under the default cap): now each quote
+/// is cut and the early rounds are one line, so the prompt stays small.
+#[test]
+fn the_hosts_prompt_stays_small_whatever_the_answers_hold() {
+    let long = "很长的理由".repeat(40_000);
+    let server = bent(move |_, mut v| {
+        v["rationale"] = long.clone().into();
+        v.to_string()
+    });
+    let mut m = minds(&server);
+    let (a, b) = pair();
+    let mut date = Date::new(a, b, 10);
+    date.play(&mut m);
+    assert!(date.rounds().len() >= 5, "{}", date.rounds().len());
+    let biggest = server.requests().iter().map(|r| r.raw.len()).max().unwrap();
+    assert!(biggest < 40_000, "a prompt of {biggest} bytes");
+}
+
+/// A host rate of i32::MIN once wrapped round (rate − score) into a rise:
+/// now it is a fall, as far as one round may go.
+#[test]
+fn the_lowest_rate_a_model_can_write_is_a_fall() {
+    let server = bent(|req, mut v| {
+        if is_host(req) {
+            v["cumulative_rate"] = i64::from(i32::MIN).into();
+        }
+        v.to_string()
+    });
+    let mut m = minds(&server);
+    let (a, b) = pair();
+    let mut date = Date::new(a, b, 10);
+    let lines = date.play(&mut m);
+    let first = lines.iter().find_map(|l| match l {
+        Line::Score { before, after, .. } => Some((*before, *after)),
+        _ => None,
+    });
+    assert_eq!(first, Some((25, 15)), "{lines:?}");
+}

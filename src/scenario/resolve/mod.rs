@@ -34,6 +34,24 @@ pub(super) struct Files<'a> {
 }
 
 /// Where diagnostics go, and the files they name.
+/// What is wrong with `t`, one `field: problem` each: a save's stored
+/// tuning is untrusted and checked as `tuning.yaml` is.
+pub(crate) fn tuning_problems(t: &spec::Tuning) -> Vec<String> {
+    let mut diags = Diagnostics::default();
+    let mut cx = Ctx {
+        diags: &mut diags,
+        town_file: Default::default(),
+        loc_file: Default::default(),
+        res_file: Default::default(),
+        tuning_file: "tuning".into(),
+    };
+    check_tuning(&mut cx, t);
+    diags
+        .iter()
+        .map(|d| format!("{}: {}", d.field, d.message))
+        .collect()
+}
+
 struct Ctx<'a> {
     diags: &'a mut Diagnostics,
     town_file: std::path::PathBuf,
