@@ -527,3 +527,44 @@ fn a_save_with_an_older_phrase_bank_speaks_with_the_built_in_one() {
     drop(db);
     refused(&file, "residents.yaml");
 }
+
+/// A save in a folder that cannot be written (its journal's side files
+/// cannot be made there) was reported "damaged": it is read, read-only, and
+/// saving back into it says the file system's reason. The folder is made
+/// unwritable with `chattr +i` (which holds for root too); where that cannot
+/// be done (no root, a file system without it) the check is skipped, saying so.
+#[test]
+fn a_save_in_a_read_only_folder_is_read() {
+    let d = temp();
+    let folder = d.path().join("ro");
+    std::fs::create_dir(&folder).unwrap();
+    let save = folder.join("town.db");
+    let save_s = save.to_str().unwrap();
+    succeeds(&["sim", "-q", "--days", "1", "--save", save_s]);
+    let locked = Command::new("chattr")
+        .arg("+i")
+        .arg(&folder)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !locked || std::fs::write(folder.join("probe"), "x").is_ok() {
+        eprintln!("skipped: cannot make a folder unwritable here (chattr +i)");
+        let _ = Command::new("chattr").arg("-i").arg(&folder).status();
+        return;
+    }
+    let read = heartvale(&["sim", "-q", "--load", save_s, "--days", "1"]);
+    let into = heartvale(&[
+        "sim", "-q", "--load", save_s, "--days", "1", "--save", save_s,
+    ]);
+    let _ = Command::new("chattr").arg("-i").arg(&folder).status();
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert_eq!(into.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&into.stderr);
+    assert!(
+        err.contains("cannot save to") && !err.contains("damaged"),
+        "{err}"
+    );
+}

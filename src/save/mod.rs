@@ -63,6 +63,14 @@ impl From<rusqlite::Error> for SaveError {
     fn from(e: rusqlite::Error) -> Self {
         match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::NotADatabase) => SaveError::NotASave,
+            // The file system's trouble (a folder not writable, a full
+            // disk), not damage in the file.
+            Some(
+                rusqlite::ErrorCode::CannotOpen
+                | rusqlite::ErrorCode::ReadOnly
+                | rusqlite::ErrorCode::PermissionDenied
+                | rusqlite::ErrorCode::DiskFull,
+            ) => SaveError::Io(std::io::Error::other(e.to_string())),
             _ => SaveError::Corrupt(e.to_string()),
         }
     }
@@ -178,7 +186,7 @@ pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
         )));
     }
     check_existing(path)?;
-    let db = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+    let db = open_to_read(path)?;
     check_version(&db)?;
     // A damaged file is refused before anything is read from it (only here:
     // a save rewrites every town table, and checking each autosave would
@@ -205,6 +213,26 @@ pub fn load(path: &Path) -> Result<LoadedSave, SaveError> {
         source,
         scenario,
     })
+}
+
+/// Opens a save to read it: read-write (an older save's migrations run in a
+/// transaction that is rolled back), or where the file or its folder cannot
+/// be written (the journal's side files cannot be made there), read-only as
+/// a file that does not change.
+fn open_to_read(path: &Path) -> Result<Connection, SaveError> {
+    use rusqlite::OpenFlags;
+    let read_write = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .map_err(SaveError::from)
+        .and_then(|db| schema::version(&db).map(|_| db));
+    match read_write {
+        Err(SaveError::Io(_)) => {}
+        other => return other,
+    }
+    let mut uri = url::Url::from_file_path(std::path::absolute(path)?)
+        .map_err(|_| SaveError::Io(std::io::Error::other("the path is not absolute")))?;
+    uri.set_query(Some("immutable=1"));
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+    Ok(Connection::open_with_flags(uri.as_str(), flags)?)
 }
 
 /// An existing file must start as an SQLite database does, before SQLite
