@@ -78,8 +78,8 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
     }
     // The input first: one that cannot be read leaves the transcript and
     // log files as they were.
-    let input = match tape.inputs() {
-        Some(_) => Box::new(std::iter::empty()),
+    let lines: Box<dyn Iterator<Item = String>> = match tape.inputs() {
+        Some(recorded) => Box::new(recorded.into_iter()),
         None => input_lines(args.input.as_deref())?,
     };
     let mut out = Transcript::open(args.transcript.as_deref())?;
@@ -93,39 +93,62 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
         println!("（{}的回答来自模型 {}）", profile.name, m.model());
     }
     let mut voice = voice::ChatVoice::new(mind.as_ref(), &profile.name, budget);
-    let lines: Box<dyn Iterator<Item = String>> = match tape.inputs() {
-        Some(lines) => Box::new(lines.into_iter()),
-        None => input,
+    let who = (&id, profile.name.as_str());
+    let talk = Talk {
+        voice: &mut voice,
+        embedder: embedder.as_ref(),
+        out: &mut out,
+        tape: &mut tape,
     };
-    for line in lines {
-        let line = line.trim();
-        match line {
-            "" => continue,
-            "/quit" => break,
-            _ if line.starts_with("/wait") => match wait_days(line) {
-                Ok(days) => {
-                    wait(&mut app, days, &mut out)?;
-                    tape.step(line, None)?;
-                }
-                // A typo loses nothing: say why and read on.
-                Err(why) => eprintln!("{why}"),
-            },
-            _ => {
-                let vector = embedder
-                    .as_ref()
-                    .and_then(|e| embed_turn(&mut app, &id, line, e));
-                let who = (&id, profile.name.as_str());
-                let message = (line, vector.as_deref());
-                let reply = say(&mut app, who, message, &mut voice, &mut out)?;
-                tape.step(line, Some(&reply))?;
-            }
-        }
-    }
+    talk.through(&mut app, who, lines)?;
     tape.finish()?;
     if let (Some(path), Some(source)) = (&args.save, save_source) {
         save_after(&mut app, days, path, &source)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a chat talks through: the resident's voice, the embedder, the
+/// transcript and the recording.
+struct Talk<'t, 'v> {
+    voice: &'t mut voice::ChatVoice<'v>,
+    embedder: Option<&'t BlockingEmbedder>,
+    out: &'t mut Transcript,
+    tape: &'t mut record::ChatTape,
+}
+
+impl Talk<'_, '_> {
+    /// Each of the player's lines in turn: a message answered, `/wait N`,
+    /// `/quit`; a line that is no command is said why and skipped.
+    fn through(
+        self,
+        app: &mut App,
+        who: (&ResidentId, &str),
+        lines: impl Iterator<Item = String>,
+    ) -> Result<(), CliError> {
+        for line in lines {
+            let line = line.trim();
+            match line {
+                "" => continue,
+                "/quit" => break,
+                _ if line.starts_with("/wait") => match wait_days(line) {
+                    Ok(days) => {
+                        wait(app, days, self.out)?;
+                        self.tape.step(line, None)?;
+                    }
+                    // A typo loses nothing: say why and read on.
+                    Err(why) => eprintln!("{why}"),
+                },
+                _ => {
+                    let vector = self.embedder.and_then(|e| embed_turn(app, who.0, line, e));
+                    let message = (line, vector.as_deref());
+                    let reply = say(app, who, message, self.voice, self.out)?;
+                    self.tape.step(line, Some(&reply))?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Saves the town after the chat; the run keeps its own length (longer
