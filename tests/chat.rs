@@ -118,7 +118,7 @@ fn an_unknown_resident_is_a_clear_error() {
 /// A bad byte or a `/wait abc` once lost the whole conversation and its
 /// save: now the line is skipped with the reason, the chat goes on and the
 /// save is written. Endless input (`/dev/zero`) ends at the bound, and an
-/// input file that cannot be opened leaves the transcript as it was.
+/// input file that cannot be opened leaves the transcript and log as they were.
 #[test]
 fn bad_lines_are_skipped_and_the_chat_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -155,6 +155,8 @@ fn bad_lines_are_skipped_and_the_chat_goes_on() {
 
     let transcript = dir.path().join("t.jsonl");
     std::fs::write(&transcript, "kept\n").unwrap();
+    let log = dir.path().join("events.jsonl");
+    std::fs::write(&log, "kept too\n").unwrap();
     let missing = dir.path().join("missing.txt");
     let out = heartvale(&[
         "chat",
@@ -163,9 +165,12 @@ fn bad_lines_are_skipped_and_the_chat_goes_on() {
         missing.to_str().unwrap(),
         "--transcript",
         transcript.to_str().unwrap(),
+        "--log",
+        log.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&transcript).unwrap(), "kept\n");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "kept too\n");
 }
 
 #[test]

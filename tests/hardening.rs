@@ -38,6 +38,13 @@ fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).into_owned()
 }
 
+/// Asserts the command failed (exit 1) saying `words` on stderr.
+fn refused_saying(o: &Output, words: &str) {
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(words), "{err}");
+}
+
 /// What `check` of the unedited town needs, with room to spare: the limit
 /// the tests below run under.
 const ROOM_MIB: u64 = 1_536;
@@ -220,12 +227,7 @@ fn a_huge_retry_after_ends_quickly_with_the_builtin_answer() {
         "--llm-timeout",
         "1e19",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("at most 3600 seconds"),
-        "{}",
-        text(&out.stderr)
-    );
+    refused_saying(&out, "at most 3600 seconds");
 }
 
 /// A scenario (a shared file) once lifted the answer cap: `llm.max_body_kib`
@@ -291,12 +293,7 @@ fn huge_generated_towns_are_refused_before_anything_is_built() {
     .unwrap();
     drop(db);
     let out = within_memory(ROOM_MIB, &["sim", "--load", save_s, "--days", "1", "-q"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("claims a generated town of 100000000 residents"),
-        "{}",
-        text(&out.stderr)
-    );
+    refused_saying(&out, "claims a generated town of 100000000 residents");
 }
 
 /// `http://127.0.0.1:PORT\@api.deepseek.com/v1` read as deepseek to the
@@ -310,10 +307,193 @@ fn an_endpoint_with_a_backslash_is_refused() {
         "--llm",
         "http://127.0.0.1:9\\@api.deepseek.com/v1",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    refused_saying(&out, "backslash");
+}
+
+/// A model's answer carrying terminal escapes (clear the screen, set the
+/// title, ring the bell) once reached the user's terminal as it was. Now
+/// what a terminal would act on is dropped before anything shows or keeps it.
+#[test]
+fn escape_sequences_from_a_model_never_reach_the_terminal() {
+    use heartvale::llm::fake::{FakeRequest, FakeServer, chat};
+    let server = FakeServer::start(std::sync::Arc::new(|_: &FakeRequest| {
+        chat("\u{1b}[2J\u{1b}]0;pwned\u{7}我挺好的，\u{9b}31m谢谢关心。")
+    }));
+    let out = heartvale(&[
+        "interview",
+        "xiaoxi",
+        "你最近怎么样？",
+        "--llm",
+        &server.url,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("backslash"),
-        "{}",
-        text(&out.stderr)
+        shown.contains("我挺好的"),
+        "the model's answer is used: {shown}"
     );
+    assert!(!shown.contains(['\u{1b}', '\u{7}', '\u{9b}']), "{shown:?}");
+}
+
+/// Two runs saving to one file once both went on, the later writes over
+/// the earlier: one whole run lost with exit 0. Now the second is refused
+/// at its start, and the first keeps the file.
+#[test]
+fn a_second_run_saving_to_the_same_file_is_refused_at_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("town.db");
+    let save_arg = save.to_str().unwrap();
+    let mut first = Command::new(env!("CARGO_BIN_EXE_heartvale"))
+        .args(["sim", "-q", "--generate", "3000", "--days", "60", "--save"])
+        .arg(&save)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("HEARTVALE_LLM_BASE_URL")
+        .env_remove("OPENAI_BASE_URL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The file is claimed before the town is built.
+    let start = std::time::Instant::now();
+    while !save.exists() && start.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = heartvale(&["sim", "-q", "--days", "1", "--save", save_arg]);
+    let still_running = first.try_wait().unwrap().is_none();
+    first.kill().ok();
+    first.wait().ok();
+    assert!(still_running, "the first run was still going");
+    refused_saying(&second, "another Heartvale is saving to this file");
+}
+
+/// A `--log` naming the save it goes on from once emptied the save with its
+/// first line; a `--save` into a missing folder was said only when the chat
+/// (its whole conversation) was over. Both are refused before anything runs.
+#[test]
+fn files_that_would_destroy_each_other_or_cannot_be_written_are_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("town.db");
+    let save_arg = save.to_str().unwrap();
+    let out = heartvale(&["sim", "-q", "--days", "1", "--save", save_arg]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before = std::fs::read(&save).unwrap();
+    let spelled = format!("{}/./town.db", dir.path().display());
+    let out = heartvale(&["sim", "-q", "--load", save_arg, "--log", &spelled]);
+    refused_saying(&out, "--load and --log name the same file");
+    assert_eq!(std::fs::read(&save).unwrap(), before, "the save untouched");
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "你好呀\n").unwrap();
+    let missing = dir.path().join("no/such/folder/x.db");
+    let out = heartvale(&[
+        "chat",
+        "xiaoxi",
+        "--input",
+        input.to_str().unwrap(),
+        "--save",
+        missing.to_str().unwrap(),
+    ]);
+    refused_saying(&out, "does not exist");
+    assert!(!text(&out.stderr).contains("damaged"));
+    assert!(
+        !text(&out.stdout).contains("林小溪："),
+        "no conversation before the refusal: {}",
+        text(&out.stdout)
+    );
+}
+
+/// A broken `cupid/scenes.yaml` once left `sim` silent (the warning went to a
+/// log a headless run does not show) and the dates on the built-in scenes.
+/// Now the run is refused as `check` reports it, with file, line and column.
+#[test]
+fn a_broken_scene_bank_is_refused_where_it_is_broken() {
+    let (_t, dir) = town_copy();
+    let scenes = dir.join("cupid/scenes.yaml");
+    let text_of = std::fs::read_to_string(&scenes).unwrap();
+    std::fs::write(
+        &scenes,
+        text_of.replacen("stages:", "stages:\n  - [broken", 1),
+    )
+    .unwrap();
+    let out = heartvale(&[
+        "sim",
+        "-q",
+        "--days",
+        "1",
+        "--scenario",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    // file:line:col: the parser names where the unclosed bracket went wrong.
+    let at = err
+        .split("cupid/scenes.yaml:")
+        .nth(1)
+        .expect("the file named");
+    let line_col: Vec<&str> = at.splitn(3, ':').take(2).collect();
+    assert!(line_col.iter().all(|n| n.parse::<u32>().is_ok()), "{err}");
+}
+
+/// A run waiting on a server that never answers (an hour's timeout) once
+/// ignored Ctrl-C: the step waited for the answer before the stop was
+/// taken. Now Ctrl-C ends the waiting, the run stops after that step and
+/// logs its end; a second Ctrl-C would end the process at once.
+#[test]
+fn ctrl_c_stops_a_run_waiting_on_a_server_that_never_answers() {
+    use heartvale::llm::fake::{FakeReply, FakeServer};
+    let server = FakeServer::start(std::sync::Arc::new(|_| FakeReply::Hang));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.jsonl");
+    let mut run = Command::new(env!("CARGO_BIN_EXE_heartvale"))
+        .args(["sim", "-q", "--days", "1", "--llm", &server.url])
+        .args(["--llm-timeout", "3600", "--log"])
+        .arg(&log)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while server.count() == 0 && start.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(server.count() > 0, "the run asked the server");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(run.id() as i32, libc::SIGINT) };
+    let asked = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = run.try_wait().unwrap() {
+            break status;
+        }
+        if asked.elapsed() > std::time::Duration::from_secs(30) {
+            run.kill().ok();
+            panic!("still running 30 s after Ctrl-C");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut run.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{status:?}: {err}");
+    assert!(err.contains("stopping after this step"), "{err}");
+    let events = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        events
+            .lines()
+            .any(|l| l.contains("\"kind\":\"end\"") && l.contains("stopped")),
+        "{events}"
+    );
+}
+
+/// An event log someone sends may carry terminal escapes in a line's text
+/// (written by an older build, or by hand): `replay` shows the words only.
+#[test]
+fn replay_shows_no_terminal_escapes_from_a_log() {
+    let f = tempfile::NamedTempFile::new().unwrap();
+    let line = r#"{"time":"2026-04-06 06:46","kind":"message","conversation":1,"participants":["yue","shen"],"location":"home_shen","speaker":"yue","text":"\u001b]0;pwned\u0007爸，正想着你呢。\u001b[2J","emotion":"neutral","mentions":[]}"#;
+    std::fs::write(f.path(), format!("{line}\n")).unwrap();
+    let out = heartvale(&["replay", f.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.contains("爸，正想着你呢。"), "{shown}");
+    assert!(!shown.contains(['\u{1b}', '\u{7}']), "{shown:?}");
 }

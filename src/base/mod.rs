@@ -21,11 +21,45 @@ pub fn quoted(text: &str) -> String {
     shortened(text.trim(), 120)
 }
 
+/// `text` without what a terminal would act on rather than show: control
+/// characters (escape sequences, bells, carriage returns; line breaks and tabs
+/// kept) and the bidirectional overrides that reorder what is shown. A
+/// model's or a server's words pass through here before anything keeps them.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let acts = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if text.chars().any(acts) {
+        text.chars()
+            .filter(|&c| !acts(c))
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    }
+}
+
 /// `text` cut to `chars` characters, with `…` when it was longer: a value as
 /// a table cell or an error message quotes it.
 pub fn shortened(text: &str, chars: usize) -> String {
     match text.char_indices().nth(chars) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn what_a_terminal_acts_on_is_dropped_and_the_rest_kept() {
+        let hostile = "\u{1b}[2J\u{1b}]0;title\u{7}好\r的。\u{9b}31m\u{202E}cba\n下一行\t完";
+        assert_eq!(printable(hostile), "[2J]0;title好的。31mcba\n下一行\t完");
+        assert!(matches!(
+            printable("平常的话。"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -16,6 +16,7 @@ mod chat;
 mod check;
 mod course;
 mod date;
+mod files;
 mod interview;
 mod memory;
 mod replay;
@@ -160,6 +161,23 @@ fn date_pair(names: &[String], scenario: &Scenario) -> Result<(ResidentId, Resid
 /// The event log of `--log`, created (emptied) only now: a command calls
 /// it once every option, file and display has been checked, so a run that
 /// cannot start never empties an existing log.
+/// A scenario's `cupid/scenes.yaml`, when it has one, must load as `check`
+/// loads it: the town would otherwise date with the built-in scenes, and
+/// say so nowhere a headless run shows.
+fn check_scenes(dir: &Path, scenario: &Scenario) -> Result<(), CliError> {
+    let scenes = dir.join("cupid").join("scenes.yaml");
+    if scenes.is_file() {
+        crate::cupid::SceneBank::load_for(&scenes, scenario).map_err(CliError::Scenario)?;
+    }
+    Ok(())
+}
+
+/// Claims `--save`'s file for this run (see [`crate::save::SaveTarget`]).
+fn claim_save(path: &Path) -> Result<crate::save::SaveTarget, CliError> {
+    crate::save::SaveTarget::claim(path)
+        .map_err(|e| CliError::failed(format!("cannot save to {}: {e}", path.display())))
+}
+
 fn open_log(path: Option<&Path>) -> Result<Option<EventLog>, CliError> {
     let Some(path) = path else {
         return Ok(None);
@@ -221,6 +239,7 @@ impl TownArgs {
             None => {
                 let dir = locate(&self.scenario);
                 let scenario = Scenario::load(&dir).map_err(CliError::Scenario)?;
+                check_scenes(&dir, &scenario)?;
                 (scenario, Some(dir), None)
             }
         };
@@ -282,9 +301,31 @@ fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
             "{why}; or run the town headless with `heartvale sim`"
         )));
     }
-    // Autosave to `--save`, else back into the file loaded.
-    let autosave = match args.save.as_ref().or(args.town.load.as_ref()) {
-        Some(path) => Some((path.clone(), town.source()?)),
+    files::refuse_clashes(&[
+        ("--load", args.town.load.as_deref(), files::Use::Read),
+        ("--save", args.save.as_deref(), files::Use::Update),
+        ("--log", args.town.log.as_deref(), files::Use::Replace),
+        (
+            "--screenshot",
+            args.screenshot_after.map(|_| args.screenshot.as_path()),
+            files::Use::Replace,
+        ),
+    ])?;
+    // Autosave to `--save`, else back into the file loaded where it can be.
+    let target = match (&args.save, &args.town.load) {
+        (Some(path), _) => Some(claim_save(path)?),
+        (None, Some(path)) => crate::save::SaveTarget::claim(path)
+            .inspect_err(|e| {
+                eprintln!(
+                    "note: no autosave into {} ({e}); `--save FILE` keeps this run",
+                    path.display()
+                )
+            })
+            .ok(),
+        (None, None) => None,
+    };
+    let autosave = match target {
+        Some(target) => Some((target, town.source()?)),
         None => None,
     };
     let log = open_log(town.log.as_deref())?;

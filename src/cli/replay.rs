@@ -43,7 +43,9 @@ pub(super) fn replay(
         {
             continue;
         }
-        if writeln!(out, "{}  {}", event.time, told.text).is_err() {
+        // A log someone sent may carry terminal escapes in its texts.
+        let text = crate::base::printable(&told.text);
+        if writeln!(out, "{}  {text}", event.time).is_err() {
             break; // stdout closed (e.g. piped into `head`)
         }
     }

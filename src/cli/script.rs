@@ -82,6 +82,16 @@ fn script_new(dir: Option<PathBuf>, template: Option<String>) -> Result<ExitCode
 /// every variable's last value and the forms.
 fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     let playtest = matches!(source, HumanSource::Persona(_));
+    let input = match &source {
+        HumanSource::InputFile(path) => Some(path.as_path()),
+        _ => None,
+    };
+    use super::files::{Use, refuse_clashes};
+    refuse_clashes(&[
+        ("--input", input, Use::Read),
+        ("--course", args.course.as_deref(), Use::Update),
+        ("--transcript", args.transcript.as_deref(), Use::Replace),
+    ])?;
     let script = load_script(&args.dir)?;
     let course = args
         .course

@@ -17,13 +17,23 @@ use crate::llm::embed::EmbedSettings;
 use crate::llm::embed::town::TownEmbeddings;
 use crate::sim::clock::Clock;
 use crate::sim::end::{SimFailure, SimOutcome, StopSim};
+use crate::sim::event_log::EndReason;
 use crate::sim::event_log::EventLog;
 
 /// Runs the town to its end; prints the summary (and the step timings when asked).
 pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
+    super::files::refuse_clashes(&[
+        ("--load", args.town.load.as_deref(), super::files::Use::Read),
+        ("--save", args.save.as_deref(), super::files::Use::Update),
+        (
+            "--log",
+            args.town.log.as_deref(),
+            super::files::Use::Replace,
+        ),
+    ])?;
     let saver = match &args.save {
-        Some(path) => Some(Saver::new(path, town.source()?)),
+        Some(path) => Some(Saver::new(super::claim_save(path)?, town.source()?)),
         None => None,
     };
     let (seed, days) = (town.settings.seed, town.settings.days);
@@ -66,7 +76,10 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
     drive(&mut app, steps, args.until, args.quiet, saver.as_ref())?;
     let wall = started.elapsed();
     if let Some(saver) = &saver {
-        crate::llm::embed::town::flush(app.world_mut(), Duration::from_secs(60));
+        // A stopped run does not wait long on the embeddings server.
+        let stopped = app.world().resource::<SimOutcome>().0 == Some(EndReason::Stopped);
+        let wait = Duration::from_secs(if stopped { 2 } else { 60 });
+        crate::llm::embed::town::flush(app.world_mut(), wait);
         saver.save(&mut app)?;
     }
     let world = app.world_mut();
@@ -100,9 +113,7 @@ fn drive(
 ) -> Result<(), CliError> {
     let first = app.world().resource::<Clock>().steps;
     let bar = progress_bar(steps, quiet);
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let stop = stop_on_signal();
     let mut frames = 0u64;
     let (mut warned, mut embed_warned) = (false, false);
     while !app.world().resource::<SimOutcome>().ended()
@@ -144,23 +155,36 @@ fn drive(
     Ok(())
 }
 
+/// Ctrl-C (or SIGTERM, SIGHUP) sets the flag: the run stops after the step
+/// under way, waiting on no server; a second one ends the process at once.
+fn stop_on_signal() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("stopped at once (the second Ctrl-C); the last save stays as it was");
+            std::process::exit(130);
+        }
+        eprintln!("stopping after this step (Ctrl-C again to quit at once)");
+    });
+    stop
+}
+
 /// Writes the town to `--save` (at game midnight and at the end).
 struct Saver {
-    path: std::path::PathBuf,
+    target: crate::save::SaveTarget,
     source: crate::save::TownSource,
 }
 
 impl Saver {
-    fn new(path: &std::path::Path, source: crate::save::TownSource) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            source,
-        }
+    fn new(target: crate::save::SaveTarget, source: crate::save::TownSource) -> Self {
+        Self { target, source }
     }
 
     fn save(&self, app: &mut App) -> Result<(), CliError> {
-        crate::save::save_world(app.world_mut(), &self.path, &self.source)
-            .map_err(|e| CliError::failed(format!("cannot save to {}: {e}", self.path.display())))
+        let path = self.target.path();
+        crate::save::save_world(app.world_mut(), path, &self.source)
+            .map_err(|e| CliError::failed(format!("cannot save to {}: {e}", path.display())))
     }
 }
 

@@ -16,7 +16,7 @@ use super::cassette::{Cassette, Recorded};
 use super::client::{
     ChatReply, ChatRequest, Client, DEFAULT_MAX_BODY, LlmError, Pieces, RetryPolicy,
 };
-use super::pool::{Pick, Pool, Router};
+use super::pool::{Outcome, Pick, Pool, Router};
 
 /// One call to make.
 #[derive(Debug, Clone)]
@@ -246,15 +246,15 @@ impl Shared {
     fn finish(
         &self,
         key: &str,
-        (member, ok): (usize, bool),
+        (member, outcome): (usize, Outcome),
         (affinity, tried): (Option<u64>, &[usize]),
         deadline: Instant,
     ) -> Option<usize> {
         let now = Instant::now();
         let mut queues = self.lock();
         let router = &mut queues.get_mut(key)?.router;
-        router.finish(member, ok, now);
-        if ok || now >= deadline {
+        router.finish(member, outcome, now);
+        if outcome == Outcome::Answered || now >= deadline {
             return None;
         }
         match router.pick(affinity, tried, now) {
@@ -337,7 +337,7 @@ async fn run(shared: Arc<Shared>, key: String, job: Job, member: usize) {
     let result = loop {
         let endpoint = &job.pool.members()[member].endpoint;
         let asked = Instant::now();
-        let result = match deadline.saturating_duration_since(asked) {
+        let result = match try_budget(deadline, asked, untried(&job.pool, &tried)) {
             left if left.is_zero() => Err(LlmError::Timeout),
             left => {
                 let pieces = job.pieces.as_ref();
@@ -353,7 +353,7 @@ async fn run(shared: Arc<Shared>, key: String, job: Job, member: usize) {
         tried.push(member);
         let next = shared.finish(
             &key,
-            (member, result.is_ok()),
+            (member, Outcome::of(&result)),
             (job.affinity, &tried),
             deadline,
         );
@@ -372,6 +372,18 @@ async fn run(shared: Arc<Shared>, key: String, job: Job, member: usize) {
     shared.deliver(&job, done);
 }
 
+/// Members of `pool` not asked yet, this one included.
+fn untried(pool: &Pool, tried: &[usize]) -> u32 {
+    (pool.members().len().saturating_sub(tried.len())).max(1) as u32
+}
+
+/// The time one try may take: an equal share of what is left among the
+/// members still to ask, so a member that hangs leaves the others time to
+/// answer (a pool of one gets it all).
+fn try_budget(deadline: Instant, now: Instant, untried: u32) -> Duration {
+    deadline.saturating_duration_since(now) / untried
+}
+
 /// A replayed call: the recorded answer, or the miss.
 fn replayed(id: u64, answer: Result<Recorded, LlmError>) -> Done {
     match answer {
@@ -387,5 +399,70 @@ fn replayed(id: u64, answer: Result<Recorded, LlmError>) -> Done {
             latency_ms: 0,
             tries: Vec::new(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::llm::client::{Format, Message};
+    use crate::llm::config::LlmSettings;
+    use crate::llm::fake::{self, FakeReply, FakeServer};
+
+    fn hi() -> ChatRequest {
+        ChatRequest {
+            messages: vec![Message::user("你好")],
+            temperature: 0.0,
+            max_tokens: 8,
+            seed: None,
+            format: Format::Text,
+            stream: false,
+        }
+    }
+
+    /// A member that hangs costs one call part of the timeout, once: the
+    /// call fails over in time and later calls go to the member that answers.
+    #[test]
+    fn a_hanging_member_costs_one_share_of_the_timeout_once() {
+        let hanging = FakeServer::start(Arc::new(|_| FakeReply::Hang));
+        let good = FakeServer::start(Arc::new(|_| fake::chat("好。")));
+        let urls = format!("{},{}", hanging.url, good.url);
+        let settings = LlmSettings::for_endpoint(&urls, "fake-model");
+        let pool = Arc::new(settings.default_pool().unwrap().clone());
+        let timeout = Duration::from_secs(4);
+        let bridge = Bridge::start(
+            BridgeSettings {
+                timeout,
+                ..BridgeSettings::default()
+            },
+            None,
+        )
+        .unwrap();
+        let started = Instant::now();
+        for id in 0..4 {
+            bridge.send(Job {
+                id,
+                priority: 100,
+                pool: pool.clone(),
+                affinity: None,
+                request: hi(),
+                pieces: None,
+            });
+            let done = loop {
+                match bridge.try_recv() {
+                    Some(done) => break done,
+                    None => bridge.wait(Duration::from_millis(20)),
+                }
+            };
+            assert!(done.result.is_ok(), "call {id}: {:?}", done.result);
+        }
+        assert_eq!(hanging.count(), 1, "asked once, then out of service");
+        assert!(
+            started.elapsed() < timeout * 3 / 4,
+            "four calls took {:?}",
+            started.elapsed()
+        );
     }
 }

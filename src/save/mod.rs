@@ -11,7 +11,8 @@
 //! - `schema`: the tables and their migrations;
 //! - `snapshot`: world ⇄ plain data;
 //! - `source`: the scenario kept in the file;
-//! - `store`: plain data ⇄ SQLite.
+//! - `store`: plain data ⇄ SQLite;
+//! - `target`: a save path claimed (checked, locked) before a run starts.
 
 mod companions;
 mod courses;
@@ -20,6 +21,7 @@ mod schema;
 mod snapshot;
 mod source;
 mod store;
+mod target;
 
 use std::path::Path;
 
@@ -31,6 +33,7 @@ use crate::sim::LoadedScenario;
 use crate::sim::residents::Roster;
 pub use snapshot::{TownSnapshot, restore, take};
 pub use source::TownSource;
+pub use target::SaveTarget;
 
 /// Why a save could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +57,11 @@ pub enum SaveError {
     /// The saved scenario does not load.
     #[error("{0}")]
     Scenario(String),
+    /// Another Heartvale holds the file for its own saves.
+    #[error(
+        "another Heartvale is saving to this file now (the run that started first keeps it); choose another file or wait for it to end"
+    )]
+    Busy,
     /// File system trouble.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -170,6 +178,8 @@ impl SaveJob {
         let mut db = Connection::open(path)?;
         check_version(&db)?;
         store::refuse_foreign_objects(&db)?;
+        // A reader of the file (`memory search --load`) may hold it a moment.
+        db.busy_timeout(std::time::Duration::from_secs(5))?;
         db.pragma_update(None, "journal_mode", "WAL")?;
         // A full sync at commit: the last save survives a power cut too.
         db.pragma_update(None, "synchronous", "FULL")?;

@@ -2,7 +2,8 @@
 
 use bevy::prelude::*;
 
-use super::{RunSettings, SimSet, SimStep, end::SimOutcome};
+use super::end::{SimOutcome, StopSim};
+use super::{RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::Scenario;
 
@@ -85,12 +86,16 @@ pub struct StepGate {
     pub(crate) embeddings: bool,
     /// A model's step of a town date is awaited.
     pub(crate) dates: bool,
+    /// The run was asked to stop: nothing is awaited any more (a server
+    /// that never answers cannot keep Ctrl-C from stopping the run); the
+    /// step goes on as a window's does, its calls left unanswered.
+    pub(crate) stopping: bool,
 }
 
 impl StepGate {
     /// Whether the next step waits for an answer from the network.
     pub fn held(&self) -> bool {
-        self.waiting || self.embeddings || self.dates
+        !self.stopping && (self.waiting || self.embeddings || self.dates)
     }
 }
 
@@ -105,7 +110,10 @@ const MAX_STEPS_PER_FRAME: u32 = 600;
 pub(super) fn plugin(app: &mut App) {
     app.insert_resource(StepMode::Headless)
         .init_resource::<StepGate>()
-        .add_systems(Update, drive_steps.in_set(DriveSteps))
+        .add_systems(
+            Update,
+            (stop_waiting, drive_steps).chain().in_set(DriveSteps),
+        )
         .add_systems(SimStep, advance.in_set(SimSet::Clock));
 }
 
@@ -123,6 +131,14 @@ pub(super) fn setup(world: &mut World, scenario: &Scenario, settings: &RunSettin
 fn advance(mut clock: ResMut<Clock>) {
     clock.now = clock.now.plus_minutes(clock.step_minutes as i64);
     clock.steps += 1;
+}
+
+/// A stop asked for ends the waiting at once (the stop itself is taken at
+/// the end of the next step).
+fn stop_waiting(mut stops: MessageReader<StopSim>, mut gate: ResMut<StepGate>) {
+    if stops.read().count() > 0 {
+        gate.stopping = true;
+    }
 }
 
 /// Runs as many simulation steps as this frame calls for.

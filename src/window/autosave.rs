@@ -3,7 +3,6 @@
 //! steps); the SQLite write runs on a worker thread, so no frame waits on
 //! the disk. Only the exit save is written in the frame: nothing comes after.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -13,13 +12,14 @@ use crossbeam_channel::Sender;
 
 use super::ViewSet;
 use crate::base::time::GameTime;
-use crate::save::{SaveJob, TownSource};
+use crate::save::{SaveJob, SaveTarget, TownSource};
 use crate::sim::clock::{Clock, DriveSteps};
 
 /// Where and what the window saves.
 #[derive(Resource)]
 pub(crate) struct Autosave {
-    path: PathBuf,
+    /// The file, held for this window's saves (shared with the worker).
+    target: Arc<SaveTarget>,
     source: TownSource,
     /// The game hour last saved (seconds / 3600).
     last_hour: i64,
@@ -44,11 +44,12 @@ pub(crate) struct SaveStatus {
 
 impl Autosave {
     /// Saves to `path`, starting the worker thread.
-    pub(crate) fn new(path: PathBuf, source: TownSource, now: GameTime) -> Self {
+    pub(crate) fn new(target: SaveTarget, source: TownSource, now: GameTime) -> Self {
+        let target = Arc::new(target);
         let (tx, rx) = crossbeam_channel::unbounded::<SaveJob>();
         let status = Arc::new(Mutex::new(SaveStatus::default()));
         let writing = Arc::new(AtomicBool::new(false));
-        let (out, to, busy) = (status.clone(), path.clone(), writing.clone());
+        let (out, to, busy) = (status.clone(), target.clone(), writing.clone());
         let worker = std::thread::Builder::new()
             .name("heartvale-autosave".into())
             .spawn(move || {
@@ -58,13 +59,13 @@ impl Autosave {
                         job = newer;
                     }
                     busy.store(true, Ordering::Relaxed);
-                    record(&out, &job, job.write(&to));
+                    record(&out, &job, job.write(to.path()));
                     busy.store(false, Ordering::Relaxed);
                 }
             })
             .ok();
         Self {
-            path,
+            target,
             source,
             last_hour: hour(now),
             jobs: Some(tx),
@@ -139,9 +140,10 @@ fn save_on_exit(mut exits: MessageReader<AppExit>, mut commands: Commands) {
                 let _ = worker.join();
             }
             let job = SaveJob::take(world, autosave.source.clone());
-            let result = job.write(&autosave.path);
+            let path = autosave.target.path();
+            let result = job.write(path);
             if let Err(e) = &result {
-                eprintln!("error: cannot save to {}: {e}", autosave.path.display());
+                eprintln!("error: cannot save to {}: {e}", path.display());
             }
             record(&autosave.status, &job, result);
         });

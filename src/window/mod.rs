@@ -101,7 +101,7 @@ pub(crate) struct WindowOptions {
     /// A date booked at the start (`--date A,B`).
     pub(crate) date: Option<(crate::scenario::ResidentId, crate::scenario::ResidentId)>,
     /// Autosave here, with the scenario as a save keeps it.
-    pub(crate) autosave: Option<(PathBuf, crate::save::TownSource)>,
+    pub(crate) autosave: Option<(crate::save::SaveTarget, crate::save::TownSource)>,
 }
 
 /// Where `assets/` is: under `BEVY_ASSET_ROOT` when set; else beside the

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use bevy::prelude::App;
 use serde_json::{Value, json};
 
+use super::files::Use;
 use super::{ChatArgs, CliError};
 use crate::base::time::GameTime;
 use crate::companion::facts::Learnt;
@@ -57,7 +58,19 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
         .resident(&args.resident)
         .cloned()
         .ok_or_else(|| CliError::failed(format!("no resident {:?} in this town", args.resident)))?;
-    let save_source = args.save.as_ref().map(|_| town.source()).transpose()?;
+    super::files::refuse_clashes(&[
+        ("--load", args.town.load.as_deref(), Use::Read),
+        ("--input", args.input.as_deref(), Use::Read),
+        ("--save", args.save.as_deref(), Use::Update),
+        ("--log", args.town.log.as_deref(), Use::Replace),
+        ("--transcript", args.transcript.as_deref(), Use::Replace),
+    ])?;
+    // Claimed now: a path that cannot take the save is said before the
+    // conversation, not after it.
+    let save = match &args.save {
+        Some(path) => Some((super::claim_save(path)?, town.source()?)),
+        None => None,
+    };
     let mind = match &town.llm {
         Some(settings) => {
             CompanionMind::for_resident(settings, &profile).map_err(CliError::Failed)?
@@ -102,8 +115,8 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
     };
     talk.through(&mut app, who, lines)?;
     tape.finish()?;
-    if let (Some(path), Some(source)) = (&args.save, save_source) {
-        save_after(&mut app, days, path, &source)?;
+    if let Some((target, source)) = &save {
+        save_after(&mut app, days, target.path(), source)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -71,7 +71,7 @@ impl Endpoint {
     /// `text` (a server's error body, an error chain) with the key and the
     /// URL's user info blanked out: servers echo what they were sent.
     fn redact(&self, text: String) -> String {
-        let mut text = text;
+        let mut text = crate::base::printable(&text).into_owned();
         if let Some(key) = &self.api_key {
             text = text.replace(&key.0, "***");
         }
@@ -434,6 +434,8 @@ impl Client {
                     } else {
                         read_plain(resp, self.max_body).await?
                     };
+                    // What the model wrote is shown on terminals and kept in logs.
+                    reply.content = crate::base::printable(&reply.content).into_owned();
                     reply.format = level;
                     reply.attempts = attempts;
                     return Ok(reply);

@@ -112,6 +112,7 @@ pub(super) async fn read_plain(
     let body = read_capped(resp, limit).await?;
     let answer: Answer = serde_json::from_slice(&body).map_err(|e| {
         let text = String::from_utf8_lossy(&body[..body.len().min(480)]);
+        let text = crate::base::printable(&text);
         LlmError::Decode(format!("{e}: {}", crate::base::shortened(&text, 120)))
     })?;
     let choice = answer
@@ -172,7 +173,7 @@ pub(super) async fn read_stream(
                 content.push_str(piece);
                 if let Some(to) = pieces.filter(|_| !piece.is_empty()) {
                     // Nobody watching any more is no reason to stop reading.
-                    let _ = to.send(piece.to_string());
+                    let _ = to.send(crate::base::printable(piece).into_owned());
                 }
             }
             if let Some(u) = v.get("usage").filter(|u| !u.is_null())

@@ -7,7 +7,7 @@
 
 mod router;
 
-pub(crate) use router::{Pick, Router};
+pub(crate) use router::{Outcome, Pick, Router};
 
 use std::time::{Duration, Instant};
 

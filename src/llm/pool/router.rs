@@ -31,6 +31,29 @@ pub(crate) enum Pick {
     AllOut,
 }
 
+/// How one try on a member went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It answered.
+    Answered,
+    /// It said no (an error status, a refused connection, a bad answer).
+    Failed,
+    /// It said nothing in its time: out of service at once, since every
+    /// call it takes costs its whole share of the timeout.
+    TimedOut,
+}
+
+impl Outcome {
+    /// The outcome of a try that gave `result`.
+    pub(crate) fn of<T>(result: &Result<T, super::super::client::LlmError>) -> Self {
+        match result {
+            Ok(_) => Self::Answered,
+            Err(super::super::client::LlmError::Timeout) => Self::TimedOut,
+            Err(_) => Self::Failed,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Health {
     Up {
@@ -130,24 +153,25 @@ impl Router {
     }
 
     /// Gives back a member's slot and books how the call went there.
-    pub(crate) fn finish(&mut self, member: usize, ok: bool, now: Instant) {
+    pub(crate) fn finish(&mut self, member: usize, outcome: Outcome, now: Instant) {
         let shared = self.slots.len() > 1;
         let (threshold, base) = (self.failures, self.cooldown);
         let Some(slot) = self.slots.get_mut(member) else {
             return;
         };
         slot.in_flight = slot.in_flight.saturating_sub(1);
-        slot.health = match (ok, slot.health) {
-            (true, _) => Health::Up { failures: 0 },
-            (false, _) if !shared => Health::Up { failures: 0 },
-            (false, Health::Up { failures }) if failures + 1 < threshold => Health::Up {
+        use Outcome::{Answered, Failed, TimedOut};
+        slot.health = match (outcome, slot.health) {
+            (Answered, _) => Health::Up { failures: 0 },
+            (_, _) if !shared => Health::Up { failures: 0 },
+            (Failed, Health::Up { failures }) if failures + 1 < threshold => Health::Up {
                 failures: failures + 1,
             },
-            (false, Health::Up { .. }) => Health::Out {
+            (Failed | TimedOut, Health::Up { .. }) => Health::Out {
                 until: now + base,
                 cooldown: base,
             },
-            (false, Health::Probing { cooldown } | Health::Out { cooldown, .. }) => {
+            (_, Health::Probing { cooldown } | Health::Out { cooldown, .. }) => {
                 let cooldown = (cooldown * 2).min(MAX_COOLDOWN);
                 Health::Out {
                     until: now + cooldown,
@@ -217,7 +241,7 @@ mod tests {
                 panic!("a member is free")
             };
             counts[m] += 1;
-            r.finish(m, true, now);
+            r.finish(m, Outcome::Answered, now);
         }
         counts
     }
@@ -240,7 +264,7 @@ mod tests {
         // Caps 2 and 4: six calls fit, spread by load per weight; the seventh waits.
         assert_eq!(r.in_flight(), [2, 4]);
         assert_eq!(picks[6], Pick::Busy);
-        r.finish(1, true, now);
+        r.finish(1, Outcome::Answered, now);
         assert_eq!(r.pick(None, &[], now), Pick::Member(1));
     }
 
@@ -263,7 +287,7 @@ mod tests {
         let mut r = router(&[1, 1], 4);
         for _ in 0..2 {
             assert_eq!(r.pick(None, &[1], start), Pick::Member(0));
-            r.finish(0, false, start);
+            r.finish(0, Outcome::Failed, start);
         }
         // Out: every call goes to member 1.
         assert_eq!(sequential(&mut r, 10, start), [0, 10]);
@@ -273,12 +297,22 @@ mod tests {
         let later = start + Duration::from_secs(31);
         assert_eq!(r.pick(None, &[1], later), Pick::Member(0));
         assert!(!r.in_service(0, later), "one probe at a time");
-        r.finish(0, false, later);
+        r.finish(0, Outcome::Failed, later);
         assert!(!r.in_service(0, later + Duration::from_secs(59)));
         assert!(r.in_service(0, later + Duration::from_secs(60)));
         r.pick(None, &[1], later + Duration::from_secs(60));
-        r.finish(0, true, later + Duration::from_secs(60));
+        r.finish(0, Outcome::Answered, later + Duration::from_secs(60));
         assert_eq!(r.slots[0].health, Health::Up { failures: 0 });
+    }
+
+    #[test]
+    fn a_member_that_times_out_is_taken_out_at_once() {
+        let now = Instant::now();
+        let mut r = router(&[1, 1], 4);
+        assert_eq!(r.pick(None, &[1], now), Pick::Member(0));
+        r.finish(0, Outcome::TimedOut, now);
+        assert!(!r.in_service(0, now), "one hang is enough");
+        assert_eq!(sequential(&mut r, 4, now), [0, 4]);
     }
 
     #[test]
@@ -287,7 +321,7 @@ mod tests {
         let mut r = router(&[1], 1);
         for _ in 0..10 {
             assert_eq!(r.pick(None, &[], now), Pick::Member(0));
-            r.finish(0, false, now);
+            r.finish(0, Outcome::Failed, now);
         }
         assert_eq!(r.pick(None, &[], now), Pick::Member(0));
         assert_eq!(r.pick(None, &[], now), Pick::Busy);

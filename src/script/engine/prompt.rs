@@ -70,6 +70,10 @@ fn course_text(a: &crate::context::Assembled) -> String {
     out
 }
 
+/// How a prompt says a value is not known yet: `（NAME` before it. The
+/// offline brain finds these to leave them out of what it says.
+pub(super) const UNKNOWN: &str = "：还不知道）";
+
 /// The interpolation markers a writer sees (`⟨NAME?⟩` no value yet,
 /// `⟨NAME!⟩` undeclared) said plainly for a model, which would copy them.
 fn for_model(text: &str) -> String {
@@ -81,7 +85,7 @@ fn for_model(text: &str) -> String {
         match after.find('⟩') {
             Some(close) => {
                 let name = after[..close].trim_end_matches(['?', '!']);
-                out.push_str(&format!("（{name}：还不知道）"));
+                out.push_str(&format!("（{name}{UNKNOWN}"));
                 rest = &after[close + '⟩'.len_utf8()..];
             }
             None => {

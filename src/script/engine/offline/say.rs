@@ -2,6 +2,7 @@
 //! says what it lists), `ai_ask` asks it as a question. A value the prompt
 //! marks as not known yet (`（NAME：还不知道）`) is left out, never said.
 
+use super::super::prompt::UNKNOWN;
 use super::super::protocol::LlmRequest;
 use super::super::vars::cut_outside;
 use super::extract::quoted;
@@ -238,9 +239,6 @@ fn said_back(text: &str) -> String {
     }
     out
 }
-
-/// The marker a prompt carries for a value not known yet (`（NAME：还不知道）`).
-const UNKNOWN: &str = "：还不知道）";
 
 /// `text` without the markers of values not known yet.
 pub(super) fn without_unknown(text: &str) -> String {
