@@ -108,6 +108,46 @@ fn a_week_of_talk_pays_the_streak_and_a_saved_chat_goes_on_remembering() {
     assert!(stdout.contains("你养了小猫"), "{stdout}");
 }
 
+/// A correction once went unheard: 「年糕不是橘猫，是一只白猫」 and 「我其实
+/// 不是老师了，现在在图书馆…」 left the orange cat and the teacher in place,
+/// and both came back when asked. Now each puts the fact right, says so,
+/// and the recall answers with the new one.
+#[test]
+fn a_correction_replaces_what_the_companion_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (shown, records) = chat(
+        dir.path(),
+        "fix",
+        &[
+            "我叫晓晓，是一名小学老师。",
+            "我养了一只橘猫，叫年糕。",
+            "其实我说错了，年糕不是橘猫，是一只白猫。",
+            "我其实不是老师了，现在在图书馆帮苏文整理旧书。",
+            "你还记得年糕是什么颜色的吗？",
+            "所以你现在记得我的工作是什么？",
+        ],
+        &[],
+    );
+    let replaced: Vec<&str> = of(&records, "fact")
+        .iter()
+        .filter(|f| f["learnt"] == "replaced")
+        .map(|f| f["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(replaced, ["年糕", "在图书馆帮苏文整理旧书"], "{shown}");
+    let replies: Vec<&str> = shown
+        .lines()
+        .filter_map(|l| l.strip_prefix("守望精灵："))
+        .collect();
+    assert!(
+        replies[4].contains("白猫") && !replies[4].contains("橘猫"),
+        "{shown}"
+    );
+    assert!(
+        replies[5].contains("图书馆") && !replies[5].contains("老师"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn an_unknown_resident_is_a_clear_error() {
     let out = heartvale(&["chat", "nobody", "--input", "/dev/null"]);

@@ -222,17 +222,20 @@ fn a_model_is_told_the_facts_with_their_sources() {
         body: serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "听苏文说的，告示我后来也看了。"}}]}),
     }));
     let url = server.url.clone();
-    let out = heartvale(&[
-        "interview",
-        "shisong",
-        "你是从哪儿知道心谷联谊会的？",
-        "--load",
-        save_s,
-        "--json",
+    let tape = dir.path().join("tape");
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["interview", "shisong", "你是从哪儿知道心谷联谊会的？"];
+        args.extend(["--load", save_s, "--json"]);
+        args.extend_from_slice(extra);
+        heartvale(&args)
+    };
+    let out = ask(&[
         "--llm",
         &url,
         "--model",
         "fake",
+        "--record",
+        tape.to_str().unwrap(),
     ]);
     let a = json_of(&out);
     assert_eq!(a["source"], "llm", "{a}");
@@ -250,21 +253,11 @@ fn a_model_is_told_the_facts_with_their_sources() {
     assert!(prompt.contains("这几天你和谁聊过天"), "{prompt}");
     assert!(prompt.contains("你是从哪儿知道心谷联谊会的？"), "{prompt}");
     drop(server);
+    // Recorded: the same answer again with the server gone.
+    let out = ask(&["--replay", tape.to_str().unwrap()]);
+    assert_eq!(json_of(&out), a);
     // The model gone: the built-in brain answers, and says so on stderr.
-    let out = heartvale(&[
-        "interview",
-        "shisong",
-        "你是从哪儿知道心谷联谊会的？",
-        "--load",
-        save_s,
-        "--json",
-        "--llm",
-        &url,
-        "--model",
-        "fake",
-        "--llm-timeout",
-        "2",
-    ]);
+    let out = ask(&["--llm", &url, "--model", "fake", "--llm-timeout", "2"]);
     let a = json_of(&out);
     assert_eq!(a["source"], "builtin", "{a}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("内置大脑"));

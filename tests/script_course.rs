@@ -475,3 +475,52 @@ fn a_model_writes_the_summary_the_course_keeps() {
         "the model's quotes are taken off"
     );
 }
+
+/// `script run --record DIR` once accepted the flag and wrote nothing: the
+/// steps' calls went around the recording. Now they go through the same
+/// calls as the town's, so the run is recorded, and `--replay DIR` plays it
+/// again with the server gone, line for line.
+#[test]
+fn a_script_run_with_a_model_records_and_replays() {
+    use heartvale::llm::fake::{self, FakeRequest, FakeServer};
+    let server = FakeServer::start(std::sync::Arc::new(|req: &FakeRequest| {
+        if req.format().is_some() {
+            fake::chat(
+                r#"{"reply": "小雨，这名字真好听。", "exit": true, "vars": {"名字": "小雨"}}"#,
+            )
+        } else {
+            fake::chat("你好呀，我是守望精灵。")
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "B\n叫我小雨吧\n").unwrap();
+    let tape = dir.path().join("tape");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "script",
+            "run",
+            "scenarios/heartvale/scripts/hello",
+            "--input",
+            input.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        String::from_utf8_lossy(&heartvale(&args).stdout).into_owned()
+    };
+    let live = run(&[
+        "--llm",
+        &server.url,
+        "--model",
+        "fake",
+        "--record",
+        tape.to_str().unwrap(),
+    ]);
+    let asked = server.count();
+    assert!(asked > 0);
+    let recorded = std::fs::read_to_string(tape.join("calls.jsonl")).unwrap();
+    assert_eq!(recorded.lines().count(), asked, "every call recorded");
+    assert!(live.contains("你好呀，我是守望精灵。"), "{live}");
+    drop(server);
+    let replayed = run(&["--replay", tape.to_str().unwrap()]);
+    assert_eq!(live, replayed);
+}

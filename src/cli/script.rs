@@ -5,11 +5,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use super::{CliError, ScriptCommand, SessionArgs};
 use crate::base::closest;
 use crate::context::{Budgeting, PromptBudget};
 use crate::llm::LlmSettings;
+use crate::llm::calls::Calls;
 use crate::llm::script::{LlmPersona, Remote};
 use crate::scenario::Scenario;
 use crate::script::check::check_dir;
@@ -101,8 +103,16 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     let session = session_to_play(&args, &script, course.as_ref())?;
     let settings = LlmSettings::resolve(&args.llm, &crate::llm::config::process_env, None, &[])
         .map_err(CliError::Failed)?;
-    let mut mind = mind(settings.as_ref())?;
-    let mut human = human(source, settings.as_ref())?;
+    // One set of calls for the engine and the persona: one recording.
+    let calls = match settings.as_ref().filter(|s| s.default.is_some()) {
+        Some(s) => Some(Arc::new(Calls::start(s).map_err(|e| {
+            CliError::failed(format!("cannot start the LLM client: {e}"))
+        })?)),
+        None => None,
+    };
+    let model = settings.as_ref().zip(calls.as_ref());
+    let mut mind = mind(model);
+    let mut human = human(source, model)?;
     let mut sink = transcript(args.transcript.as_deref())?;
     let budget = PromptBudget::default();
     let engine = Engine {
@@ -182,23 +192,23 @@ fn keep_record(
     Ok(())
 }
 
+/// The settings with a model, and the calls to it.
+type Model<'a> = Option<(&'a LlmSettings, &'a Arc<Calls>)>;
+
 /// The model for the AI steps, or the offline answers.
-fn mind(settings: Option<&LlmSettings>) -> Result<Box<dyn Mind>, CliError> {
-    match settings.and_then(Remote::for_settings) {
-        Some(Ok(r)) => Ok(Box::new(r)),
-        Some(Err(e)) => Err(CliError::failed(format!(
-            "cannot start the LLM client: {e}"
-        ))),
+fn mind(model: Model<'_>) -> Box<dyn Mind> {
+    match model.and_then(|(s, calls)| Remote::for_settings(s, calls)) {
+        Some(r) => Box::new(r),
         None => {
             eprintln!("(offline: the built-in brain answers the AI steps)");
-            Ok(Box::new(Offline))
+            Box::new(Offline)
         }
     }
 }
 
 /// The human: the terminal, an input file, or a persona (played by the same
 /// model in character when there is one, else by the built-in playtester).
-fn human(source: HumanSource, settings: Option<&LlmSettings>) -> Result<Box<dyn Human>, CliError> {
+fn human(source: HumanSource, model: Model<'_>) -> Result<Box<dyn Human>, CliError> {
     Ok(match source {
         HumanSource::Terminal => Box::new(Scripted {
             lines: std::io::stdin().lines().map_while(Result::ok),
@@ -211,10 +221,12 @@ fn human(source: HumanSource, settings: Option<&LlmSettings>) -> Result<Box<dyn 
                 lines: lines.into_iter(),
             })
         }
-        HumanSource::Persona(persona) => match settings.and_then(Remote::for_settings) {
-            Some(Ok(remote)) => Box::new(LlmPersona::new(remote, &persona)),
-            _ => Box::new(Persona::new(&persona)),
-        },
+        HumanSource::Persona(persona) => {
+            match model.and_then(|(s, calls)| Remote::for_settings(s, calls)) {
+                Some(remote) => Box::new(LlmPersona::new(remote, &persona)),
+                None => Box::new(Persona::new(&persona)),
+            }
+        }
     })
 }
 

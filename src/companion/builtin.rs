@@ -416,8 +416,12 @@ impl<'a> Writer<'a> {
                 Learnt::Replaced(old) if old.value.is_empty() => {
                     ChatBank::of(&self.bank.told, fact.kind)
                 }
-                Learnt::Replaced(old) if old.value != fact.value => {
-                    v.old = old.value.clone();
+                Learnt::Replaced(old) if old.value != fact.value || old.about != fact.about => {
+                    // 年糕 is a white cat, not an orange one: the old kind said.
+                    v.old = match old.value == fact.value {
+                        true => old.about.clone(),
+                        false => old.value.clone(),
+                    };
                     &self.bank.corrected
                 }
                 _ => &self.bank.known,

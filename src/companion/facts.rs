@@ -269,6 +269,24 @@ impl PlayerFacts {
         gone
     }
 
+    /// Forgets what the player says is not so (a job no longer held, a pet
+    /// of another kind); returns what was forgotten.
+    pub fn take_back(&mut self, wrong: &[crate::companion::said::Stated]) -> Vec<PlayerFact> {
+        let is_wrong = |f: &PlayerFact| {
+            wrong.iter().any(|w| {
+                f.kind == w.kind
+                    && match w.kind {
+                        // 「我不是老师了」 takes back 小学老师.
+                        FactKind::Job => f.value.contains(&w.value),
+                        _ => f.about == w.about && f.value == w.value,
+                    }
+            })
+        };
+        let (gone, kept) = std::mem::take(&mut self.0).into_iter().partition(is_wrong);
+        self.0 = kept;
+        gone
+    }
+
     /// Whether nothing is known.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -274,7 +274,7 @@ impl CompanionState {
                 value: name,
             });
         }
-        let learnt = self.learn(stated, &said.retracts, message, now);
+        let learnt = self.learn(stated, (&said.retracts, &said.wrong), message, now);
         let mut changes = self.affection.on_message(now.day_number());
         let decided = self.happened();
         let situation = Situation {
@@ -376,11 +376,12 @@ impl CompanionState {
     fn learn(
         &mut self,
         stated: Vec<Stated>,
-        retracts: &[String],
+        (retracts, wrong): (&[String], &[Stated]),
         message: &str,
         now: GameTime,
     ) -> Vec<(PlayerFact, Learnt)> {
-        let gone = self.facts.retract_names(retracts);
+        let mut gone = self.facts.retract_names(retracts);
+        gone.extend(self.facts.take_back(wrong));
         let mut out = Vec::new();
         for s in stated {
             let fact = PlayerFact {
@@ -390,11 +391,14 @@ impl CompanionState {
                 said: message.to_string(),
                 time: now,
             };
-            let learnt = match (self.facts.learn(fact.clone()), gone.first()) {
+            let was = gone.iter().find(|g| g.kind == fact.kind);
+            let learnt = match (self.facts.learn(fact.clone()), was) {
                 // 「我不叫小雨，我叫周雨」: a correction, though 周雨 was known.
                 (Learnt::Known, Some(old)) if fact.kind == super::FactKind::Name => {
                     Learnt::Replaced(old.clone())
                 }
+                // 「年糕不是橘猫，是一只白猫」: what it was, now put right.
+                (Learnt::New, Some(old)) => Learnt::Replaced(old.clone()),
                 (learnt, _) => learnt,
             };
             out.push((fact, learnt));

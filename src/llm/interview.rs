@@ -29,9 +29,11 @@ pub fn answer(
     let Some(endpoint) = settings.endpoint_for(iv.who.me) else {
         return Err("this resident has no model".into());
     };
-    let mut remote = Remote::for_endpoint(settings, endpoint)
-        .map_err(|e| format!("cannot start the LLM runtime: {e}"))?;
-    let reply = remote.complete(prompt(iv, question), 200, None)?;
+    let calls = std::sync::Arc::new(super::calls::Calls::start(settings)?);
+    let mut remote = Remote::for_endpoint(settings, &calls, endpoint);
+    let reply = remote
+        .complete(prompt(iv, question), 200, None)
+        .map_err(|e| e.to_string())?;
     let text = super::companion::usable_reply(&reply, &iv.who.me.name)?;
     Ok(text)
 }

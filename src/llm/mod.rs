@@ -5,6 +5,7 @@
 
 pub mod accounting;
 pub mod bridge;
+pub mod calls;
 pub mod cassette;
 pub mod client;
 pub mod companion;

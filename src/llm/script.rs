@@ -3,51 +3,42 @@
 //! script step (shared with the window's counsel panel), and a model playing
 //! the HUMAN role from a persona.
 
+use std::sync::Arc;
+
+use super::calls::Calls;
 use super::client::{ChatRequest, Format, Message};
 use crate::script::engine::{LlmRequest, State};
 use crate::script::runner::{Human, Mind, Persona};
 
-/// A real OpenAI-compatible endpoint, called synchronously (the terminal waits).
+/// A real OpenAI-compatible endpoint, called synchronously (the terminal
+/// waits) through the command's [`Calls`] (recorded and replayed with it).
 pub(crate) struct Remote {
-    pub(crate) runtime: tokio::runtime::Runtime,
-    pub(crate) client: super::client::Client,
-    pub(crate) endpoint: super::pool::Pool,
-    pub(crate) timeout: std::time::Duration,
-    pub(crate) temperature: f32,
+    calls: Arc<Calls>,
+    endpoint: Arc<super::pool::Pool>,
+    temperature: f32,
 }
 
 impl Remote {
-    /// A synchronous client of the settings' default endpoint, on its own
-    /// small runtime (the terminal waits); `None` without an endpoint.
-    pub(crate) fn for_settings(settings: &super::LlmSettings) -> Option<std::io::Result<Remote>> {
+    /// The settings' default endpoint; `None` without one.
+    pub(crate) fn for_settings(
+        settings: &super::LlmSettings,
+        calls: &Arc<Calls>,
+    ) -> Option<Remote> {
         let endpoint = settings.default.clone()?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build();
-        Some(runtime.map(|runtime| Remote {
-            runtime,
-            client: super::client::Client::default(),
-            endpoint,
-            timeout: settings.timeout,
-            temperature: settings.temperature,
-        }))
+        Some(Self::for_endpoint(settings, calls, endpoint))
     }
 
-    /// A synchronous client of `endpoint` (a resident's own model).
+    /// `endpoint` (a resident's own model).
     pub(crate) fn for_endpoint(
         settings: &super::LlmSettings,
+        calls: &Arc<Calls>,
         endpoint: super::pool::Pool,
-    ) -> std::io::Result<Remote> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        Ok(Remote {
-            runtime,
-            client: super::client::Client::default(),
-            endpoint,
-            timeout: settings.timeout,
+    ) -> Remote {
+        Remote {
+            calls: calls.clone(),
+            endpoint: Arc::new(endpoint),
             temperature: settings.temperature,
-        })
+        }
     }
 
     /// One chat completion of `prompt`, constrained to `schema` where the
@@ -57,12 +48,9 @@ impl Remote {
         prompt: String,
         max_tokens: u32,
         schema: Option<&serde_json::Value>,
-    ) -> Result<String, String> {
+    ) -> Result<String, super::client::LlmError> {
         let chat = step_request(prompt, max_tokens, schema, self.temperature);
-        self.runtime
-            .block_on(self.endpoint.chat(&self.client, &chat, self.timeout))
-            .map(|r| r.content)
-            .map_err(|e| e.to_string())
+        self.calls.call(&self.endpoint, chat).map(|r| r.content)
     }
 }
 

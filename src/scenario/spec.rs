@@ -240,7 +240,7 @@ pub(super) struct ConverseSkillSpec {
     /// A goal of the set's `skills:`.
     pub(super) skill: Spanned<String>,
     /// Skill variable → value; `{对方}` and the other conversation fields
-    /// (see the README) are filled in when the skill starts.
+    /// (see `docs/heart-rule.md`) are filled in when the skill starts.
     #[serde(default)]
     pub(super) input: std::collections::BTreeMap<String, Spanned<String>>,
 }

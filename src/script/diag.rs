@@ -26,7 +26,7 @@ pub struct ScriptDiagnostic {
     pub(crate) col: u64,
     /// How bad it is.
     pub severity: Severity,
-    /// Stable code, e.g. `E101` (see the README's table).
+    /// Stable code, e.g. `E101` (see the table in `docs/heart-rule.md`).
     pub(crate) code: &'static str,
     /// What is wrong.
     pub(crate) message: String,

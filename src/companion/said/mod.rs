@@ -6,6 +6,7 @@
 //! (「你还记得我叫什么吗？」 names nobody).
 
 mod ask;
+mod correct;
 mod state;
 mod words;
 
@@ -78,6 +79,8 @@ pub struct Said {
     pub clauses: Vec<String>,
     /// Names it takes back (我不叫小雨).
     pub retracts: Vec<String>,
+    /// Other facts it says are not so (我其实不是老师了, 年糕不是橘猫).
+    pub wrong: Vec<Stated>,
 }
 
 impl Said {
@@ -156,6 +159,14 @@ pub fn read(message: &str) -> Said {
             continue;
         }
         said.retracts.extend(state::retracted_name(&c.text));
+        said.wrong.extend(correct::taken_back(&c.text));
+        // 「年糕不是橘猫，是一只白猫」: the pet, as it really is.
+        if let Some(pet) = said.wrong.iter().rev().find(|w| w.kind == FactKind::Pet)
+            && let Some(right) = correct::pet_instead(&c.text, pet)
+        {
+            said.facts.push(right);
+            continue;
+        }
         let stated = facts_of(&c.text, &mut last_pet);
         said.facts.extend(stated);
         if said.feeling.is_none() {

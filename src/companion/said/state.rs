@@ -21,7 +21,7 @@ pub struct Stated {
 }
 
 impl Stated {
-    fn new(kind: FactKind, about: &str, value: &str) -> Self {
+    pub(super) fn new(kind: FactKind, about: &str, value: &str) -> Self {
         Self {
             kind,
             about: about.to_string(),
@@ -81,7 +81,7 @@ pub(crate) const PEOPLE: &[&str] = &[
     "邻居",
 ];
 /// How job names end (医生, 老师, 程序员, 护士 …).
-const JOB_ENDS: &[&str] = &[
+pub(super) const JOB_ENDS: &[&str] = &[
     "师", "员", "生", "家", "工", "手", "长", "官", "匠", "夫", "警", "医", "士", "司机", "记者",
     "会计", "主播", "博主", "农民", "模特", "演员", "秘书", "老板", "店主", "作者", "编辑", "警察",
     "骑手", "快递", "保安", "厨子", "裁缝",
@@ -134,6 +134,10 @@ pattern!(
 pattern!(
     JOB_AT,
     r"(不)?我(?:现在|目前)?(?:在|于)(\p{Han}{2,10}?)(工作|上班|打工|实习|当\p{Han}{1,6})"
+);
+pattern!(
+    JOB_NOW,
+    r"我(?:现在|目前|如今)(?:在|于)(\p{Han}{2,8}?)(帮\p{Han}{1,12}|做\p{Han}{1,10}|干\p{Han}{1,8})$"
 );
 pattern!(
     JOB_DO,
@@ -366,6 +370,12 @@ fn job(clause: &str) -> Option<Stated> {
     }
     if let Some(c) = JOB_SWITCH.captures(clause) {
         return clean(&c[2]).map(|v| job(&format!("{}{v}", &c[1])));
+    }
+    // 「现在在图书馆帮苏文整理旧书」: what one does now, where (not at home).
+    if let Some(c) = JOB_NOW.captures(clause)
+        && !c[1].starts_with('家')
+    {
+        return Some(job(&format!("在{}{}", &c[1], &c[2])));
     }
     if let Some(c) = JOB_AT.captures(clause)
         && c.get(1).is_none()

@@ -280,3 +280,24 @@ fn the_ways_play_testers_said_things() {
     assert_eq!(first("暑假去哪"), Some(FactKind::Plan));
     assert_eq!(first("我家里都有谁"), Some(FactKind::Family));
 }
+
+#[test]
+fn a_correction_takes_back_what_was_wrong() {
+    let said = read("我其实不是老师了，现在在图书馆帮苏文整理旧书。");
+    assert_eq!(said.wrong, [Stated::new(FactKind::Job, "", "老师")]);
+    has(
+        "我其实不是老师了，现在在图书馆帮苏文整理旧书。",
+        FactKind::Job,
+        "",
+        "在图书馆帮苏文整理旧书",
+    );
+    assert!(facts("我现在在家做饭").iter().all(|f| f.0 != FactKind::Job));
+    let said = read("其实我说错了，年糕不是橘猫，是一只白猫。");
+    assert_eq!(said.wrong, [Stated::new(FactKind::Pet, "橘猫", "年糕")]);
+    has(
+        "其实我说错了，年糕不是橘猫，是一只白猫。",
+        FactKind::Pet,
+        "白猫",
+        "年糕",
+    );
+}

@@ -2,19 +2,19 @@
 //! memory design's six layers (the companion's core persona, the stage's
 //! fragment with the key moments that may happen, the player's profile, key
 //! moments verbatim, the recent chat, what it recalls) within the budget, one
-//! call on a small runtime of its own (the chat is a command-line turn, not a
-//! frame). Whatever goes wrong, the caller answers with the built-in brain.
+//! call waited for through the command's [`Calls`] (the chat is a
+//! command-line turn, not a frame). Whatever goes wrong, the caller answers
+//! with the built-in brain.
 
 mod listen;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 pub use listen::{facts_request, parse_facts, parse_profile, profile_request};
 
 use super::LlmSettings;
-use super::cassette::{Cassette, CassetteMode, Recorded};
-use super::client::{ChatRequest, Client, Format, Message, RetryPolicy};
+use super::calls::Calls;
+use super::client::{ChatRequest, Format, Message};
 use super::pool::Pool;
 use super::prompts::{Budgeting, Prompt, render};
 use crate::companion::moments::{fail_mark, mark};
@@ -31,13 +31,10 @@ const DIALOGUE_KEPT: usize = 50;
 
 /// A companion's model.
 pub struct CompanionMind {
-    endpoint: Pool,
-    client: Client,
-    runtime: tokio::runtime::Runtime,
-    timeout: Duration,
+    endpoint: Arc<Pool>,
+    /// Recorded to, or answered from, `--record`/`--replay DIR`.
+    calls: Calls,
     temperature: f32,
-    /// Every call recorded to, or answered from, `--record`/`--replay DIR`.
-    cassette: Option<Arc<Cassette>>,
 }
 
 impl CompanionMind {
@@ -46,56 +43,23 @@ impl CompanionMind {
         let Some(endpoint) = settings.endpoint_for(profile) else {
             return Ok(None);
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the LLM runtime: {e}"))?;
-        let cassette = match &settings.cassette {
-            Some(CassetteMode::Record(dir)) => Some(Arc::new(
-                Cassette::record(dir, Some(&endpoint))
-                    .map_err(|e| format!("cannot record into {}: {e}", dir.display()))?,
-            )),
-            Some(CassetteMode::Replay(dir)) => Some(Arc::new(Cassette::replay(dir)?)),
-            None => None,
-        };
+        // The recording names the resident's own model.
+        let mut own = settings.clone();
+        own.default = Some(endpoint.clone());
         Ok(Some(Self {
-            endpoint,
-            client: Client::new(RetryPolicy::default()),
-            runtime,
-            timeout: settings.timeout,
+            endpoint: Arc::new(endpoint),
+            calls: Calls::start(&own)?,
             temperature: settings.temperature,
-            cassette,
         }))
     }
 
     /// One call: answered from the cassette when replaying (no network),
     /// recorded when recording.
     fn call(&self, request: &ChatRequest) -> Result<String, String> {
-        let model = self.endpoint.model();
-        if let Some(c) = self.cassette.as_deref()
-            && let Some(found) = c.answer(model, request)
-        {
-            let recorded = found.map_err(|e| e.to_string())?;
-            return recorded
-                .result
-                .map(|r| r.content)
-                .map_err(|e| e.to_string());
-        }
-        let started = std::time::Instant::now();
-        let result = self
-            .runtime
-            .block_on(self.endpoint.chat(&self.client, request, self.timeout));
-        if let Some(c) = self.cassette.as_deref() {
-            let recorded = Recorded {
-                result: result.clone(),
-                latency_ms: started.elapsed().as_millis() as u64,
-                tries: Vec::new(),
-            };
-            c.write(model, request, &recorded);
-        }
+        let result = self.calls.call(&self.endpoint, request.clone());
         result.map(|r| r.content).map_err(|e| {
             let urls = self.endpoint.shown();
-            format!("{urls} ({model}): {e}")
+            format!("{urls} ({}): {e}", self.endpoint.model())
         })
     }
 

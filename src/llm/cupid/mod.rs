@@ -72,7 +72,8 @@ impl LlmMinds {
         seed: u64,
     ) -> Option<Result<Self, String>> {
         let pool = Arc::new(settings.default.clone()?);
-        Some(super::mind::start_bridge(settings).map(|bridge| Self {
+        let bridge = super::calls::start_bridge(settings, super::calls::Shape::Town);
+        Some(bridge.map_err(String::from).map(|bridge| Self {
             bridge,
             pool,
             offline: OfflineMinds::new(bank, seed),

@@ -27,8 +27,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 
 use super::accounting::LlmStats;
-use super::bridge::{Bridge, BridgeSettings, Done};
-use super::cassette::{Cassette, CassetteMode};
+use super::bridge::{Bridge, Done};
 use super::client::Message;
 use super::config::LlmSettings;
 use super::pool::Pool;
@@ -233,7 +232,7 @@ pub fn plugin(app: &mut App) {
 /// after `sim::setup_world`, before the first update.
 pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
     let scenario = world.resource::<LoadedScenario>().0.clone();
-    let bridge = start_bridge(&settings)?;
+    let bridge = crate::llm::calls::start_bridge(&settings, crate::llm::calls::Shape::Town)?;
     let roster_entities = world.resource::<Roster>().entities().to_vec();
     let mut endpoints: Vec<Arc<Pool>> = Vec::new();
     let mut route = Vec::with_capacity(scenario.residents.len());
@@ -287,28 +286,6 @@ pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
         settings,
     });
     Ok(())
-}
-
-/// The bridge to the runtime, recording or replaying when asked.
-pub(crate) fn start_bridge(settings: &LlmSettings) -> Result<Bridge, String> {
-    let cassette = match &settings.cassette {
-        Some(CassetteMode::Record(dir)) => Some(Arc::new(
-            Cassette::record(dir, settings.default.as_ref())
-                .map_err(|e| format!("cannot record into {}: {e}", dir.display()))?,
-        )),
-        Some(CassetteMode::Replay(dir)) => Some(Arc::new(Cassette::replay(dir)?)),
-        None => None,
-    };
-    Bridge::start(
-        BridgeSettings {
-            concurrency: settings.concurrency,
-            timeout: settings.timeout,
-            max_body: settings.max_body,
-            ..BridgeSettings::default()
-        },
-        cassette,
-    )
-    .map_err(|e| format!("cannot start the LLM runtime: {e}"))
 }
 
 /// What the `start` line names as the brain: `builtin`, `llm:MODEL`, or

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bevy::prelude::*;
 
 use crate::llm::LlmSettings;
-use crate::llm::bridge::{Bridge, BridgeSettings, Job};
+use crate::llm::bridge::{Bridge, Job};
 use crate::llm::companion::{reply_request, usable_reply};
 use crate::scenario::ResidentId;
 use crate::sim::companion::chat_preview;
@@ -26,13 +26,7 @@ pub(crate) struct ChatMind {
 
 impl ChatMind {
     pub(crate) fn new(llm: &LlmSettings) -> Option<Self> {
-        let settings = BridgeSettings {
-            concurrency: 1,
-            timeout: llm.timeout,
-            worker_threads: 1,
-            ..default()
-        };
-        let bridge = Bridge::start(settings, None).ok()?;
+        let bridge = crate::llm::calls::start_side_bridge(llm).ok()?;
         Some(Self {
             bridge,
             llm: llm.clone(),

@@ -18,7 +18,7 @@ use bevy_egui::EguiPrimaryContextPass;
 use super::ViewSet;
 use crate::base::time::GameTime;
 use crate::context::{Budgeting, PromptBudget};
-use crate::llm::bridge::{Bridge, BridgeSettings, Job};
+use crate::llm::bridge::{Bridge, Job};
 use crate::llm::pool::Pool;
 use crate::llm::script::step_request;
 use crate::scenario::{Profile, ResidentId};
@@ -82,16 +82,7 @@ pub(crate) struct CounselMind {
 impl CounselMind {
     pub(super) fn new(settings: &crate::llm::LlmSettings) -> Option<Self> {
         let endpoint = settings.default.clone()?;
-        let bridge = Bridge::start(
-            BridgeSettings {
-                concurrency: 1,
-                timeout: settings.timeout,
-                worker_threads: 1,
-                ..default()
-            },
-            None,
-        )
-        .ok()?;
+        let bridge = crate::llm::calls::start_side_bridge(settings).ok()?;
         Some(Self {
             bridge,
             endpoint: Arc::new(endpoint),
