@@ -148,6 +148,31 @@ fn a_correction_replaces_what_the_companion_remembered() {
     );
 }
 
+/// 「你觉得我该怎么办？」 was once read as 「你觉得我（是什么样的人）」 and
+/// answered with the player's personality. Now it is answered about the
+/// worry the player told.
+#[test]
+fn asked_what_to_do_the_companion_speaks_of_the_worry() {
+    let dir = tempfile::tempdir().unwrap();
+    let (shown, _) = chat(
+        dir.path(),
+        "advice",
+        &[
+            "我叫晓晓。",
+            "最近有点烦，班上有个孩子总不说话，我不知道怎么帮他。",
+            "你觉得我该怎么办？",
+        ],
+        &[],
+    );
+    let last = shown
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("守望精灵："))
+        .unwrap();
+    assert!(last.contains("孩子总不说话"), "{shown}");
+    assert!(!last.contains("在我看来"), "{shown}");
+}
+
 #[test]
 fn an_unknown_resident_is_a_clear_error() {
     let out = heartvale(&["chat", "nobody", "--input", "/dev/null"]);

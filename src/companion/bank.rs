@@ -75,6 +75,10 @@ pub struct ChatBank {
     pub why: Lines,
     /// Asked for help.
     pub help: Lines,
+    /// Asked what to do (「你觉得我该怎么办」): `{事实}` is the worry told last
+    /// (a line with it is left out when none was told).
+    #[serde(default)]
+    pub advice: Lines,
     /// A question it has no answer to.
     pub no_answer: Lines,
     /// Anything else: an answer to what was said (`{话题}`).

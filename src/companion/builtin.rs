@@ -280,6 +280,7 @@ impl<'a> Writer<'a> {
         let answer = match &said.question {
             Some(Question::Recall(_)) => Some(self.recall()),
             Some(Question::Opinion) => Some(self.opinion()),
+            Some(Question::Advice) => self.advice(),
             Some(Question::AboutYou(topic)) if *topic != Topic::Other => {
                 Some(self.about_me(*topic))
             }
@@ -375,6 +376,18 @@ impl<'a> Writer<'a> {
     }
 
     /// 「你觉得我是个什么样的人」: what its profile of the player says.
+    /// What to do about the worry told last, or a question back about which.
+    fn advice(&self) -> Option<String> {
+        let worry = self.cx.state.facts.first(super::FactKind::Worry);
+        let v = worry.map(vars_of).unwrap_or_default();
+        // A worry told: a line about it; none: a line asking which.
+        let lines: Vec<String> = (self.bank.advice.iter())
+            .filter(|l| l.contains("{事实}") == worry.is_some())
+            .cloned()
+            .collect();
+        self.pick(&lines, &v)
+    }
+
     fn opinion(&self) -> String {
         let p = &self.cx.state.profile;
         let said = super::profile::personality_of(self.cx.state);

@@ -14,6 +14,8 @@ use crate::sim::social::{Cue, InviteReason};
 
 /// A speaker this agreeable soothes a sharp word rather than walking off.
 const SOOTHING: f32 = 70.0;
+/// How much of one's temper is shown to family and close friends.
+const DEAR_TEMPER: f32 = 0.3;
 
 impl Speaker<'_, '_> {
     /// The answer `heard` calls for, if it calls for one.
@@ -167,13 +169,18 @@ impl Speaker<'_, '_> {
     }
 
     /// Short-tempered now: low agreeableness, more so when worn out or
-    /// among people one hardly knows.
+    /// among people one hardly knows, much less with family and close
+    /// friends (a caring mother does not snap at her daughter over a sigh).
     pub(super) fn prickly(&self) -> bool {
         let cx = self.cx;
         let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
         let cool = cx.relation.is_none_or(|r| r.strength < 20.0);
+        let dear = cx
+            .relation
+            .is_some_and(|r| r.kind == RelationKind::Family || r.strength >= super::CLOSE_TIE);
         let temper = (100.0 - cx.speaker.personality.agreeableness) / 100.0
-            * (0.8 + if worn { 0.5 } else { 0.0 } + if cool { 0.3 } else { 0.0 });
+            * (0.8 + if worn { 0.5 } else { 0.0 } + if cool { 0.3 } else { 0.0 })
+            * if dear { DEAR_TEMPER } else { 1.0 };
         self.roll(3) < temper
     }
 }

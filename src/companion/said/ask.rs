@@ -13,6 +13,8 @@ pub enum Question {
     AboutYou(Topic),
     /// What the one asked thinks of the player (「你觉得我是个什么样的人」).
     Opinion,
+    /// What the player should do (「你觉得我该怎么办？」).
+    Advice,
     /// Why.
     Why,
     /// Anything else.
@@ -204,6 +206,20 @@ const RECALL: &[&str] = &[
 
 /// What a question clause asks.
 pub(super) fn question(text: &str) -> Question {
+    // Before the opinion: 「你觉得我该怎么办」 asks what to do, not who I am.
+    let advice = [
+        "该怎么办",
+        "怎么办才好",
+        "我怎么办",
+        "该怎么做",
+        "有什么建议",
+        "给我点建议",
+        "给我出出主意",
+        "有什么办法",
+    ];
+    if advice.iter().any(|w| text.contains(w)) {
+        return Question::Advice;
+    }
     let opinion = [
         "什么样的人",
         "怎么看我",

@@ -235,6 +235,7 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
     let asked = match &said.question {
         Some(Question::Recall(_)) => Some(Act::AsksRecall),
         Some(Question::AboutYou(_) | Question::Opinion) => Some(Act::AsksAboutYou),
+        Some(Question::Advice) => Some(Act::NeedsHelp),
         Some(Question::Why) => Some(Act::AsksWhy),
         Some(Question::Other) => Some(Act::Asks),
         None => None,

@@ -301,3 +301,13 @@ fn a_correction_takes_back_what_was_wrong() {
         "年糕",
     );
 }
+
+#[test]
+fn asking_what_to_do_is_no_question_about_oneself() {
+    assert_eq!(read("你觉得我该怎么办？").question, Some(Question::Advice));
+    assert_eq!(read("那我该怎么办才好").question, Some(Question::Advice));
+    assert_eq!(
+        read("你觉得我是个什么样的人？").question,
+        Some(Question::Opinion)
+    );
+}
