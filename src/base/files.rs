@@ -6,6 +6,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The folder `path`'s file is (or would be) in: `.` for a bare name.
+pub(crate) fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// Where the previous version of `path` is kept.
 pub(crate) fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();

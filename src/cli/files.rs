@@ -60,10 +60,7 @@ fn identity(path: &Path) -> Option<PathBuf> {
         return meta.is_file().then(|| path.canonicalize().ok()).flatten();
     }
     // Not there yet: the same folder and name.
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let folder = crate::base::files::folder_of(path);
     Some(folder.canonicalize().ok()?.join(path.file_name()?))
 }
 

@@ -29,10 +29,7 @@ impl SaveTarget {
         if path.is_dir() {
             return Err(io("this is a folder; name a file in it"));
         }
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let folder = crate::base::files::folder_of(path);
         if !folder.is_dir() {
             return Err(io(&format!(
                 "the folder {} does not exist",

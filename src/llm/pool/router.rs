@@ -17,6 +17,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use crate::llm::client::LlmError;
+
 /// The longest a failing member stays out between probes.
 const MAX_COOLDOWN: Duration = Duration::from_secs(300);
 
@@ -45,10 +47,10 @@ pub(crate) enum Outcome {
 
 impl Outcome {
     /// The outcome of a try that gave `result`.
-    pub(crate) fn of<T>(result: &Result<T, super::super::client::LlmError>) -> Self {
+    pub(crate) fn of<T>(result: &Result<T, LlmError>) -> Self {
         match result {
             Ok(_) => Self::Answered,
-            Err(super::super::client::LlmError::Timeout) => Self::TimedOut,
+            Err(LlmError::Timeout) => Self::TimedOut,
             Err(_) => Self::Failed,
         }
     }
