@@ -43,7 +43,7 @@ pub fn headless_app_with_llm(
 ) -> Result<App, String> {
     let mut app = headless_app(scenario, seed, days, log);
     if let Some(settings) = llm {
-        crate::llm::attach(app.world_mut(), settings)?;
+        crate::llm::attach(app.world_mut(), settings).map_err(|e| e.to_string())?;
     }
     Ok(app)
 }

@@ -34,7 +34,7 @@ pub(super) fn date(args: DateArgs) -> Result<ExitCode, CliError> {
         town.llm.as_ref(),
         &town.residents,
     )
-    .map_err(CliError::Failed)?;
+    .map_err(CliError::failed)?;
     let seed = args.seed.unwrap_or(town.seed);
     let mut minds = DateMinds {
         settings,
@@ -121,7 +121,7 @@ impl DateMinds {
                 seed,
             )))),
             Some(s) => match LlmMinds::new(s, self.bank.clone(), seed) {
-                Some(m) => Ok(OneDate::Llm(Box::new(m.map_err(CliError::Failed)?))),
+                Some(m) => Ok(OneDate::Llm(Box::new(m.map_err(CliError::failed)?))),
                 None => Ok(OneDate::Offline(Box::new(OfflineMinds::new(
                     self.bank.clone(),
                     seed,

@@ -35,7 +35,7 @@ pub(super) fn memory(command: MemoryCommand) -> Result<ExitCode, CliError> {
 }
 
 fn embedder(args: &EmbedArgs) -> Result<Option<BlockingEmbedder>, CliError> {
-    BlockingEmbedder::from_args(args).map_err(CliError::Failed)
+    BlockingEmbedder::from_args(args).map_err(CliError::failed)
 }
 
 /// Prints the bench's figures as one JSON object (the misses on stderr).
@@ -67,7 +67,7 @@ fn bench(
     let tuning = town.map(|s| s.tuning.memory).unwrap_or_default();
     let embedder = embedder(args)?;
     let mut embed = |texts: &[String], query: bool| match &embedder {
-        Some(e) => e.embed(texts, query),
+        Some(e) => e.embed(texts, query).map_err(|e| e.to_string()),
         None => Ok(Vec::new()),
     };
     let embed = embedder
@@ -115,14 +115,14 @@ fn search(
     if let Some(embedder) = embedder(args)? {
         let added = embedder
             .embed_missing(&mut memories)
-            .map_err(CliError::Failed)?;
+            .map_err(CliError::failed)?;
         if !added.is_empty() {
             // Kept in the save: the next search (and the town) reuse them.
             crate::save::add_vectors(save, found.id, &added).map_err(fail)?;
         }
         vector = embedder
             .embed(&[query.to_string()], true)
-            .map_err(CliError::Failed)?
+            .map_err(CliError::failed)?
             .pop();
     }
     let search = MemorySearch::for_scenario(&loaded.scenario);

@@ -217,7 +217,7 @@ impl TownArgs {
             town.scenario.llm.as_ref(),
             &town.scenario.residents,
         )
-        .map_err(CliError::Failed)?;
+        .map_err(CliError::failed)?;
         for note in town.llm.iter().flat_map(|s| &s.notes) {
             eprintln!("note: {note}");
         }
@@ -294,7 +294,7 @@ impl TownArgs {
 /// `heartvale window`.
 fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
     let town = args.town.open(&args.llm)?;
-    let embed = crate::llm::embed::EmbedSettings::resolve(&args.embed).map_err(CliError::Failed)?;
+    let embed = crate::llm::embed::EmbedSettings::resolve(&args.embed).map_err(CliError::failed)?;
     // After the options, so a broken scenario is reported wherever it is run.
     if let Some(why) = crate::window::display_problem() {
         return Err(CliError::failed(format!(

@@ -102,7 +102,7 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
         .transpose()?;
     let session = session_to_play(&args, &script, course.as_ref())?;
     let settings = LlmSettings::resolve(&args.llm, &crate::llm::config::process_env, None, &[])
-        .map_err(CliError::Failed)?;
+        .map_err(CliError::failed)?;
     // One set of calls for the engine and the persona: one recording.
     let calls = match settings.as_ref().filter(|s| s.default.is_some()) {
         Some(s) => Some(Arc::new(Calls::start(s).map_err(|e| {

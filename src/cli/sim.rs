@@ -43,8 +43,8 @@ pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
         headless_app_with_llm(scenario.clone(), seed, days, EventLog::default(), town.llm)
             .map_err(CliError::Failed)?;
     super::book_date(&mut app, town.date);
-    if let Some(settings) = EmbedSettings::resolve(&args.embed).map_err(CliError::Failed)? {
-        let embeddings = TownEmbeddings::start(settings).map_err(CliError::Failed)?;
+    if let Some(settings) = EmbedSettings::resolve(&args.embed).map_err(CliError::failed)? {
+        let embeddings = TownEmbeddings::start(settings).map_err(CliError::failed)?;
         app.insert_resource(embeddings);
     }
     if let Some(snap) = town.resume {

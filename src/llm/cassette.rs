@@ -24,6 +24,31 @@ pub fn key(model: &str, req: &ChatRequest) -> String {
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
+/// Why a cassette cannot be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum CassetteError {
+    /// `calls.jsonl` cannot be opened or read.
+    #[error("cannot read cassette {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line before the last is not a recorded call.
+    #[error("{path}:{line}:{column}: {message}")]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// Where (1-based).
+        line: usize,
+        /// Where in the line (1-based).
+        column: usize,
+        /// What the JSON reader said.
+        message: String,
+    },
+}
+
 /// What a call came to, as recorded.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Recorded {
@@ -79,7 +104,7 @@ impl Cassette {
 
     /// Loads a cassette for replay. A damaged last line (a run killed while
     /// writing it) is left out; damage anywhere else is an error.
-    pub fn replay(dir: &Path) -> Result<Self, String> {
+    pub fn replay(dir: &Path) -> Result<Self, CassetteError> {
         let mut entries: HashMap<String, VecDeque<Recorded>> = HashMap::new();
         for e in read_entries(dir)?.0 {
             entries.entry(e.key).or_default().push_back(e.recorded);
@@ -146,24 +171,32 @@ impl Cassette {
 
 /// The entries of `dir/calls.jsonl`, and the number of a damaged last line
 /// left out, if any.
-fn read_entries(dir: &Path) -> Result<(Vec<Entry>, Option<usize>), String> {
+fn read_entries(dir: &Path) -> Result<(Vec<Entry>, Option<usize>), CassetteError> {
     let path = dir.join(CALLS);
-    let file = std::fs::File::open(&path)
-        .map_err(|e| format!("cannot open cassette {}: {e}", path.display()))?;
+    let unreadable = |source| CassetteError::Read {
+        path: path.clone(),
+        source,
+    };
+    let file = std::fs::File::open(&path).map_err(unreadable)?;
     let mut entries = Vec::new();
-    let mut damaged: Option<(usize, String)> = None;
+    let mut damaged: Option<(usize, serde_json::Error)> = None;
     for (n, line) in std::io::BufReader::new(file).split(b'\n').enumerate() {
-        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        let line = line.map_err(unreadable)?;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some((at, e)) = damaged {
+        if let Some((line, e)) = damaged {
             // More lines after a bad one: the damage is not a cut-off end.
-            return Err(format!("{}:{at}:{e}", path.display()));
+            return Err(CassetteError::Damaged {
+                path,
+                line,
+                column: e.column(),
+                message: e.to_string(),
+            });
         }
         match serde_json::from_slice::<Entry>(&line) {
             Ok(e) => entries.push(e),
-            Err(e) => damaged = Some((n + 1, format!("{}: {e}", e.column()))),
+            Err(e) => damaged = Some((n + 1, e)),
         }
     }
     Ok((entries, damaged.map(|(at, _)| at)))

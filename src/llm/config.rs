@@ -105,6 +105,26 @@ fn host_of(url: &str) -> (String, String) {
     (host, with_port)
 }
 
+/// Why the LLM flags, environment and scenario do not make settings.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A server URL (or a pool member's weight) that does not read.
+    #[error("{0}")]
+    Urls(String),
+    /// `--replay` with nothing saying which servers were recorded.
+    #[error("--replay {}: no endpoint is configured and the cassette has no meta.json", .0.display())]
+    ReplayWithoutEndpoint(std::path::PathBuf),
+    /// `--llm-timeout` out of range.
+    #[error("--llm-timeout must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds, not {0}")]
+    Timeout(f64),
+    /// The scenario's `llm.timeout_secs` out of range.
+    #[error("llm.timeout_secs must be more than 0, not {0}")]
+    ScenarioTimeout(f64),
+    /// `--llm-max-body-kib` out of range.
+    #[error("--llm-max-body-kib must be from 1 to {MAX_BODY_KIB}, not {0}")]
+    MaxBody(usize),
+}
+
 /// The resolved settings of the LLM brain.
 #[derive(Debug, Clone)]
 pub struct LlmSettings {
@@ -126,6 +146,8 @@ pub struct LlmSettings {
     pub only: Option<Vec<String>>,
     /// Record every call, or replay a recorded run.
     pub cassette: Option<CassetteMode>,
+    /// That cassette once open, shared by every clone of these settings.
+    pub(crate) tape: super::calls::Tape,
     /// Queued calls beyond which residents nobody is watching use the built-in
     /// brain instead of waiting (the "AI level of detail").
     pub lod_queue: usize,
@@ -165,6 +187,7 @@ impl LlmSettings {
             stream_lines: false,
             only: None,
             cassette: None,
+            tape: super::calls::Tape::default(),
             lod_queue: 64,
             breaker_failures: 5,
             breaker_cooldown_minutes: 30,
@@ -186,7 +209,7 @@ impl LlmSettings {
         env: &dyn Fn(&str) -> Option<String>,
         spec: Option<&LlmSpec>,
         residents: &[std::sync::Arc<Profile>],
-    ) -> Result<Option<Self>, String> {
+    ) -> Result<Option<Self>, SettingsError> {
         if args.no_llm {
             return Ok(None);
         }
@@ -215,10 +238,7 @@ impl LlmSettings {
                 eprintln!("note: {note}");
             }
             if let Some(dir) = &args.replay {
-                return Err(format!(
-                    "--replay {}: no endpoint is configured and the cassette has no meta.json",
-                    dir.display()
-                ));
+                return Err(SettingsError::ReplayWithoutEndpoint(dir.clone()));
             }
             return Ok(None);
         }
@@ -265,18 +285,16 @@ impl LlmSettings {
 
     /// Timeout, concurrency, budget, sampling and cassette: flags first, then
     /// the scenario's `llm:`, then the defaults.
-    fn tune(&mut self, args: &LlmArgs, spec: Option<&LlmSpec>) -> Result<(), String> {
+    fn tune(&mut self, args: &LlmArgs, spec: Option<&LlmSpec>) -> Result<(), SettingsError> {
         // The user's limit (flag or default); a scenario, a shared file, may
         // only lower it.
         let users_timeout = args.llm_timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
         if !(users_timeout > 0.0 && users_timeout <= MAX_TIMEOUT_SECS) {
-            return Err(format!(
-                "--llm-timeout must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds, not {users_timeout}"
-            ));
+            return Err(SettingsError::Timeout(users_timeout));
         }
         let timeout = match spec.and_then(|s| s.timeout_secs) {
             Some(t) if t > 0.0 && t.is_finite() => t.min(users_timeout),
-            Some(t) => return Err(format!("llm.timeout_secs must be more than 0, not {t}")),
+            Some(t) => return Err(SettingsError::ScenarioTimeout(t)),
             None => users_timeout,
         };
         self.timeout = Duration::from_secs_f64(timeout);
@@ -287,9 +305,7 @@ impl LlmSettings {
             .max(1);
         let users_kib = args.llm_max_body_kib.unwrap_or(DEFAULT_MAX_BODY / 1024);
         if !(1..=MAX_BODY_KIB).contains(&users_kib) {
-            return Err(format!(
-                "--llm-max-body-kib must be from 1 to {MAX_BODY_KIB}, not {users_kib}"
-            ));
+            return Err(SettingsError::MaxBody(users_kib));
         }
         // A scenario may lower the answer cap, never raise it.
         let kib = spec
@@ -421,7 +437,7 @@ fn default_endpoint(
     env_nonempty: &dyn Fn(&str) -> Option<String>,
     spec: Option<&LlmSpec>,
     (trust, notes): (&Trust, &mut Vec<String>),
-) -> Result<(Option<Pool>, bool), String> {
+) -> Result<(Option<Pool>, bool), SettingsError> {
     let replay_meta = args.replay.as_deref().and_then(Cassette::meta);
     let users = (!args.llm.is_empty())
         .then(|| Urls::Many(args.llm.clone()))
@@ -451,7 +467,7 @@ fn default_endpoint(
         .and_then(ApiKey::new);
     let mut all_trusted = true;
     let mut members = Vec::new();
-    for (base_url, weight) in urls.members()? {
+    for (base_url, weight) in urls.members().map_err(SettingsError::Urls)? {
         let trusted = !from_scenario || trust.allows(&base_url);
         all_trusted &= trusted;
         // A remote server a shared file names is not sent the town's prompts
@@ -763,7 +779,7 @@ mod tests {
             ..LlmArgs::default()
         };
         let err = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
-        assert!(err.contains("#weight=N"), "{err}");
+        assert!(err.to_string().contains("#weight=N"), "{err}");
     }
 
     #[test]
@@ -774,7 +790,7 @@ mod tests {
             ..LlmArgs::default()
         };
         let e = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
-        assert!(e.contains("http://"), "{e}");
+        assert!(e.to_string().contains("http://"), "{e}");
         let args = LlmArgs {
             llm: vec!["http://x/v1".into()],
             llm_timeout: Some(0.0),
@@ -789,7 +805,7 @@ mod tests {
                 ..LlmArgs::default()
             };
             let e = LlmSettings::resolve(&args, &env(&[]), None, &s.residents).unwrap_err();
-            assert!(e.contains("at most 3600 seconds"), "{e}");
+            assert!(e.to_string().contains("at most 3600 seconds"), "{e}");
         }
     }
 

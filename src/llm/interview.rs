@@ -6,6 +6,7 @@
 //! answers with the built-in brain.
 
 use super::LlmSettings;
+use super::calls::{CallError, Calls};
 use super::prompts::fill;
 use super::script::Remote;
 use crate::sim::interview::Interview;
@@ -25,17 +26,16 @@ pub fn answer(
     settings: &LlmSettings,
     iv: &Interview<'_>,
     question: &str,
-) -> Result<String, String> {
+) -> Result<String, CallError> {
     let Some(endpoint) = settings.endpoint_for(iv.who.me) else {
-        return Err("this resident has no model".into());
+        return Err(CallError::NoModel);
     };
-    let calls = std::sync::Arc::new(super::calls::Calls::start(settings)?);
-    let mut remote = Remote::for_endpoint(settings, &calls, endpoint);
+    let calls = std::sync::Arc::new(Calls::start(settings)?);
+    let mut remote = Remote::for_endpoint(settings, &calls, endpoint.clone());
     let reply = remote
         .complete(prompt(iv, question), 200, None)
-        .map_err(|e| e.to_string())?;
-    let text = super::companion::usable_reply(&reply, &iv.who.me.name)?;
-    Ok(text)
+        .map_err(|e| CallError::failed(&endpoint, e))?;
+    Ok(super::companion::usable_reply(&reply, &iv.who.me.name)?)
 }
 
 /// The prompt for `question`.

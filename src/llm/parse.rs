@@ -7,15 +7,34 @@ use crate::base::json::extract_object;
 use crate::sim::brain::Plan;
 use crate::sim::social::Emotion;
 
+/// Why a model's answer cannot be used, in words the repair prompt hands
+/// back to the model (`missing \`duration\``): the caller falls back to
+/// the built-in brain or asks once more.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unusable(pub String);
+
+impl From<String> for Unusable {
+    fn from(why: String) -> Self {
+        Self(why)
+    }
+}
+
+impl From<&str> for Unusable {
+    fn from(why: &str) -> Self {
+        Self(why.to_string())
+    }
+}
+
 /// Reads a plan from a model's answer. Field types are read leniently
 /// (`"duration": "60 minutes"` is 60); missing fields are errors.
-pub(crate) fn plan_from_text(text: &str) -> Result<Plan, String> {
+pub(crate) fn plan_from_text(text: &str) -> Result<Plan, Unusable> {
     let v = extract_object(text)?;
-    let field = |k: &str| -> Result<String, String> {
+    let field = |k: &str| -> Result<String, Unusable> {
         match v.get(k) {
             Some(Value::String(s)) => Ok(s.clone()),
             Some(Value::Number(n)) => Ok(n.to_string()),
-            Some(Value::Null) | None => Err(format!("missing `{k}`")),
+            Some(Value::Null) | None => Err(format!("missing `{k}`").into()),
             Some(other) => Ok(other.to_string()),
         }
     };
@@ -155,13 +174,14 @@ mod tests {
         assert!(
             plan_from_text("I will go to the tavern")
                 .unwrap_err()
+                .0
                 .contains("no JSON")
         );
         let e = plan_from_text(r#"{"action":"Eat","duration":3}"#).unwrap_err();
-        assert!(e.contains("target_location"), "{e}");
+        assert!(e.0.contains("target_location"), "{e}");
         let e = plan_from_text(r#"{"action":"Eat","target_location":"x","duration":"soon"}"#)
             .unwrap_err();
-        assert!(e.contains("duration"), "{e}");
+        assert!(e.0.contains("duration"), "{e}");
         assert!(plan_from_text("{{{{").is_err());
     }
 
@@ -227,7 +247,7 @@ mod tests {
             "\\u",
         ];
         let ran = fuzz(23, &corpus, &vocabulary, Bounds::cases(20_000), |text| {
-            if let Err(e) = plan_from_text(text) {
+            if let Err(super::Unusable(e)) = plan_from_text(text) {
                 assert!(e.chars().count() <= 500, "a {}-character error", e.len());
             }
             let (line, _, _) = line_from_text(text, "钟大川");

@@ -213,11 +213,13 @@ pub(crate) fn run(
         requests.0.push(pair);
     }
     if let Some(settings) = options.embed {
-        let embeddings = crate::llm::embed::town::TownEmbeddings::start(settings)?;
+        let embeddings =
+            crate::llm::embed::town::TownEmbeddings::start(settings).map_err(|e| e.to_string())?;
         app.insert_resource(embeddings);
     }
     if let Some(llm) = options.llm {
-        // Counselling talks get a bridge of their own to the same endpoint.
+        // Counselling talks call the same endpoint, through calls of their own
+        // (recorded with the town's).
         if let Some(mind) = counsel::CounselMind::new(&llm) {
             app.insert_resource(mind);
         }
@@ -225,7 +227,7 @@ pub(crate) fn run(
         if let Some(mind) = chat::ChatMind::new(&llm) {
             app.insert_resource(mind);
         }
-        crate::llm::attach(app.world_mut(), llm)?;
+        crate::llm::attach(app.world_mut(), llm).map_err(|e| e.to_string())?;
         // The 💘 panel shows a model's answers as they are written.
         if let Some(mut dates) = app
             .world_mut()

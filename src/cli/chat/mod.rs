@@ -73,11 +73,11 @@ pub(super) fn chat(mut args: ChatArgs) -> Result<ExitCode, CliError> {
     };
     let mind = match &town.llm {
         Some(settings) => {
-            CompanionMind::for_resident(settings, &profile).map_err(CliError::Failed)?
+            CompanionMind::for_resident(settings, &profile).map_err(CliError::failed)?
         }
         None => None,
     };
-    let embedder = BlockingEmbedder::from_args(&args.embed).map_err(CliError::Failed)?;
+    let embedder = BlockingEmbedder::from_args(&args.embed).map_err(CliError::failed)?;
     let budget = town.scenario.tuning.prompt;
     let days = town.settings.days;
     let mut app = headless_app(

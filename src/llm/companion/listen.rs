@@ -7,6 +7,7 @@
 use serde_json::{Value, json};
 
 use super::super::client::{ChatRequest, Format, Message};
+use super::super::parse::Unusable;
 use super::super::prompts::fill;
 use crate::companion::facts::FactKind;
 use crate::companion::said::Stated;
@@ -52,7 +53,7 @@ pub fn facts_request(message: &str, name: &str) -> ChatRequest {
 }
 
 /// The facts of a model's answer; entries it cannot use are dropped.
-pub fn parse_facts(content: &str) -> Result<Vec<Stated>, String> {
+pub fn parse_facts(content: &str) -> Result<Vec<Stated>, Unusable> {
     let value = crate::base::json::extract_object(content)?;
     let items = value
         .get("facts")
@@ -136,7 +137,7 @@ pub fn profile_request(state: &CompanionState, name: &str, temperature: f32) -> 
 
 /// The profile of a model's answer: each line it wrote replaces the
 /// built-in brain's; with none of the five, the answer is not used.
-pub fn parse_profile(content: &str, state: &CompanionState) -> Result<PlayerProfile, String> {
+pub fn parse_profile(content: &str, state: &CompanionState) -> Result<PlayerProfile, Unusable> {
     let content = match content.rfind("</think>") {
         Some(end) => &content[end + "</think>".len()..],
         None => content,

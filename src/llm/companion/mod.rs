@@ -13,8 +13,9 @@ use std::sync::Arc;
 pub use listen::{facts_request, parse_facts, parse_profile, profile_request};
 
 use super::LlmSettings;
-use super::calls::Calls;
+use super::calls::{CallError, Calls};
 use super::client::{ChatRequest, Format, Message};
+use super::parse::Unusable;
 use super::pool::Pool;
 use super::prompts::{Budgeting, Prompt, render};
 use crate::companion::moments::{fail_mark, mark};
@@ -39,7 +40,10 @@ pub struct CompanionMind {
 
 impl CompanionMind {
     /// The resident's model, when the settings give it one.
-    pub fn for_resident(settings: &LlmSettings, profile: &Profile) -> Result<Option<Self>, String> {
+    pub fn for_resident(
+        settings: &LlmSettings,
+        profile: &Profile,
+    ) -> Result<Option<Self>, CallError> {
         let Some(endpoint) = settings.endpoint_for(profile) else {
             return Ok(None);
         };
@@ -55,12 +59,11 @@ impl CompanionMind {
 
     /// One call: answered from the cassette when replaying (no network),
     /// recorded when recording.
-    fn call(&self, request: &ChatRequest) -> Result<String, String> {
+    fn call(&self, request: &ChatRequest) -> Result<String, CallError> {
         let result = self.calls.call(&self.endpoint, request.clone());
-        result.map(|r| r.content).map_err(|e| {
-            let urls = self.endpoint.shown();
-            format!("{urls} ({}): {e}", self.endpoint.model())
-        })
+        result
+            .map(|r| r.content)
+            .map_err(|e| CallError::failed(&self.endpoint, e))
     }
 
     /// The facts the player's message states, as the model reads them.
@@ -68,9 +71,9 @@ impl CompanionMind {
         &self,
         message: &str,
         name: &str,
-    ) -> Result<Vec<crate::companion::said::Stated>, String> {
+    ) -> Result<Vec<crate::companion::said::Stated>, CallError> {
         let content = self.call(&facts_request(message, name))?;
-        parse_facts(&content)
+        Ok(parse_facts(&content)?)
     }
 
     /// The 用户画像, as the model writes it.
@@ -78,9 +81,9 @@ impl CompanionMind {
         &self,
         state: &crate::companion::CompanionState,
         name: &str,
-    ) -> Result<crate::companion::PlayerProfile, String> {
+    ) -> Result<crate::companion::PlayerProfile, CallError> {
         let content = self.call(&profile_request(state, name, self.temperature))?;
-        parse_profile(&content, state)
+        Ok(parse_profile(&content, state)?)
     }
 
     /// The model it asks.
@@ -94,10 +97,10 @@ impl CompanionMind {
         cx: &ReplyContext<'_>,
         name: &str,
         budget: &PromptBudget,
-    ) -> Result<String, String> {
+    ) -> Result<String, CallError> {
         let request = reply_request(cx, name, budget, self.model(), self.temperature);
         let content = self.call(&request)?;
-        usable_reply(&content, name)
+        Ok(usable_reply(&content, name)?)
     }
 }
 
@@ -122,7 +125,7 @@ pub(crate) fn reply_request(
 }
 
 /// A model's answer made a reply (still marked for key moments), or why it cannot be one.
-pub(crate) fn usable_reply(content: &str, name: &str) -> Result<String, String> {
+pub(crate) fn usable_reply(content: &str, name: &str) -> Result<String, Unusable> {
     let text = clean_reply(content, name);
     if text.is_empty() {
         return Err("the model answered nothing".into());

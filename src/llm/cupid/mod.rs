@@ -16,13 +16,13 @@ mod stream;
 pub use stream::preview;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::LlmSettings;
-use super::bridge::{Bridge, Job};
+use super::calls::{CallError, Calls, StartError};
 use super::client::{ChatRequest, Format, Message, Pieces, estimate_tokens};
+use super::parse::Unusable;
 use super::pool::Pool;
 use crate::base::json::extract_object;
 use crate::cupid::{
@@ -48,16 +48,14 @@ pub struct DateCalls {
 
 /// The host and avatars played by a model.
 pub struct LlmMinds {
-    bridge: Bridge,
+    calls: Calls,
     pool: Arc<Pool>,
     offline: OfflineMinds,
     temperature: f32,
     seed: u64,
-    timeout: Duration,
-    next_id: u64,
     /// The next round's scene, written by the host with its last judgement.
     next: Option<Posed>,
-    calls: DateCalls,
+    counted: DateCalls,
     notes: Vec<String>,
     /// Where streamed answers' pieces go, when someone watches them written.
     pieces: Option<Pieces>,
@@ -70,19 +68,16 @@ impl LlmMinds {
         settings: &LlmSettings,
         bank: Arc<SceneBank>,
         seed: u64,
-    ) -> Option<Result<Self, String>> {
+    ) -> Option<Result<Self, StartError>> {
         let pool = Arc::new(settings.default.clone()?);
-        let bridge = super::calls::start_bridge(settings, super::calls::Shape::Town);
-        Some(bridge.map_err(String::from).map(|bridge| Self {
-            bridge,
+        Some(Calls::start(settings).map(|calls| Self {
+            calls,
             pool,
             offline: OfflineMinds::new(bank, seed),
             temperature: settings.temperature,
             seed,
-            timeout: settings.timeout,
-            next_id: 0,
             next: None,
-            calls: DateCalls::default(),
+            counted: DateCalls::default(),
             notes: Vec::new(),
             pieces: None,
         }))
@@ -101,7 +96,7 @@ impl LlmMinds {
 
     /// The calls so far.
     pub fn calls(&self) -> DateCalls {
-        self.calls
+        self.counted
     }
 
     /// What went wrong since the last call of this (repairs, fallbacks).
@@ -111,7 +106,7 @@ impl LlmMinds {
 
     /// One call, waited for: the terminal's date waits on each answer (town
     /// dates are played offline, so no frame waits on this).
-    fn call(&mut self, messages: Vec<Message>, schema: (&str, Value)) -> Result<String, String> {
+    fn call(&mut self, messages: Vec<Message>, schema: (&str, Value)) -> Result<String, CallError> {
         let request = ChatRequest {
             messages,
             temperature: self.temperature,
@@ -128,47 +123,18 @@ impl LlmMinds {
             .iter()
             .map(|m| m.content.as_str())
             .collect();
-        self.next_id += 1;
-        let id = self.next_id;
-        self.calls.calls += 1;
-        self.bridge.send(Job {
-            id,
-            priority: 1,
-            pool: self.pool.clone(),
-            affinity: None,
-            request,
-            pieces: self.pieces.clone(),
-        });
-        let done = self.wait(id)?;
-        let reply = done.map_err(|e| e.to_string())?;
+        self.counted.calls += 1;
+        let reply = self
+            .calls
+            .call_streamed(&self.pool, request, self.pieces.clone())
+            .map_err(|e| CallError::failed(&self.pool, e))?;
         let (p, c) = reply.usage.map_or(
             (estimate_tokens(&prompt), estimate_tokens(&reply.content)),
             |u| (u.prompt_tokens, u.completion_tokens),
         );
-        self.calls.prompt_tokens += u64::from(p);
-        self.calls.completion_tokens += u64::from(c);
+        self.counted.prompt_tokens += u64::from(p);
+        self.counted.completion_tokens += u64::from(c);
         Ok(reply.content)
-    }
-
-    /// The reply to call `id`; the bridge's own timeout ends every call, this
-    /// one only guards against a reply that never comes.
-    fn wait(
-        &self,
-        id: u64,
-    ) -> Result<Result<super::client::ChatReply, super::client::LlmError>, String> {
-        let deadline = Instant::now() + self.timeout * 3 + Duration::from_secs(5);
-        loop {
-            while let Some(done) = self.bridge.try_recv() {
-                if done.id == id {
-                    return Ok(done.result);
-                }
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err("no answer in time".into());
-            }
-            self.bridge.wait(left.min(Duration::from_millis(200)));
-        }
     }
 
     /// A call whose answer `read` accepts, with one repair call if it does
@@ -177,28 +143,28 @@ impl LlmMinds {
         &mut self,
         messages: Vec<Message>,
         schema: (&str, Value),
-        read: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<T, String> {
+        read: impl Fn(&str) -> Result<T, Unusable>,
+    ) -> Result<T, CallError> {
         let answer = self.call(messages.clone(), (schema.0, schema.1.clone()))?;
         let problem = match read(&answer) {
             Ok(v) => return Ok(v),
             Err(p) => p,
         };
-        self.calls.repairs += 1;
+        self.counted.repairs += 1;
         self.notes
             .push(format!("{}: {problem}; asking once to repair", schema.0));
         let mut again = messages;
         again.push(Message::assistant(
             answer.chars().take(1_500).collect::<String>(),
         ));
-        again.push(Message::user(prompts::repair(&problem)));
+        again.push(Message::user(prompts::repair(&problem.0)));
         let answer = self.call(again, schema)?;
-        read(&answer).map_err(|p| format!("the repair did not help either: {p}"))
+        read(&answer).map_err(|p| Unusable(format!("the repair did not help either: {p}")).into())
     }
 
     /// Logs a turn the offline minds take over.
-    fn fall_back(&mut self, who: &str, why: &str) {
-        self.calls.fallbacks += 1;
+    fn fall_back(&mut self, who: &str, why: &dyn std::fmt::Display) {
+        self.counted.fallbacks += 1;
         self.notes.push(format!(
             "{who}: {why}; the built-in host/avatar answers this turn"
         ));
@@ -215,7 +181,7 @@ impl Minds for LlmMinds {
         match self.ask(messages, prompts::host_schema(ids), |t| read_host(t, ids)) {
             Ok(h) if !h.end => h.posed(view.rounds.len() as u32 + 1, view.max_rounds),
             Ok(_) => {
-                self.fall_back("host", "ended the date before it began");
+                self.fall_back("host", &"ended the date before it began");
                 self.offline.pose(view)
             }
             Err(why) => {
@@ -306,7 +272,8 @@ pub(crate) fn town_dates(settings: &LlmSettings, pool: &Pool, bank: Arc<SceneBan
     settings.default = Some(pool.clone());
     let make = move |seed: u64, pieces: Option<Pieces>| {
         let mut minds = LlmMinds::new(&settings, bank.clone(), seed)
-            .ok_or_else(|| "no endpoint for the host".to_string())??;
+            .ok_or_else(|| "no endpoint for the host".to_string())?
+            .map_err(|e| e.to_string())?;
         if let Some(pieces) = pieces {
             minds.stream_to(pieces);
         }
@@ -358,7 +325,7 @@ impl HostRead {
 
 /// Reads the host's JSON: the design's fields; the options split out of
 /// `answers` (2–4 of them, or the host must still be ending the date).
-fn read_host(text: &str, ids: [&str; 2]) -> Result<HostRead, String> {
+fn read_host(text: &str, ids: [&str; 2]) -> Result<HostRead, Unusable> {
     let v = extract_object(text)?;
     let action = v.get("action").ok_or("missing `action`")?;
     let field = |o: &Value, k: &str| o.get(k).and_then(text_of);
@@ -369,7 +336,7 @@ fn read_host(text: &str, ids: [&str; 2]) -> Result<HostRead, String> {
     let options = split_options(&answers);
     if !end {
         if !ids.contains(&object.as_str()) {
-            return Err(format!("`action.object` must be one of {ids:?}"));
+            return Err(format!("`action.object` must be one of {ids:?}").into());
         }
         if question.trim().is_empty() {
             return Err("`action.question` is empty".into());
@@ -399,7 +366,7 @@ fn read_host(text: &str, ids: [&str; 2]) -> Result<HostRead, String> {
 }
 
 /// Reads an avatar's JSON; the option must be one of `letters`.
-fn read_avatar(text: &str, letters: &[String], gender: &str) -> Result<AvatarTurn, String> {
+fn read_avatar(text: &str, letters: &[String], gender: &str) -> Result<AvatarTurn, Unusable> {
     let v = extract_object(text)?;
     let decision = v.get("decision").ok_or("missing `decision`")?;
     let option = decision
@@ -415,7 +382,8 @@ fn read_avatar(text: &str, letters: &[String], gender: &str) -> Result<AvatarTur
         return Err(format!(
             "`decision.option` {option:?} is not offered: choose one of {}",
             letters.join(", ")
-        ));
+        )
+        .into());
     }
     Ok(AvatarTurn {
         gender: gender.to_string(),

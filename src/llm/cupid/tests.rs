@@ -1,6 +1,8 @@
 //! Reading what a model wrote, and dates against the fake server: a
 //! well-behaved model, one that breaks every rule, one that writes garbage.
 
+use std::time::Duration;
+
 use std::sync::Arc;
 
 use super::*;
@@ -36,13 +38,13 @@ fn the_host_json_is_read_leniently_and_checked() {
         ids,
     )
     .unwrap_err();
-    assert!(err.contains("object"), "{err}");
+    assert!(err.0.contains("object"), "{err}");
     let err = read_host(
         r#"{"action":{"type":"predict","object":"a","question":"q","answers":"只有一个"}}"#,
         ids,
     )
     .unwrap_err();
-    assert!(err.contains("2–4"), "{err}");
+    assert!(err.0.contains("2–4"), "{err}");
     // Ending needs no scene.
     assert!(
         read_host(r#"{"action":{"type":"end"},"cumulative_rate":"40分"}"#, ids)
@@ -62,7 +64,7 @@ fn an_avatar_must_choose_an_offered_letter() {
     .unwrap();
     assert_eq!((t.decision.option.as_str(), t.gender.as_str()), ("B", "男"));
     let err = read_avatar(r#"{"decision":{"option":"E"}}"#, &letters, "男").unwrap_err();
-    assert!(err.contains("not offered"), "{err}");
+    assert!(err.0.contains("not offered"), "{err}");
 }
 
 fn bank() -> Arc<SceneBank> {

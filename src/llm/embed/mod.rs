@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::client::{ApiKey, Client, Endpoint, RetryPolicy};
+use super::client::{ApiKey, Client, Endpoint, LlmError, RetryPolicy};
 use crate::sim::memory::{Embedding, Memories};
 
 /// The embedding flags.
@@ -29,6 +29,30 @@ pub struct EmbedArgs {
     pub(crate) embed_query_model: Option<String>,
 }
 
+/// Why embeddings cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The URL given does not read.
+    #[error("embedding URL `{url}` {why}")]
+    Url {
+        /// As given.
+        url: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The runtime did not start.
+    #[error("cannot start the embedding runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The server gave no vectors.
+    #[error("embeddings from {at}: {error}")]
+    Failed {
+        /// The server's URL, as shown.
+        at: String,
+        /// What went wrong.
+        error: LlmError,
+    },
+}
+
 /// A resolved embeddings endpoint.
 #[derive(Debug, Clone)]
 pub struct EmbedSettings {
@@ -40,13 +64,13 @@ pub struct EmbedSettings {
 
 impl EmbedSettings {
     /// From the flags, then the environment; `None` when no URL is set.
-    pub fn resolve(args: &EmbedArgs) -> Result<Option<Self>, String> {
+    pub fn resolve(args: &EmbedArgs) -> Result<Option<Self>, EmbedError> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         let Some(url) = args.embed.clone().or_else(|| env("HEARTVALE_EMBED_URL")) else {
             return Ok(None);
         };
         if let Err(why) = crate::scenario::urls::check_url(&url) {
-            return Err(format!("embedding URL `{url}` {why}"));
+            return Err(EmbedError::Url { url, why });
         }
         let model = args
             .embed_model
@@ -95,11 +119,11 @@ pub struct BlockingEmbedder {
 
 impl BlockingEmbedder {
     /// A client for `settings`.
-    pub fn new(settings: EmbedSettings) -> Result<Self, String> {
+    pub fn new(settings: EmbedSettings) -> Result<Self, EmbedError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the embedding runtime: {e}"))?;
+            .map_err(EmbedError::Runtime)?;
         Ok(Self {
             settings,
             client: Client::new(RetryPolicy::default()),
@@ -108,7 +132,7 @@ impl BlockingEmbedder {
     }
 
     /// The embedder the flags (or the environment) configure; `None` without a URL.
-    pub fn from_args(args: &EmbedArgs) -> Result<Option<Self>, String> {
+    pub fn from_args(args: &EmbedArgs) -> Result<Option<Self>, EmbedError> {
         EmbedSettings::resolve(args)?.map(Self::new).transpose()
     }
 
@@ -119,7 +143,7 @@ impl BlockingEmbedder {
 
     /// Vectors for `texts`, as queries or as passages (memories), in order
     /// (sent [`BATCH`] texts a request).
-    pub fn embed(&self, texts: &[String], query: bool) -> Result<Vec<Vec<f32>>, String> {
+    pub fn embed(&self, texts: &[String], query: bool) -> Result<Vec<Vec<f32>>, EmbedError> {
         let ep = if query {
             &self.settings.queries
         } else {
@@ -130,7 +154,10 @@ impl BlockingEmbedder {
             let vectors = self
                 .runtime
                 .block_on(self.client.embeddings(ep, chunk, self.settings.timeout))
-                .map_err(|e| format!("embeddings from {}: {e}", ep.shown_url()))?;
+                .map_err(|error| EmbedError::Failed {
+                    at: ep.shown_url(),
+                    error,
+                })?;
             out.extend(vectors);
         }
         Ok(out)
@@ -141,7 +168,7 @@ impl BlockingEmbedder {
     pub fn embed_missing(
         &self,
         memories: &mut Memories,
-    ) -> Result<Vec<(usize, Arc<Embedding>)>, String> {
+    ) -> Result<Vec<(usize, Arc<Embedding>)>, EmbedError> {
         let model = self.passage_model().to_string();
         let missing: Vec<usize> = (0..memories.entries().len())
             .filter(|&i| {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
-use super::{BATCH, EmbedSettings};
+use super::{BATCH, EmbedError, EmbedSettings};
 use crate::base::time::GameTime;
 use crate::llm::client::{Client, RetryPolicy};
 use crate::sim::clock::{Clock, DriveSteps, StepGate, StepMode};
@@ -54,7 +54,7 @@ enum Job {
 /// A finished request.
 struct Embedded {
     id: u64,
-    result: Result<Vec<Vec<f32>>, String>,
+    result: Result<Vec<Vec<f32>>, EmbedError>,
 }
 
 /// Calls, texts and failures so far, for the run's summary.
@@ -80,7 +80,7 @@ pub(crate) struct TownEmbeddings {
     /// Sent and not yet used, by job id (the order they are used in).
     jobs: BTreeMap<u64, Job>,
     /// Came back, not yet used.
-    arrived: BTreeMap<u64, Result<Vec<Vec<f32>>, String>>,
+    arrived: BTreeMap<u64, Result<Vec<Vec<f32>>, EmbedError>>,
     queries: HashMap<String, QueryVector>,
     /// Memories (resident, position) whose vectors are on their way.
     sending: HashSet<(Entity, usize)>,
@@ -95,13 +95,13 @@ pub(crate) struct TownEmbeddings {
 
 impl TownEmbeddings {
     /// A runtime and a client for `settings`.
-    pub(crate) fn start(settings: EmbedSettings) -> Result<Self, String> {
+    pub(crate) fn start(settings: EmbedSettings) -> Result<Self, EmbedError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("heartvale-embed")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the embedding runtime: {e}"))?;
+            .map_err(EmbedError::Runtime)?;
         let (tx, rx) = unbounded();
         Ok(Self {
             settings,
@@ -180,7 +180,10 @@ impl TownEmbeddings {
             let result = client
                 .embeddings(&ep, &texts, timeout)
                 .await
-                .map_err(|e| format!("embeddings from {}: {e}", ep.shown_url()));
+                .map_err(|error| EmbedError::Failed {
+                    at: ep.shown_url(),
+                    error,
+                });
             // The town may be gone; then nobody wants the answer.
             let _ = tx.send(Embedded { id, result });
         });
@@ -295,7 +298,7 @@ fn apply(
             Ok(v) => Some(v),
             Err(why) => {
                 e.usage.failed += 1;
-                e.failures.push(why);
+                e.failures.push(why.to_string());
                 e.paused_until = Some(clock.now.plus_minutes(PAUSE_MINUTES));
                 None
             }

@@ -195,7 +195,7 @@ impl LlmBrain {
 }
 
 /// Books a finished call with its endpoint's breaker and returns the answer, or
-/// the error as text. A replay miss also ends the run: replay must not guess.
+/// the error. A replay miss also ends the run: replay must not guess.
 pub(super) fn settle<'a>(
     brain: &mut LlmBrain,
     done: &'a Done,
@@ -203,7 +203,7 @@ pub(super) fn settle<'a>(
     now: GameTime,
     fail: &mut MessageWriter<FailSim>,
     id: &ResidentId,
-) -> Result<&'a ChatReply, String> {
+) -> Result<&'a ChatReply, &'a LlmError> {
     brain.breaker_result(pending.endpoint, done.result.is_ok(), now);
     match &done.result {
         Ok(reply) => Ok(reply),
@@ -214,7 +214,7 @@ pub(super) fn settle<'a>(
                     pending.purpose.kind().as_str()
                 )));
             }
-            Err(e.to_string())
+            Err(e)
         }
     }
 }

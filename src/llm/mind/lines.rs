@@ -60,7 +60,7 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
             now,
         };
         let parsed = match settle(&mut calls.brain, &done, &pending, now, &mut fail, &id) {
-            Err(e) => Err((CallOutcome::Error, e)),
+            Err(e) => Err((CallOutcome::Error, e.to_string())),
             Ok(reply) => {
                 let (line, ends, emotion) = line_from_text(&reply.content, speaker);
                 let said = Delivered::from_model(line, ends, emotion);

@@ -76,7 +76,7 @@ impl Recaps<'_, '_> {
             now,
         };
         let text = match settle(brain, done, pending, now, &mut self.fail, &id) {
-            Err(e) => Err((CallOutcome::Error, e)),
+            Err(e) => Err((CallOutcome::Error, e.to_string())),
             Ok(reply) => {
                 let t = reply
                     .content
@@ -245,7 +245,7 @@ impl Summaries<'_, '_> {
             }
             failed => {
                 let (outcome, why) = match failed {
-                    Err(e) => (CallOutcome::Error, e),
+                    Err(e) => (CallOutcome::Error, e.to_string()),
                     Ok(_) => (CallOutcome::Invalid, "not a Chinese summary".to_string()),
                 };
                 call.log(

@@ -230,7 +230,10 @@ pub fn plugin(app: &mut App) {
 
 /// Starts the bridge and gives every routed resident an [`AsyncMind`]. Call
 /// after `sim::setup_world`, before the first update.
-pub fn attach(world: &mut World, settings: LlmSettings) -> Result<(), String> {
+pub fn attach(
+    world: &mut World,
+    settings: LlmSettings,
+) -> Result<(), crate::llm::calls::StartError> {
     let scenario = world.resource::<LoadedScenario>().0.clone();
     let bridge = crate::llm::calls::start_bridge(&settings, crate::llm::calls::Shape::Town)?;
     let roster_entities = world.resource::<Roster>().entities().to_vec();

@@ -164,11 +164,11 @@ impl PlanCalls<'_, '_> {
     ) -> Verdict {
         let now = self.inputs.clock.now;
         let reply = match settle(&mut self.brain, done, pending, now, &mut self.fail, id) {
-            Err(e) => return Verdict::Failed(e),
+            Err(e) => return Verdict::Failed(e.to_string()),
             Ok(reply) => reply,
         };
         let plan = match plan_from_text(&reply.content) {
-            Err(problem) => return Verdict::Unusable(problem),
+            Err(problem) => return Verdict::Unusable(problem.0),
             Ok(plan) => plan,
         };
         let problem =

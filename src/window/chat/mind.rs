@@ -1,7 +1,7 @@
 //! The resident's model answering the player in the window. The prompt is
 //! built between frames from the very context the turn will use (the turn
-//! previewed on a copy), sent through a bridge of its own, and the turn is
-//! taken when the answer is back — the frame never waits. A failed or empty
+//! previewed on a copy), sent through the run's calls (recorded with them),
+//! and the turn is taken when the answer is back — the frame never waits. A failed or empty
 //! answer: the built-in brain, in character.
 
 use std::sync::Arc;
@@ -9,8 +9,9 @@ use std::sync::Arc;
 use bevy::prelude::*;
 
 use crate::llm::LlmSettings;
-use crate::llm::bridge::{Bridge, Job};
+use crate::llm::calls::{CallError, Calls, Ticket};
 use crate::llm::companion::{reply_request, usable_reply};
+use crate::llm::pool::Pool;
 use crate::scenario::ResidentId;
 use crate::sim::companion::chat_preview;
 use crate::sim::residents::{Persona, Roster};
@@ -19,18 +20,15 @@ use crate::sim::town::ActiveTuning;
 /// The models the player's chats go to, when an LLM is configured.
 #[derive(Resource)]
 pub(crate) struct ChatMind {
-    bridge: Bridge,
+    calls: Calls,
     llm: LlmSettings,
-    next_job: u64,
 }
 
 impl ChatMind {
     pub(crate) fn new(llm: &LlmSettings) -> Option<Self> {
-        let bridge = crate::llm::calls::start_side_bridge(llm).ok()?;
         Some(Self {
-            bridge,
+            calls: Calls::start(llm).ok()?,
             llm: llm.clone(),
-            next_job: 0,
         })
     }
 }
@@ -38,7 +36,8 @@ impl ChatMind {
 /// A message waiting for the model's answer.
 #[derive(Debug, Clone)]
 pub(super) struct Waiting {
-    job: u64,
+    ticket: Ticket,
+    pool: Arc<Pool>,
     pub(super) resident: ResidentId,
     pub(super) message: String,
     name: String,
@@ -63,19 +62,14 @@ pub(super) fn ask(world: &mut World, who: &ResidentId, message: &str) -> Option<
             temperature,
         ));
     })?;
-    let mut mind = world.resource_mut::<ChatMind>();
-    mind.next_job += 1;
-    let job = mind.next_job;
-    mind.bridge.send(Job {
-        id: job,
-        priority: 255,
-        pool: Arc::new(endpoint),
-        affinity: None,
-        request: request?,
-        pieces: None,
-    });
+    let pool = Arc::new(endpoint);
+    let ticket = world
+        .resource::<ChatMind>()
+        .calls
+        .send(&pool, request?, None);
     Some(Waiting {
-        job,
+        ticket,
+        pool,
         resident: who.clone(),
         message: message.to_string(),
         name: profile.name.clone(),
@@ -84,15 +78,13 @@ pub(super) fn ask(world: &mut World, who: &ResidentId, message: &str) -> Option<
 
 /// The model's reply to `waiting` once it is back (or why there is none);
 /// `None` while the call is under way.
-pub(super) fn answered(world: &mut World, waiting: &Waiting) -> Option<Result<String, String>> {
+pub(super) fn answered(world: &mut World, waiting: &Waiting) -> Option<Result<String, CallError>> {
     let Some(mind) = world.get_resource::<ChatMind>() else {
-        return Some(Err("no model".into()));
+        return Some(Err(CallError::NoModel));
     };
-    while let Some(done) = mind.bridge.try_recv() {
-        if done.id == waiting.job {
-            let reply = done.result.map_err(|e| e.to_string());
-            return Some(reply.and_then(|r| usable_reply(&r.content, &waiting.name)));
-        }
-    }
-    None
+    let result = mind.calls.take(waiting.ticket)?;
+    Some(match result {
+        Ok(reply) => usable_reply(&reply.content, &waiting.name).map_err(CallError::from),
+        Err(e) => Err(CallError::failed(&waiting.pool, e)),
+    })
 }

@@ -65,14 +65,16 @@ fn answer(world: &mut World) {
             world.resource_mut::<ChatPanel>().waiting = Some(w);
             return;
         };
-        if let Err(why) = &reply {
-            warn!("the chat's model did not answer ({why}); the built-in brain does");
-        }
+        let reply = reply
+            .inspect_err(|why| {
+                warn!("the chat's model did not answer ({why}); the built-in brain does")
+            })
+            .ok();
         chat_turn(
             world,
             &w.resident,
             (&w.message, None),
-            &mut |cx: &ReplyContext<'_>| reply.clone().unwrap_or_else(|_| builtin::reply(cx)),
+            &mut |cx: &ReplyContext<'_>| reply.clone().unwrap_or_else(|| builtin::reply(cx)),
         );
     }
     let Some((id, text)) = world.get_resource_mut::<ChatPanel>().and_then(|mut p| {

@@ -4,8 +4,8 @@
 //! shows where the session is, the goal queues (inserted goals marked) and
 //! every variable by scope, as the design's debugging page does.
 //!
-//! LLM steps go to the configured endpoint through a bridge of their own
-//! (never blocking a frame); with none, or when a call fails, the engine's
+//! LLM steps go to the configured endpoint through the run's calls
+//! (recorded with them; never blocking a frame); with none, or when a call fails, the engine's
 //! built-in offline answers serve.
 
 mod panels;
@@ -18,7 +18,7 @@ use bevy_egui::EguiPrimaryContextPass;
 use super::ViewSet;
 use crate::base::time::GameTime;
 use crate::context::{Budgeting, PromptBudget};
-use crate::llm::bridge::{Bridge, Job};
+use crate::llm::calls::{Calls, Ticket};
 use crate::llm::pool::Pool;
 use crate::llm::script::step_request;
 use crate::scenario::{Profile, ResidentId};
@@ -64,8 +64,8 @@ pub(crate) struct Session {
     /// last good version).
     pub(crate) script_error: Option<String>,
     pub(crate) host: Host,
-    /// The bridge job under way and the engine request it answers.
-    inflight: Option<(u64, u64)>,
+    /// The call under way and the engine request it answers.
+    inflight: Option<(Ticket, u64)>,
     /// The host's warnings already logged.
     warned: usize,
 }
@@ -73,21 +73,19 @@ pub(crate) struct Session {
 /// The endpoint counselling calls go to, when an LLM is configured.
 #[derive(Resource)]
 pub(crate) struct CounselMind {
-    bridge: Bridge,
+    calls: Calls,
     endpoint: Arc<Pool>,
     temperature: f32,
-    next_job: u64,
 }
 
 impl CounselMind {
     pub(super) fn new(settings: &crate::llm::LlmSettings) -> Option<Self> {
         let endpoint = settings.default.clone()?;
-        let bridge = crate::llm::calls::start_side_bridge(settings).ok()?;
+        let calls = Calls::start(settings).ok()?;
         Some(Self {
-            bridge,
+            calls,
             endpoint: Arc::new(endpoint),
             temperature: settings.temperature,
-            next_job: 0,
         })
     }
 }
@@ -240,8 +238,8 @@ fn keep_record(mut panel: ResMut<CounselPanel>, mut courses: ResMut<CounselCours
     }
 }
 
-/// Answers the session's LLM steps: through the bridge when there is a
-/// model, else (or on failure) offline.
+/// Answers the session's LLM steps: with the model when there is one, else
+/// (or on failure) offline.
 fn drive(
     mut panel: ResMut<CounselPanel>,
     clock: Res<Clock>,
@@ -251,22 +249,20 @@ fn drive(
     let Some(s) = panel.session.as_mut() else {
         return;
     };
-    if let (Some(mind), Some((job, request))) = (mind.as_mut(), s.inflight) {
-        while let Some(done) = mind.bridge.try_recv() {
-            if done.id != job {
-                continue;
+    if let (Some(mind), Some((ticket, request))) = (mind.as_mut(), s.inflight) {
+        let Some(result) = mind.calls.take(ticket) else {
+            return;
+        };
+        s.inflight = None;
+        let r = match result {
+            Ok(reply) => s.host.reply(&s.script, &now, request, reply.content),
+            Err(e) => {
+                warn!("counselling call failed, answering offline: {e}");
+                s.host.reply_offline(&s.script, &now)
             }
-            s.inflight = None;
-            let r = match done.result {
-                Ok(reply) => s.host.reply(&s.script, &now, request, reply.content),
-                Err(e) => {
-                    warn!("counselling call failed, answering offline: {e}");
-                    s.host.reply_offline(&s.script, &now)
-                }
-            };
-            if let Err(e) = r {
-                warn!("counselling session: {e}");
-            }
+        };
+        if let Err(e) = r {
+            warn!("counselling session: {e}");
         }
         return;
     }
@@ -274,25 +270,15 @@ fn drive(
         return;
     };
     match mind {
-        Some(mut mind) => {
-            mind.next_job += 1;
-            let job = mind.next_job;
+        Some(mind) => {
             let request = step_request(
                 req.prompt.clone(),
                 400,
                 req.schema.as_ref(),
                 mind.temperature,
             );
-            let endpoint = mind.endpoint.clone();
-            mind.bridge.send(Job {
-                id: job,
-                priority: 255,
-                pool: endpoint,
-                affinity: None,
-                request,
-                pieces: None,
-            });
-            s.inflight = Some((job, req.id));
+            let ticket = mind.calls.send(&mind.endpoint, request, None);
+            s.inflight = Some((ticket, req.id));
         }
         None => {
             if let Err(e) = s.host.reply_offline(&s.script, &now) {
