@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use crate::llm::LlmSettings;
 use crate::scenario::Scenario;
 use crate::sim::clock::Clock;
-use crate::sim::end::SimOutcome;
 use crate::sim::event_log::EventLog;
+use crate::sim::outcome::SimOutcome;
 use crate::sim::{self, RunSettings};
 
 /// A headless app with the whole simulation, one step per `update()`.

@@ -500,7 +500,7 @@ fn record_then_replay_gives_the_same_log_byte_for_byte() {
     let app = one_day(8, settings);
     let failure = app
         .world()
-        .resource::<heartvale::sim::end::SimFailure>()
+        .resource::<heartvale::sim::outcome::SimFailure>()
         .0
         .clone();
     assert!(

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use heartvale::headless::{default_scenario, headless_app};
 use heartvale::save::{self, TownSource};
 use heartvale::sim::clock::Clock;
-use heartvale::sim::end::SimOutcome;
 use heartvale::sim::event_log::EventLog;
+use heartvale::sim::outcome::SimOutcome;
 use heartvale::sim::residents::Walking;
 
 mod util;

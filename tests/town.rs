@@ -43,7 +43,7 @@ fn run_scenario(scenario: Arc<Scenario>, seed: u64) -> Run {
     let mut steps = 0;
     while !app
         .world()
-        .resource::<heartvale::sim::end::SimOutcome>()
+        .resource::<heartvale::sim::outcome::SimOutcome>()
         .ended()
     {
         app.update();
@@ -446,9 +446,13 @@ fn a_manual_stop_ends_the_run() {
     for _ in 0..90 {
         app.update();
     }
-    app.world_mut().write_message(heartvale::sim::end::StopSim);
+    app.world_mut()
+        .write_message(heartvale::sim::outcome::StopSim);
     app.update();
-    let outcome = app.world().resource::<heartvale::sim::end::SimOutcome>().0;
+    let outcome = app
+        .world()
+        .resource::<heartvale::sim::outcome::SimOutcome>()
+        .0;
     assert_eq!(outcome, Some(heartvale::sim::event_log::EndReason::Stopped));
     let steps = app.world().resource::<Clock>().steps;
     app.update();

@@ -185,6 +185,17 @@ pub fn clock_text(minute: u32) -> String {
     format!("{:02}:{:02}", (minute / 60) % 24, minute % 60)
 }
 
+/// "4月8日傍晚六点": a moment by its date, whenever it is seen from.
+pub fn date_text(at: GameTime) -> String {
+    format!(
+        "{}月{}日{}{}",
+        chrono::Datelike::month(&at.date()),
+        chrono::Datelike::day(&at.date()),
+        at.period(),
+        spoken_clock(at.minute_of_day())
+    )
+}
+
 /// A time of day as it is said: `六点`, `六点半`, `十点一刻`, `九点零五分`
 /// (twelve-hour; the period — 傍晚, 上午 — goes before it).
 pub fn spoken_clock(minute: u32) -> String {

@@ -11,8 +11,8 @@ use crate::llm::accounting::ResidentUsage;
 use crate::llm::cassette::CassetteMode;
 use crate::llm::embed::town::TownEmbeddings;
 use crate::sim::clock::Clock;
-use crate::sim::end::SimOutcome;
 use crate::sim::event_log::EventLog;
+use crate::sim::outcome::SimOutcome;
 use crate::sim::residents::{Needs, Persona, Resident, Roster, RosterIdx, Tally};
 
 /// Residents shown in the summary table (a big town's rest is counted).

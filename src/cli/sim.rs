@@ -16,9 +16,9 @@ use crate::headless::{headless_app_with_llm, run_to_end};
 use crate::llm::embed::EmbedSettings;
 use crate::llm::embed::town::TownEmbeddings;
 use crate::sim::clock::Clock;
-use crate::sim::end::{SimFailure, SimOutcome, StopSim};
 use crate::sim::event_log::EndReason;
 use crate::sim::event_log::EventLog;
+use crate::sim::outcome::{SimFailure, SimOutcome, StopSim};
 
 /// Runs the town to its end; prints the summary (and the step timings when asked).
 pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {

@@ -126,7 +126,7 @@ impl LlmStats {
     }
 
     /// Counts the requests of one call per member that took them.
-    pub fn tries(&mut self, tries: &[crate::llm::bridge::Try]) {
+    pub fn tries(&mut self, tries: &[crate::llm::pool::Try]) {
         for t in tries {
             let m = self.members.entry(t.member.clone()).or_default();
             m.calls += 1;

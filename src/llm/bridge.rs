@@ -10,13 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
-use serde::{Deserialize, Serialize};
 
 use super::cassette::{Cassette, Recorded};
 use super::client::{
     ChatReply, ChatRequest, Client, DEFAULT_MAX_BODY, LlmError, Pieces, RetryPolicy,
 };
-use super::pool::{Outcome, Pick, Pool, Router};
+use super::pool::{Outcome, Pick, Pool, Router, Try};
 
 /// One call to make.
 #[derive(Debug, Clone)]
@@ -34,17 +33,6 @@ pub struct Job {
     /// Where a streamed answer's pieces go as they come (a view of it being
     /// written); the whole answer comes back as usual.
     pub pieces: Option<Pieces>,
-}
-
-/// One request to one member of a pool, as booked per member.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Try {
-    /// The member's URL, as shown (no user info).
-    pub member: String,
-    /// Whether it answered.
-    pub ok: bool,
-    /// Wall-clock milliseconds it took.
-    pub latency_ms: u64,
 }
 
 /// A finished call.

@@ -10,9 +10,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::bridge::Try;
 use super::client::{ChatReply, ChatRequest, LlmError};
-use super::pool::Pool;
+use super::pool::{Pool, Try};
 
 const CALLS: &str = "calls.jsonl";
 const META: &str = "meta.json";

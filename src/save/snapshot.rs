@@ -12,7 +12,7 @@ use crate::sim::clock::Clock;
 use crate::sim::companion::{Companions, CounselCourses};
 use crate::sim::knowledge::{Fact, FactWords, Knowledge};
 use crate::sim::memory::{Memories, Memory};
-use crate::sim::notices::NoticeBoard;
+use crate::sim::notice_board::NoticeBoard;
 use crate::sim::residents::{
     Activity, Agenda, Census, MapPosition, Needs, NightState, Relationship, Relationships,
     Resident, ResidentRng, Roster, RosterIdx, Tally, Thinking, Walking, Whereabouts,
@@ -180,7 +180,7 @@ pub fn take(world: &mut World) -> TownSnapshot {
     TownSnapshot {
         seed: settings.seed,
         days: settings.days,
-        ended: world.resource::<crate::sim::end::SimOutcome>().ended(),
+        ended: world.resource::<crate::sim::outcome::SimOutcome>().ended(),
         now: clock.now,
         steps: clock.steps,
         residents,

@@ -13,7 +13,7 @@ use super::source::TownSource;
 use crate::base::time::GameTime;
 use crate::scenario::{ResidentId, Town};
 use crate::sim::memory::{Embedding, Memory};
-use crate::sim::notices::{Notice, NoticeBoard};
+use crate::sim::notice_board::{Notice, NoticeBoard};
 use crate::sim::residents::{Needs, Relationship, RosterIdx};
 use crate::sim::social::meetings::Meeting;
 

@@ -4,11 +4,11 @@
 use bevy::prelude::*;
 
 use super::clock::Clock;
-use super::event_log::{EventBody, SimEvent};
-use super::notices::NoticeBoard;
+use super::event_log::events::{EventBody, SimEvent};
+use super::notice_board::NoticeBoard;
+use super::residents::spawn::spread_position;
 use super::residents::{
     Activity, ActivityKind, MapPosition, NightState, Resident, Tally, Walking, Whereabouts,
-    spread_position,
 };
 use super::{SimSet, SimStep};
 use crate::scenario::{LocIdx, Service, Town};

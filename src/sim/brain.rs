@@ -8,13 +8,14 @@ use std::sync::Arc;
 use bevy::prelude::Resource;
 use serde::{Deserialize, Serialize};
 
-use super::knowledge::{About, FactWords, Knowledge};
-use super::memory::Memory;
-use super::notices::NoticeBoard;
-use super::residents::{
-    Activity, ActivityKind, Agenda, Census, Needs, Relationship, Relationships, Roster, RosterIdx,
-};
-use super::social::Cue;
+use super::knowledge::facts::{About, Knowledge};
+use super::knowledge::words::FactWords;
+use super::memory::store::Memory;
+use super::notice_board::NoticeBoard;
+use super::residents::census::Census;
+use super::residents::roster::{Roster, RosterIdx};
+use super::residents::{Activity, ActivityKind, Agenda, Needs, Relationship, Relationships};
+use super::social::cue::Cue;
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Town, Tuning, WorkRole};
 
@@ -117,7 +118,7 @@ pub struct LineContext<'a> {
     /// The gathering's place name.
     pub(crate) inviting_place: Option<&'a str>,
     /// The speaker answers the listener's invitation: yes or no, and why.
-    pub(crate) answering_invite: Option<crate::sim::social::InviteReason>,
+    pub(crate) answering_invite: Option<crate::sim::social::invites::InviteReason>,
     /// The conversation is the organiser's address to the guests of this
     /// gathering (under way where they talk).
     pub(crate) hosting: Option<&'a Gathering>,
@@ -127,9 +128,9 @@ pub struct LineContext<'a> {
     /// [`crate::sim::social::spoken::line_hash`]).
     pub(crate) spoken: &'a [(i64, u64)],
     /// The conversation so far.
-    pub(crate) history: &'a [crate::sim::social::ChatMessage],
+    pub(crate) history: &'a [crate::sim::social::message::ChatMessage],
     /// What brought them together.
-    pub(crate) trigger: crate::sim::social::Trigger,
+    pub(crate) trigger: crate::sim::social::message::Trigger,
     /// One of them works where they talk.
     pub(crate) at_work: bool,
     /// A gathering the speaker means to go to that has not begun (and does

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::end::{SimOutcome, StopSim};
+use super::outcome::{SimOutcome, StopSim};
 use super::{RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::Scenario;

@@ -9,8 +9,10 @@ use std::sync::Arc;
 use bevy::prelude::*;
 
 use super::clock::Clock;
-use super::memory::{Memories, MemoryKind, MemorySearch};
-use super::residents::{Persona, Roster};
+use super::memory::MemorySearch;
+use super::memory::store::{Memories, MemoryKind};
+use super::residents::Persona;
+use super::residents::roster::Roster;
 use super::town::ActiveTuning;
 use crate::companion::said::{Act, Topic};
 use crate::companion::session::{ReplyContext, Setting};

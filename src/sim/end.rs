@@ -4,32 +4,11 @@
 use bevy::prelude::*;
 
 use super::clock::Clock;
-use super::event_log::{EndReason, EventBody, EventLog, SimEvent};
+use super::event_log::EventLog;
+use super::event_log::events::{EndReason, EventBody, SimEvent};
+use super::outcome::{FailSim, SimFailure, SimOutcome, StopSim};
 use super::residents::{Activity, ActivityKind, Resident};
 use super::{SimSet, SimStep};
-
-/// Whether (and why) the run has ended.
-#[derive(Resource, Debug, Clone, Default, PartialEq)]
-pub struct SimOutcome(pub Option<EndReason>);
-
-impl SimOutcome {
-    /// Whether the run has ended.
-    pub fn ended(&self) -> bool {
-        self.0.is_some()
-    }
-}
-
-/// Ask the simulation to stop at the end of the current step.
-#[derive(Message, Debug, Clone, Copy)]
-pub struct StopSim;
-
-/// The run cannot go on (e.g. a replay has no recorded answer); it ends this step.
-#[derive(Message, Debug, Clone)]
-pub struct FailSim(pub String);
-
-/// Why the run failed, when it did.
-#[derive(Resource, Debug, Clone, Default)]
-pub struct SimFailure(pub Option<String>);
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SimOutcome>()

@@ -6,9 +6,11 @@
 
 use serde::Serialize;
 
-use super::knowledge::{Fact, FactWords, Knowledge};
-use super::memory::Memory;
-use super::residents::{Relationships, RosterIdx};
+use super::knowledge::facts::{Fact, Knowledge};
+use super::knowledge::words::FactWords;
+use super::memory::store::Memory;
+use super::residents::Relationships;
+use super::residents::roster::RosterIdx;
 use crate::base::time::GameTime;
 use crate::recall::Segmenter;
 use crate::scenario::{PhraseBank, Profile};
@@ -64,8 +66,9 @@ impl<'w> Interview<'w> {
     /// The resident at `idx` as the world holds it now (none: it lacks
     /// what an answer is made from).
     pub fn of(world: &'w bevy::prelude::World, idx: RosterIdx) -> Option<Self> {
-        use super::memory::{Memories, MemorySearch};
-        let roster = world.resource::<super::residents::Roster>();
+        use super::memory::MemorySearch;
+        use super::memory::store::Memories;
+        let roster = world.resource::<super::residents::roster::Roster>();
         let entity = roster.entity_of(idx);
         let scenario = &world.get_resource::<super::LoadedScenario>()?.0;
         Some(Interview {

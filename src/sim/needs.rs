@@ -3,7 +3,8 @@
 use bevy::prelude::*;
 
 use super::clock::Clock;
-use super::residents::{Activity, ActivityKind, Census, Needs, Resident, Walking};
+use super::residents::census::Census;
+use super::residents::{Activity, ActivityKind, Needs, Resident, Walking};
 use super::town::ActiveTuning;
 use super::{SimSet, SimStep};
 use crate::scenario::{Service, Town};

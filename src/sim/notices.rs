@@ -5,79 +5,18 @@ use bevy::prelude::*;
 use rand::RngExt;
 
 use super::actions::PassedBy;
-use super::event_log::{EventBody, SimEvent};
-use super::residents::{
-    Agenda, Appointment, Census, Heard, Persona, Relationships, Resident, ResidentRng, Roster,
-};
+use super::event_log::events::{EventBody, SimEvent};
+use super::notice_board::NoticeBoard;
+use super::residents::census::Census;
+use super::residents::roster::Roster;
+use super::residents::{Agenda, Appointment, Heard, Persona, Relationships, Resident, ResidentRng};
+use super::social::invites::attendance_chance;
 use super::town::Gatherings;
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
-use crate::scenario::{Gathering, LocIdx, Profile, ResidentId};
+use crate::scenario::{Gathering, LocIdx, Profile};
 use crate::sim::StepCx;
-use crate::sim::residents::RosterIdx;
-
-/// A notice on a board.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct Notice {
-    /// Its number (1-based, in posting order).
-    pub(crate) id: u32,
-    /// Who posted it.
-    pub(crate) author: ResidentId,
-    /// When.
-    pub(crate) posted: GameTime,
-    /// The board's place.
-    pub(crate) location: LocIdx,
-    /// What it says.
-    pub(crate) text: String,
-}
-
-/// Every notice posted, oldest first.
-#[derive(Resource, Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct NoticeBoard {
-    /// The notices, oldest first.
-    pub(crate) notices: Vec<Notice>,
-}
-
-impl NoticeBoard {
-    /// Posts a notice and returns its number.
-    pub fn post(
-        &mut self,
-        author: ResidentId,
-        time: GameTime,
-        location: LocIdx,
-        text: String,
-    ) -> u32 {
-        let id = self.notices.len() as u32 + 1;
-        self.notices.push(Notice {
-            id,
-            author,
-            posted: time,
-            location,
-            text,
-        });
-        id
-    }
-
-    /// Places that have at least one notice, in order.
-    pub fn locations(&self) -> Vec<LocIdx> {
-        let mut l: Vec<LocIdx> = self.notices.iter().map(|n| n.location).collect();
-        l.sort();
-        l.dedup();
-        l
-    }
-
-    /// Notices on the board at `location`.
-    pub fn at(&self, location: LocIdx) -> impl Iterator<Item = &Notice> {
-        self.notices.iter().filter(move |n| n.location == location)
-    }
-
-    /// Whether `author` has already posted `text`.
-    pub fn posted_by(&self, author: &ResidentId, text: &str) -> bool {
-        self.notices
-            .iter()
-            .any(|n| &n.author == author && n.text == text)
-    }
-}
+use crate::sim::residents::roster::RosterIdx;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<NoticeBoard>()
@@ -94,20 +33,6 @@ pub fn decide_attendance(
     rng: &mut impl rand::Rng,
 ) -> bool {
     rng.random::<f32>() < attendance_chance(me, heard, bond_with_organiser)
-}
-
-/// The chance [`decide_attendance`] rolls against.
-pub fn attendance_chance(me: &Profile, heard: Heard, bond_with_organiser: f32) -> f32 {
-    let p = &me.personality;
-    let mut chance = 0.25
-        + 0.3 * p.conscientiousness / 100.0
-        + 0.25 * p.extraversion / 100.0
-        + 0.1 * p.agreeableness / 100.0
-        + 0.2 * bond_with_organiser / 100.0;
-    if matches!(heard, Heard::Invitation | Heard::Told) {
-        chance *= 0.7;
-    }
-    chance.clamp(0.05, 0.95)
 }
 
 /// Learns of gathering `g`: adds it to the agenda and logs the decision
@@ -172,7 +97,7 @@ fn read_notices(
     roster: Res<Roster>,
     (mut passers, mut learn): (
         MessageReader<PassedBy>,
-        MessageWriter<crate::sim::knowledge::Learn>,
+        MessageWriter<crate::sim::knowledge::facts::Learn>,
     ),
     mut q: Query<(
         &Resident,
@@ -223,12 +148,12 @@ fn read_notices(
                 },
             });
             for g in gatherings.iter().filter(|g| g.organiser == n.author) {
-                learn.write(crate::sim::knowledge::Learn {
+                learn.write(crate::sim::knowledge::facts::Learn {
                     who: idx,
-                    about: crate::sim::knowledge::About::Gathering {
+                    about: crate::sim::knowledge::facts::About::Gathering {
                         gathering: g.id as u16,
                     },
-                    source: crate::sim::knowledge::Source::Notice { id: n.id },
+                    source: crate::sim::knowledge::facts::Source::Notice { id: n.id },
                     time: cx.clock.now,
                 });
                 learn_gathering(

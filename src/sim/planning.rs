@@ -5,20 +5,23 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::actions::ActionBegan;
+use super::brain::ActiveBrain;
 use super::clock::Clock;
-use super::event_log::{EventBody, SimEvent};
-use super::memory::Memories;
-use super::notices::NoticeBoard;
+use super::event_log::events::{EventBody, SimEvent};
+use super::memory::store::Memories;
+use super::notice_board::NoticeBoard;
+use super::residents::census::Census;
+use super::residents::roster::Roster;
 use super::residents::{
-    Activity, ActivityKind, ActivityText, Agenda, AsyncMind, Census, Needs, Persona, Relationships,
-    Resident, ResidentRng, Roster, Tally, Thinking, Walking, Whereabouts,
+    Activity, ActivityKind, ActivityText, Agenda, AsyncMind, Needs, Persona, Relationships,
+    Resident, ResidentRng, Tally, Thinking, Walking, Whereabouts,
 };
 use super::town::{ActiveTuning, Gatherings};
-use super::{ActiveBrain, RunSettings, SimSet, SimStep};
+use super::{RunSettings, SimSet, SimStep};
 use crate::scenario::{LocIdx, Service, Town, Tuning};
 use crate::sim::brain::{Plan, PlanContext};
-use crate::sim::residents::RosterIdx;
-use crate::sim::social::Talking;
+use crate::sim::residents::roster::RosterIdx;
+use crate::sim::social::message::Talking;
 
 /// A resident needs a plan.
 #[derive(Message, Debug, Clone, Copy)]

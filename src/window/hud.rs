@@ -11,7 +11,7 @@ use super::reload::ReloadStatus;
 use super::select::UiWantsInput;
 use super::{AssetDir, FONT, ViewSet};
 use crate::sim::clock::{Clock, SimSpeed};
-use crate::sim::end::SimOutcome;
+use crate::sim::outcome::SimOutcome;
 use crate::sim::residents::Census;
 use crate::sim::residents::RosterIdx;
 use crate::sim::social::SocialState;

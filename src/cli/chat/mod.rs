@@ -31,9 +31,9 @@ use crate::scenario::ResidentId;
 use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
 use crate::sim::companion::{Companions, chat_turn};
-use crate::sim::end::SimOutcome;
 use crate::sim::event_log::EventLog;
 use crate::sim::memory::Memories;
+use crate::sim::outcome::SimOutcome;
 use crate::sim::residents::Roster;
 
 /// Runs the chat; exit 0 when the input ends or says `/quit`.

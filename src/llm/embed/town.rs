@@ -19,8 +19,8 @@ use super::{BATCH, EmbedError, EmbedSettings};
 use crate::base::time::GameTime;
 use crate::llm::client::{Client, RetryPolicy};
 use crate::sim::clock::{Clock, DriveSteps, StepGate, StepMode};
-use crate::sim::end::SimOutcome;
 use crate::sim::memory::{Embedding, Memories};
+use crate::sim::outcome::SimOutcome;
 use crate::sim::{SimSet, SimStep};
 
 /// After a failed request, game minutes with no new ones (recall goes on by

@@ -6,8 +6,8 @@ use bevy::prelude::*;
 use super::LlmBrain;
 use crate::context::LayerTokens;
 use crate::sim::clock::Clock;
-use crate::sim::end::SimOutcome;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, EventBody, SimEvent};
+use crate::sim::outcome::SimOutcome;
 use crate::sim::residents::{Roster, RosterIdx};
 
 /// Closes game days for accounting (`llm_usage` events), and the last one at the end.

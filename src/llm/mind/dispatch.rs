@@ -14,8 +14,8 @@ use crate::llm::prompts::Prompt;
 use crate::llm::schema::PLAN_SCHEMA_NAME;
 use crate::scenario::ResidentId;
 use crate::sim::clock::{StepGate, StepMode};
-use crate::sim::end::{FailSim, SimOutcome};
 use crate::sim::event_log::CallKind;
+use crate::sim::outcome::{FailSim, SimOutcome};
 use crate::sim::residents::RosterIdx;
 
 /// Each frame: take every finished call off the channel; a headless run waits

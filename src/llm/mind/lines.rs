@@ -13,9 +13,9 @@ use crate::llm::client::{ChatRequest, Format};
 use crate::llm::embed::town::{QueryVector, TownEmbeddings};
 use crate::llm::parse::line_from_text;
 use crate::llm::prompts::{self, LineExtras};
-use crate::sim::end::FailSim;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
 use crate::sim::memory::Recollection;
+use crate::sim::outcome::FailSim;
 
 /// How many memories a line prompt recalls.
 const RECALLED: usize = 5;

@@ -15,9 +15,9 @@ use crate::llm::parse::plan_from_text;
 use crate::llm::prompts::{self, OtherResident};
 use crate::scenario::{LocIdx, ResidentId, Town};
 use crate::sim::brain::Plan;
-use crate::sim::end::FailSim;
 use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
 use crate::sim::memory::{Memory, MemorySearch};
+use crate::sim::outcome::FailSim;
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest};
 use crate::sim::residents::{Activity, Census, Roster, RosterIdx, Thinking, Walking, Whereabouts};
 

@@ -11,6 +11,8 @@ pub(crate) use router::{Outcome, Pick, Router};
 
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use super::client::{ApiKey, ChatReply, ChatRequest, Client, Endpoint, LlmError};
 
 /// One server of a pool.
@@ -124,6 +126,17 @@ impl Pool {
         }
         Err(last)
     }
+}
+
+/// One request to one member of a pool, as booked per member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Try {
+    /// The member's URL, as shown (no user info).
+    pub member: String,
+    /// Whether it answered.
+    pub ok: bool,
+    /// Wall-clock milliseconds it took.
+    pub latency_ms: u64,
 }
 
 #[cfg(test)]

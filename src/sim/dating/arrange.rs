@@ -12,7 +12,9 @@ use super::{Cupid, REPEAT_AFTER_DAYS, TownDates, book};
 use crate::scenario::RelationKind;
 use crate::sim::RunSettings;
 use crate::sim::clock::Clock;
-use crate::sim::residents::{Census, Persona, Relationships, Resident, RosterIdx};
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::RosterIdx;
+use crate::sim::residents::{Persona, Relationships, Resident};
 use crate::sim::social::analysis;
 use crate::sim::town::{ActiveTuning, Gatherings};
 

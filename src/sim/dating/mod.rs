@@ -24,7 +24,7 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::residents::{Roster, RosterIdx};
+use super::residents::roster::{Roster, RosterIdx};
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::cupid::{Avatar, Date, Message as Line, OfflineMinds, SceneBank};

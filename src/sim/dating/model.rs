@@ -15,7 +15,7 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use super::TownDates;
 use crate::cupid::{Answer, Date, Message as Line, Minds, Posed, Recording};
 use crate::sim::clock::{StepGate, StepMode};
-use crate::sim::end::SimOutcome;
+use crate::sim::outcome::SimOutcome;
 
 /// Minds for a date with this seed, and where their streamed answers' pieces
 /// go (the 💘 panel shows the answer being written).

@@ -15,14 +15,15 @@ use crate::scenario::Town;
 use crate::sim::RunSettings;
 use crate::sim::brain::Plan;
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{
-    ConversationMemory, DateChoice, DateEnded, DateOutcome, DateRoundPlayed, DateStarted,
-    EventBody, RelationshipDelta, SimEvent,
+use crate::sim::event_log::dates::{
+    DateChoice, DateEnded, DateOutcome, DateRoundPlayed, DateStarted,
 };
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::event_log::ties::{ConversationMemory, RelationshipDelta};
 use crate::sim::planning::{PlanReady, RequestCounter};
-use crate::sim::residents::{
-    Activity, ActivityKind, Census, Persona, Relationships, Roster, RosterIdx, Thinking,
-};
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::{Roster, RosterIdx};
+use crate::sim::residents::{Activity, ActivityKind, Persona, Relationships, Thinking};
 use crate::sim::social::SocialState;
 use crate::sim::social::analysis;
 use crate::sim::town::ActiveTuning;
@@ -165,7 +166,7 @@ pub(super) struct Dating<'w, 's> {
     model: Option<Res<'w, ModelDates>>,
     dates: ResMut<'w, TownDates>,
     social: ResMut<'w, SocialState>,
-    learn: MessageWriter<'w, crate::sim::knowledge::Learn>,
+    learn: MessageWriter<'w, crate::sim::knowledge::facts::Learn>,
     events: MessageWriter<'w, SimEvent>,
     people: Query<
         'w,
@@ -399,11 +400,11 @@ impl Dating<'_, '_> {
         // The host saw it all: it is no news to the host (the two learn it
         // from the `date_end` below).
         let now = self.clock.now;
-        let went = crate::sim::knowledge::DateWent::of(outcome, Band::of(score));
-        self.learn.write(crate::sim::knowledge::Learn {
+        let went = crate::sim::knowledge::facts::DateWent::of(outcome, Band::of(score));
+        self.learn.write(crate::sim::knowledge::facts::Learn {
             who: d.host,
-            about: crate::sim::knowledge::About::date(d.pair[0], d.pair[1], now, went),
-            source: crate::sim::knowledge::Source::Saw,
+            about: crate::sim::knowledge::facts::About::date(d.pair[0], d.pair[1], now, went),
+            source: crate::sim::knowledge::facts::Source::Saw,
             time: now,
         });
         let memories = [0, 1]

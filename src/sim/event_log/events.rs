@@ -5,11 +5,13 @@
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::ties::{ConversationMemory, RelationshipDelta};
 use crate::base::time::GameTime;
 use crate::context::LayerTokens;
 use crate::scenario::{LocationId, RelationKind, ResidentId};
 use crate::sim::residents::{ActivityKind, Heard};
-use crate::sim::social::{Emotion, EndCause, Trigger};
+use crate::sim::social::emotion::Emotion;
+use crate::sim::social::message::{EndCause, Trigger};
 
 /// One line of the event log.
 #[derive(Message, Debug, Clone, Serialize, Deserialize)]
@@ -445,30 +447,6 @@ impl EventBody {
             EventBody::DateEnd(_) => "date_end",
         }
     }
-}
-
-/// One tie a conversation changed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RelationshipDelta {
-    /// Whose view.
-    pub(crate) resident: ResidentId,
-    /// Of whom.
-    pub(crate) other: ResidentId,
-    /// Strength before.
-    pub(crate) old: f32,
-    /// Strength after.
-    pub(crate) new: f32,
-}
-
-/// What a participant keeps of a conversation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ConversationMemory {
-    /// Who remembers.
-    pub(crate) resident: ResidentId,
-    /// The memory.
-    pub(crate) text: String,
-    /// How much it matters, out of 100.
-    pub(crate) importance: u32,
 }
 
 /// Why a run ended.

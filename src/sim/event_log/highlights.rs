@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
-use super::{EventBody, Names, SimEvent};
+use super::events::{EventBody, SimEvent};
+use super::narration::Names;
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, RelationKind, ResidentId};
-use crate::sim::social::Emotion;
+use crate::sim::social::emotion::Emotion;
 
 /// What kind of news a line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -231,7 +232,7 @@ fn argument(body: &EventBody, angry: bool, names: &impl Names) -> Option<News> {
         return None;
     }
     // In Chinese, and only when it says something (not 「家常」).
-    let about = match crate::sim::social::topic_zh(topic) {
+    let about = match crate::sim::social::analysis::topic_zh(topic) {
         "" | "家常" => String::new(),
         zh => format!("，为了{zh}"),
     };

@@ -5,22 +5,24 @@ use std::io::Write;
 
 use bevy::prelude::*;
 
-mod dates;
-mod events;
+pub(crate) mod dates;
+pub(crate) mod events;
 mod highlights;
-mod narrate;
+pub(crate) mod narrate;
+mod narrate_dates;
+pub(crate) mod narration;
+pub(crate) mod ties;
 
 pub use crate::context::LayerTokens;
 pub use dates::{DateChoice, DateEnded, DateOutcome, DateRoundPlayed, DateStarted};
-pub use events::{
-    AnswerUsed, CallKind, CallOutcome, ConversationMemory, EndReason, EventBody, FormatLevel,
-    RelationshipDelta, SimEvent,
-};
+pub use events::{AnswerUsed, CallKind, CallOutcome, EndReason, EventBody, FormatLevel, SimEvent};
 pub use highlights::{Highlight, HighlightKind, Highlights};
-pub use narrate::{LogNames, Names, Narration, Strand, narrate};
+pub use narrate::narrate;
+pub use narration::{LogNames, Names, Narration, Strand};
+pub use ties::{ConversationMemory, RelationshipDelta};
 
 use super::clock::Clock;
-use super::residents::Roster;
+use super::residents::roster::Roster;
 use super::{LoadedScenario, RunSettings, SimSet, SimStep};
 
 /// What the `start` line names as the brain (the built-in one unless an async mind says otherwise).
@@ -152,7 +154,11 @@ pub(super) fn log_start(world: &mut World) {
     let resumed = start.resumed;
     let brain = match world.get_resource::<BrainLabel>() {
         Some(label) => label.0.clone(),
-        None => world.resource::<super::ActiveBrain>().0.name().to_string(),
+        None => world
+            .resource::<super::brain::ActiveBrain>()
+            .0
+            .name()
+            .to_string(),
     };
     let scenario = world.resource::<LoadedScenario>().0.name.clone();
     let settings = world.resource::<RunSettings>().clone();

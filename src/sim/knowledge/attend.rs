@@ -6,11 +6,13 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{About, Learn, Source};
+use super::facts::{About, Learn, Source};
 use crate::scenario::Town;
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{Census, Relationships, Roster, RosterIdx};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::residents::Relationships;
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::{Roster, RosterIdx};
 use crate::sim::town::Gatherings;
 
 /// At most this many others one remembers seeing at a gathering…

@@ -4,11 +4,12 @@
 //! something the two lived lately (an evening both were at) or one did to
 //! the other (a meeting missed), raised once.
 
-use super::{About, Fact, Knowledge, Source};
+use super::facts::{About, Fact, Knowledge, Source};
 use crate::base::time::GameTime;
 use crate::scenario::Gathering;
 use crate::scenario::dialogue::SharedKind;
-use crate::sim::residents::{Relationships, RosterIdx};
+use crate::sim::residents::Relationships;
+use crate::sim::residents::roster::RosterIdx;
 
 /// Events older than this many days are no longer news.
 const NEWS_DAYS: i64 = 3;

@@ -7,10 +7,10 @@
 
 use bevy::platform::collections::HashMap;
 
-use super::{About, Fact, Knowledge, Source};
+use super::facts::{About, Fact, Knowledge, Source};
 use crate::base::time::GameTime;
 use crate::scenario::{KnownAspect, Profile, RelationKind, ResidentId};
-use crate::sim::residents::RosterIdx;
+use crate::sim::residents::roster::RosterIdx;
 
 /// A tie this strong knows the other's pastimes and tastes.
 const CLOSE: f32 = 60.0;

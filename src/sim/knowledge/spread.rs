@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{About, Knowledge, Source, words::FactWords};
+use super::facts::{About, Knowledge, Source};
+use super::words::FactWords;
 use crate::base::time::GameTime;
-use crate::sim::residents::RosterIdx;
+use crate::sim::residents::roster::RosterIdx;
 
 /// How one notable fact spread.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +32,7 @@ pub fn spread(
     now: GameTime,
 ) -> Vec<Spread> {
     // (kind order, day, what it says) → who knows it, and how.
-    type ByFact<'a> = BTreeMap<(u8, i64, String), Vec<(RosterIdx, &'a super::Fact)>>;
+    type ByFact<'a> = BTreeMap<(u8, i64, String), Vec<(RosterIdx, &'a super::facts::Fact)>>;
     let mut by_fact: ByFact<'_> = BTreeMap::new();
     for &(who, k) in people {
         for f in k.facts() {

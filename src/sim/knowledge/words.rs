@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use super::{About, Fact, Source};
+use super::facts::{About, Fact, Source};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, Profile, Town};
-use crate::sim::residents::{Roster, RosterIdx};
+use crate::sim::residents::roster::{Roster, RosterIdx};
 
 /// What a fact's words are made from.
 #[derive(Clone, Copy)]
@@ -59,7 +59,7 @@ impl FactWords<'_> {
                 Some(g) => format!(
                     "{}{}在{}办{}",
                     self.roster.name(&g.organiser),
-                    crate::sim::social::meetings::date_text(g.starts),
+                    crate::base::time::date_text(g.starts),
                     self.town.name(g.location),
                     g.title
                 ),

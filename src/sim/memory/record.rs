@@ -3,12 +3,14 @@
 
 use bevy::prelude::*;
 
-use super::{Memories, MemoryKind};
+use super::store::{Memories, MemoryKind};
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, ResidentId, Town};
-use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::notices::NoticeBoard;
-use crate::sim::residents::{ActivityKind, Census, Roster};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::notice_board::NoticeBoard;
+use crate::sim::residents::ActivityKind;
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::Roster;
 
 /// How much each kind of memory matters (0–100): what a night's summary and
 /// the waking thought pick first.
@@ -195,7 +197,7 @@ impl Sources<'_> {
         match &e.body {
             // Each participant keeps its own one-line view, importance from the social rules.
             EventBody::ConversationEnd { memories, .. }
-            | EventBody::DateEnd(crate::sim::event_log::DateEnded { memories, .. }) => {
+            | EventBody::DateEnd(crate::sim::event_log::dates::DateEnded { memories, .. }) => {
                 for m in memories {
                     let importance = m.importance.min(100) as u8;
                     let text = m.text.clone();

@@ -3,10 +3,8 @@
 
 use bevy::prelude::*;
 
-use super::{
-    Activity, ActivityKind, MapPosition, Needs, Persona, Resident, Roster, RosterIdx, Walking,
-    Whereabouts,
-};
+use super::roster::{Roster, RosterIdx};
+use super::{Activity, ActivityKind, MapPosition, Needs, Persona, Resident, Walking, Whereabouts};
 use crate::scenario::{LocIdx, Profile, Town, WorkRole};
 
 /// Where everyone is and what they do, taken once per step, indexed by roster idx.

@@ -4,9 +4,9 @@
 //! - `census`: who is where doing what, once per step;
 //! - `spawn`: residents from the scenario.
 
-mod census;
-mod roster;
-mod spawn;
+pub(crate) mod census;
+pub(crate) mod roster;
+pub(crate) mod spawn;
 
 use std::sync::Arc;
 
@@ -18,8 +18,8 @@ pub use roster::{Roster, RosterIdx};
 pub(in crate::sim) use spawn::spawn_all;
 pub use spawn::{spawn_residents, spread_position};
 
-use super::knowledge::Knowledge;
-use super::memory::Memories;
+use super::knowledge::facts::Knowledge;
+use super::memory::store::Memories;
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId};

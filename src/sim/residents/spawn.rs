@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use super::*;
 use crate::scenario::{Scenario, Town};
 use crate::sim::RunSettings;
-use crate::sim::memory::Memories;
+use crate::sim::memory::store::Memories;
 
 /// Spawns every resident of the scenario at home, asleep or waking.
 pub(in crate::sim) fn spawn_all(world: &mut World, scenario: &Scenario, settings: &RunSettings) {
@@ -72,7 +72,7 @@ fn spawn_resident(
         memories,
         initial_ties(p, index),
         initial_agenda(p),
-        crate::sim::knowledge::initial_knowledge(p, &scenario.residents, index, now),
+        crate::sim::knowledge::seed::initial_knowledge(p, &scenario.residents, index, now),
         ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
             seed,
             p.id.as_str(),

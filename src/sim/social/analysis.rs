@@ -4,11 +4,12 @@
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use super::emotion::Emotion;
 use crate::scenario::{BigFive, RelationKind, SocialTuning};
 use crate::scenario::{KeywordTable, RelationshipTuning, StageValues};
-use crate::sim::residents::RosterIdx;
+use crate::sim::residents::roster::RosterIdx;
 
 /// How close two residents are, from strength alone (family and colleagues too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -100,56 +101,6 @@ pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32
     (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
 }
 
-/// The emotion a message carries (the design's four, and none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Emotion {
-    /// 开心
-    Happy,
-    /// 难过
-    Sad,
-    /// 生气
-    Angry,
-    /// 好奇
-    Curious,
-    /// 平静
-    Neutral,
-}
-
-impl Emotion {
-    fn from_label(label: &str) -> Emotion {
-        match label {
-            "happy" => Emotion::Happy,
-            "sad" => Emotion::Sad,
-            "angry" => Emotion::Angry,
-            "curious" => Emotion::Curious,
-            _ => Emotion::Neutral,
-        }
-    }
-
-    /// The English label used in logs, prompts and keyword tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            Emotion::Happy => "happy",
-            Emotion::Sad => "sad",
-            Emotion::Angry => "angry",
-            Emotion::Curious => "curious",
-            Emotion::Neutral => "neutral",
-        }
-    }
-
-    /// The Chinese word the player reads.
-    pub fn zh(self) -> &'static str {
-        match self {
-            Emotion::Happy => "开心",
-            Emotion::Sad => "难过",
-            Emotion::Angry => "生气",
-            Emotion::Curious => "好奇",
-            Emotion::Neutral => "平静",
-        }
-    }
-}
-
 /// The label whose keywords occur most in `text` (each keyword counts once);
 /// ties go to the earlier table; `None` when nothing matches.
 fn best_label<'a>(tables: &'a [KeywordTable], text: &str) -> Option<&'a str> {
@@ -170,6 +121,23 @@ fn best_label<'a>(tables: &'a [KeywordTable], text: &str) -> Option<&'a str> {
 /// Emotion of one message by the scenario's keyword tables.
 pub fn detect_emotion(tables: &[KeywordTable], text: &str) -> Emotion {
     best_label(tables, text).map_or(Emotion::Neutral, Emotion::from_label)
+}
+
+/// Chinese name of a topic label, for memories and reasons.
+pub fn topic_zh(label: &str) -> &str {
+    match label {
+        "work" => "工作",
+        "life" => "生活",
+        "relationship" => "感情和家人",
+        "hobby" => "爱好",
+        "gossip" => "八卦",
+        "plan" => "打算",
+        "deep_talk" => "心里话",
+        "help_offered" => "帮忙的事",
+        "complaint" => "烦心事",
+        "casual" => "家常",
+        other => other,
+    }
 }
 
 /// Topic of a conversation by the scenario's keyword tables; `casual` when none match.
@@ -194,7 +162,7 @@ pub struct Delta {
 /// they talked it together. Returned for `a`'s view of `b`.
 pub fn tie_delta(
     r: &RelationshipTuning,
-    messages: &[super::ChatMessage],
+    messages: &[super::message::ChatMessage],
     (a, b): (RosterIdx, RosterIdx),
     (participants, topic): (usize, &str),
 ) -> Delta {
@@ -206,7 +174,7 @@ pub fn tie_delta(
         d.points += points;
         d.rules.push(format!("{what}{points:+}"));
     };
-    let between: Vec<&super::ChatMessage> = messages
+    let between: Vec<&super::message::ChatMessage> = messages
         .iter()
         .filter(|m| participants <= 2 || said_between(m, a, b))
         .collect();
@@ -230,7 +198,7 @@ pub fn tie_delta(
     }
     let comforted = between
         .iter()
-        .any(|m| m.speaker == b && m.to == Some(a) && m.cue == Some(super::Cue::Comfort));
+        .any(|m| m.speaker == b && m.to == Some(a) && m.cue == Some(super::cue::Cue::Comfort));
     if comforted && !quarrel {
         add(r.comforted, "被安慰");
     }
@@ -248,7 +216,7 @@ pub fn tie_delta(
 
 /// Whether a group's line passed between `a` and `b` (a line to nobody in
 /// particular counts for both).
-fn said_between(m: &super::ChatMessage, a: RosterIdx, b: RosterIdx) -> bool {
+fn said_between(m: &super::message::ChatMessage, a: RosterIdx, b: RosterIdx) -> bool {
     match m.to {
         Some(to) => (m.speaker == a && to == b) || (m.speaker == b && to == a),
         None => m.speaker == a || m.speaker == b,

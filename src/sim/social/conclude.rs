@@ -5,21 +5,27 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
-use super::analysis::{self, Emotion};
+use super::analysis;
+use super::analysis::topic_zh;
+use super::emotion::Emotion;
 use super::meetings::{Meetings, when_text};
-use super::{Conversation, ConversationState, RecapRequest, SocialState, Talking, topic_zh};
+use super::message::{ConversationState, Talking};
+use super::{Conversation, RecapRequest, SocialState};
 use rand::RngExt;
 
-use super::Cue;
+use super::cue::Cue;
 use crate::scenario::dialogue::ExchangeList;
 use crate::scenario::{RelationKind, ResidentId, Town};
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{ConversationMemory, EventBody, RelationshipDelta, SimEvent};
-use crate::sim::knowledge::{About, Learn, Source};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::event_log::ties::{ConversationMemory, RelationshipDelta};
+use crate::sim::knowledge::facts::{About, Learn, Source};
 use crate::sim::notices::learn_gathering;
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::{Roster, RosterIdx};
 use crate::sim::residents::{
-    Activity, Agenda, AsyncMind, Census, Heard, LastTalk, MeetingNote, Needs, Persona,
-    Relationships, Resident, ResidentRng, Roster, RosterIdx, TalkOutcome, Tally,
+    Activity, Agenda, AsyncMind, Heard, LastTalk, MeetingNote, Needs, Persona, Relationships,
+    Resident, ResidentRng, TalkOutcome, Tally,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 
@@ -134,7 +140,7 @@ impl Closing<'_, '_> {
                 participants: ids,
                 location: self.town.id(c.place).clone(),
                 trigger: c.trigger,
-                reason: c.end.unwrap_or(super::EndCause::Left),
+                reason: c.end.unwrap_or(super::message::EndCause::Left),
                 topic: c.topic.clone(),
                 messages: c.messages.len() as u32,
                 seconds: (now.0 - c.started.0)
@@ -236,7 +242,7 @@ impl Closing<'_, '_> {
             (c.participants.len(), &c.topic),
         );
         // Serving a customer is courtesy, not friendship: it counts a little.
-        if c.trigger == super::Trigger::Work && delta.points > 0.0 {
+        if c.trigger == super::message::Trigger::Work && delta.points > 0.0 {
             delta.points *= STAFF_GREETING_WEIGHT;
             delta
                 .rules
@@ -313,7 +319,7 @@ impl Closing<'_, '_> {
             }
             let mut importance =
                 analysis::importance(t, c.messages.len(), &emotions, moved[k], &c.topic);
-            if c.trigger == super::Trigger::Work && !emotions.contains(&Emotion::Angry) {
+            if c.trigger == super::message::Trigger::Work && !emotions.contains(&Emotion::Angry) {
                 // Being served is everyday: it matters no more than the base.
                 importance = importance.min(t.importance.base);
             }
@@ -385,7 +391,10 @@ impl Closing<'_, '_> {
     /// when they next meet (a talk off the phrase bank's topics, being served
     /// and a host's welcome leave nothing to bring up).
     fn note_last_talk(&mut self, c: &Conversation, moved: &[f32], subject: Option<LastTalk>) {
-        if matches!(c.trigger, super::Trigger::Work | super::Trigger::Gathering) {
+        if matches!(
+            c.trigger,
+            super::message::Trigger::Work | super::message::Trigger::Gathering
+        ) {
             return;
         }
         let Some(subject) = subject else {

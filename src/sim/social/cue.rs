@@ -6,10 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::analysis::Emotion;
+use super::emotion::Emotion;
 use crate::scenario::WorkRole;
 use crate::scenario::dialogue::ExchangeRef;
-use crate::sim::knowledge::About;
+use crate::sim::knowledge::facts::About;
 use crate::sim::residents::TalkOutcome;
 
 /// What a line does.

@@ -9,7 +9,7 @@ use super::SocialState;
 use super::analysis::reclassify;
 use crate::scenario::RelationKind;
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{EventBody, SimEvent};
+use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::residents::{Relationships, Resident};
 use crate::sim::town::ActiveTuning;
 

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::{Gathering, Profile};
-use crate::sim::notices::attendance_chance;
-use crate::sim::residents::{Heard, RosterIdx};
+use crate::sim::residents::Heard;
+use crate::sim::residents::roster::RosterIdx;
 
 /// Why a guest says yes or no.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +30,22 @@ impl InviteReason {
     pub(crate) fn will_attend(self) -> bool {
         matches!(self, Self::Friend | Self::Lively | Self::Keen)
     }
+}
+
+/// The chance a resident goes to a gathering it heard of (`heard`), the
+/// bond with its organiser out of 100 (what `notices::decide_attendance`
+/// rolls against).
+pub fn attendance_chance(me: &Profile, heard: Heard, bond_with_organiser: f32) -> f32 {
+    let p = &me.personality;
+    let mut chance = 0.25
+        + 0.3 * p.conscientiousness / 100.0
+        + 0.25 * p.extraversion / 100.0
+        + 0.1 * p.agreeableness / 100.0
+        + 0.2 * bond_with_organiser / 100.0;
+    if matches!(heard, Heard::Invitation | Heard::Told) {
+        chance *= 0.7;
+    }
+    chance.clamp(0.05, 0.95)
 }
 
 /// The invited guest's answer, decided when the talk opens.

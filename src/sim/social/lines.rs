@@ -3,12 +3,12 @@
 
 use bevy::prelude::*;
 
-use super::{
-    Conversation, Delivered, InviteReason, LineInputs, Proposal, SocialState, TalkerView, meetings,
-    split_end,
-};
+use super::invites::InviteReason;
+use super::message::split_end;
+use super::message::{Delivered, Proposal};
+use super::{Conversation, LineInputs, SocialState, TalkerView, meetings};
 use crate::sim::brain::LineContext;
-use crate::sim::residents::RosterIdx;
+use crate::sim::residents::roster::RosterIdx;
 
 /// An async mind hands in the line a conversation waits for.
 pub fn deliver(
@@ -107,7 +107,7 @@ pub fn with_line_context<R>(
         listener_knows: listener.6,
         listener_ties: listener.3,
         agenda: speaker.4,
-        words: crate::sim::knowledge::FactWords {
+        words: crate::sim::knowledge::words::FactWords {
             roster: &inputs.roster,
             town: &inputs.town,
             gatherings: &inputs.gatherings,

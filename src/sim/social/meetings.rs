@@ -6,13 +6,15 @@
 
 use bevy::prelude::*;
 
-use super::Proposal;
 use super::analysis;
+use super::message::Proposal;
 use crate::base::time::{GameTime, clock_text, spoken_clock};
 use crate::scenario::{LocIdx, Town};
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{Agenda, Census, Relationships, Roster, RosterIdx};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::{Roster, RosterIdx};
+use crate::sim::residents::{Agenda, Relationships};
 use crate::sim::town::ActiveTuning;
 
 /// Whether an appointment has been settled.
@@ -136,17 +138,6 @@ pub fn when_text(now: GameTime, at: GameTime) -> String {
     format!("{day}{}{}", at.period(), spoken_clock(at.minute_of_day()))
 }
 
-/// "4月8日傍晚六点": a moment by its date, whenever it is seen from.
-pub fn date_text(at: GameTime) -> String {
-    format!(
-        "{}月{}日{}{}",
-        chrono::Datelike::month(&at.date()),
-        chrono::Datelike::day(&at.date()),
-        at.period(),
-        spoken_clock(at.minute_of_day())
-    )
-}
-
 /// Who has turned up at each appointment due now.
 pub(super) fn attendance(
     clock: Res<Clock>,
@@ -179,7 +170,7 @@ pub(super) fn resolve(
     mut people: Query<(&mut Relationships, &mut Agenda)>,
     (mut events, mut learn): (
         MessageWriter<SimEvent>,
-        MessageWriter<crate::sim::knowledge::Learn>,
+        MessageWriter<crate::sim::knowledge::facts::Learn>,
     ),
 ) {
     let now = clock.now;
@@ -207,17 +198,17 @@ pub(super) fn resolve(
             }
             let (me, other) = (pair[k], pair[1 - k]);
             // Both know it: the one who waited, and the one who stayed away.
-            let about = crate::sim::knowledge::About::StoodUp {
+            let about = crate::sim::knowledge::facts::About::StoodUp {
                 absent: other,
                 waiting: me,
                 place: m.place,
                 day: m.at.day_number() as i32,
             };
             for who in [me, other] {
-                learn.write(crate::sim::knowledge::Learn {
+                learn.write(crate::sim::knowledge::facts::Learn {
                     who,
                     about,
-                    source: crate::sim::knowledge::Source::Lived,
+                    source: crate::sim::knowledge::facts::Source::Lived,
                     time: now,
                 });
             }

@@ -5,16 +5,19 @@
 
 pub mod analysis;
 mod conclude;
-mod cue;
+pub(crate) mod cue;
+pub mod emotion;
 mod fade;
 pub use cue::Cue;
-mod invites;
+pub(crate) mod invites;
+pub use invites::attendance_chance;
 pub(crate) use invites::{InviteAnswer, InviteReason};
-mod lines;
+pub(crate) mod lines;
 pub mod meetings;
+pub mod message;
 pub mod scripted;
 pub mod spoken;
-mod talk;
+pub(crate) mod talk;
 pub mod triggers;
 
 use bevy::ecs::system::SystemParam;
@@ -23,21 +26,25 @@ use bevy::prelude::*;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use super::brain::ActiveBrain;
 use super::clock::Clock;
-use super::residents::{
-    Activity, Agenda, Needs, Persona, Relationships, Resident, Roster, RosterIdx,
-};
+use super::residents::roster::{Roster, RosterIdx};
+use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident};
 use super::town::Gatherings;
-use super::{ActiveBrain, RunSettings, SimSet, SimStep};
+use super::{RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Town, WorkRole};
 use crate::sim::brain::Topic;
 
-pub use analysis::{Emotion, Stage};
+pub use analysis::{Stage, topic_zh};
+pub use emotion::Emotion;
 pub use lines::{builtin_line, deliver, with_line_context};
+pub use message::{
+    ChatMessage, ConversationState, Delivered, EndCause, Proposal, Talking, Trigger, Turn,
+    split_end,
+};
 pub use scripted::ScriptedTalk;
 pub use spoken::Spoken;
-pub use talk::split_end;
 
 /// Where each resident stands socially this step, indexed by roster idx.
 #[derive(Resource, Debug, Default, Serialize, Deserialize)]
@@ -148,147 +155,11 @@ impl SocialState {
 #[derive(Resource, Debug, Deref, DerefMut)]
 pub struct SocialRng(pub ChaCha8Rng);
 
-/// A resident taking part in a conversation (sparse: comes and goes often).
-#[derive(Component, Debug, Clone, Copy)]
-#[component(storage = "SparseSet")]
-pub struct Talking;
-
-/// Where a conversation is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConversationState {
-    /// Opened; no one has spoken.
-    Init,
-    /// The first messages.
-    Greeting,
-    /// Under way.
-    Active,
-    /// Someone is saying goodbye; it ends after this turn.
-    Closing,
-    /// Over; the entity goes at the end of the step.
-    Ended,
-}
-
-/// What brought the participants together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Trigger {
-    /// They stood near each other.
-    Proximity,
-    /// One sought the other's company.
-    Approach,
-    /// A greeting role met a customer at work.
-    Work,
-    /// They had agreed to meet.
-    Appointment,
-    /// The organiser of a gathering under way addresses the guests there.
-    Gathering,
-    /// Asked for from outside the simulation's rules ([`ForcedEncounters`]).
-    Requested,
-}
-
 /// Pairs to bring together at the next step, whatever the odds: for the
 /// window ("make these two talk"), scripts and tests. A pair is dropped if the
 /// two are not standing awake at the same place, or either is already talking.
 #[derive(Resource, Debug, Default)]
 pub struct ForcedEncounters(pub Vec<(crate::scenario::ResidentId, crate::scenario::ResidentId)>);
-
-/// Why a conversation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndCause {
-    /// A speaker said `[END]`.
-    Said,
-    /// It reached the most turns a conversation has.
-    MaxTurns,
-    /// No reply within the timeout.
-    Timeout,
-    /// A third party came between them.
-    Interrupted,
-    /// A participant's need turned urgent.
-    UrgentNeed,
-    /// A speaker had nothing to say.
-    Left,
-}
-
-/// One message of a conversation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ChatMessage {
-    /// Who said it.
-    pub(crate) speaker: RosterIdx,
-    /// The words.
-    pub(crate) text: String,
-    /// How it was said.
-    pub(crate) emotion: Emotion,
-    /// Others the words name.
-    pub(crate) mentions: Vec<RosterIdx>,
-    /// When (to the second).
-    pub(crate) time: GameTime,
-    /// What the line does (a model's line: none).
-    #[serde(default)]
-    pub(crate) cue: Option<Cue>,
-    /// Whom it was said to.
-    #[serde(default)]
-    pub(crate) to: Option<RosterIdx>,
-}
-
-/// A line to be said: whether it ends the conversation, the emotion a
-/// model labelled it with (keywords decide when it gave none), and, from
-/// the built-in brain, what it does and what it tells of the speaker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Delivered {
-    /// The words.
-    pub line: String,
-    /// The speaker ends the conversation with it.
-    pub ends: bool,
-    /// The emotion the model gave it, if any.
-    pub emotion: Option<Emotion>,
-    /// What the line does (the built-in brain's lines).
-    #[serde(default)]
-    pub cue: Option<Cue>,
-    /// What the listeners learn of the speaker from it.
-    #[serde(default)]
-    pub teaches: Option<crate::sim::knowledge::About>,
-}
-
-impl Delivered {
-    /// A model's line: its words, whether it ends the talk, its own label.
-    pub fn from_model(line: String, ends: bool, emotion: Option<Emotion>) -> Self {
-        Self {
-            line,
-            ends,
-            emotion,
-            cue: None,
-            teaches: None,
-        }
-    }
-}
-
-/// The turn due next: who speaks, to whom, and whom a built-in speaker @-mentions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Turn {
-    /// Who speaks.
-    pub(crate) speaker: RosterIdx,
-    /// To whom.
-    pub(crate) listener: RosterIdx,
-    /// Whom a built-in line @-mentions.
-    pub(crate) mention: Option<RosterIdx>,
-}
-
-/// A meeting one participant proposes in this conversation.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct Proposal {
-    /// Who proposes.
-    pub(crate) proposer: RosterIdx,
-    /// To whom.
-    pub(crate) partner: RosterIdx,
-    /// The message index of the proposal; the next one accepts.
-    pub(crate) turn: u32,
-    /// Where they would meet.
-    pub(crate) place: LocIdx,
-    /// When.
-    pub(crate) at: GameTime,
-}
 
 /// A conversation: an entity while it runs.
 #[derive(Component, Debug, Clone, Serialize, Deserialize)]
@@ -483,7 +354,7 @@ pub type TalkerView<'a> = (
     &'a Relationships,
     &'a Agenda,
     &'a Needs,
-    &'a crate::sim::knowledge::Knowledge,
+    &'a crate::sim::knowledge::facts::Knowledge,
 );
 
 /// What every line is written from.
@@ -557,23 +428,6 @@ pub(super) fn plugin(app: &mut App) {
                     .in_set(SocialSet::Conclude),
             ),
         );
-}
-
-/// Chinese name of a topic label, for memories and reasons.
-pub fn topic_zh(label: &str) -> &str {
-    match label {
-        "work" => "工作",
-        "life" => "生活",
-        "relationship" => "感情和家人",
-        "hobby" => "爱好",
-        "gossip" => "八卦",
-        "plan" => "打算",
-        "deep_talk" => "心里话",
-        "help_offered" => "帮忙的事",
-        "complaint" => "烦心事",
-        "casual" => "家常",
-        other => other,
-    }
 }
 
 /// Sets up the per-resident state for `n` residents.

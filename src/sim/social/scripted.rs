@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 
-use crate::sim::residents::RosterIdx;
+use crate::sim::residents::roster::RosterIdx;
 use rand::RngExt;
 
 use super::{Conversation, LineInputs, SocialRng, SocialState, TalkerView};

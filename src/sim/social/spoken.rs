@@ -7,8 +7,8 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{Roster, RosterIdx};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::residents::roster::{Roster, RosterIdx};
 
 /// Lines are remembered for this many days (today and the days before).
 pub const DAYS: i64 = 3;

@@ -9,25 +9,19 @@ use bevy::prelude::*;
 use rand::RngExt;
 
 use super::analysis::{self, Stage};
-use super::{
-    ChatMessage, Conversation, ConversationState, Cue, Delivered, Emotion, EndCause, LineInputs,
-    LineRequest, SocialRng, SocialState, TalkerView, Talking, Turn, builtin_line, scripted,
-};
+use super::cue::Cue;
+use super::emotion::Emotion;
+use super::lines::builtin_line;
+use super::message::{ChatMessage, ConversationState, Delivered, EndCause, Talking, Turn};
+use super::{Conversation, LineInputs, LineRequest, SocialRng, SocialState, TalkerView, scripted};
 use crate::base::time::GameTime;
 use crate::scenario::{ConversationTuning, SocialTuning};
-use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::knowledge::{About, Learn, Raise, Source};
-use crate::sim::residents::{AsyncMind, Census, RosterIdx};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::knowledge::facts::{About, Learn, Raise, Source};
+use crate::sim::residents::AsyncMind;
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::RosterIdx;
 use crate::sim::town::ActiveTuning;
-
-/// Splits a trailing `[END]` (anywhere in the text, as models write it) off a line.
-pub fn split_end(line: &str) -> (String, bool) {
-    if line.contains("[END]") {
-        (line.replace("[END]", "").trim().to_string(), true)
-    } else {
-        (line.trim().to_string(), false)
-    }
-}
 
 /// A skill's conversation may run longer than small talk (an `ai_ask` takes
 /// up to ten rounds), but not without end.

@@ -6,7 +6,7 @@ use bevy_egui::{EguiContexts, egui};
 use super::Panels;
 use crate::scenario::Town;
 use crate::sim::LoadedScenario;
-use crate::sim::notices::NoticeBoard;
+use crate::sim::notice_board::NoticeBoard;
 use crate::sim::residents::Roster;
 use crate::sim::town::ActiveTuning;
 use crate::window::reload::ScenarioWatch;

@@ -4,7 +4,7 @@
 use bevy::prelude::Vec2;
 
 use crate::base::time::GameTime;
-use crate::sim::residents::RosterIdx;
+use crate::sim::residents::roster::RosterIdx;
 
 /// A uniform grid of cells `size` wide: everyone within `size` of a point is in
 /// the 3×3 cells around it. The cells cover the residents' bounding box in one

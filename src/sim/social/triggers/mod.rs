@@ -15,13 +15,14 @@ pub(super) use open::start_conversations;
 
 use super::analysis::{self, Stage};
 use super::meetings::Meetings;
-use super::{SocialRng, SocialState, Talking, Trigger};
+use super::message::{Talking, Trigger};
+use super::{SocialRng, SocialState};
 use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, ResidentId, SocialTuning, WorkRole};
 use crate::sim::clock::Clock;
-use crate::sim::residents::{
-    ActivityKind, Census, Persona, Relationships, Resident, Roster, RosterIdx,
-};
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::{Roster, RosterIdx};
+use crate::sim::residents::{ActivityKind, Persona, Relationships, Resident};
 use crate::sim::town::{ActiveTuning, Gatherings};
 use grid::Grid;
 use rules::Pass;

@@ -12,14 +12,14 @@ use crate::base::time::GameTime;
 use crate::scenario::{Gathering, LocIdx, LocationKind, Service, SocialTuning, Town};
 use crate::sim::brain::Topic;
 use crate::sim::clock::Clock;
-use crate::sim::event_log::{EventBody, SimEvent};
-use crate::sim::residents::{Agenda, Census, Persona, Relationships, Resident, Roster, RosterIdx};
+use crate::sim::event_log::events::{EventBody, SimEvent};
+use crate::sim::residents::census::Census;
+use crate::sim::residents::roster::{Roster, RosterIdx};
+use crate::sim::residents::{Agenda, Persona, Relationships, Resident};
 use crate::sim::social::invites::{self, InviteAnswer};
 use crate::sim::social::meetings::{MeetingStatus, Meetings};
-use crate::sim::social::{
-    Conversation, ConversationState, EndCause, ForcedEncounters, Proposal, SocialRng, SocialState,
-    Trigger,
-};
+use crate::sim::social::message::{ConversationState, EndCause, Proposal, Trigger};
+use crate::sim::social::{Conversation, ForcedEncounters, SocialRng, SocialState};
 use crate::sim::town::{ActiveTuning, Gatherings};
 
 /// What opening conversations reads and writes.

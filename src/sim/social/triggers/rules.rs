@@ -9,10 +9,10 @@ use rand::RngExt;
 use super::grid::{Grid, RollClock};
 use super::{CrowdView, Encounter};
 use crate::scenario::LocIdx;
-use crate::sim::residents::RosterIdx;
-use crate::sim::social::Trigger;
+use crate::sim::residents::roster::RosterIdx;
 use crate::sim::social::analysis::{self, Stage};
 use crate::sim::social::meetings::MeetingStatus;
+use crate::sim::social::message::Trigger;
 
 /// Staff greet a customer who comes back at most once in this many game
 /// seconds (a regular is welcomed at lunch and again at dinner): serving
