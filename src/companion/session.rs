@@ -110,6 +110,61 @@ pub struct Turn {
     pub learnt: Vec<(PlayerFact, Learnt)>,
 }
 
+/// A turn taken in and not yet answered: what the message said and did to
+/// the state, kept so that the reply is written from it and the turn ended
+/// with it, each once.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    message: String,
+    before: Stage,
+    apart: Option<i64>,
+    said: Said,
+    learnt: Vec<(PlayerFact, Learnt)>,
+    changes: Vec<AffectionChange>,
+    /// The key moments the message may decide, by position in the spec.
+    candidates: Vec<usize>,
+}
+
+impl Opened {
+    /// What the player said.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The key moments this message may decide, from `spec` (the one the
+    /// turn was opened with).
+    pub fn candidates<'s>(&self, spec: &'s CompanionSpec) -> Vec<&'s KeyMomentSpec> {
+        self.candidates
+            .iter()
+            .filter_map(|&i| spec.key_moments.get(i))
+            .collect()
+    }
+
+    /// What the reply is written from: `state` is the one this turn was
+    /// opened on, `candidates` what [`Opened::candidates`] gave.
+    pub fn context<'a>(
+        &'a self,
+        at: &Setting<'a>,
+        state: &'a CompanionState,
+        candidates: &'a [&'a KeyMomentSpec],
+        recalled: &'a [String],
+    ) -> ReplyContext<'a> {
+        ReplyContext {
+            spec: at.spec,
+            bank: at.bank,
+            speaker: at.speaker,
+            state,
+            message: &self.message,
+            said: &self.said,
+            learnt: &self.learnt,
+            candidates,
+            recalled,
+            now: at.now,
+            apart: self.apart,
+        }
+    }
+}
+
 /// What a reply is written from.
 #[derive(Debug, Clone, Copy)]
 pub struct ReplyContext<'a> {
@@ -251,6 +306,16 @@ impl CompanionState {
         recalled: &[String],
         voice: &mut dyn Voice,
     ) -> Turn {
+        let opened = self.open(at, message, voice);
+        let candidates = opened.candidates(at.spec);
+        let raw = voice.reply(&opened.context(at, self, &candidates, recalled));
+        self.close(at, opened, &raw, voice)
+    }
+
+    /// Takes the player's message in: its facts learnt, affection for it
+    /// booked; the reply is still to be written (from [`Opened::context`])
+    /// and handed to [`CompanionState::close`].
+    pub fn open(&mut self, at: &Setting<'_>, message: &str, voice: &mut dyn Voice) -> Opened {
         let now = at.now;
         let before = self.stage();
         let apart = self
@@ -275,7 +340,7 @@ impl CompanionState {
             });
         }
         let learnt = self.learn(stated, (&said.retracts, &said.wrong), message, now);
-        let mut changes = self.affection.on_message(now.day_number());
+        let changes = self.affection.on_message(now.day_number());
         let decided = self.happened();
         let situation = Situation {
             affection: self.affection.value(),
@@ -284,23 +349,47 @@ impl CompanionState {
             said: &said,
             last_reply: self.last_reply(),
         };
-        let candidates = moments::candidates(&at.spec.key_moments, &situation);
-        let raw = voice.reply(&ReplyContext {
-            spec: at.spec,
-            bank: at.bank,
-            speaker: at.speaker,
-            state: self,
-            message,
-            said: &said,
-            learnt: &learnt,
-            candidates: &candidates,
-            recalled,
-            now,
+        let candidates = moments::candidates(&at.spec.key_moments, &situation)
+            .iter()
+            .filter_map(|c| at.spec.key_moments.iter().position(|m| std::ptr::eq(m, *c)))
+            .collect();
+        Opened {
+            message: message.to_string(),
+            before,
             apart,
-        });
-        let (found, text) = moments::parse_reply(&raw, &candidates);
-        let records = self.settle(&candidates, found, (message, &text, now), &mut changes);
-        self.record(message, &text, now, &changes, &records);
+            said,
+            learnt,
+            changes,
+            candidates,
+        }
+    }
+
+    /// Ends the turn `opened` with the reply `raw` (still marked for the key
+    /// moments it decides): the moments settled, the exchange recorded, the
+    /// profile rewritten when it is due.
+    pub fn close(
+        &mut self,
+        at: &Setting<'_>,
+        opened: Opened,
+        raw: &str,
+        voice: &mut dyn Voice,
+    ) -> Turn {
+        let now = at.now;
+        let Opened {
+            message,
+            before,
+            learnt,
+            mut changes,
+            ..
+        } = opened;
+        let candidates: Vec<&KeyMomentSpec> = opened
+            .candidates
+            .iter()
+            .filter_map(|&i| at.spec.key_moments.get(i))
+            .collect();
+        let (found, text) = moments::parse_reply(raw, &candidates);
+        let records = self.settle(&candidates, found, (&message, &text, now), &mut changes);
+        self.record(&message, &text, now, &changes, &records);
         let after = self.stage();
         let rewrite = self.messages.is_multiple_of(PROFILE_EVERY) || after != before;
         let profile = rewrite.then(|| self.rewrite_profile(voice));

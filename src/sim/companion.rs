@@ -14,8 +14,10 @@ use super::memory::store::{Memories, MemoryKind};
 use super::residents::Persona;
 use super::residents::roster::Roster;
 use super::town::ActiveTuning;
+use crate::base::time::GameTime;
+use crate::companion::moments::KeyMomentSpec;
 use crate::companion::said::{Act, Topic};
-use crate::companion::session::{ReplyContext, Setting};
+use crate::companion::session::{Opened, ReplyContext, Setting};
 use crate::companion::{ChatBank, CompanionSpec, CompanionState, Stage, StageSpec, Turn, Voice};
 use crate::recall;
 use crate::scenario::{Profile, ResidentId};
@@ -106,26 +108,25 @@ fn chat_bank(world: &World) -> Arc<ChatBank> {
 pub fn chat_turn(
     world: &mut World,
     who: &ResidentId,
-    (message, vector): (&str, Option<&[f32]>),
+    message: (&str, Option<&[f32]>),
     voice: &mut dyn Voice,
 ) -> Option<Turn> {
-    let entity = world.resource::<Roster>().entity(who)?;
-    let profile = world.get::<Persona>(entity)?.0.clone();
-    let spec = spec_of(&profile);
-    let bank = chat_bank(world);
+    let turn = chat_context(world, who, message, voice)?;
+    let candidates = turn.candidates();
+    let reply = voice.reply(&turn.reply_context(&candidates));
+    chat_answered(world, turn, &reply, voice)
+}
+
+/// What the resident keeps of the player's message: a memory, ranked by
+/// what the message did (stated something, only asked, or was a key moment).
+fn remember(
+    world: &mut World,
+    entity: Entity,
+    name: &str,
+    message: &str,
+    turn: &Turn,
+) -> Option<()> {
     let now = world.resource::<Clock>().now;
-    let recalled = recall_for(world, entity, message, vector);
-    world.init_resource::<Companions>();
-    let mut companions = world.resource_mut::<Companions>();
-    let state = companions.0.entry(who.clone()).or_default();
-    let at = Setting {
-        spec: &spec,
-        bank: &bank,
-        speaker: &profile.name,
-        now,
-    };
-    let turn = state.turn(&at, message, &recalled, voice);
-    let name = state.profile.address().to_string();
     let said = crate::companion::said::read(message);
     // What the player stated is what recall must find; a question states
     // nothing, and ranks below the answer it asks for.
@@ -145,25 +146,81 @@ pub fn chat_turn(
     let text = format!("{name}{verb}：「{message}」{tags}");
     let mut memories = world.get_mut::<Memories>(entity)?;
     memories.push(now, MemoryKind::Chat, importance, text);
-    Some(turn)
+    Some(())
 }
 
-/// The context a reply to `message` would be written in, shown to `look`
-/// while nothing changes (the turn runs on a copy): for a model asked before
-/// the turn is taken, whose answer then goes to [`chat_turn`].
-pub fn chat_preview(
+/// A chat turn taken in on a copy of the resident's state, with all its
+/// reply is written from (recall included), computed once: a model is asked
+/// from [`ChatContext::reply_context`] while the town runs on, and
+/// [`chat_answered`] ends the turn with the answer. The world is not
+/// touched until then.
+pub struct ChatContext {
+    who: ResidentId,
+    entity: Entity,
+    speaker: String,
+    spec: Arc<CompanionSpec>,
+    bank: Arc<ChatBank>,
+    now: GameTime,
+    recalled: Vec<String>,
+    /// The resident's state with the message taken in.
+    state: CompanionState,
+    opened: Opened,
+}
+
+impl ChatContext {
+    /// The key moments the message may decide: hand them to
+    /// [`ChatContext::reply_context`].
+    pub fn candidates(&self) -> Vec<&KeyMomentSpec> {
+        self.opened.candidates(&self.spec)
+    }
+
+    /// What the reply is written from.
+    pub fn reply_context<'a>(&'a self, candidates: &'a [&'a KeyMomentSpec]) -> ReplyContext<'a> {
+        let at = self.setting();
+        self.opened
+            .context(&at, &self.state, candidates, &self.recalled)
+    }
+
+    /// The resident answering.
+    pub fn who(&self) -> &ResidentId {
+        &self.who
+    }
+
+    /// Its name.
+    pub fn speaker(&self) -> &str {
+        &self.speaker
+    }
+
+    /// What the player said.
+    pub fn message(&self) -> &str {
+        self.opened.message()
+    }
+
+    fn setting(&self) -> Setting<'_> {
+        Setting {
+            spec: &self.spec,
+            bank: &self.bank,
+            speaker: &self.speaker,
+            now: self.now,
+        }
+    }
+}
+
+/// The player's `message` to `who` taken in (its facts read by `voice`),
+/// nothing in the world changed yet: see [`ChatContext`].
+pub fn chat_context(
     world: &mut World,
     who: &ResidentId,
     (message, vector): (&str, Option<&[f32]>),
-    look: &mut dyn FnMut(&ReplyContext<'_>),
-) -> Option<()> {
+    voice: &mut dyn Voice,
+) -> Option<ChatContext> {
     let entity = world.resource::<Roster>().entity(who)?;
     let profile = world.get::<Persona>(entity)?.0.clone();
     let spec = spec_of(&profile);
     let bank = chat_bank(world);
     let now = world.resource::<Clock>().now;
     let recalled = recall_for(world, entity, message, vector);
-    let mut copy = world
+    let mut state = world
         .get_resource::<Companions>()
         .and_then(|c| c.0.get(who).cloned())
         .unwrap_or_default();
@@ -173,11 +230,54 @@ pub fn chat_preview(
         speaker: &profile.name,
         now,
     };
-    copy.turn(&at, message, &recalled, &mut |cx: &ReplyContext<'_>| {
-        look(cx);
-        String::new()
-    });
-    Some(())
+    let opened = state.open(&at, message, voice);
+    Some(ChatContext {
+        who: who.clone(),
+        entity,
+        speaker: profile.name.clone(),
+        spec,
+        bank,
+        now,
+        recalled,
+        state,
+        opened,
+    })
+}
+
+/// Ends the turn `cx` with `reply` (a model's, or the built-in brain's from
+/// the same context; `voice` rewrites the profile when it is due): the
+/// resident's state becomes the one the turn was taken in on, and it
+/// remembers the message.
+pub fn chat_answered(
+    world: &mut World,
+    cx: ChatContext,
+    reply: &str,
+    voice: &mut dyn Voice,
+) -> Option<Turn> {
+    let ChatContext {
+        who,
+        entity,
+        speaker,
+        spec,
+        bank,
+        now,
+        mut state,
+        opened,
+        ..
+    } = cx;
+    let message = opened.message().to_string();
+    let at = Setting {
+        spec: &spec,
+        bank: &bank,
+        speaker: &speaker,
+        now,
+    };
+    let turn = state.close(&at, opened, reply, voice);
+    let name = state.profile.address().to_string();
+    world.init_resource::<Companions>();
+    world.resource_mut::<Companions>().0.insert(who, state);
+    remember(world, entity, &name, &message, &turn)?;
+    Some(turn)
 }
 
 /// The resident's memories most worth recalling for the message.

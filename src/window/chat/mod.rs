@@ -1,7 +1,7 @@
 //! The player's free chat with a resident ("💬 聊天" in the inspector): the
 //! affection bar with the stage's name, the key moments kept verbatim, the
 //! chat so far and a text box. With an LLM configured, the resident's model
-//! answers (`mind`: off the frame, through a bridge); without one, or when
+//! answers (`mind`: off the frame, through the run's calls); without one, or when
 //! it fails, the built-in brain answers between frames, in character.
 
 mod mind;
@@ -16,7 +16,7 @@ use crate::companion::affection::MAX_AFFECTION;
 use crate::companion::session::{ReplyContext, Speaker};
 use crate::companion::{CompanionState, builtin};
 use crate::scenario::ResidentId;
-use crate::sim::companion::{Companions, chat_turn};
+use crate::sim::companion::{Companions, chat_answered, chat_turn};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<ChatPanel>()
@@ -65,17 +65,14 @@ fn answer(world: &mut World) {
             world.resource_mut::<ChatPanel>().waiting = Some(w);
             return;
         };
-        let reply = reply
-            .inspect_err(|why| {
-                warn!("the chat's model did not answer ({why}); the built-in brain does")
-            })
-            .ok();
-        chat_turn(
-            world,
-            &w.resident,
-            (&w.message, None),
-            &mut |cx: &ReplyContext<'_>| reply.clone().unwrap_or_else(|| builtin::reply(cx)),
-        );
+        let reply = reply.unwrap_or_else(|why| {
+            warn!("the chat's model did not answer ({why}); the built-in brain does");
+            let candidates = w.turn.candidates();
+            builtin::reply(&w.turn.reply_context(&candidates))
+        });
+        chat_answered(world, w.turn, &reply, &mut |_: &ReplyContext<'_>| {
+            String::new()
+        });
     }
     let Some((id, text)) = world.get_resource_mut::<ChatPanel>().and_then(|mut p| {
         let text = p.sent.take()?;
@@ -137,8 +134,8 @@ fn chat_panel(
             }
             ui.separator();
             history(ui, state, &name);
-            if let Some(w) = panel.waiting.as_ref().filter(|w| w.resident == id) {
-                ui.label(format!("你：{}", w.message));
+            if let Some(w) = panel.waiting.as_ref().filter(|w| *w.turn.who() == id) {
+                ui.label(format!("你：{}", w.turn.message()));
                 ui.weak(format!("（{name}在想……）"));
             }
             ui.separator();
