@@ -19,7 +19,7 @@ pub fn headless_app(scenario: Arc<Scenario>, seed: u64, days: u32, log: EventLog
     let mut app = App::new();
     app.add_plugins(MinimalPlugins).add_plugins((
         sim::plugin,
-        crate::brain::plugin,
+        crate::builtin::plugin,
         crate::llm::plugin,
     ));
     app.insert_resource(log);

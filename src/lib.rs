@@ -19,7 +19,7 @@
 //! - [`sim`]: the render-free simulation plugins (clock, residents, needs,
 //!   planning, actions, notices, memory, social life, end, event log) and the
 //!   [`sim::brain::Brain`] interface every mind implements.
-//! - [`brain`]: the built-in offline brain (planner and speech).
+//! - [`builtin`]: the built-in brain, offline (planner, lines, answers).
 //! - [`llm`]: the LLM brain (OpenAI-compatible client, bridge, prompts, record/replay).
 //! - [`save`]: a whole town in one SQLite file, resumed exactly.
 //! - [`headless`]: apps without a window, for `heartvale sim`, tests and benchmarks.
@@ -27,7 +27,7 @@
 //! - [`cli`]: `heartvale sim | check | replay | script | window | chat | date | memory`.
 
 pub mod base;
-pub mod brain;
+pub mod builtin;
 pub mod cli;
 pub mod companion;
 pub mod context;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use heartvale::base::time::GameTime;
-use heartvale::brain::BuiltinBrain;
+use heartvale::builtin::BuiltinBrain;
 use heartvale::headless::{default_scenario, headless_app};
 use heartvale::scenario::ResidentId;
 use heartvale::sim::ActiveBrain;

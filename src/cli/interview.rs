@@ -68,7 +68,7 @@ fn ask(
 ) -> Result<(Answer, &'static str), CliError> {
     let iv = Interview::of(world, idx)
         .ok_or_else(|| CliError::failed("the resident has no facts, ties or memories"))?;
-    let builtin = crate::brain::interview::answer(&iv, question);
+    let builtin = crate::builtin::interview::answer(&iv, question);
     let Some(settings) = llm else {
         return Ok((builtin, "builtin"));
     };

@@ -215,12 +215,12 @@ pub struct DateView<'a> {
 pub trait Minds {
     /// The next scene, for the round after `view.rounds`.
     fn pose(&mut self, view: &DateView<'_>) -> Posed;
-    /// `who` (0 or 1) chooses; `first` is the other side's choice, when it went first.
+    /// `who` chooses; `first` is the other side's choice, when it went first.
     fn choose(
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        who: usize,
+        who: Side,
         first: Option<&AvatarTurn>,
     ) -> AvatarTurn;
     /// The host judges the two choices of a round.
@@ -228,7 +228,7 @@ pub trait Minds {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        choices: &[(usize, usize); 2],
+        choices: &[(Side, usize); 2],
     ) -> Judgement;
     /// A scene already written for the next round (a model's host writes it
     /// with its judgement), to carry across a save.
@@ -281,13 +281,49 @@ pub enum Message {
     },
 }
 
+/// One of the two on a date, as a date holds its avatars: the first (who
+/// asked for the date) or the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// `avatars[0]`.
+    First,
+    /// `avatars[1]`.
+    Second,
+}
+
+impl Side {
+    /// Its place among the avatars.
+    pub fn index(self) -> usize {
+        match self {
+            Side::First => 0,
+            Side::Second => 1,
+        }
+    }
+
+    /// The other one.
+    pub fn other(self) -> Self {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+}
+
+impl<T> std::ops::Index<Side> for [T; 2] {
+    type Output = T;
+
+    fn index(&self, side: Side) -> &T {
+        &self[side.index()]
+    }
+}
+
 /// Whose answer a date's next step waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Turn {
     /// The host: a scene, or its judgement of the round.
     Host,
-    /// A side (0 or 1) choosing.
-    Avatar(usize),
+    /// A side choosing.
+    Avatar(Side),
 }
 
 /// A date between two residents, round by round.
@@ -307,7 +343,7 @@ pub struct Date {
 #[derive(Debug, Clone)]
 struct Pending {
     posed: Posed,
-    choices: Vec<(usize, AvatarTurn, usize)>,
+    choices: Vec<(Side, AvatarTurn, usize)>,
 }
 
 impl Date {
@@ -411,18 +447,21 @@ impl Date {
     }
 
     /// Who answers next: the side asked first, then the other.
-    fn side_to_choose(&self, pending: &Pending) -> usize {
-        let first = usize::from(pending.posed.host.action.object != self.avatars[0].id);
+    fn side_to_choose(&self, pending: &Pending) -> Side {
+        let first = match pending.posed.host.action.object == self.avatars[0].id {
+            true => Side::First,
+            false => Side::Second,
+        };
         if pending.choices.is_empty() {
             first
         } else {
-            1 - first
+            first.other()
         }
     }
 
     /// The next side's choice, bounded to the options offered: (side, turn,
     /// option index).
-    fn choose(&self, minds: &mut dyn Minds, pending: &Pending) -> (usize, AvatarTurn, usize) {
+    fn choose(&self, minds: &mut dyn Minds, pending: &Pending) -> (Side, AvatarTurn, usize) {
         let who = self.side_to_choose(pending);
         let earlier = pending.choices.first().map(|(_, t, _)| t);
         let turn = minds.choose(&self.view(), &pending.posed, who, earlier);
@@ -453,7 +492,7 @@ impl Date {
     fn settle(
         &mut self,
         posed: Posed,
-        choices: Vec<(usize, AvatarTurn, usize)>,
+        choices: Vec<(Side, AvatarTurn, usize)>,
         judgement: Judgement,
     ) -> Vec<Message> {
         let before = self.score;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AvatarTurn, DateView, Judgement, Minds, Posed};
+use crate::cupid::Side;
 
 /// One answer a date's minds gave, in the order the date asked.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -46,7 +47,7 @@ impl Minds for Recording<'_> {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        who: usize,
+        who: Side,
         first: Option<&AvatarTurn>,
     ) -> AvatarTurn {
         let turn = self.minds.choose(view, posed, who, first);
@@ -58,7 +59,7 @@ impl Minds for Recording<'_> {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        choices: &[(usize, usize); 2],
+        choices: &[(Side, usize); 2],
     ) -> Judgement {
         let judgement = self.minds.judge(view, posed, choices);
         self.answers.push(Answer::Judge(judgement.clone()));
@@ -95,7 +96,7 @@ impl Minds for Replaying<'_> {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        who: usize,
+        who: Side,
         first: Option<&AvatarTurn>,
     ) -> AvatarTurn {
         match self.answers.next() {
@@ -108,7 +109,7 @@ impl Minds for Replaying<'_> {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        choices: &[(usize, usize); 2],
+        choices: &[(Side, usize); 2],
     ) -> Judgement {
         match self.answers.next() {
             Some(Answer::Judge(j)) => j.clone(),

@@ -57,7 +57,7 @@ impl Minds for Unruly {
         &mut self,
         _: &DateView<'_>,
         _: &Posed,
-        _: usize,
+        _: Side,
         _: Option<&AvatarTurn>,
     ) -> AvatarTurn {
         AvatarTurn {
@@ -70,7 +70,7 @@ impl Minds for Unruly {
         }
     }
 
-    fn judge(&mut self, view: &DateView<'_>, _: &Posed, _: &[(usize, usize); 2]) -> Judgement {
+    fn judge(&mut self, view: &DateView<'_>, _: &Posed, _: &[(Side, usize); 2]) -> Judgement {
         Judgement {
             delta: self.delta,
             reason: "理由".into(),

@@ -14,8 +14,8 @@ use rand_chacha::ChaCha8Rng;
 use super::generate_people::{self as people, TRADES};
 use super::spec::{BigFive, LocationKind, MapSize, Service, Tuning};
 use super::{
-    Gathering, Goal, Hobby, InitialRelationship, LocIdx, Location, LocationId, Profile,
-    RelationKind, ResidentId, Scenario, Town, WorkShift,
+    Gathering, GatheringIdx, Goal, Hobby, InitialRelationship, LocIdx, Location, LocationId,
+    Profile, RelationKind, ResidentId, Scenario, Town, WorkShift,
 };
 use crate::base::time::GameTime;
 
@@ -252,7 +252,7 @@ pub fn generated_town(residents: usize, seed: u64) -> Scenario {
     }
     // The first resident hosts a neighbourhood party on the second afternoon.
     let gatherings = vec![Gathering {
-        id: 0,
+        id: GatheringIdx(0),
         title: "街坊聚会".into(),
         organiser: profiles[0].id.clone(),
         location: places.hubs[0],
@@ -306,7 +306,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
     let goals = if i == 0 {
         vec![Goal {
             text: "明天下午在广场办街坊聚会".into(),
-            gathering: Some(0),
+            gathering: Some(GatheringIdx(0)),
             notice: None,
         }]
     } else {

@@ -34,8 +34,8 @@ pub use spec::{
 pub use dialogue::PhraseBank;
 pub use look::PlaceLook;
 pub use profile::{
-    CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, Goal, Hobby, InitialRelationship,
-    KnownAspect, LoadedSet, Profile, ResidentId, WorkShift,
+    CONVERSE_FIELDS, Converse, ConverseSkill, Counsel, Gathering, GatheringIdx, Goal, Hobby,
+    InitialRelationship, KnownAspect, LoadedSet, Profile, ResidentId, WorkShift,
 };
 pub(crate) use resolve::tuning_problems;
 pub use town::{LocIdx, Location, LocationId, Town};

@@ -284,7 +284,7 @@ pub struct Goal {
     /// The goal, in their words.
     pub(crate) text: String,
     /// Index into [`Scenario::gatherings`](super::Scenario::gatherings).
-    pub(crate) gathering: Option<usize>,
+    pub(crate) gathering: Option<GatheringIdx>,
     /// A notice they post (once) for it.
     pub(crate) notice: Option<String>,
 }
@@ -321,11 +321,26 @@ pub struct Hobby {
     pub(crate) evening: bool,
 }
 
+/// A gathering's place among [`Scenario::gatherings`](super::Scenario::gatherings):
+/// a dense index, like `LocIdx` (kept in saves and facts as the number).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct GatheringIdx(pub u16);
+
+impl GatheringIdx {
+    /// As an index into the gatherings.
+    pub fn i(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// A get-together a resident organises (from a goal).
 #[derive(Debug, Clone)]
 pub struct Gathering {
     /// Its index in [`Scenario::gatherings`](super::Scenario::gatherings).
-    pub(crate) id: usize,
+    pub(crate) id: GatheringIdx,
     /// What it is called.
     pub(crate) title: String,
     /// Who organises it.

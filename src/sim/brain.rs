@@ -1,6 +1,6 @@
 //! The one interface every mind implements — plans, conversation lines and
 //! nightly summaries — and the contexts it is given. The built-in brain
-//! (`crate::brain`) and the LLM brain (`crate::llm`) live above the
+//! (`crate::builtin`) and the LLM brain (`crate::llm`) live above the
 //! simulation and plug in through [`ActiveBrain`].
 
 use std::sync::Arc;

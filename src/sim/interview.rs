@@ -1,7 +1,7 @@
 //! What a resident is asked from (`heartvale interview`, the inspector's
 //! 问问TA box): frozen in time and without side effects, the one asked —
 //! its persona, what it knows, its ties and memories — with the words of
-//! the town. The built-in brain answers from it (`crate::brain::interview`);
+//! the town. The built-in brain answers from it (`crate::builtin::interview`);
 //! a model is told its facts with their sources (`crate::llm::interview`).
 
 use serde::Serialize;

@@ -150,9 +150,7 @@ fn read_notices(
             for g in gatherings.iter().filter(|g| g.organiser == n.author) {
                 learn.write(crate::sim::knowledge::facts::Learn {
                     who: idx,
-                    about: crate::sim::knowledge::facts::About::Gathering {
-                        gathering: g.id as u16,
-                    },
+                    about: crate::sim::knowledge::facts::About::Gathering { gathering: g.id },
                     source: crate::sim::knowledge::facts::Source::Notice { id: n.id },
                     time: cx.clock.now,
                 });

@@ -263,7 +263,7 @@ fn add_plugins(app: &mut App, scenario: &Scenario, log: Option<EventLog>) {
             }),
     )
     .add_plugins(EguiPlugin::default())
-    .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin))
+    .add_plugins((sim::plugin, crate::builtin::plugin, crate::llm::plugin))
     .insert_resource(StepMode::Realtime)
     .insert_resource(log.unwrap_or_else(EventLog::in_memory))
     .insert_resource(MapFrame {
@@ -391,7 +391,7 @@ pub(crate) mod testing {
     pub(crate) fn view_app() -> App {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, bevy::asset::AssetPlugin::default()))
-            .add_plugins((sim::plugin, crate::brain::plugin, crate::llm::plugin))
+            .add_plugins((sim::plugin, crate::builtin::plugin, crate::llm::plugin))
             .init_asset::<Image>()
             .init_asset::<bevy::text::Font>()
             .init_asset::<TextureAtlasLayout>()

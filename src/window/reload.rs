@@ -359,7 +359,11 @@ mod tests {
                 ..default()
             },
         ))
-        .add_plugins((crate::sim::plugin, crate::brain::plugin, crate::llm::plugin))
+        .add_plugins((
+            crate::sim::plugin,
+            crate::builtin::plugin,
+            crate::llm::plugin,
+        ))
         .configure_sets(Update, ViewSet::Input.after(crate::sim::clock::DriveSteps))
         .add_plugins(plugin);
         crate::sim::setup_world(app.world_mut(), scenario, RunSettings { seed: 7, days: 3 });

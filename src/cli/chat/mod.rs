@@ -253,7 +253,7 @@ fn say(
     out: &mut Transcript,
 ) -> Result<String, CliError> {
     let now = app.world().resource::<Clock>().now;
-    voice.town_answer = crate::brain::interview::town_answer(app.world(), id, text);
+    voice.town_answer = crate::builtin::interview::town_answer(app.world(), id, text);
     let turn = chat_turn(app.world_mut(), id, (text, vector), voice)
         .ok_or_else(|| CliError::failed(format!("{name} is not in town")))?;
     let a = affection_of(app.world(), id);

@@ -17,6 +17,7 @@ use super::scenes::{After, Scene, SceneBank, Stage, Tie, Trait};
 use super::{
     Avatar, AvatarTurn, DateView, Decision, HostAction, HostTurn, Judgement, Minds, Posed,
 };
+use crate::cupid::Side;
 use crate::scenario::RelationKind;
 pub(crate) use score::score_pair;
 
@@ -110,7 +111,7 @@ impl Minds for OfflineMinds {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        who: usize,
+        who: Side,
         first: Option<&AvatarTurn>,
     ) -> AvatarTurn {
         let me = &view.avatars[who];
@@ -153,7 +154,7 @@ impl Minds for OfflineMinds {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        choices: &[(usize, usize); 2],
+        choices: &[(Side, usize); 2],
     ) -> Judgement {
         let a = &posed.traits[choices[0].1];
         let b = &posed.traits[choices[1].1];
@@ -318,10 +319,13 @@ fn target_step(nth: usize, n: usize) -> u8 {
 /// Who is asked first: the date's first side (the one who asked for the
 /// date) opens, then they take turns — so swapping the sides tells whether
 /// going first changes the outcome.
-fn first_side(view: &DateView<'_>) -> usize {
-    view.rounds
-        .last()
-        .map_or(0, |r| usize::from(r.choices[0].0 == view.avatars[0].id))
+fn first_side(view: &DateView<'_>) -> Side {
+    view.rounds.last().map_or(Side::First, |r| {
+        match r.choices[0].0 == view.avatars[0].id {
+            true => Side::Second,
+            false => Side::First,
+        }
+    })
 }
 
 /// How well an option suits `me`: its traits against the Big Five (each −1…1

@@ -8,15 +8,15 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::super::scenes::Trait;
-use super::super::{Avatar, AvatarTurn, DateView, Round};
+use super::super::{Avatar, AvatarTurn, DateView, Round, Side};
 use crate::scenario::RelationKind;
 
 /// What an avatar's reason is made from.
 pub(super) struct Choice<'a> {
     /// The date so far.
     pub view: &'a DateView<'a>,
-    /// Which side is speaking (0 or 1).
-    pub who: usize,
+    /// Which side is speaking.
+    pub who: Side,
     /// The chosen option's traits and words.
     pub traits: &'a [Trait],
     pub text: &'a str,
@@ -30,7 +30,7 @@ impl Choice<'_> {
     }
 
     fn other(&self) -> &Avatar {
-        &self.view.avatars[1 - self.who]
+        &self.view.avatars[self.who.other()]
     }
 
     /// Whether the choice reaches out to the other.

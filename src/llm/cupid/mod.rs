@@ -25,6 +25,7 @@ use super::client::{ChatRequest, Format, Message, Pieces, estimate_tokens};
 use super::parse::Unusable;
 use super::pool::Pool;
 use crate::base::json::extract_object;
+use crate::cupid::Side;
 use crate::cupid::{
     AvatarTurn, DateView, Decision, HostAction, HostTurn, Judgement, Minds, OfflineMinds, Posed,
     SceneBank, stage_of,
@@ -195,7 +196,7 @@ impl Minds for LlmMinds {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        who: usize,
+        who: Side,
         first: Option<&AvatarTurn>,
     ) -> AvatarTurn {
         let letters: Vec<String> = (0..posed.options.len()).map(Posed::letter).collect();
@@ -228,7 +229,7 @@ impl Minds for LlmMinds {
         &mut self,
         view: &DateView<'_>,
         posed: &Posed,
-        choices: &[(usize, usize); 2],
+        choices: &[(Side, usize); 2],
     ) -> Judgement {
         let round = view.rounds.len() as u32 + 1;
         let last = round >= view.max_rounds;

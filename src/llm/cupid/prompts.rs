@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use crate::cupid::Side;
 use crate::cupid::{Avatar, DateView, Posed, stage_of};
 use crate::llm::client::Message;
 use crate::llm::prompts::fill;
@@ -42,7 +43,7 @@ pub(super) fn opening(view: &DateView<'_>) -> Vec<Message> {
 pub(super) fn judge(
     view: &DateView<'_>,
     posed: &Posed,
-    choices: &[(usize, usize); 2],
+    choices: &[(Side, usize); 2],
     last: bool,
 ) -> Vec<Message> {
     let round = view.rounds.len() as u32 + 1;
@@ -132,11 +133,11 @@ fn history(view: &DateView<'_>) -> String {
 pub(super) fn avatar(
     view: &DateView<'_>,
     posed: &Posed,
-    who: usize,
+    who: Side,
     first: Option<&crate::cupid::AvatarTurn>,
 ) -> Vec<Message> {
     let me = &view.avatars[who];
-    let other = &view.avatars[1 - who];
+    let other = &view.avatars[who.other()];
     let system = fill(
         AVATAR,
         &[

@@ -327,7 +327,7 @@ impl PlanCalls<'_, '_> {
         for g in agenda
             .appointments
             .iter()
-            .filter_map(|a| self.inputs.gatherings.get(a.gathering))
+            .filter_map(|a| self.inputs.gatherings.get(a.gathering.i()))
         {
             query.push(' ');
             query.push_str(&g.title);

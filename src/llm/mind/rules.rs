@@ -88,7 +88,7 @@ impl Duty {
 fn duty_due(cx: &PlanContext<'_>) -> Option<Duty> {
     let now = cx.now;
     for a in cx.agenda.appointments.iter().filter(|a| a.will_attend) {
-        let Some(g) = cx.gatherings.get(a.gathering) else {
+        let Some(g) = cx.gatherings.get(a.gathering.i()) else {
             continue;
         };
         let open = g.starts.plus_minutes(-GATHERING_LEAD) <= now

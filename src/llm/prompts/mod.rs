@@ -294,7 +294,7 @@ fn agenda_text(cx: &PlanContext<'_>) -> String {
     let town = cx.town;
     lines_or(
         cx.agenda.appointments.iter().filter_map(|a| {
-            let g = cx.gatherings.get(a.gathering)?;
+            let g = cx.gatherings.get(a.gathering.i())?;
             Some(format!(
                 "- {}：{} 在{}[{}]{}",
                 g.title,

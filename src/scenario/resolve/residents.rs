@@ -13,7 +13,8 @@ use crate::base::Diagnostic;
 use crate::base::time::GameTime;
 use crate::scenario::spec::{self, Service};
 use crate::scenario::{
-    Gathering, Goal, Hobby, InitialRelationship, LocIdx, Profile, ResidentId, Town, WorkShift,
+    Gathering, GatheringIdx, Goal, Hobby, InitialRelationship, LocIdx, Profile, ResidentId, Town,
+    WorkShift,
 };
 
 /// What a resident's entries are resolved against: the town's places, the
@@ -383,7 +384,8 @@ fn goals(
         let gathering = g.gathering.as_ref().and_then(|gs| {
             let gp = format!("{p}.goals[{j}].gathering");
             let found = gathering(cx, known, gs, &gp, ResidentId::new(&r.id.value))?;
-            let id = gatherings.len();
+            // Facts keep a gathering's index in 16 bits: more are not held.
+            let id = GatheringIdx(u16::try_from(gatherings.len()).ok()?);
             gatherings.push(Gathering { id, ..found });
             Some(id)
         });
@@ -428,7 +430,7 @@ fn gathering(
         .midnight()
         .plus_minutes((gs.day.max(1) as i64 - 1) * 1440);
     Some(Gathering {
-        id: 0,
+        id: GatheringIdx(0),
         title: gs.title.clone(),
         organiser,
         location: at,

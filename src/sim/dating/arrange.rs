@@ -108,7 +108,7 @@ pub(super) fn pair_at_gathering(
     let here = census.at_place.get(place.i()).cloned().unwrap_or_default();
     let came = |i: RosterIdx| here.binary_search(&i).is_ok() && !census.asleep(i);
     let day = now.day_number();
-    let seed = settings.seed ^ (g.id as u64 + 1).wrapping_mul(0x2545_f491);
+    let seed = settings.seed ^ (u64::from(g.id.0) + 1).wrapping_mul(0x2545_f491);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let pairs = pairings(&people, &dates, &cupid, &tuning, (day, &came));
     let Some((pair, plausible, ties)) = choose(pairs, &mut rng) else {

@@ -108,7 +108,7 @@ pub struct TownDates {
     considered_day: i64,
     /// Gatherings at the host's place it has looked around at.
     #[serde(default)]
-    gatherings_seen: Vec<usize>,
+    gatherings_seen: Vec<crate::scenario::GatheringIdx>,
     /// The latest finished date's pair and lines, for the window (not saved).
     #[serde(skip)]
     pub(crate) last: Option<([RosterIdx; 2], Vec<Line>)>,

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::facts::{About, Learn, Source};
-use crate::scenario::Town;
+use crate::scenario::{GatheringIdx, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::residents::Relationships;
@@ -31,8 +31,8 @@ pub struct Attendance {
 
 impl Attendance {
     /// Who came to gathering `g` so far.
-    pub fn of(&self, g: usize) -> &[RosterIdx] {
-        self.present.get(g).map_or(&[], Vec::as_slice)
+    pub fn of(&self, g: GatheringIdx) -> &[RosterIdx] {
+        self.present.get(g.i()).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -67,7 +67,7 @@ pub(super) fn attendance(
     att.present.resize(n, Vec::new());
     att.ended.resize(n, false);
     for g in gatherings.iter() {
-        let gathering = g.id as u16;
+        let gathering = g.id;
         if g.starts <= now && now < g.ends {
             let here = census
                 .at_place
@@ -75,10 +75,10 @@ pub(super) fn attendance(
                 .map_or(&[][..], Vec::as_slice);
             for &who in here {
                 let e = &census.entries[who.i()];
-                if e.walking || census.asleep(who) || att.present[g.id].contains(&who) {
+                if e.walking || census.asleep(who) || att.present[g.id.i()].contains(&who) {
                     continue;
                 }
-                att.present[g.id].push(who);
+                att.present[g.id.i()].push(who);
                 let about = About::Attended { gathering, who };
                 learn.write(Learn {
                     who,
@@ -87,9 +87,9 @@ pub(super) fn attendance(
                     time: now,
                 });
             }
-        } else if now >= g.ends && !att.ended[g.id] {
-            att.ended[g.id] = true;
-            let came = att.present[g.id].clone();
+        } else if now >= g.ends && !att.ended[g.id.i()] {
+            att.ended[g.id.i()] = true;
+            let came = att.present[g.id.i()].clone();
             for &who in &came {
                 let Ok(rels) = ties.get(roster.entity_of(who)) else {
                     continue;

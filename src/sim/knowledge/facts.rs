@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::base::time::GameTime;
-use crate::scenario::LocIdx;
+use crate::scenario::{GatheringIdx, LocIdx};
 use crate::sim::event_log::dates::DateOutcome;
 use crate::sim::residents::roster::RosterIdx;
 
@@ -42,12 +42,12 @@ pub enum About {
     /// A gathering: what, when, where, whose.
     Gathering {
         /// Its index among the scenario's gatherings.
-        gathering: u16,
+        gathering: GatheringIdx,
     },
     /// `who` was at a gathering.
     Attended {
         /// Which gathering.
-        gathering: u16,
+        gathering: GatheringIdx,
         /// Who came.
         who: RosterIdx,
     },
@@ -135,11 +135,9 @@ impl About {
     }
 
     /// The gathering it concerns, if any.
-    pub fn gathering(&self) -> Option<usize> {
+    pub fn gathering(&self) -> Option<GatheringIdx> {
         match *self {
-            About::Gathering { gathering } | About::Attended { gathering, .. } => {
-                Some(gathering as usize)
-            }
+            About::Gathering { gathering } | About::Attended { gathering, .. } => Some(gathering),
             _ => None,
         }
     }

@@ -146,7 +146,7 @@ fn learn(
         // Word of mouth about a gathering: the listener decides whether to go
         // (the organiser's own invitation is answered in its conversation).
         if let (About::Gathering { gathering }, Source::Told { by }) = (l.about, l.source)
-            && let Some(g) = gatherings.get(gathering as usize)
+            && let Some(g) = gatherings.get(gathering.i())
             && *roster.id_of(by) != g.organiser
             && !agenda.knows(g.id)
         {

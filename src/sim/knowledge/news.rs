@@ -66,9 +66,9 @@ fn worth_telling(
         .iter()
         .any(|&p| p == me.idx || ties.by_idx(p).is_some());
     match f.about {
-        About::Gathering { gathering } => gatherings
-            .get(gathering as usize)
-            .is_some_and(|g| g.ends > now),
+        About::Gathering { gathering } => {
+            gatherings.get(gathering.i()).is_some_and(|g| g.ends > now)
+        }
         // The host who saw a date keeps it to itself: a matchmaker does not
         // gossip about the pairs it hosts.
         About::Date { .. } => recent && cares && f.source != Source::Saw,
@@ -128,7 +128,7 @@ pub fn shared_with(
     }
     for g in gatherings.iter().rev() {
         let ended = g.ends <= now && g.ends.plus_minutes(FRESH_HOURS * 60) > now;
-        let gathering = g.id as u16;
+        let gathering = g.id;
         let went = About::Attended {
             gathering,
             who: me.idx,

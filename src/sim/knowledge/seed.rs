@@ -33,7 +33,7 @@ pub fn initial_knowledge(
     };
     // One's own gatherings: organised, not heard of.
     for g in p.goals.iter().filter_map(|g| g.gathering) {
-        let gathering = g as u16;
+        let gathering = g;
         learn(About::Gathering { gathering }, Source::Lived);
     }
     let mut know = |about: About| learn(about, Source::Known);

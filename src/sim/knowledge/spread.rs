@@ -37,7 +37,7 @@ pub fn spread(
     for &(who, k) in people {
         for f in k.facts() {
             let order = match f.about {
-                About::Gathering { gathering } => (0, i64::from(gathering)),
+                About::Gathering { gathering } => (0, i64::from(gathering.0)),
                 About::Quarrel { .. } | About::Date { .. } | About::StoodUp { .. } => {
                     (1, f.about.day().unwrap_or(0))
                 }

@@ -55,7 +55,7 @@ impl FactWords<'_> {
                     .map_or(String::new(), |p| p.food.join("、"));
                 format!("{}爱吃{food}", self.name(who))
             }
-            About::Gathering { gathering } => match self.gatherings.get(gathering as usize) {
+            About::Gathering { gathering } => match self.gatherings.get(gathering.i()) {
                 Some(g) => format!(
                     "{}{}在{}办{}",
                     self.roster.name(&g.organiser),
@@ -68,7 +68,7 @@ impl FactWords<'_> {
             About::Attended { gathering, who } => {
                 let title = self
                     .gatherings
-                    .get(gathering as usize)
+                    .get(gathering.i())
                     .map_or("聚会", |g| g.title.as_str());
                 format!("{}去了{title}", self.name(who))
             }

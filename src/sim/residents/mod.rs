@@ -22,7 +22,7 @@ use super::knowledge::facts::Knowledge;
 use super::memory::store::Memories;
 use super::{SimSet, SimStep};
 use crate::base::time::GameTime;
-use crate::scenario::{LocIdx, Profile, RelationKind, ResidentId};
+use crate::scenario::{GatheringIdx, LocIdx, Profile, RelationKind, ResidentId};
 use census::take_census;
 
 /// A resident of the town. `idx` is its dense index in the [`Roster`].
@@ -461,7 +461,7 @@ pub enum Heard {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Appointment {
     /// Index into the scenario's gatherings.
-    pub(crate) gathering: usize,
+    pub(crate) gathering: GatheringIdx,
     /// How it learnt of it.
     pub(crate) heard: Heard,
     /// Whether it means to go.
@@ -496,13 +496,13 @@ pub struct Agenda {
 
 impl Agenda {
     /// Whether it knows of the gathering.
-    pub fn knows(&self, gathering: usize) -> bool {
+    pub fn knows(&self, gathering: GatheringIdx) -> bool {
         self.appointments.iter().any(|a| a.gathering == gathering)
     }
 
     /// Whether its organiser would still invite it in person: it has not
     /// heard of the gathering, or only from the notice and means to stay away.
-    pub fn may_be_invited(&self, gathering: usize) -> bool {
+    pub fn may_be_invited(&self, gathering: GatheringIdx) -> bool {
         self.appointments
             .iter()
             .find(|a| a.gathering == gathering)

@@ -453,7 +453,7 @@ impl Closing<'_, '_> {
     /// The organiser's invitation counts once it has been said; the guest who
     /// answered it keeps to the answer, the others decide for themselves.
     fn pass_invitation(&mut self, c: &Conversation) {
-        let Some(gathering) = c.invite.and_then(|g| self.gatherings.get(g)) else {
+        let Some(gathering) = c.invite.and_then(|g| self.gatherings.get(g.i())) else {
             return;
         };
         let said = self

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::emotion::Emotion;
-use crate::scenario::WorkRole;
 use crate::scenario::dialogue::ExchangeRef;
+use crate::scenario::{GatheringIdx, WorkRole};
 use crate::sim::knowledge::facts::About;
 use crate::sim::residents::TalkOutcome;
 
@@ -111,7 +111,7 @@ pub enum Cue {
     /// Telling of a gathering one is going to.
     Going {
         /// Which.
-        gathering: u16,
+        gathering: GatheringIdx,
     },
     /// Answering that.
     GoingReply,

@@ -68,7 +68,7 @@ pub fn with_line_context<R>(
         .appointments
         .iter()
         .filter(|a| a.will_attend)
-        .filter_map(|a| inputs.gatherings.get(a.gathering))
+        .filter_map(|a| inputs.gatherings.get(a.gathering.i()))
         .find(|g| g.organiser != speaker.0.id && g.starts > now)
         .map(|g| (g, inputs.town.name(g.location)));
     let cx = LineContext {
@@ -89,7 +89,7 @@ pub fn with_line_context<R>(
         inviting,
         inviting_place: inviting.map(|g| inputs.town.name(g.location)),
         answering_invite,
-        hosting: c.hosting.and_then(|g| inputs.gatherings.get(g)),
+        hosting: c.hosting.and_then(|g| inputs.gatherings.get(g.i())),
         phrases: &inputs.scenario.0.dialogue,
         spoken: inputs.spoken.of(turn.speaker),
         history: &c.messages,
@@ -125,7 +125,7 @@ fn invitation<'a>(
     inputs: &'a LineInputs,
     speaker: RosterIdx,
 ) -> (Option<&'a crate::scenario::Gathering>, Option<InviteReason>) {
-    let Some(g) = c.invite.and_then(|g| inputs.gatherings.get(g)) else {
+    let Some(g) = c.invite.and_then(|g| inputs.gatherings.get(g.i())) else {
         return (None, None);
     };
     let organiser = inputs.roster.idx(&g.organiser);

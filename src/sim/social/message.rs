@@ -47,7 +47,7 @@ pub enum Trigger {
     Appointment,
     /// The organiser of a gathering under way addresses the guests there.
     Gathering,
-    /// Asked for from outside the simulation's rules ([`ForcedEncounters`]).
+    /// Asked for from outside the simulation's rules ([`super::ForcedEncounters`]).
     Requested,
 }
 

@@ -33,7 +33,7 @@ use super::residents::{Activity, Agenda, Needs, Persona, Relationships, Resident
 use super::town::Gatherings;
 use super::{RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
-use crate::scenario::{LocIdx, Town, WorkRole};
+use crate::scenario::{GatheringIdx, LocIdx, Town, WorkRole};
 use crate::sim::brain::Topic;
 
 pub use analysis::{Stage, topic_zh};
@@ -74,7 +74,7 @@ pub struct SocialState {
     next_id: u64,
     /// Gatherings (index) whose organiser has addressed the guests.
     #[serde(default)]
-    addressed: std::collections::BTreeSet<usize>,
+    addressed: std::collections::BTreeSet<GatheringIdx>,
     /// The last day (as residents count days) ties faded on, and the
     /// run's first.
     #[serde(default)]
@@ -186,13 +186,13 @@ pub struct Conversation {
     /// The line an async mind handed in.
     delivered: Option<Delivered>,
     /// A gathering (index) the organiser invites the other to…
-    invite: Option<usize>,
+    invite: Option<GatheringIdx>,
     /// …and the guest's answer, decided when the talk opened.
     #[serde(default)]
     invite_answer: Option<InviteAnswer>,
     /// The gathering (index) whose organiser opens this talk addressing the guests.
     #[serde(default)]
-    hosting: Option<usize>,
+    hosting: Option<GatheringIdx>,
     proposal: Option<Proposal>,
     /// The opener greets as staff.
     role: Option<WorkRole>,

@@ -353,9 +353,7 @@ fn pass_on(
     let heard = match cue {
         Some(Cue::News { about, .. }) => Some(about),
         Some(Cue::Going { gathering }) => Some(About::Gathering { gathering }),
-        Some(Cue::Invite) => c.invite.map(|g| About::Gathering {
-            gathering: g as u16,
-        }),
+        Some(Cue::Invite) => c.invite.map(|g| About::Gathering { gathering: g }),
         _ => None,
     };
     for about in heard.into_iter().chain(teaches) {
@@ -409,7 +407,7 @@ fn choose_turn(
         if !c.participants.contains(guest) {
             return false;
         }
-        let organiser = c.invite.and_then(|g| inputs.gatherings.get(g));
+        let organiser = c.invite.and_then(|g| inputs.gatherings.get(g.i()));
         let organiser = organiser.and_then(|g| inputs.roster.idx(&g.organiser));
         organiser.and_then(|o| c.invitation_at(o)) == Some(c.messages.len().wrapping_sub(1))
     });

@@ -84,7 +84,7 @@ fn answer(world: &mut World) {
         Some(w) => world.resource_mut::<ChatPanel>().waiting = Some(w),
         None => {
             // A plain resident answers a question about the town from its facts.
-            let town = crate::brain::interview::town_answer(world, &id, &text);
+            let town = crate::builtin::interview::town_answer(world, &id, &text);
             chat_turn(world, &id, (&text, None), &mut |cx: &ReplyContext<'_>| {
                 town.clone().unwrap_or_else(|| builtin::reply(cx))
             });

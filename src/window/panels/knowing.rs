@@ -117,6 +117,6 @@ impl Asking<'_, '_> {
             segmenter: self.search.segmenter(),
             seed: self.settings.seed,
         };
-        crate::brain::interview::answer(&iv, question).text
+        crate::builtin::interview::answer(&iv, question).text
     }
 }

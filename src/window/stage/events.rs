@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy::sprite::Anchor;
 
 use super::Spot;
-use crate::scenario::{LocIdx, Town};
+use crate::scenario::{GatheringIdx, LocIdx, Town};
 use crate::sim::clock::Clock;
 use crate::sim::dating::TownDates;
 use crate::sim::residents::Roster;
@@ -33,8 +33,8 @@ pub(super) fn plugin(app: &mut App) {
 #[derive(Component, Debug, Clone, Copy)]
 pub(crate) struct PartyProp {
     pub(crate) place: LocIdx,
-    /// The gathering's index.
-    gathering: usize,
+    /// Which gathering.
+    gathering: GatheringIdx,
 }
 
 /// The heart over a couple on a date.
@@ -84,7 +84,8 @@ fn stage_gatherings(
     let (Some(gatherings), Some(tileset)) = (gatherings, tileset) else {
         return;
     };
-    for (g, gathering) in gatherings.iter().enumerate() {
+    for gathering in gatherings.iter() {
+        let g = gathering.id;
         let on = gathering.starts.plus_minutes(-SETTING_UP) <= clock.now
             && clock.now < gathering.ends.plus_minutes(SETTING_UP)
             && gathering.location.i() < town.len();

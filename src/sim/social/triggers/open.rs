@@ -9,7 +9,7 @@ use rand::RngExt;
 use super::{CrowdView, Talking};
 use super::{Encounter, Encounters, PeopleQuery, QueryLookup, Scratch, plan_with};
 use crate::base::time::GameTime;
-use crate::scenario::{Gathering, LocIdx, LocationKind, Service, SocialTuning, Town};
+use crate::scenario::{Gathering, GatheringIdx, LocIdx, LocationKind, Service, SocialTuning, Town};
 use crate::sim::brain::Topic;
 use crate::sim::clock::Clock;
 use crate::sim::event_log::events::{EventBody, SimEvent};
@@ -105,7 +105,7 @@ impl Opening<'_, '_> {
             .invitation(&enc, (pa.0, pb.0))
             .filter(|_| hosting.is_none());
         let invite_answer = invite
-            .and_then(|g| self.gatherings.get(g))
+            .and_then(|g| self.gatherings.get(g.i()))
             .and_then(|g| answer_invitation(g, [pa, pb], &mut self.rng));
         if invite_answer.is_some() {
             // Room for the invitation, the answer and a goodbye.
@@ -144,7 +144,7 @@ impl Opening<'_, '_> {
 
     /// The gathering under way here that `enc.a` organises and now addresses
     /// (marked addressed: once per gathering).
-    fn hosting(&mut self, enc: &Encounter, place: LocIdx) -> Option<usize> {
+    fn hosting(&mut self, enc: &Encounter, place: LocIdx) -> Option<GatheringIdx> {
         if enc.trigger != Trigger::Gathering {
             return None;
         }
@@ -218,24 +218,25 @@ impl Opening<'_, '_> {
                 .appointments
                 .iter()
                 .filter(|a| a.will_attend)
-                .filter_map(|a| self.gatherings.get(a.gathering))
+                .filter_map(|a| self.gatherings.get(a.gathering.i()))
                 .all(|g| meeting_end <= g.starts.plus_minutes(-60) || at >= g.ends)
         })
     }
 
     /// A gathering one of them organises and the other has not heard of (or
     /// read of and means to miss: asked in person, one may think again).
-    fn invitation(&self, enc: &Encounter, (a, b): (&Resident, &Resident)) -> Option<usize> {
+    fn invitation(&self, enc: &Encounter, (a, b): (&Resident, &Resident)) -> Option<GatheringIdx> {
         let now = self.clock.now;
         let unaware = |organiser: &Resident, guest: RosterIdx| {
-            self.gatherings.iter().position(|g| {
+            let unaware = self.gatherings.iter().find(|g| {
                 g.organiser == organiser.id
                     && g.starts > now
                     && self
                         .agendas
                         .get(self.roster.entity_of(guest))
                         .is_ok_and(|ag| ag.may_be_invited(g.id))
-            })
+            });
+            unaware.map(|g| g.id)
         };
         unaware(a, enc.b).or_else(|| unaware(b, enc.a))
     }

@@ -82,7 +82,7 @@ pub(super) fn gatherings(now: &Moment, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
     let shortest = cx.tuning.durations.min as i64;
     for a in cx.agenda.appointments.iter().filter(|a| a.will_attend) {
-        let Some(g) = cx.gatherings.get(a.gathering) else {
+        let Some(g) = cx.gatherings.get(a.gathering.i()) else {
             continue;
         };
         let lead = now.walk(g.location) as i64 + gathering_lead(g, cx.me);
@@ -182,7 +182,7 @@ pub(super) fn notices(now: &Moment, out: &mut Vec<Candidate>) {
     for goal in &me.goals {
         let text = goal.notice.clone().or_else(|| {
             goal.gathering
-                .and_then(|g| cx.gatherings.get(g))
+                .and_then(|g| cx.gatherings.get(g.i()))
                 .map(|g| super::speech::gathering_notice(cx, g))
         });
         let Some(text) = text else { continue };

@@ -1,6 +1,7 @@
 //! Reading a question: the day it is about, the people, gatherings and
 //! places it names, and what it asks of them.
 
+use crate::scenario::GatheringIdx;
 use crate::sim::interview::Interview;
 use crate::sim::knowledge::About;
 use crate::sim::residents::RosterIdx;
@@ -318,8 +319,8 @@ fn facts_named(q: &str, people: &[RosterIdx], iv: &Interview<'_>) -> Vec<About> 
         .iter()
         .find(|(_, words)| has(q, words))
         .map(|(k, _)| *k);
-    let gathering_named = |g: usize| {
-        iv.words.gatherings.get(g).is_some_and(|gg| {
+    let gathering_named = |g: GatheringIdx| {
+        iv.words.gatherings.get(g.i()).is_some_and(|gg| {
             let title = gg.title.as_str();
             let short: String = title
                 .chars()
@@ -338,7 +339,7 @@ fn facts_named(q: &str, people: &[RosterIdx], iv: &Interview<'_>) -> Vec<About> 
         .map(|f| f.about)
         .filter(|about| {
             if let About::Gathering { gathering } = about {
-                return gathering_named(*gathering as usize)
+                return gathering_named(*gathering)
                     || (kind == Some("gathering") && people.is_empty());
             }
             let involved = about.people();

@@ -4,9 +4,9 @@
 //! gathering when asked whether one goes.
 
 use super::{Speaker, orders, said};
-use crate::scenario::RelationKind;
 use crate::scenario::WorkRole;
 use crate::scenario::dialogue::{ExchangeList, ExchangeRef, InviteAnswers, Lines, Recall};
+use crate::scenario::{GatheringIdx, RelationKind};
 use crate::sim::brain::Said;
 use crate::sim::knowledge::About;
 use crate::sim::residents::TalkOutcome;
@@ -84,7 +84,7 @@ impl Speaker<'_, '_> {
                 };
                 Some(said(self.pick(&list.value, 2, &[])?, Cue::RecallBack))
             }
-            Cue::Going { gathering } => self.going_reply(gathering as usize),
+            Cue::Going { gathering } => self.going_reply(gathering),
             _ => None,
         }
     }
@@ -152,9 +152,9 @@ impl Speaker<'_, '_> {
 
     /// 「…你去不去？」 answered by what one knows of the gathering: its
     /// organiser as host, else going, staying away, or news to it.
-    fn going_reply(&self, gathering: usize) -> Option<Said> {
+    fn going_reply(&self, gathering: GatheringIdx) -> Option<Said> {
         let (cx, r) = (self.cx, &self.bank().storylines.going_replies);
-        let g = cx.words.gatherings.get(gathering)?;
+        let g = cx.words.gatherings.get(gathering.i())?;
         let known = cx.agenda.appointments.iter().find(|a| a.gathering == g.id);
         let list = if g.organiser == cx.speaker.id {
             &r.host

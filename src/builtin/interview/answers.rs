@@ -66,7 +66,9 @@ impl Answering<'_, '_> {
         };
         let mut fillable: Vec<&Line> = list
             .iter()
-            .filter(|l| l.cond.holds(&situation) && crate::brain::speech::fillable(&l.text, slots))
+            .filter(|l| {
+                l.cond.holds(&situation) && crate::builtin::speech::fillable(&l.text, slots)
+            })
             .collect();
         // What is true of the one asked now first (tired: says so).
         if fillable.iter().any(|l| !l.cond.is_always()) {
@@ -82,9 +84,10 @@ impl Answering<'_, '_> {
                 .find(|l| !l.text.contains('{'));
             return plain.map_or_else(|| "这我不太清楚。".into(), |l| l.text.clone());
         };
-        let pick = crate::brain::roll(self.iv.seed, self.iv.who.me.id.as_str(), self.iv.now.0, 77);
+        let pick =
+            crate::builtin::roll(self.iv.seed, self.iv.who.me.id.as_str(), self.iv.now.0, 77);
         let i = ((pick * fillable.len() as f32) as usize).min(fillable.len() - 1);
-        crate::brain::speech::fill(&fillable.get(i).unwrap_or(first).text, slots)
+        crate::builtin::speech::fill(&fillable.get(i).unwrap_or(first).text, slots)
     }
 
     /// How the one asked feels, from its needs.
@@ -160,7 +163,7 @@ impl Answering<'_, '_> {
                 .iv
                 .words
                 .gatherings
-                .get(gathering as usize)
+                .get(gathering.i())
                 .filter(|g| g.organiser == self.iv.who.me.id)
                 .map(|g| g.title.clone()),
             _ => None,
@@ -251,7 +254,7 @@ impl Answering<'_, '_> {
             .memories
             .iter()
             .rfind(|m| of_day(m) && m.kind == MemoryKind::Summary)
-            .and_then(|m| crate::brain::speech::most_of_all(&m.text).map(|g| (m, g.to_string())));
+            .and_then(|m| crate::builtin::speech::most_of_all(&m.text).map(|g| (m, g.to_string())));
         let lived = || {
             self.iv
                 .who
@@ -260,7 +263,7 @@ impl Answering<'_, '_> {
                 .filter(of_day)
                 .filter(|m| !matches!(m.kind, MemoryKind::Initial | MemoryKind::Chat))
                 .max_by_key(|m| (m.importance, m.time))
-                .map(|m| (m, crate::brain::speech::gist(&m.text)))
+                .map(|m| (m, crate::builtin::speech::gist(&m.text)))
         };
         match summary.or_else(lived) {
             Some((m, gist)) => {

@@ -51,7 +51,7 @@ impl Speaker<'_, '_> {
                 put("hobby", w.hobby(who, hobby as usize));
             }
             About::Gathering { gathering } | About::Attended { gathering, .. } => {
-                if let Some(g) = w.gatherings.get(gathering as usize) {
+                if let Some(g) = w.gatherings.get(gathering.i()) {
                     put("title", g.title.clone());
                     put("host", w.roster.name(&g.organiser).to_string());
                     put("place", w.town.name(g.location).to_string());

@@ -94,7 +94,7 @@ pub(super) struct Candidate {
     /// Friend the option is about, by roster idx.
     pub(super) friend: Option<RosterIdx>,
     /// Gathering the option is about.
-    pub(super) gathering: Option<usize>,
+    pub(super) gathering: Option<crate::scenario::GatheringIdx>,
 }
 
 impl Candidate {
@@ -289,7 +289,7 @@ fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut [Candidate]) {
         .appointments
         .iter()
         .filter(|a| a.will_attend)
-        .filter_map(|a| cx.gatherings.get(a.gathering))
+        .filter_map(|a| cx.gatherings.get(a.gathering.i()))
         .filter(|g| today(g.starts))
         .map(|g| {
             let lead = duties::gathering_lead(g, cx.me);

@@ -2,7 +2,7 @@
 //! listener and moment and whose slots can all be filled, one not said
 //! today if there is one, by a seeded draw.
 
-use crate::brain::address::address;
+use crate::builtin::address::address;
 use crate::scenario::PhraseBank;
 use crate::scenario::dialogue::{Exchange, Feeling, Line, Situation, without_mention};
 use crate::sim::brain::LineContext;
@@ -39,7 +39,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
     /// A deterministic draw in 0..1 for this speaker, moment, turn and purpose.
     pub(super) fn roll(&self, salt: u64) -> f32 {
         let cx = self.cx;
-        crate::brain::roll(
+        crate::builtin::roll(
             cx.seed,
             cx.speaker.id.as_str(),
             cx.now.0,
@@ -67,7 +67,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
 
     /// Whether `line` may be said now with `slots`.
     pub(super) fn fits(&self, line: &Line, slots: &[Slot]) -> bool {
-        line.cond.holds(&self.situation()) && crate::brain::speech::fillable(&line.text, slots)
+        line.cond.holds(&self.situation()) && crate::builtin::speech::fillable(&line.text, slots)
     }
 
     /// A line of `list` that fits, its slots filled (`slots` first, then
@@ -98,7 +98,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             .filter(|(_, x)| {
                 keep(x)
                     && x.cond.holds(&situation)
-                    && crate::brain::speech::fillable(&x.say.value, &all)
+                    && crate::builtin::speech::fillable(&x.say.value, &all)
             })
             .map(|(i, x)| (i, x.say.value.as_str()))
             .collect();
@@ -163,7 +163,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        crate::brain::speech::fill(template, &pairs)
+        crate::builtin::speech::fill(template, &pairs)
     }
 }
 

@@ -249,12 +249,7 @@ impl Speaker<'_, '_> {
             ("title", &g.title),
         ];
         let text = self.pick(&self.bank().storylines.going.value, 9, &slots)?;
-        Some(said(
-            text,
-            Cue::Going {
-                gathering: g.id as u16,
-            },
-        ))
+        Some(said(text, Cue::Going { gathering: g.id }))
     }
 
     /// A topic's line: the one under way while it has run for fewer than
@@ -289,7 +284,7 @@ impl Speaker<'_, '_> {
         if !known || cx.mention.is_some() || self.roll(20) >= CALL_BY_NAME {
             return text;
         }
-        let you = crate::brain::address::address(&self.bank().address, cx);
+        let you = crate::builtin::address::address(&self.bank().address, cx);
         if text.starts_with(you.as_str()) {
             return text;
         }

@@ -273,7 +273,7 @@ pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut V
         }
         // Some pastimes come to mind only now and then (a trip into town).
         let salt = 40 + i as u64;
-        if h.often < 1.0 && crate::brain::roll(cx.seed, cx.me.id.as_str(), day, salt) >= h.often {
+        if h.often < 1.0 && crate::builtin::roll(cx.seed, cx.me.id.as_str(), day, salt) >= h.often {
             continue;
         }
         // Night owls find their hobbies most tempting after dark.

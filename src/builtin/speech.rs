@@ -147,7 +147,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         return line.clone();
     }
     let me = cx.me;
-    let gathering = c.gathering.and_then(|g| cx.gatherings.get(g));
+    let gathering = c.gathering.and_then(|g| cx.gatherings.get(g.i()));
     let table = match c.kind {
         ActivityKind::Sleep => SLEEP,
         ActivityKind::Work => WORK,
