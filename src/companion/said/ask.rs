@@ -216,6 +216,10 @@ pub(super) fn question(text: &str) -> Question {
         "给我点建议",
         "给我出出主意",
         "有什么办法",
+        "怎么才能",
+        "我该",
+        "我应该",
+        "我要不要",
     ];
     if advice.iter().any(|w| text.contains(w)) {
         return Question::Advice;
@@ -268,7 +272,7 @@ fn mentions_me(text: &str) -> bool {
 }
 
 /// The kinds of fact a question points at (its animal or relative first).
-fn kinds_in(text: &str) -> Vec<FactKind> {
+pub(super) fn kinds_in(text: &str) -> Vec<FactKind> {
     let mut kinds = Vec::new();
     if ANIMALS.iter().any(|a| text.contains(a)) {
         kinds.push(FactKind::Pet);

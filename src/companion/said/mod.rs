@@ -154,6 +154,8 @@ pub fn read(message: &str) -> Said {
                     Question::Recall(a)
                 }
                 (Some(Question::Recall(a)), _) => Question::Recall(a),
+                // 「给我点建议吗？怎么才能让师傅对我改观？」: still advice.
+                (Some(Question::Advice), _) => Question::Advice,
                 (_, q) => q,
             });
             continue;
@@ -172,6 +174,13 @@ pub fn read(message: &str) -> Said {
         if said.feeling.is_none() {
             said.feeling = words::feeling(&c.text);
         }
+    }
+    // 「我昨天跟你说的烦恼，你还记得吗？」: the recall asks for what the
+    // statement before it names.
+    if let Some(Question::Recall(kinds)) = &mut said.question
+        && kinds.is_empty()
+    {
+        *kinds = ask::kinds_in(message);
     }
     said.facts = merged(said.facts, &clauses);
     said.clauses = clauses.into_iter().map(|c| c.text).collect();
@@ -208,9 +217,11 @@ fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
 /// is the one kept before it (我家有只柯基，名字叫馒头); a worry or a plan
 /// is told with what the message said around it.
 fn merged(facts: Vec<Stated>, clauses: &[words::Clause]) -> Vec<Stated> {
+    // 「说实话，…」: a clause that only leads in says nothing of the worry.
+    let lead_in = ["说实话", "老实说", "坦白说", "其实吧", "跟你说", "我跟你说"];
     let whole: Vec<&str> = clauses
         .iter()
-        .filter(|c| !c.question)
+        .filter(|c| !c.question && !lead_in.contains(&c.text.trim()))
         .map(|c| c.text.as_str())
         .collect();
     let whole = state::to_you(&whole.join("，"));

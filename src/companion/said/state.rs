@@ -84,7 +84,7 @@ pub(crate) const PEOPLE: &[&str] = &[
 pub(super) const JOB_ENDS: &[&str] = &[
     "师", "员", "生", "家", "工", "手", "长", "官", "匠", "夫", "警", "医", "士", "司机", "记者",
     "会计", "主播", "博主", "农民", "模特", "演员", "秘书", "老板", "店主", "作者", "编辑", "警察",
-    "骑手", "快递", "保安", "厨子", "裁缝",
+    "骑手", "快递", "保安", "厨子", "裁缝", "学徒", "徒弟",
 ];
 /// What is never a name, a place or a thing told.
 const NOT_VALUES: &[&str] = &[
@@ -543,5 +543,9 @@ const WORRY: &[&str] = &[
 fn worries(clause: &str) -> bool {
     let someone_else =
         ["他", "她", "你"].iter().any(|p| clause.contains(p)) && !clause.contains('我');
-    WORRY.iter().any(|w| clause.contains(w)) && !someone_else
+    // 「我昨天跟你说的烦恼」 points back at a worry told: it tells no new one.
+    let told_before = ["跟你说的", "跟你说过", "告诉过你", "和你说的", "和你说过"]
+        .iter()
+        .any(|w| clause.contains(w));
+    WORRY.iter().any(|w| clause.contains(w)) && !someone_else && !told_before
 }

@@ -63,6 +63,35 @@ fn jobs_homes_ages_and_birthdays() {
         "在一家咖啡店当店员",
     );
     has("我是做设计的", FactKind::Job, "", "做设计的");
+    assert_eq!(
+        read("我昨天跟你说的烦恼，你还记得吗？").question,
+        Some(Question::Recall(vec![FactKind::Worry]))
+    );
+    has(
+        "说实话，我有点担心自己手笨",
+        FactKind::Worry,
+        "",
+        "你有点担心自己手笨",
+    );
+    // A worry pointed back at is no new worry.
+    assert!(
+        facts("我昨天跟你说的烦恼，你还记得吗？")
+            .iter()
+            .all(|f| f.0 != FactKind::Worry)
+    );
+    // An apprentice's trade, with no 我 before it (a play-tester's words).
+    has(
+        "我叫林墨，刚搬到心谷镇，是个木匠学徒。",
+        FactKind::Job,
+        "",
+        "木匠学徒",
+    );
+    has(
+        "我是铁匠学徒，跟着马铁学打铁",
+        FactKind::Job,
+        "",
+        "铁匠学徒",
+    );
     assert!(facts("我是成都人").iter().all(|f| f.0 != FactKind::Job));
     has("我是成都人", FactKind::Home, "", "成都");
     has("我老家在云南大理", FactKind::Home, "", "云南大理");
@@ -306,6 +335,15 @@ fn a_correction_takes_back_what_was_wrong() {
 fn asking_what_to_do_is_no_question_about_oneself() {
     assert_eq!(read("你觉得我该怎么办？").question, Some(Question::Advice));
     assert_eq!(read("那我该怎么办才好").question, Some(Question::Advice));
+    // A play-tester's words: asking whether to go on, and how to win someone over.
+    assert_eq!(
+        read("你觉得我该坚持下去吗？").question,
+        Some(Question::Advice)
+    );
+    assert_eq!(
+        read("你能给我点建议吗？怎么才能让师傅对我改观？").question,
+        Some(Question::Advice)
+    );
     assert_eq!(
         read("你觉得我是个什么样的人？").question,
         Some(Question::Opinion)
