@@ -234,6 +234,7 @@ mod tests {
 
     use super::*;
     use crate::llm::LlmSettings;
+    use crate::llm::cassette::CassetteMode;
     use crate::llm::fake::{self, FakeReply, FakeRequest, FakeServer};
     use crate::sim::residents::Persona;
 
@@ -303,5 +304,54 @@ mod tests {
         assert_eq!(state.moments[0].id, "first_meeting");
         assert_eq!(state.messages, 3);
         assert_eq!(server.requests().len(), 3, "one call a message");
+    }
+
+    /// The window's chat is recorded with the run (`--record`), and a replay
+    /// answers it with the server gone.
+    #[test]
+    fn the_windows_chat_is_recorded_and_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let talk = |llm: &LlmSettings| {
+            let mut app = crate::window::testing::view_app();
+            app.add_plugins(plugin);
+            app.insert_resource(ChatMind::new(llm).unwrap());
+            app.update();
+            let world = app.world_mut();
+            let guardian = world
+                .query::<&Persona>()
+                .iter(world)
+                .find(|p| p.companion.is_some())
+                .unwrap()
+                .id
+                .clone();
+            let mut panel = world.resource_mut::<ChatPanel>();
+            panel.open(guardian.clone(), "守望精灵".into(), true);
+            send(&mut app, "你好");
+            send(&mut app, "坏掉的话会怎样");
+            let state = &app.world().resource::<Companions>().0[&guardian];
+            state
+                .lines
+                .iter()
+                .map(|l| l.content.clone())
+                .collect::<Vec<_>>()
+        };
+        let server = server();
+        let mut llm = LlmSettings::for_endpoint(&server.url, "fake-model");
+        llm.cassette = Some(CassetteMode::Record(dir.path().to_path_buf()));
+        let recorded = talk(&llm);
+        let calls = std::fs::read_to_string(dir.path().join("calls.jsonl")).unwrap();
+        assert_eq!(
+            calls.lines().count(),
+            2,
+            "each chat message's call is recorded"
+        );
+        drop(server);
+        let mut llm = LlmSettings::for_endpoint("http://127.0.0.1:9/v1", "fake-model");
+        llm.cassette = Some(CassetteMode::Replay(dir.path().to_path_buf()));
+        assert_eq!(
+            talk(&llm),
+            recorded,
+            "the replay says the same, with no server"
+        );
     }
 }
