@@ -321,7 +321,7 @@ pub struct Hobby {
     pub(crate) evening: bool,
 }
 
-/// A gathering's place among [`Scenario::gatherings`](super::Scenario::gatherings):
+/// A gathering's place among the scenario's gatherings (`Scenario::gatherings`):
 /// a dense index, like `LocIdx` (kept in saves and facts as the number).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
