@@ -217,7 +217,12 @@ impl Sources<'_> {
                     .roster
                     .idx(partner)
                     .map_or("", |i| self.roster.name_of(i));
-                let found: Vec<String> = results.iter().map(|(k, v)| format!("{k}：{v}")).collect();
+                // The partner's answers are in its own words: 「我是…」 is the
+                // partner's, told in the third person.
+                let found: Vec<String> = results
+                    .iter()
+                    .map(|(k, v)| format!("{k}：{}", told_of(v, who)))
+                    .collect();
                 let text: String = format!("和{who}谈了「{skill}」，了解到{}", found.join("；"))
                     .chars()
                     .take(120)
@@ -312,5 +317,31 @@ impl Sources<'_> {
             }
             _ => {}
         }
+    }
+}
+
+/// Someone's own words (「我在整理旧书」) told of them (「苏文在整理旧书」).
+fn told_of(words: &str, who: &str) -> String {
+    if who.is_empty() {
+        return words.to_string();
+    }
+    words
+        .replace("我们", "\u{0}")
+        .replace('我', who)
+        .replace('\u{0}', "他们")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::told_of;
+
+    #[test]
+    fn a_skills_answers_are_told_of_the_one_who_gave_them() {
+        assert_eq!(
+            told_of("我是星火酒馆老板", "钟大川"),
+            "钟大川是星火酒馆老板"
+        );
+        assert_eq!(told_of("我们都挺好", "苏文"), "他们都挺好");
+        assert_eq!(told_of("不错", "苏文"), "不错");
     }
 }
