@@ -131,6 +131,11 @@ impl Opened {
         &self.message
     }
 
+    /// What the message was read to say and do.
+    pub fn said(&self) -> &Said {
+        &self.said
+    }
+
     /// The key moments this message may decide, from `spec` (the one the
     /// turn was opened with).
     pub fn candidates<'s>(&self, spec: &'s CompanionSpec) -> Vec<&'s KeyMomentSpec> {

@@ -16,7 +16,7 @@ use super::residents::roster::Roster;
 use super::town::ActiveTuning;
 use crate::base::time::GameTime;
 use crate::companion::moments::KeyMomentSpec;
-use crate::companion::said::{Act, Topic};
+use crate::companion::said::{Act, Said, Topic};
 use crate::companion::session::{Opened, ReplyContext, Setting};
 use crate::companion::{ChatBank, CompanionSpec, CompanionState, Stage, StageSpec, Turn, Voice};
 use crate::recall;
@@ -123,11 +123,10 @@ fn remember(
     world: &mut World,
     entity: Entity,
     name: &str,
-    message: &str,
+    (message, said): (&str, &Said),
     turn: &Turn,
 ) -> Option<()> {
     let now = world.resource::<Clock>().now;
-    let said = crate::companion::said::read(message);
     // What the player stated is what recall must find; a question states
     // nothing, and ranks below the answer it asks for.
     let asked = said.question.is_some() && !said.does(Act::Feels);
@@ -265,7 +264,7 @@ pub fn chat_answered(
         opened,
         ..
     } = cx;
-    let message = opened.message().to_string();
+    let (message, said) = (opened.message().to_string(), opened.said().clone());
     let at = Setting {
         spec: &spec,
         bank: &bank,
@@ -276,7 +275,7 @@ pub fn chat_answered(
     let name = state.profile.address().to_string();
     world.init_resource::<Companions>();
     world.resource_mut::<Companions>().0.insert(who, state);
-    remember(world, entity, &name, &message, &turn)?;
+    remember(world, entity, &name, (&message, &said), &turn)?;
     Some(turn)
 }
 

@@ -255,6 +255,25 @@ mod tests {
         }))
     }
 
+    /// A view with the chat open with the guardian, whose model `llm` names.
+    fn chatting(llm: &LlmSettings) -> (App, ResidentId) {
+        let mut app = crate::window::testing::view_app();
+        app.add_plugins(plugin);
+        app.insert_resource(ChatMind::new(llm).unwrap());
+        app.update();
+        let world = app.world_mut();
+        let guardian = world
+            .query::<&Persona>()
+            .iter(world)
+            .find(|p| p.companion.is_some())
+            .unwrap()
+            .id
+            .clone();
+        let mut panel = world.resource_mut::<ChatPanel>();
+        panel.open(guardian.clone(), "守望精灵".into(), true);
+        (app, guardian)
+    }
+
     /// Sends `text` and runs frames until the turn is taken.
     fn send(app: &mut App, text: &str) {
         app.world_mut().resource_mut::<ChatPanel>().sent = Some(text.into());
@@ -273,21 +292,8 @@ mod tests {
     #[test]
     fn the_residents_model_answers_off_the_frame() {
         let server = server();
-        let mut app = crate::window::testing::view_app();
-        app.add_plugins(plugin);
         let llm = LlmSettings::for_endpoint(&server.url, "fake-model");
-        app.insert_resource(ChatMind::new(&llm).unwrap());
-        app.update();
-        let world = app.world_mut();
-        let guardian = world
-            .query::<&Persona>()
-            .iter(world)
-            .find(|p| p.companion.is_some())
-            .unwrap()
-            .id
-            .clone();
-        let mut panel = world.resource_mut::<ChatPanel>();
-        panel.open(guardian.clone(), "守望精灵".into(), true);
+        let (mut app, guardian) = chatting(&llm);
         send(&mut app, "你好");
         send(&mut app, "今天的风很舒服");
         send(&mut app, "坏掉的话会怎样");
@@ -312,20 +318,7 @@ mod tests {
     fn the_windows_chat_is_recorded_and_replayed() {
         let dir = tempfile::tempdir().unwrap();
         let talk = |llm: &LlmSettings| {
-            let mut app = crate::window::testing::view_app();
-            app.add_plugins(plugin);
-            app.insert_resource(ChatMind::new(llm).unwrap());
-            app.update();
-            let world = app.world_mut();
-            let guardian = world
-                .query::<&Persona>()
-                .iter(world)
-                .find(|p| p.companion.is_some())
-                .unwrap()
-                .id
-                .clone();
-            let mut panel = world.resource_mut::<ChatPanel>();
-            panel.open(guardian.clone(), "守望精灵".into(), true);
+            let (mut app, guardian) = chatting(llm);
             send(&mut app, "你好");
             send(&mut app, "坏掉的话会怎样");
             let state = &app.world().resource::<Companions>().0[&guardian];
