@@ -12,7 +12,7 @@
 //!   hanging at the server, vs the same town on the built-in brain.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use heartvale::headless::headless_app_with_llm;
@@ -94,6 +94,7 @@ fn send(bridge: &Bridge, pool: &Arc<Pool>, next: &mut u64, n: usize) {
     for _ in 0..n {
         *next += 1;
         bridge.send(Job {
+            due: 0,
             id: *next,
             priority: 100,
             pool: pool.clone(),
@@ -231,11 +232,52 @@ fn economy(c: &mut Criterion) {
     g.finish();
 }
 
+/// Ask early, wait late: a generated town of 40 for a game day against a
+/// loopback server that answers each call after 20 ms, four calls at once.
+/// Prints how far the calls overlapped (summed latency over wall time; 1×
+/// when they go one after another, at most 4×) and times the day.
+fn overlap(c: &mut Criterion) {
+    let answer = fake::town_handler();
+    let server = FakeServer::start(Arc::new(move |req| {
+        FakeReply::Delay(Duration::from_millis(20), Box::new(answer(req)))
+    }));
+    let scenario = Arc::new(heartvale::scenario::generate::generated_town(40, 1));
+    let run = || {
+        let mut settings = LlmSettings::for_endpoint(&server.url, "fake");
+        settings.concurrency = 4;
+        let mut app = headless_app_with_llm(
+            scenario.clone(),
+            1,
+            1,
+            EventLog::in_memory(),
+            Some(settings),
+        )
+        .unwrap();
+        let started = Instant::now();
+        heartvale::headless::run_to_end(&mut app, 3000);
+        (app, started.elapsed())
+    };
+    let (app, wall) = run();
+    let stats = app.world().resource::<LlmBrain>().stats();
+    println!(
+        "overlap: 40 residents, 20 ms server, 4 at once: {} calls, {:.1}× ({:.1} s of calls in {:.1} s)",
+        stats.latencies_counted(),
+        stats.summed_latency().as_secs_f64() / wall.as_secs_f64(),
+        stats.summed_latency().as_secs_f64(),
+        wall.as_secs_f64()
+    );
+    let mut g = c.benchmark_group("llm");
+    g.sample_size(10);
+    g.bench_function("generated_40/1_day_20ms_server", |b| b.iter(run));
+    g.finish();
+}
+
 criterion_group!(
     benches,
     bridge_vs_direct,
     pools,
     frame_with_calls_in_flight,
-    economy
+    economy,
+    overlap
 );
 criterion_main!(benches);

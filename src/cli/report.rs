@@ -110,7 +110,7 @@ pub(super) fn summary(world: &mut World, name: &str, seed: u64, wall: Duration) 
     out.push_str(&spread_lines(world));
     if let Some(brain) = world.get_resource::<LlmBrain>() {
         out.push('\n');
-        out.push_str(&llm_table(world, brain));
+        out.push_str(&llm_table(world, brain, wall));
     }
     if let Some(e) = world.get_resource::<TownEmbeddings>() {
         let u = e.usage();
@@ -212,7 +212,7 @@ fn resident_row(r: &Resident, p: &Persona, t: &Tally, n: &Needs) -> Vec<String> 
 }
 
 /// The end-of-run LLM accounting: per resident, then totals and latency percentiles.
-fn llm_table(world: &World, brain: &LlmBrain) -> String {
+fn llm_table(world: &World, brain: &LlmBrain, wall: Duration) -> String {
     let roster = world.resource::<Roster>();
     let stats = brain.stats();
     let days = stats.days.max(1);
@@ -267,7 +267,25 @@ fn llm_table(world: &World, brain: &LlmBrain) -> String {
         p99,
         total.fallbacks,
         total.skipped
-    ) + &member_table(stats)
+    ) + &overlap_line(stats.summed_latency(), wall, brain)
+        + &member_table(stats)
+}
+
+/// How far the calls overlapped: their summed latency over the run's wall
+/// time (1× when they went one after another; up to the pools' concurrency).
+fn overlap_line(summed: Duration, wall: Duration, brain: &LlmBrain) -> String {
+    let replayed = matches!(brain.settings().cassette, Some(CassetteMode::Replay(_)));
+    let ratio = summed.as_secs_f64() / wall.as_secs_f64().max(1e-3);
+    let note = if replayed {
+        " (recorded latencies: the replay itself waits for no server)"
+    } else {
+        ""
+    };
+    format!(
+        "\nLLM overlap: {ratio:.1}× ({:.1} s of calls in {:.1} s wall){note}",
+        summed.as_secs_f64(),
+        wall.as_secs_f64()
+    )
 }
 
 /// Requests per server (a pool's members; failovers counted where they went).

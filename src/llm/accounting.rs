@@ -100,6 +100,17 @@ impl LlmStats {
         }
     }
 
+    /// The latencies of every call counted, added up: the time a run would
+    /// have spent on them one after another.
+    pub fn summed_latency(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.latencies.iter().sum())
+    }
+
+    /// Calls counted (each with its latency).
+    pub fn latencies_counted(&self) -> usize {
+        self.latencies.len()
+    }
+
     /// Counts one call sent.
     pub fn call(
         &mut self,

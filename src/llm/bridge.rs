@@ -6,6 +6,7 @@
 //! the network.
 
 use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,10 @@ use super::client::{
 };
 use super::pool::{Outcome, Pick, Pool, Router, Try};
 
+/// Calls of this priority or lower are due later (plans asked ahead): they
+/// never take a pool's last free slot.
+pub const BACKGROUND: u8 = 45;
+
 /// One call to make.
 #[derive(Debug, Clone)]
 pub struct Job {
@@ -24,6 +29,9 @@ pub struct Job {
     pub id: u64,
     /// Higher goes first.
     pub priority: u8,
+    /// Among calls of one priority, the one due soonest goes first (the
+    /// game minute its answer is used at; 0 for calls nobody schedules).
+    pub due: i64,
     /// The servers that may answer it.
     pub pool: Arc<Pool>,
     /// Whose call (a resident), to keep it on the member that served it last.
@@ -95,11 +103,12 @@ impl PartialOrd for Queued {
     }
 }
 impl Ord for Queued {
-    /// Highest priority first, then oldest (lowest id) first.
+    /// Highest priority first, then the soonest due, then oldest (lowest id).
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0
             .priority
             .cmp(&other.0.priority)
+            .then(other.0.due.cmp(&self.0.due))
             .then(other.0.id.cmp(&self.0.id))
     }
 }
@@ -121,6 +130,8 @@ struct Shared {
     settings: BridgeSettings,
     cassette: Option<Arc<Cassette>>,
     handle: tokio::runtime::Handle,
+    /// Background calls due by this (see [`Bridge::due_by`]) are urgent.
+    due_by: AtomicI64,
 }
 
 /// The tokio runtime that runs LLM calls, with its channels to and from Bevy.
@@ -157,6 +168,7 @@ impl Bridge {
             settings,
             cassette,
             handle: runtime.handle().clone(),
+            due_by: AtomicI64::new(i64::MIN),
         });
         Ok(Self {
             replies: reply_rx,
@@ -186,6 +198,18 @@ impl Bridge {
             .waiting
             .push(Queued(job));
         dispatch(&self.shared, &key);
+    }
+
+    /// Background calls whose `due` is at most `t` (the game time of the next
+    /// step) may now take a pool's last free slot: a step waits for them.
+    pub fn due_by(&self, t: i64) {
+        if self.shared.due_by.swap(t, Ordering::Relaxed) == t {
+            return;
+        }
+        let keys: Vec<String> = self.shared.lock().keys().cloned().collect();
+        for key in keys {
+            dispatch(&self.shared, &key);
+        }
     }
 
     /// A finished call, if any. Never blocks.
@@ -285,6 +309,13 @@ fn dispatch(shared: &Arc<Shared>, key: &str) {
         let Some(top) = queue.waiting.peek() else {
             return;
         };
+        // A background call not due yet leaves a pool of two slots or more
+        // its last free one, so a call a step waits for never queues behind it.
+        let router = &queue.router;
+        let later = top.0.due > shared.due_by.load(Ordering::Relaxed);
+        if top.0.priority <= BACKGROUND && later && router.capacity() > 1 && router.free() <= 1 {
+            return;
+        }
         let pick = queue.router.pick(top.0.affinity, &[], Instant::now());
         if pick == Pick::Busy {
             return;
@@ -431,6 +462,7 @@ mod tests {
         let started = Instant::now();
         for id in 0..4 {
             bridge.send(Job {
+                due: 0,
                 id,
                 priority: 100,
                 pool: pool.clone(),

@@ -167,6 +167,7 @@ impl Calls {
     pub fn send(&self, pool: &Arc<Pool>, request: ChatRequest, pieces: Option<Pieces>) -> Ticket {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.bridge.send(Job {
+            due: 0,
             id,
             priority: 255,
             pool: pool.clone(),

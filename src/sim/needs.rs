@@ -7,7 +7,8 @@ use super::residents::census::Census;
 use super::residents::{Activity, ActivityKind, Needs, Resident, Walking};
 use super::town::ActiveTuning;
 use super::{SimSet, SimStep};
-use crate::scenario::{Service, Town};
+use crate::base::time::GameTime;
+use crate::scenario::{NeedsTuning, Service, Town};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(SimStep, update_needs.in_set(SimSet::Needs));
@@ -37,44 +38,94 @@ fn update_needs(
     }
     for (r, mut needs, activity) in &mut q {
         let walking = walking.get(r.idx.i()).copied().unwrap_or(false);
-        let n = &mut *needs;
         let doing = activity.filter(|a| a.underway && !walking);
-        let asleep = doing.is_some_and(|a| a.kind == ActivityKind::Sleep);
-        // Asleep, the body runs slower: hunger and company matter less.
-        let slow = if asleep { t.asleep_decay } else { 1.0 };
-        if !asleep {
-            n.energy -= t.decay.energy * minutes * if walking { t.walking_decay } else { 1.0 };
-        }
-        n.hunger -= t.decay.hunger * minutes * slow;
-        n.social -= t.decay.social * minutes * slow;
-        n.fun -= t.decay.fun * minutes * slow;
-        if let Some(a) = doing {
-            // Company matters for most activities; count it once, only when needed.
-            let company = || census.count_at(a.target).saturating_sub(1) as f32;
-            match a.kind {
-                ActivityKind::Sleep => n.energy += t.sleep_restore * minutes,
-                ActivityKind::Eat if town.get(a.target).has(Service::Food) => {
-                    n.hunger += t.eat_restore * minutes;
-                    n.last_meal = clock.now;
-                }
-                ActivityKind::Attend | ActivityKind::Socialise => {
-                    n.social += t.company_restore * minutes * company().min(t.company_cap);
-                    n.fun += t.leisure_restore * minutes * t.social_fun;
-                }
-                ActivityKind::Leisure => n.fun += t.leisure_restore * minutes,
-                ActivityKind::Idle => n.energy += t.decay.energy * minutes * t.idle_energy,
-                _ => {}
-            }
-            if !matches!(
-                a.kind,
-                ActivityKind::Sleep | ActivityKind::Attend | ActivityKind::Socialise
-            ) && company() > 0.0
-            {
-                n.social += t.company_restore * minutes * t.company_nearby;
-            }
-        }
-        n.clamp();
+        // Company matters for most activities; count it once, only when needed.
+        let company = || doing.map_or(0.0, |a| census.count_at(a.target).saturating_sub(1) as f32);
+        let food = doing.is_some_and(|a| town.get(a.target).has(Service::Food));
+        tick(
+            &mut needs,
+            (doing.map(|a| a.kind), walking),
+            company,
+            food,
+            clock.now,
+            (minutes, t),
+        );
     }
+}
+
+/// One step of `minutes` for one resident: needs decay, and what it is doing
+/// (`kind`, under way and not walking) restores some. `company` counts the
+/// others at its place; `food` says the place serves food.
+fn tick(
+    n: &mut Needs,
+    (kind, walking): (Option<ActivityKind>, bool),
+    company: impl Fn() -> f32,
+    food: bool,
+    now: GameTime,
+    (minutes, t): (f32, &NeedsTuning),
+) {
+    let asleep = kind == Some(ActivityKind::Sleep);
+    // Asleep, the body runs slower: hunger and company matter less.
+    let slow = if asleep { t.asleep_decay } else { 1.0 };
+    if !asleep {
+        n.energy -= t.decay.energy * minutes * if walking { t.walking_decay } else { 1.0 };
+    }
+    n.hunger -= t.decay.hunger * minutes * slow;
+    n.social -= t.decay.social * minutes * slow;
+    n.fun -= t.decay.fun * minutes * slow;
+    if let Some(kind) = kind {
+        match kind {
+            ActivityKind::Sleep => n.energy += t.sleep_restore * minutes,
+            ActivityKind::Eat if food => {
+                n.hunger += t.eat_restore * minutes;
+                n.last_meal = now;
+            }
+            ActivityKind::Attend | ActivityKind::Socialise => {
+                n.social += t.company_restore * minutes * company().min(t.company_cap);
+                n.fun += t.leisure_restore * minutes * t.social_fun;
+            }
+            ActivityKind::Leisure => n.fun += t.leisure_restore * minutes,
+            ActivityKind::Idle => n.energy += t.decay.energy * minutes * t.idle_energy,
+            _ => {}
+        }
+        if !matches!(
+            kind,
+            ActivityKind::Sleep | ActivityKind::Attend | ActivityKind::Socialise
+        ) && company() > 0.0
+        {
+            n.social += t.company_restore * minutes * t.company_nearby;
+        }
+    }
+    n.clamp();
+}
+
+/// The needs a resident will wake to when `activity`, under way now, ends:
+/// each step until then as [`update_needs`] would take it, with the company
+/// at its place as it is now. A plan asked for ahead is asked from these.
+pub(crate) fn projected(
+    needs: &Needs,
+    activity: &Activity,
+    (now, step_minutes): (GameTime, u32),
+    (company, food): (f32, bool),
+    t: &NeedsTuning,
+) -> Needs {
+    let mut n = *needs;
+    let step = i64::from(step_minutes.max(1));
+    let mut at = now.plus_minutes(step);
+    // The step that reaches `busy_until` ends the action before needs move.
+    while at < activity.busy_until {
+        let kind = Some(activity.kind);
+        tick(
+            &mut n,
+            (kind, false),
+            || company,
+            food,
+            at,
+            (step as f32, t),
+        );
+        at = at.plus_minutes(step);
+    }
+    n
 }
 
 #[cfg(test)]
@@ -90,5 +141,56 @@ mod tests {
         };
         n.clamp();
         assert_eq!((n.energy, n.hunger), (0.0, 100.0));
+    }
+
+    fn sleep_until(hours: i64) -> Activity {
+        Activity {
+            text: Box::new(crate::sim::residents::ActivityText {
+                action: "Sleep".into(),
+                dialogue: String::new(),
+                emoji: String::new(),
+            }),
+            kind: ActivityKind::Sleep,
+            target: crate::scenario::LocIdx(0),
+            duration: hours as u32 * 60,
+            busy_until: GameTime(0).plus_minutes(hours * 60),
+            underway: true,
+            with: None,
+        }
+    }
+
+    #[test]
+    fn a_sleeper_wakes_rested_and_hungrier_as_the_steps_would_leave_it() {
+        let t = NeedsTuning::default();
+        let tired = Needs {
+            energy: 20.0,
+            hunger: 80.0,
+            ..default()
+        };
+        let night = sleep_until(7);
+        let woke = projected(&tired, &night, (GameTime(0), 5), (0.0, false), &t);
+        assert!(woke.energy > tired.energy + 20.0, "{woke:?}");
+        assert!(woke.hunger < tired.hunger, "{woke:?}");
+        // Step by step, as the needs system takes them, to the same needs.
+        let mut n = tired;
+        let mut at = GameTime(0).plus_minutes(5);
+        while at < night.busy_until {
+            tick(
+                &mut n,
+                (Some(ActivityKind::Sleep), false),
+                || 0.0,
+                false,
+                at,
+                (5.0, &t),
+            );
+            at = at.plus_minutes(5);
+        }
+        assert_eq!(n, woke);
+        // An action ending at the next step changes nothing before it.
+        let nap = sleep_until(0);
+        assert_eq!(
+            projected(&tired, &nap, (GameTime(0), 5), (0.0, false), &t),
+            tired
+        );
     }
 }

@@ -18,6 +18,7 @@ use super::residents::{
 };
 use super::town::{ActiveTuning, Gatherings};
 use super::{RunSettings, SimSet, SimStep};
+use crate::base::time::GameTime;
 use crate::scenario::{LocIdx, Service, Town, Tuning};
 use crate::sim::brain::{Plan, PlanContext};
 use crate::sim::residents::roster::RosterIdx;
@@ -192,10 +193,22 @@ impl PlanInputs<'_, '_> {
         entity: Entity,
         f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
     ) -> Option<R> {
-        let (_, persona, needs, at, previous, memories, agenda, rels, mut rng, tally) =
+        self.with_context_at(entity, (self.clock.now, None), f)
+    }
+
+    /// Runs `f` with the resident's plan context as it will be at `now`,
+    /// with `needs` for its needs if given (a plan asked for ahead).
+    pub fn with_context_at<R>(
+        &mut self,
+        entity: Entity,
+        (now, needs): (GameTime, Option<Needs>),
+        f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
+    ) -> Option<R> {
+        let (_, persona, own_needs, at, previous, memories, agenda, rels, mut rng, tally) =
             self.residents.get_mut(entity).ok()?;
+        let needs = needs.as_ref().unwrap_or(own_needs);
         let cx = PlanContext {
-            now: self.clock.now,
+            now,
             seed: self.settings.seed,
             town: &self.town,
             tuning: &self.tuning,
@@ -210,7 +223,7 @@ impl PlanInputs<'_, '_> {
             census: &self.census,
             roster: &self.roster,
             gatherings: &self.gatherings,
-            meals_today: tally.meals_on(self.clock.now),
+            meals_today: tally.meals_on(now),
         };
         Some(f(&cx, &mut rng.0))
     }

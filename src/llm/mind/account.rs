@@ -32,7 +32,13 @@ pub(super) fn account(
     if outcome.ended() && !brain.final_usage_logged {
         brain.final_usage_logged = true;
         // Calls still out when the run ends are accounted too.
-        type Left = (u64, RosterIdx, usize, CallKind, (u32, Option<LayerTokens>));
+        type Left = (
+            u64,
+            RosterIdx,
+            usize,
+            (CallKind, bool),
+            (u32, Option<LayerTokens>),
+        );
         let mut left: Vec<Left> = brain
             .pending
             .iter()
@@ -41,13 +47,13 @@ pub(super) fn account(
                     *id,
                     p.resident,
                     p.endpoint,
-                    p.purpose.kind(),
+                    (p.purpose.kind(), p.purpose.early()),
                     (p.prompt_estimate, p.layers),
                 )
             })
             .collect();
         left.sort_unstable_by_key(|l| l.0);
-        for (_, idx, endpoint, kind, (prompt, layers)) in left {
+        for (_, idx, endpoint, (kind, early), (prompt, layers)) in left {
             let id = roster.id_of(idx).clone();
             brain.stats.call(idx, &id, kind, prompt, 0, 0);
             events.write(SimEvent {
@@ -61,6 +67,7 @@ pub(super) fn account(
                     endpoint: None,
                     failed_over: Vec::new(),
                     reason: Some("the run ended first".into()),
+                    early,
                     latency_ms: 0,
                     prompt_tokens: prompt,
                     completion_tokens: 0,

@@ -2,6 +2,8 @@
 //! length), sending with a priority, and taking finished calls in request
 //! order.
 
+use std::collections::HashSet;
+
 use bevy::prelude::*;
 
 use super::{Breaker, Gate, LlmBrain, LlmFocus, Pending, Purpose};
@@ -13,17 +15,19 @@ use crate::llm::client::{ChatReply, ChatRequest, Format, LlmError, Message, esti
 use crate::llm::prompts::Prompt;
 use crate::llm::schema::PLAN_SCHEMA_NAME;
 use crate::scenario::ResidentId;
-use crate::sim::clock::{StepGate, StepMode};
+use crate::sim::clock::{Clock, StepGate, StepMode};
 use crate::sim::event_log::CallKind;
 use crate::sim::outcome::{FailSim, SimOutcome};
 use crate::sim::residents::RosterIdx;
 
 /// Each frame: take every finished call off the channel; a headless run waits
-/// (skips its step this frame) until all calls sent so far are back.
+/// (skips its step this frame) until every call due at the next step is back.
+/// Calls due later (plans asked ahead) stay in flight while the town goes on.
 pub(super) fn collect_replies(
     mut brain: ResMut<LlmBrain>,
     mode: Res<StepMode>,
     outcome: Res<SimOutcome>,
+    clock: Option<Res<Clock>>,
     mut gate: ResMut<StepGate>,
 ) {
     let brain = &mut *brain;
@@ -33,12 +37,24 @@ pub(super) fn collect_replies(
             brain.arrived.push(done);
         }
     }
-    gate.waiting = *mode == StepMode::Headless
-        && !outcome.ended()
-        && brain.arrived.len() < brain.pending.len();
+    let Some(clock) = clock else {
+        gate.waiting = false;
+        return;
+    };
+    let next = clock.now.plus_minutes(clock.step_minutes as i64);
+    brain.bridge.due_by(next.0);
+    gate.waiting = *mode == StepMode::Headless && !outcome.ended() && brain.awaits(next);
 }
 
 impl LlmBrain {
+    /// Whether a call the step at `next` uses is still out.
+    fn awaits(&self, next: GameTime) -> bool {
+        let back: HashSet<u64> = self.arrived.iter().map(|d| d.id).collect();
+        self.pending
+            .iter()
+            .any(|(id, p)| p.due <= next && !back.contains(id))
+    }
+
     /// How prompts for `endpoint` are counted and cut.
     pub(super) fn budgeting(
         &self,
@@ -92,12 +108,13 @@ impl LlmBrain {
         Gate::Send
     }
 
+    /// Sends a call whose answer the first step after `due` uses (see
+    /// [`next_step`] for one the next step uses).
     pub(super) fn send(
         &mut self,
         purpose: Purpose,
-        idx: RosterIdx,
-        endpoint: usize,
-        priority: u8,
+        (idx, endpoint): (RosterIdx, usize),
+        (priority, due): (u8, GameTime),
         request: ChatRequest,
         layers: Option<LayerTokens>,
     ) {
@@ -114,11 +131,13 @@ impl LlmBrain {
                 purpose,
                 resident: idx,
                 endpoint,
+                due,
                 prompt_estimate,
                 layers,
             },
         );
         self.bridge.send(Job {
+            due: due.0,
             id: self.next_job,
             priority,
             pool: self.endpoints[endpoint].clone(),
@@ -128,13 +147,19 @@ impl LlmBrain {
         });
     }
 
-    /// Finished calls of one kind, oldest request first, removed from the queue.
-    pub(super) fn take_arrived(&mut self, kind: fn(&Purpose) -> bool) -> Vec<(Done, Pending)> {
+    /// Finished calls of one kind due by `now`, oldest request first, removed
+    /// from the queue. One not due yet waits, even if back: when an answer is
+    /// used must not depend on how fast it came.
+    pub(super) fn take_arrived(
+        &mut self,
+        kind: fn(&Purpose) -> bool,
+        now: GameTime,
+    ) -> Vec<(Done, Pending)> {
         let mut out = Vec::new();
         let mut rest = Vec::new();
         for done in std::mem::take(&mut self.arrived) {
             match self.pending.get(&done.id) {
-                Some(p) if kind(&p.purpose) => {
+                Some(p) if kind(&p.purpose) && p.due <= now => {
                     let p = self.pending.remove(&done.id).expect("present");
                     out.push((done, p));
                 }
@@ -192,6 +217,11 @@ impl LlmBrain {
     pub(super) fn seed(&self, run_seed: u64, job: u64) -> Option<u64> {
         Some(run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ job)
     }
+}
+
+/// The due time of a call the next step uses: any step after `now`.
+pub(super) fn next_step(now: GameTime) -> GameTime {
+    now.plus_minutes(1)
 }
 
 /// Books a finished call with its endpoint's breaker and returns the answer, or

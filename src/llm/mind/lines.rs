@@ -5,7 +5,7 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
-use super::dispatch::settle;
+use super::dispatch::{next_step, settle};
 use super::record::{Finished, admit};
 use super::validate::line_problem;
 use super::{LlmBrain, LlmFocus, Purpose};
@@ -41,7 +41,7 @@ pub(super) fn deliver_lines(mut calls: LineCalls, mut fail: MessageWriter<FailSi
     let now = calls.inputs.clock.now;
     for (done, pending) in calls
         .brain
-        .take_arrived(|p| matches!(p, Purpose::Line { .. }))
+        .take_arrived(|p| matches!(p, Purpose::Line { .. }), now)
     {
         let Purpose::Line {
             conversation,
@@ -183,7 +183,14 @@ impl LineCalls<'_, '_> {
             speaker: speaker.1.name.clone(),
             prompt,
         };
-        brain.send(purpose, idx, endpoint, priority, request, Some(layers));
+        let due = next_step(self.inputs.clock.now);
+        brain.send(
+            purpose,
+            (idx, endpoint),
+            (priority, due),
+            request,
+            Some(layers),
+        );
     }
 
     /// What the speaker recalls by: the listener and the last thing said.

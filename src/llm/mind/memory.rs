@@ -1,6 +1,7 @@
 //! Memories in the residents' own words: nightly summaries, and
 //! conversations recapped (the built-in text already stored is revised).
-//! Neither is waited for, so both go at the lowest priority.
+//! A summary is due an hour into the night, a recap half an hour after its
+//! talk: both after the calls a step waits for sooner.
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -25,6 +26,11 @@ use crate::sim::{RunSettings, memory};
 
 /// Longest recap kept, in characters.
 const RECAP_CHARS: usize = 30;
+/// Game minutes after its conversation that a recap replaces the built-in
+/// memory: long enough for a call to come back while the town goes on.
+const RECAP_DUE_MINUTES: i64 = 30;
+/// Game minutes after falling asleep that the night's summary is stored.
+const SUMMARY_DUE_MINUTES: i64 = 60;
 /// Longest summary kept, in characters.
 const SUMMARY_CHARS: usize = 300;
 
@@ -43,9 +49,10 @@ pub(super) struct Recaps<'w, 's> {
 /// Conversation memories in a resident's own words: finished calls revise the
 /// built-in line already stored; new requests go out (at summary priority).
 pub(super) fn recaps(mut recaps: Recaps, mut requests: MessageReader<RecapRequest>) {
+    let now = recaps.clock.now;
     for (done, pending) in recaps
         .brain
-        .take_arrived(|p| matches!(p, Purpose::Recap { .. }))
+        .take_arrived(|p| matches!(p, Purpose::Recap { .. }), now)
     {
         recaps.answered(&done, &pending);
     }
@@ -147,11 +154,13 @@ impl Recaps<'_, '_> {
             time: req.time,
             fallback: req.fallback.clone(),
         };
+        // Nobody waits for a recap: it is due a while later, so the town
+        // goes on while it is written.
+        let due = now.plus_minutes(RECAP_DUE_MINUTES);
         brain.send(
             purpose,
-            idx,
-            endpoint,
-            PRIORITY_SUMMARY,
+            (idx, endpoint),
+            (PRIORITY_SUMMARY, due),
             request,
             Some(layers),
         );
@@ -182,9 +191,10 @@ pub(super) struct Summaries<'w, 's> {
 
 /// Nightly summaries: finished calls are stored; new requests go out.
 pub(super) fn summaries(mut summaries: Summaries, mut requests: MessageReader<SummaryRequest>) {
+    let now = summaries.clock.now;
     for (done, pending) in summaries
         .brain
-        .take_arrived(|p| matches!(p, Purpose::Summary { .. }))
+        .take_arrived(|p| matches!(p, Purpose::Summary { .. }), now)
     {
         summaries.answered(&done, &pending);
     }
@@ -301,11 +311,14 @@ impl Summaries<'_, '_> {
                 entity: req.entity,
                 entries: req.pending.clone(),
             };
+            // The sleeper wakes hours later: the summary is due within the
+            // first half of the shortest sleep that consolidates.
+            let half = i64::from(self.tuning.0.durations.consolidate_after / 2);
+            let due = now.plus_minutes(SUMMARY_DUE_MINUTES.min(half).max(1));
             return brain.send(
                 purpose,
-                idx,
-                endpoint,
-                PRIORITY_SUMMARY,
+                (idx, endpoint),
+                (PRIORITY_SUMMARY, due),
                 request,
                 Some(layers),
             );

@@ -34,7 +34,7 @@ use super::pool::Pool;
 use super::schema::plan_schema;
 use crate::base::time::GameTime;
 use crate::context::{Assembled, LayerTokens};
-use crate::scenario::ResidentId;
+use crate::scenario::{LocIdx, ResidentId};
 use crate::sim::clock::{DriveSteps, StepGate};
 use crate::sim::dating::Cupid;
 use crate::sim::event_log::{BrainLabel, CallKind};
@@ -56,17 +56,70 @@ pub struct LlmFocus {
 const PRIORITY_WATCHED: u8 = 200;
 /// Queue priority of everyone else's plans and lines.
 const PRIORITY_NORMAL: u8 = 100;
-/// Queue priority of summaries and recaps (nobody waits for them).
-const PRIORITY_SUMMARY: u8 = 50;
+/// Queue priority of summaries and recaps: due a while after they are asked
+/// for, they leave a pool its last free slot, as plans asked ahead do.
+const PRIORITY_SUMMARY: u8 = 45;
+/// Queue priority of plans asked for ahead: due later than anything else, so
+/// they fill the server's idle slots and never hold up a call due sooner.
+const PRIORITY_EARLY: u8 = 40;
+const _: () = assert!(PRIORITY_SUMMARY <= crate::llm::bridge::BACKGROUND);
+const _: () = assert!(PRIORITY_EARLY < PRIORITY_SUMMARY);
+
+/// A plan asked for when an action began, for the moment it ends: the
+/// resident's state it was asked from, to tell at that moment whether the
+/// answer still fits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Early {
+    /// When the action ends (the prompt's "now").
+    wake: GameTime,
+    /// Where the resident will be.
+    at: LocIdx,
+    /// What it remembered when asked (see [`MemoryMark`]).
+    mark: MemoryMark,
+    /// The needs it will wake to, as foreseen.
+    needs: crate::sim::residents::Needs,
+    /// Whether the answer was taken up.
+    claim: Claim,
+    /// Whether the answer was checked against the rules (halfway to the
+    /// wake), so a broken one is repaired while the action goes on.
+    checked: bool,
+}
+
+impl Early {
+    /// Asked from the same state: the same action's end, place and memories.
+    fn same_state(&self, other: &Early) -> bool {
+        (self.wake, self.at, self.mark) == (other.wake, other.at, other.mark)
+    }
+}
+
+/// How many memories a resident holds and when the newest was made: a
+/// conversation, a notice read or a night's summary changes it, and a plan
+/// asked for before it no longer fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MemoryMark(usize, Option<GameTime>);
+
+/// What became of a plan asked for ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    /// The action has not ended yet.
+    Open,
+    /// The resident woke as foreseen: the answer is its plan.
+    Taken,
+    /// Something happened since it was asked: dropped when due.
+    Stale,
+}
 
 /// What a call was for.
 #[derive(Debug, Clone)]
 enum Purpose {
     Plan {
         entity: Entity,
+        /// The plan request answered (0 until a plan asked ahead is taken up).
         request: u64,
         messages: Vec<Message>,
         repair: bool,
+        /// Asked for ahead, when the current action began.
+        early: Option<Early>,
     },
     Line {
         conversation: u64,
@@ -85,6 +138,11 @@ enum Purpose {
 }
 
 impl Purpose {
+    /// A plan asked ahead.
+    fn early(&self) -> bool {
+        matches!(self, Purpose::Plan { early: Some(_), .. })
+    }
+
     fn kind(&self) -> CallKind {
         match self {
             Purpose::Plan { repair: false, .. } => CallKind::Plan,
@@ -102,6 +160,9 @@ struct Pending {
     purpose: Purpose,
     resident: RosterIdx,
     endpoint: usize,
+    /// The first step whose game time is at least this uses the answer; a
+    /// headless run waits for it before that step, and only for it.
+    due: GameTime,
     prompt_estimate: u32,
     /// Tokens per layer, for the log.
     layers: Option<LayerTokens>,
@@ -136,6 +197,8 @@ pub struct LlmBrain {
     schema: serde_json::Value,
     pending: HashMap<u64, Pending>,
     arrived: Vec<Done>,
+    /// The open plan asked ahead per resident (its job).
+    early: HashMap<Entity, u64>,
     next_job: u64,
     day: u32,
     day_calls: u32,
@@ -212,6 +275,7 @@ pub fn plugin(app: &mut App) {
             SimStep,
             (
                 plans::plans.in_set(PlanningSet::Answer),
+                plans::ask_early.after(SimSet::Memory).before(SimSet::End),
                 lines::deliver_lines
                     .after(SocialSet::Triggers)
                     .before(SocialSet::Talk),
@@ -279,6 +343,7 @@ pub fn attach(
         schema,
         pending: HashMap::new(),
         arrived: Vec::new(),
+        early: HashMap::new(),
         next_job: 0,
         day: 1,
         day_calls: 0,

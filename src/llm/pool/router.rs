@@ -118,6 +118,19 @@ impl Router {
         }
     }
 
+    /// Calls the members could still take at once.
+    pub(crate) fn free(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|s| s.cap.saturating_sub(s.in_flight))
+            .sum()
+    }
+
+    /// Calls the members may take at once, all together.
+    pub(crate) fn capacity(&self) -> usize {
+        self.slots.iter().map(|s| s.cap).sum()
+    }
+
     /// Calls in flight on each member.
     #[cfg(test)]
     fn in_flight(&self) -> Vec<usize> {

@@ -351,6 +351,9 @@ pub enum EventBody {
         /// Why the answer was unusable or not sent, when it was.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// Asked ahead: a plan asked for when the action before it began.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        early: bool,
         /// Wall-clock milliseconds the call took.
         latency_ms: u64,
         /// Tokens in the prompt.

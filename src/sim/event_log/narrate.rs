@@ -414,6 +414,7 @@ fn llm_call(body: &EventBody, names: &impl Names) -> Narration {
         outcome,
         used,
         reason,
+        early,
         latency_ms,
         prompt_tokens,
         completion_tokens,
@@ -422,11 +423,12 @@ fn llm_call(body: &EventBody, names: &impl Names) -> Narration {
     else {
         unreachable!("narrate sends only model calls here");
     };
+    let ahead = if *early { "（提前问的）" } else { "" };
     let why = reason
         .as_deref()
         .map_or(String::new(), |r| format!("：{r}"));
     let text = format!(
-        "{} 的{}调用{}，用了{}的答案（{latency_ms} ms，{prompt_tokens}+{completion_tokens} 个 token）{why}",
+        "{} 的{}调用{ahead}{}，用了{}的答案（{latency_ms} ms，{prompt_tokens}+{completion_tokens} 个 token）{why}",
         names.resident(resident),
         call_kind(*call),
         call_outcome(*outcome),

@@ -1,13 +1,21 @@
 //! Plans: finished calls are used (repaired once, or replaced by the built-in
 //! brain's plan), then new requests go out.
 
+mod early;
+
+pub(super) use early::ask_early;
+
+use std::sync::Arc;
+
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
+use super::dispatch::next_step;
 use super::dispatch::settle;
 use super::record::{Finished, admit};
 use super::validate::plan_problem;
-use super::{Gate, LlmBrain, LlmFocus, Pending, Purpose};
+use super::{Claim, Early, Gate, LlmBrain, LlmFocus, PRIORITY_EARLY, Pending, Purpose};
+use crate::base::time::GameTime;
 use crate::llm::bridge::Done;
 use crate::llm::client::Message;
 use crate::llm::embed::town::{QueryVector, TownEmbeddings};
@@ -19,7 +27,9 @@ use crate::sim::event_log::{AnswerUsed, CallKind, CallOutcome, SimEvent};
 use crate::sim::memory::{Memory, MemorySearch};
 use crate::sim::outcome::FailSim;
 use crate::sim::planning::{PlanInputs, PlanReady, PlanRequest};
-use crate::sim::residents::{Activity, Census, Roster, RosterIdx, Thinking, Walking, Whereabouts};
+use crate::sim::residents::{
+    Activity, Census, Needs, Resident, Roster, RosterIdx, Thinking, Walking, Whereabouts,
+};
 
 /// What a plan call's answer is good for.
 enum Verdict {
@@ -57,18 +67,27 @@ pub(super) struct PlanCalls<'w, 's> {
     embeddings: Option<ResMut<'w, TownEmbeddings>>,
 }
 
-/// Plans: use finished calls (repairing or falling back), then send new
-/// requests (those parked for their query's vector first, if still wanted).
+/// Plans: take up plans asked ahead for residents who woke as foreseen, use
+/// finished calls due now (repairing or falling back), then send new requests
+/// (those parked for their query's vector first, if still wanted).
 pub(super) fn plans(
     mut requests: MessageReader<PlanRequest>,
     mut calls: PlanCalls,
     mut parked: Local<Vec<PlanRequest>>,
 ) {
-    for (done, pending) in calls
-        .brain
-        .take_arrived(|p| matches!(p, Purpose::Plan { .. }))
-    {
-        calls.answered(&done, &pending);
+    let now = calls.inputs.clock.now;
+    let fresh: Vec<PlanRequest> = requests
+        .read()
+        .copied()
+        .filter(|req| !calls.take_up(req))
+        .collect();
+    for (done, pending) in calls.brain.take_arrived(due_plan, now) {
+        match pending.purpose {
+            Purpose::Plan {
+                early: Some(early), ..
+            } if early.claim == Claim::Open => calls.check(done, pending, early),
+            _ => calls.answered(&done, &pending),
+        }
     }
     for req in std::mem::take(&mut *parked) {
         let wanted = calls
@@ -79,9 +98,16 @@ pub(super) fn plans(
             calls.ask(&req, &mut parked);
         }
     }
-    for req in requests.read() {
+    for req in &fresh {
         calls.ask(req, &mut parked);
     }
+}
+
+/// A plan call whose answer a step may use (when due): one asked ahead is
+/// used once taken up or dropped, and checked before that.
+fn due_plan(p: &Purpose) -> bool {
+    matches!(p, Purpose::Plan { early, .. }
+        if early.is_none_or(|e| e.claim != Claim::Open || !e.checked))
 }
 
 impl PlanCalls<'_, '_> {
@@ -92,6 +118,7 @@ impl PlanCalls<'_, '_> {
             request,
             ref messages,
             repair,
+            early,
         } = pending.purpose
         else {
             return;
@@ -104,7 +131,7 @@ impl PlanCalls<'_, '_> {
             .get(entity)
             .is_ok_and(|t| t.request == request);
         let at = self.doing.get(entity).map(|d| d.2.0).ok();
-        let verdict = self.judge(done, pending, at, &id);
+        let verdict = self.judge(done, pending, (at, (now, None)), &id);
         let call = Finished {
             resident: &id,
             kind: pending.purpose.kind(),
@@ -114,7 +141,12 @@ impl PlanCalls<'_, '_> {
         };
         let (brain, events) = (&mut *self.brain, &mut self.events);
         if !current {
-            let why = Some("superseded".into());
+            let why = match early {
+                // Asked ahead, and the resident's day went otherwise.
+                Some(e) if e.claim == Claim::Stale => "stale",
+                _ => "superseded",
+            };
+            let why = Some(why.into());
             call.log(CallOutcome::Ok, AnswerUsed::Dropped, why, brain, events);
             return;
         }
@@ -129,7 +161,7 @@ impl PlanCalls<'_, '_> {
                 });
             }
             Verdict::Unusable(problem) if !repair => {
-                self.repair(&call, messages, problem, (entity, request));
+                self.repair(&call, messages, problem, (entity, request), None);
             }
             Verdict::Unusable(problem) => {
                 call.log(
@@ -159,7 +191,7 @@ impl PlanCalls<'_, '_> {
         &mut self,
         done: &Done,
         pending: &Pending,
-        at: Option<LocIdx>,
+        (at, when): (Option<LocIdx>, (GameTime, Option<Needs>)),
         id: &ResidentId,
     ) -> Verdict {
         let now = self.inputs.clock.now;
@@ -181,7 +213,7 @@ impl PlanCalls<'_, '_> {
         let problem = problem.or_else(|| {
             let entity = entity?;
             self.inputs
-                .with_context(entity, |cx, _| super::rules::rule_problem(&plan, cx))
+                .with_context_at(entity, when, |cx, _| super::rules::rule_problem(&plan, cx))
                 .flatten()
         });
         match problem {
@@ -190,13 +222,16 @@ impl PlanCalls<'_, '_> {
         }
     }
 
-    /// One repair attempt, if a call may go out now; else the built-in plan.
+    /// One repair attempt, if a call may go out now; else the built-in plan
+    /// (or, for a plan asked `ahead`, a new ask at the wake). A repair of one
+    /// asked ahead is due at the wake, against the state foreseen for it.
     fn repair(
         &mut self,
         call: &Finished,
         messages: &[Message],
         problem: String,
         (entity, request): (Entity, u64),
+        ahead: Option<Early>,
     ) {
         let (brain, events) = (&mut *self.brain, &mut self.events);
         let pending = call.pending;
@@ -208,11 +243,21 @@ impl PlanCalls<'_, '_> {
             .map(|r| r.content.clone())
             .unwrap_or_default();
         if let Gate::Skip(why) = brain.gate(pending.endpoint, call.now, watched) {
-            let why = format!("{problem}; no repair: {why}");
+            let why = Some(format!("{problem}; no repair: {why}"));
+            if ahead.is_some() {
+                brain.early.remove(&entity);
+                return call.log(
+                    CallOutcome::Invalid,
+                    AnswerUsed::Dropped,
+                    why,
+                    brain,
+                    events,
+                );
+            }
             call.log(
                 CallOutcome::Invalid,
                 AnswerUsed::Builtin,
-                Some(why),
+                why,
                 brain,
                 events,
             );
@@ -226,7 +271,8 @@ impl PlanCalls<'_, '_> {
             brain,
             events,
         );
-        let Some(repair_messages) = self.inputs.with_context(entity, |cx, _| {
+        let when = ahead.map_or((call.now, None), |e| (e.wake, Some(e.needs)));
+        let Some(repair_messages) = self.inputs.with_context_at(entity, when, |cx, _| {
             prompts::repair_messages(messages, &answer, &problem, cx)
         }) else {
             return;
@@ -239,16 +285,26 @@ impl PlanCalls<'_, '_> {
             request,
             messages: repair_messages,
             repair: true,
+            early: ahead.map(|e| Early { checked: true, ..e }),
+        };
+        let due = ahead.map_or(next_step(call.now), |e| e.wake);
+        let priority = if ahead.is_some() {
+            PRIORITY_EARLY
+        } else {
+            priority
         };
         brain.send(
             purpose,
-            pending.resident,
-            pending.endpoint,
-            priority,
+            (pending.resident, pending.endpoint),
+            (priority, due),
             req,
             // The repair carries the first prompt whole: same layers.
             pending.layers,
         );
+        if ahead.is_some() {
+            let job = brain.next_job;
+            brain.early.insert(entity, job);
+        }
     }
 
     /// The built-in brain's plan, counted as a fallback.
@@ -267,12 +323,9 @@ impl PlanCalls<'_, '_> {
         let Some(endpoint) = self.brain.route.get(r.idx.i()).copied().flatten() else {
             return;
         };
-        let query = self.query(req.entity);
         let now = self.inputs.clock.now;
-        let vector = match self.embeddings.as_mut().map(|e| e.query(&query, now)) {
-            Some(QueryVector::Waiting) => return parked.push(*req),
-            Some(QueryVector::Ready(v)) => Some(v),
-            Some(QueryVector::Lexical) | None => None,
+        let Some(vector) = self.vector(req.entity, now) else {
+            return parked.push(*req);
         };
         let (priority, watched) = self.brain.priority(&self.focus, &r.id);
         let call = ((r.idx, &r.id), endpoint, CallKind::Plan);
@@ -280,21 +333,55 @@ impl PlanCalls<'_, '_> {
             fallback_plan(&mut self.inputs, &mut self.ready, req.entity, req.request);
             return;
         }
-        let recalled = self.recalled(req.entity, &query, vector.as_deref());
+        let asked = Asked {
+            entity: req.entity,
+            request: req.request,
+            when: (now, None),
+            vector,
+            early: None,
+        };
+        self.send(&r, endpoint, (priority, next_step(now)), asked);
+    }
+
+    /// The vector a plan's query recalls by: `Some(None)` without
+    /// embeddings, `None` while it is on its way.
+    fn vector(&mut self, entity: Entity, now: GameTime) -> Option<Option<Arc<[f32]>>> {
+        let query = self.query(entity);
+        match self.embeddings.as_mut().map(|e| e.query(&query, now)) {
+            Some(QueryVector::Waiting) => None,
+            Some(QueryVector::Ready(v)) => Some(Some(v)),
+            Some(QueryVector::Lexical) | None => Some(None),
+        }
+    }
+
+    /// Writes the plan prompt (as of `asked.when`) and sends it.
+    fn send(
+        &mut self,
+        r: &Resident,
+        endpoint: usize,
+        (priority, due): (u8, GameTime),
+        asked: Asked,
+    ) {
+        let query = self.query(asked.entity);
+        let recalled = self.recalled(asked.entity, &query, asked.vector.as_deref(), asked.when.0);
         let doing = &self.doing;
         // The counter now: the context below borrows the inputs (tuning included).
         let counter = self
             .brain
             .budgeting(endpoint, &self.inputs.tuning.0.prompt)
             .counter;
-        let Some(prompt) = self.inputs.with_context(req.entity, |cx, _| {
-            let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
-            let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
-            let budget = prompts::Budgeting::new(&cx.tuning.prompt, counter);
-            prompts::plan_messages(cx, &others, &recalled, &budget)
-        }) else {
+        let Some(prompt) = self
+            .inputs
+            .with_context_at(asked.entity, asked.when, |cx, _| {
+                let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
+                let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
+                let budget = prompts::Budgeting::new(&cx.tuning.prompt, counter);
+                prompts::plan_messages(cx, &others, &recalled, &budget)
+            })
+        else {
             return;
         };
+        let now = self.inputs.clock.now;
         let layers = self
             .brain
             .show(r.idx, endpoint, (CallKind::Plan, now), &prompt);
@@ -302,14 +389,30 @@ impl PlanCalls<'_, '_> {
         let (seed, temperature) = (self.inputs.settings.seed, self.brain.settings.temperature);
         let request = self.brain.plan_request(messages.clone(), temperature, seed);
         let purpose = Purpose::Plan {
-            entity: req.entity,
-            request: req.request,
+            entity: asked.entity,
+            request: asked.request,
             messages,
             repair: false,
+            early: asked.early,
         };
-        self.brain
-            .send(purpose, r.idx, endpoint, priority, request, Some(layers));
+        self.brain.send(
+            purpose,
+            (r.idx, endpoint),
+            (priority, due),
+            request,
+            Some(layers),
+        );
     }
+}
+
+/// A plan prompt to write: for whom, which request, as of when (and with
+/// which needs), recalling by which vector.
+struct Asked {
+    entity: Entity,
+    request: u64,
+    when: (GameTime, Option<Needs>),
+    vector: Option<Arc<[f32]>>,
+    early: Option<Early>,
 }
 
 impl PlanCalls<'_, '_> {
@@ -337,13 +440,19 @@ impl PlanCalls<'_, '_> {
 
     /// The memories most worth recalling for the plan's query (by meaning
     /// too, given its vector), best first.
-    fn recalled(&self, entity: Entity, query: &str, vector: Option<&[f32]>) -> Vec<String> {
+    fn recalled(
+        &self,
+        entity: Entity,
+        query: &str,
+        vector: Option<&[f32]>,
+        now: GameTime,
+    ) -> Vec<String> {
         let Ok((_, _, _, _, _, memories, ..)) = self.inputs.residents.get(entity) else {
             return Vec::new();
         };
         let q = crate::recall::Query {
             text: query,
-            now: self.inputs.clock.now,
+            now,
             as_of: None,
             vector,
             k: RECALLED,
