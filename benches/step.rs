@@ -1,7 +1,11 @@
-//! One simulation step of a generated town with 1,000 and 10,000 residents.
-//! Each sample runs the busy part of a day, 08:00–20:00 (720 steps: residents
-//! plan, walk, eat, work and talk), and reports the mean time of one step in it,
-//! so both sizes are measured over the same stretch of game time.
+//! One simulation step of a generated town with 1,000, 10,000 and 100,000
+//! residents. Each sample runs the busy part of a day, 08:00–20:00 (720 steps:
+//! residents plan, walk, eat, work and talk), and reports the mean time of one
+//! step in it, so every size is measured over the same stretch of game time.
+//!
+//! Bevy keeps one thread pool per process, so one run measures one number of
+//! threads: `HEARTVALE_THREADS=1 cargo bench --bench step`, then `=2` (the
+//! default: all cores). The ids name it: `sim_step/2t/10000`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,13 +37,25 @@ fn morning(scenario: &Arc<Scenario>) -> App {
     app
 }
 
+/// The threads this run measures (`HEARTVALE_THREADS`, else all cores).
+fn threads() -> usize {
+    let threads = std::env::var("HEARTVALE_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(heartvale::headless::all_cores);
+    heartvale::headless::use_threads(threads);
+    threads
+}
+
 fn step(c: &mut Criterion) {
+    let threads = threads();
     let mut group = c.benchmark_group("sim_step");
-    group.sample_size(20);
-    for residents in [1_000usize, 10_000] {
+    for residents in [1_000usize, 10_000, 100_000] {
+        // A 100,000 sample is some 20 s: ten of them.
+        group.sample_size(if residents > 10_000 { 10 } else { 20 });
         let scenario = Arc::new(generated_town(residents, 1));
         group.bench_with_input(
-            BenchmarkId::from_parameter(residents),
+            BenchmarkId::new(format!("{threads}t"), residents),
             &residents,
             |b, _| {
                 b.iter_custom(|iters| {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use bevy::app::{TaskPoolOptions, TaskPoolThreadAssignmentPolicy};
 use bevy::ecs::schedule::SingleThreadedExecutor;
 use bevy::prelude::*;
 
@@ -13,6 +14,35 @@ use crate::sim::clock::Clock;
 use crate::sim::event_log::EventLog;
 use crate::sim::outcome::SimOutcome;
 use crate::sim::{self, RunSettings};
+
+/// Sizes Bevy's compute pool, on which the step's parallel parts run, to
+/// `threads` (at least 1; the thread that runs the step helps too). Call it
+/// before the first app is built: Bevy keeps one pool per process, and the
+/// first sizing holds. With 1, those parts run on the step's thread alone.
+/// Whatever the threads, a run's log is the same.
+pub fn use_threads(threads: usize) {
+    let fixed = |n: usize| TaskPoolThreadAssignmentPolicy {
+        min_threads: n,
+        max_threads: n,
+        percent: 1.0,
+        on_thread_spawn: None,
+        on_thread_destroy: None,
+    };
+    let n = threads.max(1);
+    TaskPoolOptions {
+        min_total_threads: n + 2,
+        max_total_threads: n + 2,
+        io: fixed(1),
+        async_compute: fixed(1),
+        compute: fixed(n),
+    }
+    .create_default_pools();
+}
+
+/// All the cores there are: the default of `--threads`.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
 
 /// A headless app with the whole simulation, one step per `update()`.
 pub fn headless_app(scenario: Arc<Scenario>, seed: u64, days: u32, log: EventLog) -> App {

@@ -1255,3 +1255,36 @@ fn script_new_starts_a_set_from_a_template() {
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
 }
+
+/// The step's parallel parts merge their results in a fixed order: a town of
+/// a thousand gives the same day on one thread and on two.
+#[test]
+fn one_thread_or_two_give_the_same_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = |threads: &str| {
+        let path = dir.path().join(format!("threads-{threads}.jsonl"));
+        let p = path.to_str().unwrap();
+        succeeds(&[
+            "sim",
+            "--generate",
+            "1000",
+            "--days",
+            "1",
+            "--seed",
+            "2",
+            "--threads",
+            threads,
+            "-q",
+            "--log",
+            p,
+        ]);
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let (one, two) = (log("1"), log("2"));
+    assert!(
+        one.lines().count() > 10_000,
+        "{} lines",
+        one.lines().count()
+    );
+    assert!(one == two, "the log depends on the number of threads");
+}

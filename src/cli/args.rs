@@ -241,6 +241,10 @@ pub struct SimArgs {
     /// Time each phase of the step and print where the time went (also with -q).
     #[arg(long)]
     pub(crate) timings: bool,
+    /// Threads the step's parallel parts run on (default: all cores). The
+    /// log is the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub(crate) threads: Option<usize>,
     /// Save the town to this SQLite file at the end, and at every game midnight.
     #[arg(long, value_name = "FILE")]
     pub(crate) save: Option<PathBuf>,
@@ -267,6 +271,10 @@ pub struct WindowArgs {
     /// Starting speed multiplier (1, 5, 20, 60, 300 are the keys' speeds).
     #[arg(long)]
     pub(crate) speed: Option<f32>,
+    /// Threads the step's parallel parts run on (default: all cores). The
+    /// log is the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub(crate) threads: Option<usize>,
     /// Start with this resident (id) selected, in the inspector, followed.
     #[arg(long, value_name = "ID")]
     pub(crate) select: Option<String>,

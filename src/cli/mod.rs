@@ -293,6 +293,7 @@ impl TownArgs {
 
 /// `heartvale window`.
 fn window(args: WindowArgs) -> Result<ExitCode, CliError> {
+    crate::headless::use_threads(args.threads.unwrap_or_else(crate::headless::all_cores));
     let town = args.town.open(&args.llm)?;
     let embed = crate::llm::embed::EmbedSettings::resolve(&args.embed).map_err(CliError::failed)?;
     // After the options, so a broken scenario is reported wherever it is run.

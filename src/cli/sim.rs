@@ -22,6 +22,7 @@ use crate::sim::outcome::{SimFailure, SimOutcome, StopSim};
 
 /// Runs the town to its end; prints the summary (and the step timings when asked).
 pub(super) fn sim(args: SimArgs) -> Result<ExitCode, CliError> {
+    crate::headless::use_threads(args.threads.unwrap_or_else(crate::headless::all_cores));
     let town = args.town.open(&args.llm)?;
     super::files::refuse_clashes(&[
         ("--load", args.town.load.as_deref(), super::files::Use::Read),

@@ -233,7 +233,71 @@ impl PlanInputs<'_, '_> {
         let brain = self.brain.0.clone();
         self.with_context(entity, |cx, rng| brain.plan(cx, rng))
     }
+
+    /// The built-in brain's plans for these requests, in their order, worked
+    /// out on the compute pool's threads when there are many. Each resident
+    /// draws from its own random stream and reads only the step's shared
+    /// inputs, so the plans are the same whatever the threads.
+    fn builtin_plans(&mut self, asked: &[PlanRequest]) -> Vec<Option<Plan>> {
+        const NONE: u32 = u32::MAX;
+        let mut slot = vec![NONE; self.roster.len()];
+        let mut unique = true;
+        for (k, req) in asked.iter().enumerate() {
+            if let Ok(view) = self.residents.get(req.entity) {
+                let s = &mut slot[view.0.idx.i()];
+                unique &= *s == NONE;
+                *s = k as u32;
+            }
+        }
+        if asked.len() < PARALLEL_FROM || !unique {
+            return asked.iter().map(|r| self.builtin_plan(r.entity)).collect();
+        }
+        let brain = self.brain.0.clone();
+        let (now, seed) = (self.clock.now, self.settings.seed);
+        let (town, tuning, board): (&Town, &Tuning, &NoticeBoard) =
+            (&self.town, &self.tuning.0, &self.board);
+        let (census, roster, gatherings) = (&*self.census, &*self.roster, &self.gatherings);
+        let found = std::sync::Mutex::new(Vec::with_capacity(asked.len()));
+        self.residents.par_iter_mut().for_each(|view| {
+            let (r, persona, needs, at, previous, memories, agenda, rels, mut rng, tally) = view;
+            let Some(&k) = slot.get(r.idx.i()).filter(|&&k| k != NONE) else {
+                return;
+            };
+            let cx = PlanContext {
+                now,
+                seed,
+                town,
+                tuning,
+                me: &persona.0,
+                needs,
+                at: at.0,
+                previous,
+                memories: memories.recent(20),
+                agenda,
+                relationships: rels,
+                notices: board,
+                census,
+                roster,
+                gatherings,
+                meals_today: tally.meals_on(now),
+            };
+            let plan = brain.plan(&cx, &mut rng.0);
+            found
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((k, plan));
+        });
+        let mut out = vec![None; asked.len()];
+        for (k, plan) in found.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            out[k as usize] = Some(plan);
+        }
+        out
+    }
 }
+
+/// Requests in one step from which the built-in brain's plans are worked out
+/// in parallel: below, handing them to threads costs more than it saves.
+const PARALLEL_FROM: usize = 16;
 
 /// The built-in brain answers at once; residents with an async mind are answered
 /// by it (see `crate::llm`).
@@ -243,11 +307,14 @@ fn answer_with_brain(
     mut requests: MessageReader<PlanRequest>,
     mut ready: MessageWriter<PlanReady>,
 ) {
-    for req in requests.read() {
-        if asynchronous.contains(req.entity) {
-            continue;
-        }
-        if let Some(plan) = inputs.builtin_plan(req.entity) {
+    let asked: Vec<PlanRequest> = requests
+        .read()
+        .filter(|req| !asynchronous.contains(req.entity))
+        .copied()
+        .collect();
+    let plans = inputs.builtin_plans(&asked);
+    for (req, plan) in asked.iter().zip(plans) {
+        if let Some(plan) = plan {
             ready.write(PlanReady {
                 entity: req.entity,
                 request: req.request,
