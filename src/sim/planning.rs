@@ -19,7 +19,7 @@ use super::residents::{
 use super::town::{ActiveTuning, Gatherings};
 use super::{RunSettings, SimSet, SimStep};
 use crate::base::time::GameTime;
-use crate::scenario::{LocIdx, Service, Town, Tuning};
+use crate::scenario::{Gathering, LocIdx, Profile, Service, Town, Tuning};
 use crate::sim::brain::{Plan, PlanContext};
 use crate::sim::residents::roster::RosterIdx;
 use crate::sim::social::message::Talking;
@@ -204,27 +204,21 @@ impl PlanInputs<'_, '_> {
         (now, needs): (GameTime, Option<Needs>),
         f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
     ) -> Option<R> {
+        let (shared, residents) = self.split();
         let (_, persona, own_needs, at, previous, memories, agenda, rels, mut rng, tally) =
-            self.residents.get_mut(entity).ok()?;
+            residents.get_mut(entity).ok()?;
         let needs = needs.as_ref().unwrap_or(own_needs);
-        let cx = PlanContext {
-            now,
-            seed: self.settings.seed,
-            town: &self.town,
-            tuning: &self.tuning,
-            me: &persona.0,
+        let view = (
+            &*persona.0,
             needs,
-            at: at.0,
+            at.0,
             previous,
-            memories: memories.recent(20),
+            memories,
             agenda,
-            relationships: rels,
-            notices: &self.board,
-            census: &self.census,
-            roster: &self.roster,
-            gatherings: &self.gatherings,
-            meals_today: tally.meals_on(now),
-        };
+            rels,
+            tally,
+        );
+        let cx = shared.context(now, view);
         Some(f(&cx, &mut rng.0))
     }
 
@@ -252,35 +246,25 @@ impl PlanInputs<'_, '_> {
         if asked.len() < PARALLEL_FROM || !unique {
             return asked.iter().map(|r| self.builtin_plan(r.entity)).collect();
         }
-        let brain = self.brain.0.clone();
-        let (now, seed) = (self.clock.now, self.settings.seed);
-        let (town, tuning, board): (&Town, &Tuning, &NoticeBoard) =
-            (&self.town, &self.tuning.0, &self.board);
-        let (census, roster, gatherings) = (&*self.census, &*self.roster, &self.gatherings);
+        let (brain, now) = (self.brain.0.clone(), self.clock.now);
+        let (shared, residents) = self.split();
         let found = std::sync::Mutex::new(Vec::with_capacity(asked.len()));
-        self.residents.par_iter_mut().for_each(|view| {
+        residents.par_iter_mut().for_each(|view| {
             let (r, persona, needs, at, previous, memories, agenda, rels, mut rng, tally) = view;
             let Some(&k) = slot.get(r.idx.i()).filter(|&&k| k != NONE) else {
                 return;
             };
-            let cx = PlanContext {
-                now,
-                seed,
-                town,
-                tuning,
-                me: &persona.0,
+            let view = (
+                &*persona.0,
                 needs,
-                at: at.0,
+                at.0,
                 previous,
-                memories: memories.recent(20),
+                memories,
                 agenda,
-                relationships: rels,
-                notices: board,
-                census,
-                roster,
-                gatherings,
-                meals_today: tally.meals_on(now),
-            };
+                rels,
+                tally,
+            );
+            let cx = shared.context(now, view);
             let plan = brain.plan(&cx, &mut rng.0);
             found
                 .lock()
@@ -292,6 +276,72 @@ impl PlanInputs<'_, '_> {
             out[k as usize] = Some(plan);
         }
         out
+    }
+}
+
+/// What a plan context reads of one resident: persona, needs, place, the
+/// action before, memories, agenda, ties and tally.
+type Own<'a> = (
+    &'a Profile,
+    &'a Needs,
+    LocIdx,
+    Option<&'a Activity>,
+    &'a Memories,
+    &'a Agenda,
+    &'a Relationships,
+    &'a Tally,
+);
+
+/// What every plan context of a step shares.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    seed: u64,
+    town: &'a Town,
+    tuning: &'a Tuning,
+    notices: &'a NoticeBoard,
+    census: &'a Census,
+    roster: &'a Roster,
+    gatherings: &'a [Gathering],
+}
+
+impl<'a> Shared<'a> {
+    /// One resident's plan context as of `now`.
+    fn context(self, now: GameTime, own: Own<'a>) -> PlanContext<'a> {
+        let (me, needs, at, previous, memories, agenda, relationships, tally) = own;
+        PlanContext {
+            now,
+            seed: self.seed,
+            town: self.town,
+            tuning: self.tuning,
+            me,
+            needs,
+            at,
+            previous,
+            memories: memories.recent(20),
+            agenda,
+            relationships,
+            notices: self.notices,
+            census: self.census,
+            roster: self.roster,
+            gatherings: self.gatherings,
+            meals_today: tally.meals_on(now),
+        }
+    }
+}
+
+impl<'w, 's> PlanInputs<'w, 's> {
+    /// The step's shared inputs, beside the residents' query.
+    fn split(&mut self) -> (Shared<'_>, &mut Query<'w, 's, PlannerView<'static>>) {
+        let shared = Shared {
+            seed: self.settings.seed,
+            town: &self.town,
+            tuning: &self.tuning.0,
+            notices: &self.board,
+            census: &self.census,
+            roster: &self.roster,
+            gatherings: &self.gatherings,
+        };
+        (shared, &mut self.residents)
     }
 }
 
