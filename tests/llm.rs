@@ -1102,7 +1102,24 @@ fn plans_asked_ahead_give_the_same_day_whatever_the_servers_speed() {
     });
     let day = |url: &str| {
         let app = one_day(7, LlmSettings::for_endpoint(url, "fake-model"));
-        app.world().resource::<EventLog>().text().to_string()
+        let log = app.world().resource::<EventLog>().text().to_string();
+        // The summary's count of plans asked ahead is the log's.
+        let ahead = app
+            .world()
+            .resource::<heartvale::llm::LlmBrain>()
+            .stats()
+            .ahead;
+        let logged = |needle: &str| {
+            log.lines()
+                .filter(|l| {
+                    l.contains(r#""early":true"#) && !l.contains(r#""outcome":"abandoned""#)
+                })
+                .filter(|l| l.contains(needle))
+                .count()
+        };
+        assert_eq!(ahead.finished as usize, logged(""));
+        assert_eq!(ahead.stale as usize, logged(r#""reason":"stale""#));
+        log
     };
     let (at_once, varying) = (day(&quick.url), day(&slow.url));
     let used_ahead = at_once

@@ -281,10 +281,13 @@ fn overlap_line(summed: Duration, wall: Duration, brain: &LlmBrain) -> String {
     } else {
         ""
     };
+    let ahead = brain.stats().ahead;
     format!(
-        "\nLLM overlap: {ratio:.1}× ({:.1} s of calls in {:.1} s wall){note}",
+        "\nLLM overlap: {ratio:.1}× ({:.1} s of calls in {:.1} s wall){note}; {} plan calls asked ahead, {} of them dropped as stale",
         summed.as_secs_f64(),
-        wall.as_secs_f64()
+        wall.as_secs_f64(),
+        ahead.finished,
+        ahead.stale
     )
 }
 

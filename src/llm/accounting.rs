@@ -88,7 +88,19 @@ pub struct LlmStats {
     pub(crate) prompt_tokens: Vec<u32>,
     /// Game days with at least one resident on an LLM.
     pub(crate) days: u32,
+    /// Plans asked ahead (while the action before them went on), and how
+    /// many of those were dropped as stale (the resident's day went otherwise).
+    pub ahead: Ahead,
     day: Day,
+}
+
+/// Plans asked ahead, as counted by [`LlmStats`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ahead {
+    /// Answers to plans asked ahead that were logged (used, repaired, dropped).
+    pub finished: u32,
+    /// Of those, dropped as stale.
+    pub stale: u32,
 }
 
 impl LlmStats {
@@ -134,6 +146,13 @@ impl LlmStats {
         d.latencies.push(latency_ms);
         *d.by_kind.entry(kind.as_str().to_string()).or_default() += 1;
         *d.by_resident.entry(id.clone()).or_default() += 1;
+    }
+
+    /// Counts a plan asked ahead that came to an end: used, repaired or
+    /// dropped as stale.
+    pub(crate) fn ahead(&mut self, stale: bool) {
+        self.ahead.finished += 1;
+        self.ahead.stale += u32::from(stale);
     }
 
     /// Counts the requests of one call per member that took them.

@@ -98,6 +98,9 @@ impl Early {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct MemoryMark(usize, Option<GameTime>);
 
+/// The reason logged for a plan asked ahead that no longer fits.
+const STALE: &str = "stale";
+
 /// What became of a plan asked for ahead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Claim {

@@ -46,6 +46,9 @@ impl Finished<'_> {
                 .push(format!("{shown} ({}): {e}", pool.model()));
         }
         brain.stats.tries(&done.tries);
+        if pending.purpose.early() {
+            brain.stats.ahead(reason.as_deref() == Some(super::STALE));
+        }
         let (prompt, completion, estimated, attempts, format) = match &done.result {
             Ok(r) => match r.usage {
                 Some(u) => (

@@ -143,7 +143,7 @@ impl PlanCalls<'_, '_> {
         if !current {
             let why = match early {
                 // Asked ahead, and the resident's day went otherwise.
-                Some(e) if e.claim == Claim::Stale => "stale",
+                Some(e) if e.claim == Claim::Stale => super::STALE,
                 _ => "superseded",
             };
             let why = Some(why.into());
