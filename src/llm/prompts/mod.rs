@@ -6,7 +6,7 @@ mod line;
 
 use std::fmt::Write;
 
-use crate::base::time::clock_text;
+use crate::base::time::{GameTime, clock_text};
 use crate::scenario::{Service, Town};
 use crate::sim::brain::{PlanContext, SummaryContext};
 use crate::sim::residents::ActivityKind;
@@ -86,9 +86,12 @@ pub(crate) struct OtherResident {
 /// shares (rules, places), so servers that cache prompt prefixes (llama.cpp,
 /// vLLM) reuse it across residents; then the persona. The user message holds what
 /// changes: the moment, needs, other residents, memories, agenda and board.
+///
+/// `others` were seen at `seen`: `cx.now`, or earlier for a plan asked ahead
+/// (its "now" is when the action ends), and the prompt says so.
 pub(crate) fn plan_messages(
     cx: &PlanContext<'_>,
-    others: &[OtherResident],
+    (others, seen): (&[OtherResident], GameTime),
     recalled: &[String],
     b: &Budgeting,
 ) -> Prompt {
@@ -96,7 +99,7 @@ pub(crate) fn plan_messages(
     Prompt {
         messages: vec![
             Message::system(plan_system(cx, &layers)),
-            Message::user(plan_user(cx, others, &layers)),
+            Message::user(plan_user(cx, (others, seen), &layers)),
         ],
         layers,
     }
@@ -255,7 +258,11 @@ fn places_text(town: &Town) -> String {
 
 /// The moment: time, place, needs, what the resident just did, who is
 /// around, memories, agenda and the notice board where there is one.
-fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident], layers: &Assembled) -> String {
+fn plan_user(
+    cx: &PlanContext<'_>,
+    (others, seen): (&[OtherResident], GameTime),
+    layers: &Assembled,
+) -> String {
     let town = cx.town;
     let previous = cx.previous.map_or("（刚醒来）".to_string(), |a| {
         format!("{}「{}」", a.text.action, a.text.dialogue)
@@ -281,12 +288,23 @@ fn plan_user(cx: &PlanContext<'_>, others: &[OtherResident], layers: &Assembled)
             ("social", format!("{:.0}", n.social)),
             ("fun", format!("{:.0}", n.fun)),
             ("previous", previous),
+            ("seen", seen_text(cx.now, seen)),
             ("others", others_text),
             ("memories", memories),
             ("agenda", agenda_text(cx)),
             ("notices", board_text(cx)),
         ],
     )
+}
+
+/// When the others were seen: 现在, or the time a plan asked ahead was
+/// written (「07:40时」).
+fn seen_text(now: GameTime, seen: GameTime) -> String {
+    if seen == now {
+        "现在".to_string()
+    } else {
+        format!("{}时", clock_text(seen.minute_of_day()))
+    }
 }
 
 /// Gatherings the resident knows of, and whether it means to go.

@@ -370,18 +370,18 @@ impl PlanCalls<'_, '_> {
             .brain
             .budgeting(endpoint, &self.inputs.tuning.0.prompt)
             .counter;
+        let now = self.inputs.clock.now;
         let Some(prompt) = self
             .inputs
             .with_context_at(asked.entity, asked.when, |cx, _| {
                 let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
                 let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
                 let budget = prompts::Budgeting::new(&cx.tuning.prompt, counter);
-                prompts::plan_messages(cx, &others, &recalled, &budget)
+                prompts::plan_messages(cx, (&others, now), &recalled, &budget)
             })
         else {
             return;
         };
-        let now = self.inputs.clock.now;
         let layers = self
             .brain
             .show(r.idx, endpoint, (CallKind::Plan, now), &prompt);
