@@ -783,6 +783,10 @@ fn every_prompt_renders_for_a_resident() {
         eprintln!("===== {kind} =====\n{text}\n");
     }
     assert!(prompts.iter().all(|(k, _)| k != "unknown"));
+    // Nothing said is left out, not shown as empty quotes (「刚才：Sleep「」」).
+    for (kind, text) in &prompts {
+        assert!(!text.contains("「」"), "{kind}: empty quotes\n{text}");
+    }
     for (kind, text) in prompts.iter().filter(|(k, _)| k.starts_with("cupid")) {
         assert!(unfilled(text).is_empty(), "{kind}: {:?}", unfilled(text));
     }

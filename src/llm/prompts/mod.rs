@@ -265,7 +265,11 @@ fn plan_user(
 ) -> String {
     let town = cx.town;
     let previous = cx.previous.map_or("（刚醒来）".to_string(), |a| {
-        format!("{}「{}」", a.text.action, a.text.dialogue)
+        // A night's sleep from the start of the run has nothing said.
+        match a.text.dialogue.trim() {
+            "" => a.text.action.clone(),
+            said => format!("{}「{said}」", a.text.action),
+        }
     });
     let others_text = lines_or(
         others
