@@ -205,20 +205,11 @@ impl PlanInputs<'_, '_> {
         f: impl FnOnce(&PlanContext<'_>, &mut rand_chacha::ChaCha8Rng) -> R,
     ) -> Option<R> {
         let (shared, residents) = self.split();
-        let (_, persona, own_needs, at, previous, memories, agenda, rels, mut rng, tally) =
-            residents.get_mut(entity).ok()?;
-        let needs = needs.as_ref().unwrap_or(own_needs);
-        let view = (
-            &*persona.0,
-            needs,
-            at.0,
-            previous,
-            memories,
-            agenda,
-            rels,
-            tally,
-        );
-        let cx = shared.context(now, view);
+        let (_, mut own, mut rng) = own(residents.get_mut(entity).ok()?);
+        if let Some(needs) = &needs {
+            own.1 = needs;
+        }
+        let cx = shared.context(now, own);
         Some(f(&cx, &mut rng.0))
     }
 
@@ -250,21 +241,11 @@ impl PlanInputs<'_, '_> {
         let (shared, residents) = self.split();
         let found = std::sync::Mutex::new(Vec::with_capacity(asked.len()));
         residents.par_iter_mut().for_each(|view| {
-            let (r, persona, needs, at, previous, memories, agenda, rels, mut rng, tally) = view;
+            let (r, own, mut rng) = own(view);
             let Some(&k) = slot.get(r.idx.i()).filter(|&&k| k != NONE) else {
                 return;
             };
-            let view = (
-                &*persona.0,
-                needs,
-                at.0,
-                previous,
-                memories,
-                agenda,
-                rels,
-                tally,
-            );
-            let cx = shared.context(now, view);
+            let cx = shared.context(now, own);
             let plan = brain.plan(&cx, &mut rng.0);
             found
                 .lock()
@@ -291,6 +272,25 @@ type Own<'a> = (
     &'a Relationships,
     &'a Tally,
 );
+
+/// A resident's planner view as a plan context reads it: who it is, what
+/// the context reads of it, and its random stream apart.
+fn own<'a>(
+    view: bevy::ecs::query::QueryItem<'a, '_, PlannerView<'static>>,
+) -> (&'a Resident, Own<'a>, Mut<'a, ResidentRng>) {
+    let (r, persona, needs, at, previous, memories, agenda, rels, rng, tally) = view;
+    let own = (
+        &*persona.0,
+        needs,
+        at.0,
+        previous,
+        memories,
+        agenda,
+        rels,
+        tally,
+    );
+    (r, own, rng)
+}
 
 /// What every plan context of a step shares.
 #[derive(Clone, Copy)]
