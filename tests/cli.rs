@@ -1259,8 +1259,9 @@ fn script_new_starts_a_set_from_a_template() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
 }
 
-/// The step's parallel parts merge their results in a fixed order: a town of
-/// a thousand gives the same day on one thread and on two.
+/// The step's parallel parts (built-in plans, conversations' turns, the log's
+/// lines, the log file's writer) merge their results in a fixed order: a
+/// town of a thousand gives the same day on one thread and on two.
 #[test]
 fn one_thread_or_two_give_the_same_log() {
     let dir = tempfile::tempdir().unwrap();

@@ -95,19 +95,37 @@ pub struct Town {
     routes: OnceLock<Arc<Routes>>,
 }
 
-/// The all-pairs tables: n² entries, so only a running town builds them.
+/// The route tables: all pairs of the town's *core*, so only a running town
+/// builds them. A dead end (a home or workplace on one path, to a place with
+/// more) has no row of its own: every route from or to it goes through that
+/// place. A generated town of 100,000 residents has some 5,600 places, and
+/// an n² table of them took 250 MB; its core is its plazas.
 #[derive(Debug)]
 struct Routes {
-    /// `dist[a * n + b]`: shortest walking distance in map units (∞ when unreachable).
+    /// Where each place stands in the tables.
+    slot: Vec<Slot>,
+    /// The core's places, by core index.
+    core: Vec<LocIdx>,
+    /// `dist[i * m + j]` over core indices: the shortest walking distance in
+    /// map units (∞ when unreachable).
     dist: Vec<f32>,
-    /// `next[a * n + b]`: first hop from `a` towards `b`.
-    next: Vec<u32>,
+    /// `next[i * m + j]`: the first hop from core place `i` towards `j`.
+    next: Vec<LocIdx>,
     /// For each place, the nearest reachable places that are neither homes nor
     /// workplaces, nearest first: where residents look for food, company, leisure.
     nearby: Vec<Vec<LocIdx>>,
     /// For each place, [`Town::nearest_with`] of each service, worked out once:
     /// a scan of the town per plan grew with the size of the town.
     nearest: Vec<[Option<LocIdx>; SERVICES.len()]>,
+}
+
+/// A place's row in [`Routes`].
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// Its own row: core index.
+    Core(u32),
+    /// A dead end: its one path leads to core place `via` (core index) at `length`.
+    DeadEnd { via: u32, length: f32 },
 }
 
 const SERVICES: [Service; 4] = [
@@ -191,7 +209,7 @@ impl Town {
 
     /// Shortest walking distance in map units (∞ when unreachable).
     pub fn distance(&self, a: LocIdx, b: LocIdx) -> f32 {
-        self.routes().dist[a.i() * self.len() + b.i()]
+        self.routes().distance(a, b)
     }
 
     /// Whether a path leads from `a` to `b`.
@@ -210,11 +228,11 @@ impl Town {
         if !self.reachable(a, b) {
             return None;
         }
-        let (n, next) = (self.len(), &self.routes().next);
+        let (n, routes) = (self.len(), self.routes());
         let mut out = Vec::new();
         let mut cur = a;
         while cur != b {
-            cur = LocIdx(next[cur.i() * n + b.i()]);
+            cur = routes.hop(cur, b)?;
             out.push(cur);
             if out.len() > n {
                 return None;
@@ -261,8 +279,11 @@ impl Routes {
     /// Every route of `town`, then the places near each and the nearest
     /// with each service.
     fn new(town: &Town) -> Self {
-        let (dist, next) = shortest_paths(town);
+        let (slot, core) = dead_ends(town);
+        let (dist, next) = shortest_paths(town, &slot, &core);
         let mut routes = Self {
+            slot,
+            core,
             dist,
             next,
             nearby: Vec::new(),
@@ -276,8 +297,44 @@ impl Routes {
         routes
     }
 
-    fn distance(&self, n: usize, a: LocIdx, b: LocIdx) -> f32 {
-        self.dist[a.i() * n + b.i()]
+    /// Between two core places, by core index.
+    fn core_distance(&self, i: u32, j: u32) -> f32 {
+        self.dist[i as usize * self.core.len() + j as usize]
+    }
+
+    /// The shortest walking distance from `a` to `b` (∞ when unreachable).
+    fn distance(&self, a: LocIdx, b: LocIdx) -> f32 {
+        if a == b {
+            return 0.0;
+        }
+        match (self.slot[a.i()], self.slot[b.i()]) {
+            (Slot::Core(i), Slot::Core(j)) => self.core_distance(i, j),
+            (Slot::Core(i), Slot::DeadEnd { via, length }) => self.core_distance(i, via) + length,
+            (Slot::DeadEnd { via, length }, Slot::Core(j)) => length + self.core_distance(via, j),
+            (
+                Slot::DeadEnd {
+                    via: va,
+                    length: la,
+                },
+                Slot::DeadEnd {
+                    via: vb,
+                    length: lb,
+                },
+            ) => la + self.core_distance(va, vb) + lb,
+        }
+    }
+
+    /// The first place after `a` on the way to `b` (`None` when unreachable).
+    fn hop(&self, a: LocIdx, b: LocIdx) -> Option<LocIdx> {
+        let hop = match (self.slot[a.i()], self.slot[b.i()]) {
+            (Slot::DeadEnd { via, .. }, _) => self.core[via as usize],
+            (Slot::Core(i), Slot::Core(j)) => self.next[i as usize * self.core.len() + j as usize],
+            (Slot::Core(i), Slot::DeadEnd { via, .. }) if i == via => b,
+            (Slot::Core(i), Slot::DeadEnd { via, .. }) => {
+                self.next[i as usize * self.core.len() + via as usize]
+            }
+        };
+        (hop != NO_HOP).then_some(hop)
     }
 
     fn find_nearest_with(&self, town: &Town, from: LocIdx, service: Service) -> Option<LocIdx> {
@@ -287,19 +344,59 @@ impl Routes {
         {
             return Some(l);
         }
-        let n = town.len();
         town.indices()
             .filter(|&l| town.get(l).has(service) && town.reachable(from, l))
-            .min_by(|&x, &y| {
-                self.distance(n, from, x)
-                    .total_cmp(&self.distance(n, from, y))
-            })
+            .min_by(|&x, &y| self.distance(from, x).total_cmp(&self.distance(from, y)))
     }
+}
+
+/// Marks an unreachable pair in [`Routes::next`].
+const NO_HOP: LocIdx = LocIdx(u32::MAX);
+
+/// Each place's slot, and the core's places. A dead end has exactly one
+/// path, both ways, to a place with more than one: no route passes through
+/// it, so it needs no row.
+fn dead_ends(town: &Town) -> (Vec<Slot>, Vec<LocIdx>) {
+    let n = town.len();
+    let distinct = |l: &Location| {
+        let mut out: Vec<LocIdx> = l.neighbours.clone();
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
+    let out: Vec<Vec<LocIdx>> = town.locations.iter().map(distinct).collect();
+    let mut into: Vec<Vec<LocIdx>> = vec![Vec::new(); n];
+    for (a, nb) in out.iter().enumerate() {
+        for b in nb {
+            into[b.i()].push(LocIdx(a as u32));
+        }
+    }
+    let dead_end = |a: usize| match out[a].as_slice() {
+        &[p] => p.i() != a && into[a] == [p] && out[p.i()].len() > 1,
+        _ => false,
+    };
+    let mut slot = vec![Slot::Core(0); n];
+    let mut core = Vec::new();
+    for (a, s) in slot.iter_mut().enumerate() {
+        if !dead_end(a) {
+            *s = Slot::Core(core.len() as u32);
+            core.push(LocIdx(a as u32));
+        }
+    }
+    for a in 0..n {
+        if let &[p] = out[a].as_slice()
+            && dead_end(a)
+            && let Slot::Core(via) = slot[p.i()]
+        {
+            let length = town.edge_length(LocIdx(a as u32), p);
+            slot[a] = Slot::DeadEnd { via, length };
+        }
+    }
+    (slot, core)
 }
 
 /// The shared places nearest to each place.
 fn nearby(town: &Town, routes: &Routes) -> Vec<Vec<LocIdx>> {
-    let n = town.len();
     let shared: Vec<LocIdx> = town
         .indices()
         .filter(|&l| !matches!(town.get(l).kind, LocationKind::Home | LocationKind::Work))
@@ -309,21 +406,23 @@ fn nearby(town: &Town, routes: &Routes) -> Vec<Vec<LocIdx>> {
             let mut near: Vec<(f32, LocIdx)> = shared
                 .iter()
                 .filter(|&&l| town.reachable(from, l))
-                .map(|&l| (routes.distance(n, from, l), l))
+                .map(|&l| (routes.distance(from, l), l))
                 .collect();
             near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            near.truncate(NEARBY);
-            near.into_iter().map(|(_, l)| l).collect()
+            // Collected afresh, not in place: the list of every shared place
+            // would stay allocated behind each place's sixteen.
+            near.iter().take(NEARBY).map(|&(_, l)| l).collect()
         })
         .collect()
 }
 
-/// Dijkstra from every place: O(V·E·log V) time and V² memory, fine for
-/// towns of a few thousand places. Returns `(dist, next)`.
-fn shortest_paths(town: &Town) -> (Vec<f32>, Vec<u32>) {
-    let n = town.len();
-    let mut dist = vec![f32::INFINITY; n * n];
-    let mut next = vec![u32::MAX; n * n];
+/// Dijkstra from every core place over the core (dead ends lie on no
+/// route): O(V·E·log V) time and V² memory in the core's size. Returns
+/// `(dist, next)` by core index.
+fn shortest_paths(town: &Town, slot: &[Slot], core: &[LocIdx]) -> (Vec<f32>, Vec<LocIdx>) {
+    let m = core.len();
+    let mut dist = vec![f32::INFINITY; m * m];
+    let mut next = vec![NO_HOP; m * m];
     #[derive(PartialEq)]
     struct Item(f32, u32);
     impl Eq for Item {}
@@ -334,32 +433,44 @@ fn shortest_paths(town: &Town) -> (Vec<f32>, Vec<u32>) {
     }
     impl Ord for Item {
         fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-            // Min-heap on distance, ties by index for determinism.
+            // Min-heap on distance, ties by index for determinism (core
+            // indices keep the places' order).
             o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
         }
     }
+    // Each core place's paths to other core places, by core index.
+    let paths: Vec<Vec<(u32, f32)>> = core
+        .iter()
+        .map(|&u| {
+            let to_core = |&v: &LocIdx| match slot[v.i()] {
+                Slot::Core(j) => Some((j, town.edge_length(u, v))),
+                Slot::DeadEnd { .. } => None,
+            };
+            town.get(u).neighbours.iter().filter_map(to_core).collect()
+        })
+        .collect();
     // prev[v] on the tree from `src`, used to recover the first hop.
-    let mut prev = vec![u32::MAX; n];
-    for src in 0..n {
-        let row = src * n;
+    let mut prev = vec![u32::MAX; m];
+    let mut heap = BinaryHeap::new();
+    for src in 0..m {
+        let row = src * m;
         prev.fill(u32::MAX);
         dist[row + src] = 0.0;
-        let mut heap = BinaryHeap::new();
         heap.push(Item(0.0, src as u32));
         while let Some(Item(d, u)) = heap.pop() {
             if d > dist[row + u as usize] {
                 continue;
             }
-            for &v in &town.locations[u as usize].neighbours {
-                let nd = d + town.edge_length(LocIdx(u), v);
-                if nd < dist[row + v.i()] {
-                    dist[row + v.i()] = nd;
-                    prev[v.i()] = u;
-                    heap.push(Item(nd, v.0));
+            for &(v, length) in &paths[u as usize] {
+                let nd = d + length;
+                if nd < dist[row + v as usize] {
+                    dist[row + v as usize] = nd;
+                    prev[v as usize] = u;
+                    heap.push(Item(nd, v));
                 }
             }
         }
-        for dst in 0..n {
+        for dst in 0..m {
             if dst == src || !dist[row + dst].is_finite() {
                 continue;
             }
@@ -367,9 +478,9 @@ fn shortest_paths(town: &Town) -> (Vec<f32>, Vec<u32>) {
             while prev[hop as usize] != src as u32 {
                 hop = prev[hop as usize];
             }
-            next[row + dst] = hop;
+            next[row + dst] = core[hop as usize];
         }
-        next[row + src] = src as u32;
+        next[row + src] = core[src];
     }
     (dist, next)
 }
@@ -420,6 +531,38 @@ mod tests {
         assert!(town.route(LocIdx(0), LocIdx(4)).is_none());
         assert!(!town.reachable(LocIdx(4), LocIdx(1)));
         assert_eq!(town.walk_minutes(LocIdx(0), LocIdx(2), 10.0), 2.0);
+    }
+
+    /// Homes and workplaces on one path have no row of their own; their
+    /// routes go through the place their path leads to.
+    #[test]
+    fn dead_ends_route_through_their_one_path() {
+        // Plazas a and b; homes h1, h2 on a; a workplace w on b.
+        let town = Town::new(
+            "t".into(),
+            MapSize {
+                width: 100.0,
+                height: 100.0,
+            },
+            vec![
+                place("a", 0.0, 0.0, &[1, 2, 3]),
+                place("b", 30.0, 0.0, &[0, 4]),
+                place("h1", 0.0, 3.0, &[0]),
+                place("h2", 0.0, -4.0, &[0]),
+                place("w", 30.0, 5.0, &[1]),
+            ],
+        );
+        let at = |i| LocIdx(i);
+        assert_eq!(town.route(at(2), at(4)), Some(vec![at(0), at(1), at(4)]));
+        assert_eq!(town.route(at(4), at(2)), Some(vec![at(1), at(0), at(2)]));
+        assert_eq!(town.route(at(2), at(3)), Some(vec![at(0), at(3)]));
+        assert_eq!(town.route(at(0), at(4)), Some(vec![at(1), at(4)]));
+        assert_eq!(town.route(at(1), at(4)), Some(vec![at(4)]));
+        assert_eq!(town.distance(at(2), at(4)), 38.0);
+        assert_eq!(town.distance(at(2), at(3)), 7.0);
+        assert_eq!(town.distance(at(1), at(2)), 33.0);
+        assert_eq!(town.distance(at(3), at(3)), 0.0);
+        assert_eq!(town.routes().core, [at(0), at(1)]);
     }
 
     /// `check` of a town of 40,000 places: reachability from its connected

@@ -127,6 +127,8 @@ pub struct LineContext<'a> {
     /// The lines the speaker has said lately: (day number, hash by
     /// [`crate::sim::social::spoken::line_hash`]).
     pub(crate) spoken: &'a [(i64, u64)],
+    /// What the whole town has said (how often the town heard a line today).
+    pub(crate) town_spoken: &'a crate::sim::social::Spoken,
     /// The conversation so far.
     pub(crate) history: &'a [crate::sim::social::message::ChatMessage],
     /// What brought them together.

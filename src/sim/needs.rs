@@ -36,7 +36,10 @@ fn update_needs(
         }
         walking[i] = true;
     }
-    for (r, mut needs, activity) in &mut q {
+    // Each resident's needs are its own: a large town's are worked out on
+    // every core (the order does not matter).
+    let walking = &*walking;
+    let one = |(r, mut needs, activity): (&Resident, Mut<Needs>, Option<&Activity>)| {
         let walking = walking.get(r.idx.i()).copied().unwrap_or(false);
         let doing = activity.filter(|a| a.underway && !walking);
         // Company matters for most activities; count it once, only when needed.
@@ -50,8 +53,17 @@ fn update_needs(
             clock.now,
             (minutes, t),
         );
+    };
+    if census.entries.len() >= PARALLEL_FROM {
+        q.par_iter_mut().for_each(one);
+    } else {
+        q.iter_mut().for_each(one);
     }
 }
+
+/// Residents from which needs are worked out in parallel (a small town's
+/// step would spend more handing them out).
+const PARALLEL_FROM: usize = 2048;
 
 /// One step of `minutes` for one resident: needs decay, and what it is doing
 /// (`kind`, under way and not walking) restores some. `company` counts the

@@ -274,7 +274,7 @@ const APPOINTMENT_SLACK: i64 = 20;
 /// Whoever means to keep an appointment or go to a gathering later today cuts
 /// other plans short so as to be free to walk there in time (an organiser
 /// early enough to set up).
-fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut [Candidate]) {
+fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
     let speed = cx.tuning.walk_speed;
     let walk = |to: LocIdx| cx.town.walk_minutes(cx.at, to, speed) as i64;
     let today = |t: GameTime| t.day_number() == cx.now.day_number();
@@ -298,15 +298,29 @@ fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut [Candidate]) {
     let Some(leave_by) = meetings.chain(gatherings).filter(|&t| t > cx.now).min() else {
         return;
     };
-    for c in options.iter_mut().filter(|c| c.gathering.is_none()) {
-        if matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..)) {
+    let least = cx.tuning.durations.min as i64;
+    let mut too_far = Vec::new();
+    for (k, c) in options.iter_mut().enumerate() {
+        let meeting = matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..));
+        if c.gathering.is_some() || meeting {
             continue;
         }
         let walk = cx.town.walk_minutes(cx.at, c.target, speed) as i64;
         let room = cx.now.minutes_until(leave_by) - walk;
-        if room >= cx.tuning.durations.min as i64 && (c.duration as i64) > room {
+        if room >= least && (c.duration as i64) > room {
             c.duration = room as u32;
+        } else if room < least && c.target != cx.at {
+            too_far.push(k);
         }
+    }
+    // No time to go elsewhere first: one stays (a short while) or sets off,
+    // rather than walking away half an hour before a meeting where one stands.
+    if too_far.len() < options.len() {
+        let mut k = 0;
+        options.retain(|_| {
+            k += 1;
+            !too_far.contains(&(k - 1))
+        });
     }
 }
 

@@ -15,7 +15,7 @@ use crate::sim::social::{Cue, InviteReason};
 /// A speaker this agreeable soothes a sharp word rather than walking off.
 const SOOTHING: f32 = 70.0;
 /// How much of one's temper is shown to family and close friends.
-const DEAR_TEMPER: f32 = 0.3;
+const DEAR_TEMPER: f32 = 0.15;
 
 impl Speaker<'_, '_> {
     /// The answer `heard` calls for, if it calls for one.

@@ -146,6 +146,14 @@ impl<'a, 'c> Speaker<'a, 'c> {
         } else {
             unused
         };
+        // Not one the town has heard far more often today than another
+        // (only the worn ones go: rare lines are not made common).
+        let heard = |l: &&String| self.cx.town_spoken.heard_today(line_hash(l));
+        let least = from.iter().map(heard).min().unwrap_or(0);
+        let from: Vec<&String> = from
+            .into_iter()
+            .filter(|l| heard(l) <= least + WORN)
+            .collect();
         let i = ((self.roll(salt) * from.len() as f32) as usize).min(from.len() - 1);
         Some(from[i].clone())
     }
@@ -166,6 +174,10 @@ impl<'a, 'c> Speaker<'a, 'c> {
         crate::builtin::speech::fill(template, &pairs)
     }
 }
+
+/// Times more than the town's least-heard fitting line a line may have
+/// been heard today and still be said.
+const WORN: u32 = 3;
 
 /// A slot's name and value.
 pub(super) type Slot = (String, String);

@@ -1,12 +1,12 @@
 //! Everything that happens, as [`SimEvent`] messages, written to an append-only
 //! JSON Lines log: one object per line, `time` and `kind` first.
 
-use std::io::Write;
-
 use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
 
 pub(crate) mod dates;
 pub(crate) mod events;
+mod file;
 mod highlights;
 pub(crate) mod narrate;
 mod narrate_dates;
@@ -37,8 +37,8 @@ pub enum LogSink {
     Discard,
     /// Kept in memory (tests, the window's event stream).
     Memory(Vec<u8>),
-    /// A file, buffered.
-    File(std::io::BufWriter<std::fs::File>),
+    /// A file, buffered (written by a thread of its own when there are cores to spare).
+    File(file::LogFile),
 }
 
 /// The event log sink plus counts of what was written.
@@ -50,7 +50,7 @@ pub struct EventLog {
     pub(crate) lines: u64,
     /// First write error, reported once; the run goes on.
     pub(crate) error: Option<String>,
-    /// Reused for each line, so logging allocates nothing per event.
+    /// Reused for each step's lines, so logging allocates nothing per event.
     scratch: Vec<u8>,
 }
 
@@ -59,7 +59,7 @@ impl EventLog {
     pub fn to_file(path: &std::path::Path) -> std::io::Result<Self> {
         let file = std::fs::File::create(path)?;
         Ok(Self {
-            sink: LogSink::File(std::io::BufWriter::new(file)),
+            sink: LogSink::File(file::LogFile::new(file)),
             ..default()
         })
     }
@@ -87,30 +87,52 @@ impl EventLog {
         }
     }
 
-    fn write(&mut self, event: &SimEvent) {
-        let mut line = std::mem::take(&mut self.scratch);
-        line.clear();
-        if let Err(e) = serde_json::to_writer(&mut line, event) {
-            self.error
-                .get_or_insert(format!("cannot serialise event: {e}"));
-            self.scratch = line;
-            return;
+    /// Writes a step's events, in order. A large batch is serialised in
+    /// chunks on the compute pool (the lines are joined in order, so the
+    /// log does not depend on the threads).
+    fn write_all(&mut self, events: &[&SimEvent]) {
+        let threads = ComputeTaskPool::try_get().map_or(1, |p| p.thread_num());
+        let mut lines = std::mem::take(&mut self.scratch);
+        lines.clear();
+        if threads < 2 || events.len() < PARALLEL_LINES {
+            let n = serialise(events, &mut lines);
+            self.put(&lines, n);
+        } else {
+            let chunk = events.len().div_ceil(threads);
+            let parts = ComputeTaskPool::get().scope(|s| {
+                for part in events.chunks(chunk) {
+                    s.spawn(async move {
+                        let mut out = Vec::new();
+                        let n = serialise(part, &mut out);
+                        (out, n)
+                    });
+                }
+            });
+            for (out, n) in parts {
+                self.put(&out, n);
+            }
         }
-        line.push(b'\n');
-        self.lines += 1;
+        self.scratch = lines;
+    }
+
+    /// Puts `n` serialised lines in the sink, noting the first error.
+    fn put(&mut self, lines: &[u8], (n, error): (u64, Option<String>)) {
+        if let Some(e) = error {
+            self.error.get_or_insert(e);
+        }
+        self.lines += n;
         let result = match &mut self.sink {
             LogSink::Discard => Ok(()),
             LogSink::Memory(buf) => {
-                buf.extend_from_slice(&line);
+                buf.extend_from_slice(lines);
                 Ok(())
             }
-            LogSink::File(f) => f.write_all(&line),
+            LogSink::File(f) => f.write_all(lines),
         };
         if let Err(e) = result {
             self.error
                 .get_or_insert(format!("cannot write the event log: {e}"));
         }
-        self.scratch = line;
     }
 
     /// Writes out what is buffered; a failure is kept in `error`.
@@ -184,8 +206,30 @@ pub(super) fn log_start(world: &mut World) {
     });
 }
 
-fn write_log(mut reader: MessageReader<SimEvent>, mut log: ResMut<EventLog>) {
-    for e in reader.read() {
-        log.write(e);
+/// Below this many events a step's lines are serialised on one thread.
+const PARALLEL_LINES: usize = 64;
+
+/// Appends `events` as JSON lines to `out`: how many, and the first error
+/// (an event that cannot be serialised is left out; the rest are written).
+fn serialise(events: &[&SimEvent], out: &mut Vec<u8>) -> (u64, Option<String>) {
+    let (mut n, mut error) = (0, None);
+    for event in events {
+        let len = out.len();
+        match serde_json::to_writer(&mut *out, event) {
+            Ok(()) => {
+                out.push(b'\n');
+                n += 1;
+            }
+            Err(e) => {
+                out.truncate(len);
+                error.get_or_insert(format!("cannot serialise event: {e}"));
+            }
+        }
     }
+    (n, error)
+}
+
+fn write_log(mut reader: MessageReader<SimEvent>, mut log: ResMut<EventLog>) {
+    let events: Vec<&SimEvent> = reader.read().collect();
+    log.write_all(&events);
 }

@@ -271,15 +271,16 @@ fn skill(body: &EventBody, names: &impl Names) -> (Vec<ResidentId>, String) {
             error,
             ..
         } => {
-            let name = names.resident(resident);
+            // Both named, as at the start: a reader following either sees whose talk it was.
+            let (name, other) = (names.resident(resident), names.resident(partner));
             let text = match (finished, error) {
                 (true, _) => {
                     let got: Vec<String> =
                         results.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                    format!("{name} 谈完「{skill}」：{}", got.join("；"))
+                    format!("{name} 和 {other} 谈完「{skill}」：{}", got.join("；"))
                 }
-                (false, Some(e)) => format!("{name} 的「{skill}」出错：{e}"),
-                (false, None) => format!("{name} 的「{skill}」没谈完"),
+                (false, Some(e)) => format!("{name} 和 {other} 的「{skill}」出错：{e}"),
+                (false, None) => format!("{name} 和 {other} 的「{skill}」没谈完"),
             };
             (vec![resident.clone(), partner.clone()], text)
         }

@@ -60,7 +60,9 @@ pub struct Embedding {
 }
 
 impl Memory {
-    pub(super) fn new(time: GameTime, kind: MemoryKind, importance: u8, text: String) -> Self {
+    pub(super) fn new(time: GameTime, kind: MemoryKind, importance: u8, mut text: String) -> Self {
+        // `format!` may leave twice the room a line needs; a memory is kept for days.
+        text.shrink_to_fit();
         Self {
             time,
             kind,
@@ -117,6 +119,7 @@ impl Memories {
 
     /// Remembers `text` (importance capped at 100).
     pub fn push(&mut self, time: GameTime, kind: MemoryKind, importance: u8, text: String) {
+        crate::base::room_for_one(&mut self.entries);
         self.entries.push(Memory::new(time, kind, importance, text));
     }
 

@@ -414,6 +414,7 @@ impl Relationships {
         let i = match self.0.binary_search_by_key(&idx, |r| r.with_idx) {
             Ok(i) => i,
             Err(i) => {
+                crate::base::room_for_one(&mut self.0);
                 self.0.insert(
                     i,
                     Relationship {

@@ -92,6 +92,7 @@ pub fn with_line_context<R>(
         hosting: c.hosting.and_then(|g| inputs.gatherings.get(g.i())),
         phrases: &inputs.scenario.0.dialogue,
         spoken: inputs.spoken.of(turn.speaker),
+        town_spoken: &inputs.spoken,
         history: &c.messages,
         trigger: c.trigger,
         at_work: [speaker.1, listener.1]

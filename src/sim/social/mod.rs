@@ -151,7 +151,9 @@ impl SocialState {
     }
 }
 
-/// The shared random stream for encounters, joins and turn order.
+/// The shared random stream for encounters, joins and skills begun (drawn
+/// from one conversation after another); a conversation's turns draw from
+/// a stream of their own, so conversations can take them side by side.
 #[derive(Resource, Debug, Deref, DerefMut)]
 pub struct SocialRng(pub ChaCha8Rng);
 
@@ -203,6 +205,9 @@ pub struct Conversation {
     script: Option<Box<ScriptedTalk>>,
     /// Whether a skill was considered (once, before the first line).
     script_checked: bool,
+    /// What this step's turns said, until it is sent (empty between steps).
+    #[serde(skip)]
+    said: talk::Said,
 }
 
 impl Conversation {
@@ -238,6 +243,7 @@ impl Conversation {
             join_checked: 0,
             script: None,
             script_checked: false,
+            said: talk::Said::default(),
         }
     }
 

@@ -17,6 +17,14 @@ pub const DAYS: i64 = 3;
 #[derive(Resource, Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Spoken {
     lines: Vec<Vec<(i64, u64)>>,
+    /// How often each line (hash) was said in town today, by anyone: a
+    /// speaker with several fresh lines takes one the town has heard least
+    /// (a town of 200 shares a trade's lines among dozens of speakers).
+    #[serde(default)]
+    town: std::collections::BTreeMap<u64, u32>,
+    /// The day `town` counts.
+    #[serde(default)]
+    town_day: i64,
 }
 
 impl Spoken {
@@ -25,13 +33,24 @@ impl Spoken {
         self.lines.get(i.i()).map_or(&[], Vec::as_slice)
     }
 
+    /// How often the town has heard the line with this hash today.
+    pub fn heard_today(&self, hash: u64) -> u32 {
+        self.town.get(&hash).copied().unwrap_or(0)
+    }
+
     fn note(&mut self, day: i64, i: RosterIdx, text: &str) {
         if self.lines.len() <= i.i() {
             self.lines.resize(i.i() + 1, Vec::new());
         }
+        let hash = line_hash(text);
         let mine = &mut self.lines[i.i()];
         mine.retain(|&(d, _)| d > day - DAYS);
-        mine.push((day, line_hash(text)));
+        mine.push((day, hash));
+        if day != self.town_day {
+            self.town.clear();
+            self.town_day = day;
+        }
+        *self.town.entry(hash).or_default() += 1;
     }
 }
 

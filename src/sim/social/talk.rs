@@ -5,8 +5,10 @@
 //! timeout) for its line. Bystanders may join between turns.
 
 use bevy::ecs::system::SystemParam;
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use rand::RngExt;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use super::analysis::{self, Stage};
 use super::cue::Cue;
@@ -15,7 +17,7 @@ use super::lines::builtin_line;
 use super::message::{ChatMessage, ConversationState, Delivered, EndCause, Talking, Turn};
 use super::{Conversation, LineInputs, LineRequest, SocialRng, SocialState, TalkerView, scripted};
 use crate::base::time::GameTime;
-use crate::scenario::{ConversationTuning, SocialTuning};
+use crate::scenario::{ConversationTuning, LocIdx, SocialTuning};
 use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::knowledge::facts::{About, Learn, Raise, Source};
 use crate::sim::residents::AsyncMind;
@@ -40,15 +42,21 @@ pub(super) struct Turns<'w, 's> {
     asynchronous: Query<'w, 's, (), With<AsyncMind>>,
     events: MessageWriter<'w, SimEvent>,
     requests: MessageWriter<'w, LineRequest>,
-    told: Told<'w>,
-}
-
-/// What a line tells: facts its listeners learn, things its speaker has now
-/// brought up.
-#[derive(SystemParam)]
-pub(super) struct Told<'w> {
     learn: MessageWriter<'w, Learn>,
     raise: MessageWriter<'w, Raise>,
+}
+
+/// What a conversation's turns in one step send out: kept on the
+/// conversation while the conversations take their turns side by side,
+/// then sent in the conversations' order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Said {
+    events: Vec<SimEvent>,
+    /// Facts its listeners learn.
+    learn: Vec<Learn>,
+    /// Things its speakers have now brought up.
+    raise: Vec<Raise>,
+    requests: Vec<LineRequest>,
 }
 
 /// Whether a conversation takes another turn this step.
@@ -57,20 +65,61 @@ enum Go {
     Stop,
 }
 
-/// Every open conversation takes the turns due in this step.
-pub(super) fn talk(mut turns: Turns, mut conversations: Query<&mut Conversation>) {
+/// Open conversations below this many take their turns on one thread:
+/// handing them to threads costs more than it saves.
+const PARALLEL_TALKS: usize = 16;
+
+/// Every open conversation takes the turns due in this step. What touches
+/// the town's shared state (leaving, a skill begun, a bystander joining) is
+/// done first, one conversation after another; then each conversation's
+/// lines are worked out on their own (in parallel, each with its own random
+/// stream) and sent in the conversations' order, so the log does not depend
+/// on the threads.
+pub(super) fn talk(
+    mut turns: Turns,
+    mut conversations: Query<&mut Conversation>,
+    mut bystanders: Local<Bystanders>,
+) {
     let open: Vec<Entity> = turns.state.open.values().copied().collect();
-    for entity in open {
-        let Ok(mut c) = conversations.get_mut(entity) else {
-            continue;
-        };
-        turns.step(&mut c);
+    bystanders.by_place.clear();
+    for &entity in &open {
+        if let Ok(mut c) = conversations.get_mut(entity) {
+            turns.prepare(&mut c, &mut bystanders);
+        }
+    }
+    let lines = Lines {
+        inputs: &turns.inputs,
+        tuning: &turns.tuning,
+        q: &turns.q,
+        asynchronous: &turns.asynchronous,
+    };
+    let threads = bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num());
+    if threads > 1 && open.len() >= PARALLEL_TALKS {
+        let listed = &turns.state.open;
+        conversations.par_iter_mut().for_each(|mut c| {
+            // Only the open ones, as on one thread.
+            if listed.contains_key(&c.id) {
+                lines.step(&mut c);
+            }
+        });
+    } else {
+        for &entity in &open {
+            if let Ok(mut c) = conversations.get_mut(entity) {
+                lines.step(&mut c);
+            }
+        }
+    }
+    for &entity in &open {
+        if let Ok(mut c) = conversations.get_mut(entity) {
+            turns.send(std::mem::take(&mut c.said));
+        }
     }
 }
 
 impl Turns<'_, '_> {
-    /// One conversation's turns in this step.
-    fn step(&mut self, c: &mut Conversation) {
+    /// Before a conversation's turns: it ends if someone must leave; a skill
+    /// may begin before its first line; a bystander may join between turns.
+    fn prepare(&mut self, c: &mut Conversation, bystanders: &mut Bystanders) {
         if c.end.is_some() {
             return;
         }
@@ -87,7 +136,31 @@ impl Turns<'_, '_> {
             c.script_checked = true;
             self.begin_skill(c);
         }
-        while let Go::On = self.turn(c) {}
+        let step_end = self
+            .inputs
+            .clock
+            .now
+            .plus_minutes(self.tuning.step_minutes as i64);
+        let cap = c.messages.len() as u32 >= self.tuning.social.conversation.max_turns;
+        // A skill is a talk for two: nobody joins it; nor a talk waiting for a line.
+        if c.script.is_none()
+            && c.awaiting.is_none()
+            && c.messages.len() >= 2
+            && !cap
+            && c.next_turn < step_end
+            && c.join_checked != self.inputs.clock.steps
+        {
+            c.join_checked = self.inputs.clock.steps;
+            self.try_join(c, bystanders);
+        }
+    }
+
+    /// Sends what a conversation's turns said.
+    fn send(&mut self, said: Said) {
+        self.events.write_batch(said.events);
+        self.learn.write_batch(said.learn);
+        self.raise.write_batch(said.raise);
+        self.requests.write_batch(said.requests);
     }
 
     /// Before the first line: a resident may start one of its skills.
@@ -98,7 +171,7 @@ impl Turns<'_, '_> {
             return;
         };
         let id = |i: RosterIdx| self.inputs.roster.id_of(i).clone();
-        self.events.write(SimEvent {
+        c.said.events.push(SimEvent {
             time: c.next_turn.max(now),
             body: EventBody::SkillStart {
                 conversation: c.id,
@@ -116,7 +189,7 @@ impl Turns<'_, '_> {
         self.state
             .skills_done
             .insert((began.ai, began.human, began.skill.clone()));
-        self.events.write(SimEvent {
+        c.said.events.push(SimEvent {
             time: c.next_turn.max(now),
             body: EventBody::SkillEnd {
                 conversation: c.id,
@@ -130,9 +203,31 @@ impl Turns<'_, '_> {
             },
         });
     }
+}
+
+/// What a conversation's lines are written from: read only, shared by the
+/// conversations taking their turns side by side.
+#[derive(Clone, Copy)]
+struct Lines<'a, 'w, 's> {
+    inputs: &'a LineInputs<'w>,
+    tuning: &'a ActiveTuning,
+    q: &'a Query<'w, 's, TalkerView<'static>>,
+    asynchronous: &'a Query<'w, 's, (), With<AsyncMind>>,
+}
+
+impl Lines<'_, '_, '_> {
+    /// One conversation's turns in this step, drawing from its own stream
+    /// (the run's seed, the conversation and the step).
+    fn step(&self, c: &mut Conversation) {
+        if c.end.is_some() {
+            return;
+        }
+        let mut rng = turn_rng(self.inputs.settings.seed, c.id, self.inputs.clock.steps);
+        while let Go::On = self.turn(c, &mut rng) {}
+    }
 
     /// One turn: a line handed in, a skill's line, or the next speaker's.
-    fn turn(&mut self, c: &mut Conversation) -> Go {
+    fn turn(&self, c: &mut Conversation, rng: &mut ChaCha8Rng) -> Go {
         let now = self.inputs.clock.now;
         let t = &self.tuning.social;
         if let Some(asked) = c.awaiting {
@@ -144,8 +239,7 @@ impl Turns<'_, '_> {
             };
             c.awaiting = None;
             let at = c.next_turn.max(now);
-            let out = (&mut self.events, &mut self.told);
-            say(c, (&self.inputs, t), d, at, &mut self.rng, out);
+            say(c, (self.inputs, t), d, at, rng);
             return Go::On;
         }
         let step_end = now.plus_minutes(self.tuning.step_minutes as i64);
@@ -162,23 +256,16 @@ impl Turns<'_, '_> {
         }
         // A staff greeting (the conversation's role) comes before the skill.
         if c.script.is_some() && c.messages.len() >= usize::from(c.role.is_some()) {
-            return self.skill_line(c);
-        }
-        // A skill is a talk for two: nobody joins it.
-        if c.script.is_none() && c.messages.len() >= 2 && c.join_checked != self.inputs.clock.steps
-        {
-            c.join_checked = self.inputs.clock.steps;
-            self.try_join(c);
+            return self.skill_line(c, rng);
         }
         if c.next.is_none() {
-            let t = &self.tuning.social;
-            c.next = Some(choose_turn(c, t, &self.q, &self.inputs, &mut self.rng));
+            c.next = Some(choose_turn(c, t, self.q, self.inputs, rng));
         }
-        self.speak(c)
+        self.speak(c, rng)
     }
 
     /// The skill's next line, from whichever side of it speaks.
-    fn skill_line(&mut self, c: &mut Conversation) -> Go {
+    fn skill_line(&self, c: &mut Conversation, rng: &mut ChaCha8Rng) -> Go {
         let now = self.inputs.clock.now;
         let Some(s) = c.script.as_mut() else {
             return Go::Stop;
@@ -199,17 +286,17 @@ impl Turns<'_, '_> {
             e => e,
         };
         let said = Delivered::from_model(line, false, Some(emotion));
-        self.say_now(c, said)
+        self.say_now(c, said, rng)
     }
 
     /// The chosen speaker's line: asked of its async mind (the talk waits),
     /// or said at once by the built-in brain.
-    fn speak(&mut self, c: &mut Conversation) -> Go {
+    fn speak(&self, c: &mut Conversation, rng: &mut ChaCha8Rng) -> Go {
         let turn = c.next.expect("just chosen");
         let speaker = self.inputs.roster.entity_of(turn.speaker);
         if self.asynchronous.contains(speaker) {
             let listener = self.inputs.roster.entity_of(turn.listener);
-            self.requests.write(LineRequest {
+            c.said.requests.push(LineRequest {
                 conversation: c.id,
                 speaker,
                 listener,
@@ -217,27 +304,30 @@ impl Turns<'_, '_> {
             c.awaiting = Some(c.next_turn.max(self.inputs.clock.now));
             return Go::Stop;
         }
-        let Some(said) = builtin_line(c, &self.inputs, &self.q) else {
+        let Some(said) = builtin_line(c, self.inputs, self.q) else {
             finish(c, EndCause::Left);
             return Go::Stop;
         };
-        self.say_now(c, said)
+        self.say_now(c, said, rng)
     }
 
     /// Says `said` at the conversation's next turn; the talk goes on.
-    fn say_now(&mut self, c: &mut Conversation, said: Delivered) -> Go {
+    fn say_now(&self, c: &mut Conversation, said: Delivered, rng: &mut ChaCha8Rng) -> Go {
         let at = c.next_turn;
-        let t = &self.tuning.social;
-        say(
-            c,
-            (&self.inputs, t),
-            said,
-            at,
-            &mut self.rng,
-            (&mut self.events, &mut self.told),
-        );
+        say(c, (self.inputs, &self.tuning.social), said, at, rng);
         Go::On
     }
+}
+
+/// A conversation's random stream for one step: from the run's seed, the
+/// conversation's id and the step, so no conversation's draws depend on
+/// another's (or on which thread took its turns).
+fn turn_rng(seed: u64, conversation: u64, step: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7A1C);
+    rng.set_stream(conversation);
+    // A step draws far fewer than 2^32 words.
+    rng.set_word_pos(u128::from(step) << 32);
+    rng
 }
 
 /// Anyone kept out of conversations (gone on a date) leaves the one it is
@@ -266,8 +356,7 @@ fn say(
     (inputs, t): (&LineInputs, &SocialTuning),
     said: Delivered,
     at: GameTime,
-    rng: &mut SocialRng,
-    (events, told): (&mut MessageWriter<SimEvent>, &mut Told),
+    rng: &mut ChaCha8Rng,
 ) {
     let Some(turn) = c.next.take() else {
         return;
@@ -302,13 +391,15 @@ fn say(
         }
         None => emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text)),
     };
-    pass_on(c, (turn, at), (cue, teaches), told);
+    let mut out = std::mem::take(&mut c.said);
+    pass_on(c, (turn, at), (cue, teaches), &mut out);
+    c.said = out;
     let ids = |v: &[RosterIdx]| {
         v.iter()
             .map(|&i| inputs.roster.id_of(i).clone())
             .collect::<Vec<_>>()
     };
-    events.write(SimEvent {
+    c.said.events.push(SimEvent {
         time: at,
         body: EventBody::Message {
             conversation: c.id,
@@ -348,7 +439,7 @@ fn pass_on(
     c: &Conversation,
     (turn, at): (Turn, GameTime),
     (cue, teaches): (Option<Cue>, Option<About>),
-    told: &mut Told,
+    out: &mut Said,
 ) {
     let heard = match cue {
         Some(Cue::News { about, .. }) => Some(about),
@@ -358,7 +449,7 @@ fn pass_on(
     };
     for about in heard.into_iter().chain(teaches) {
         for &who in c.participants.iter().filter(|&&p| p != turn.speaker) {
-            told.learn.write(Learn {
+            out.learn.push(Learn {
                 who,
                 about,
                 source: Source::Told { by: turn.speaker },
@@ -367,7 +458,7 @@ fn pass_on(
         }
     }
     if let Some(Cue::Shared { about, .. }) = cue {
-        told.raise.write(Raise {
+        out.raise.push(Raise {
             who: turn.speaker,
             about,
             with: turn.listener,
@@ -395,7 +486,7 @@ fn choose_turn(
     t: &SocialTuning,
     q: &Query<TalkerView>,
     inputs: &LineInputs,
-    rng: &mut SocialRng,
+    rng: &mut ChaCha8Rng,
 ) -> Turn {
     let extraversion = |i: RosterIdx| {
         q.get(inputs.roster.entity_of(i))
@@ -476,9 +567,17 @@ fn join_odds(c: &Conversation, view: &TalkerView, inputs: &LineInputs, t: &Socia
     (boost * analysis::join_chance(t, view.1.personality.extraversion, &stages)).min(1.0)
 }
 
+/// Who could join a talk this step, by place (worked out when first
+/// needed there): a crowded square is looked through once a step, not once
+/// per talk in it.
+#[derive(Default)]
+pub(super) struct Bystanders {
+    by_place: HashMap<LocIdx, Vec<RosterIdx>>,
+}
+
 /// A free bystander close to everyone in the conversation may join it.
 impl Turns<'_, '_> {
-    fn try_join(&mut self, c: &mut Conversation) {
+    fn try_join(&mut self, c: &mut Conversation, bystanders: &mut Bystanders) {
         let Turns {
             commands,
             inputs,
@@ -487,7 +586,6 @@ impl Turns<'_, '_> {
             state,
             rng,
             q,
-            events,
             ..
         } = self;
         let t = &tuning.social;
@@ -496,21 +594,31 @@ impl Turns<'_, '_> {
         }
         let now = inputs.clock.now;
         let d2 = t.group.distance * t.group.distance;
-        let Some(here) = census.at_place.get(c.place.i()) else {
-            return;
-        };
-        for &b in here {
-            if c.participants.contains(&b) || !state.free(b, now) || census.asleep(b) {
+        let here = bystanders.by_place.entry(c.place).or_insert_with(|| {
+            // Who could join a talk here this step: free, awake, settled in.
+            // Freedom is looked at again below: someone may join another talk first.
+            let everyone = census
+                .at_place
+                .get(c.place.i())
+                .map_or(&[][..], Vec::as_slice);
+            let settled = |b: RosterIdx| {
+                state.stood[b.i()]
+                    .is_some_and(|(_, since)| since.0 + t.proximity.seconds as i64 <= now.0)
+            };
+            let could =
+                |b: &&RosterIdx| state.free(**b, now) && !census.asleep(**b) && settled(**b);
+            everyone.iter().filter(could).copied().collect()
+        });
+        for &b in here.iter() {
+            if c.participants.contains(&b) || !state.free(b, now) {
                 continue;
             }
-            let settled = state.stood[b.i()]
-                .is_some_and(|(_, since)| since.0 + t.proximity.seconds as i64 <= now.0);
             let pb = census.entries[b.i()].pos;
             let near = c
                 .participants
                 .iter()
                 .all(|&p| census.entries[p.i()].pos.distance_squared(pb) <= d2);
-            if !settled || !near {
+            if !near {
                 continue;
             }
             let Ok(view) = q.get(inputs.roster.entity_of(b)) else {
@@ -528,7 +636,7 @@ impl Turns<'_, '_> {
             }
             state.talking[b.i()] = Some(c.id);
             commands.entity(inputs.roster.entity_of(b)).insert(Talking);
-            events.write(SimEvent {
+            c.said.events.push(SimEvent {
                 time: c.next_turn.max(now),
                 body: EventBody::ConversationJoin {
                     conversation: c.id,
