@@ -54,7 +54,8 @@ fn update_needs(
             (minutes, t),
         );
     };
-    if census.entries.len() >= PARALLEL_FROM {
+    let threads = bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num());
+    if threads > 1 && census.entries.len() >= PARALLEL_FROM {
         q.par_iter_mut().for_each(one);
     } else {
         q.iter_mut().for_each(one);

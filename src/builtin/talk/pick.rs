@@ -148,11 +148,19 @@ impl<'a, 'c> Speaker<'a, 'c> {
         };
         // Not one the town has heard far more often today than another
         // (only the worn ones go: rare lines are not made common).
-        let heard = |l: &&String| self.cx.town_spoken.heard_today(line_hash(l));
-        let least = from.iter().map(heard).min().unwrap_or(0);
+        let heard: Vec<u32> = match from.len() {
+            0 | 1 => vec![0; from.len()],
+            _ => from
+                .iter()
+                .map(|l| self.cx.town_spoken.heard_today(line_hash(l)))
+                .collect(),
+        };
+        let least = heard.iter().copied().min().unwrap_or(0);
         let from: Vec<&String> = from
             .into_iter()
-            .filter(|l| heard(l) <= least + WORN)
+            .zip(heard)
+            .filter(|&(_, n)| n <= least + WORN)
+            .map(|(l, _)| l)
             .collect();
         let i = ((self.roll(salt) * from.len() as f32) as usize).min(from.len() - 1);
         Some(from[i].clone())
