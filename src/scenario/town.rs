@@ -504,23 +504,25 @@ mod tests {
         }
     }
 
+    /// A town of `places` on a 100 × 100 map.
+    fn small_town(places: Vec<Location>) -> Town {
+        let map = MapSize {
+            width: 100.0,
+            height: 100.0,
+        };
+        Town::new("t".into(), map, places)
+    }
+
     #[test]
     fn shortest_route_goes_through_the_middle() {
         // a —— b —— c, plus a long detour a —— d —— c, and an island e.
-        let town = Town::new(
-            "t".into(),
-            MapSize {
-                width: 100.0,
-                height: 100.0,
-            },
-            vec![
-                place("a", 0.0, 0.0, &[1, 3]),
-                place("b", 10.0, 0.0, &[0, 2]),
-                place("c", 20.0, 0.0, &[1, 3]),
-                place("d", 10.0, 50.0, &[0, 2]),
-                place("e", 90.0, 90.0, &[]),
-            ],
-        );
+        let town = small_town(vec![
+            place("a", 0.0, 0.0, &[1, 3]),
+            place("b", 10.0, 0.0, &[0, 2]),
+            place("c", 20.0, 0.0, &[1, 3]),
+            place("d", 10.0, 50.0, &[0, 2]),
+            place("e", 90.0, 90.0, &[]),
+        ]);
         assert_eq!(
             town.route(LocIdx(0), LocIdx(2)),
             Some(vec![LocIdx(1), LocIdx(2)])
@@ -538,20 +540,13 @@ mod tests {
     #[test]
     fn dead_ends_route_through_their_one_path() {
         // Plazas a and b; homes h1, h2 on a; a workplace w on b.
-        let town = Town::new(
-            "t".into(),
-            MapSize {
-                width: 100.0,
-                height: 100.0,
-            },
-            vec![
-                place("a", 0.0, 0.0, &[1, 2, 3]),
-                place("b", 30.0, 0.0, &[0, 4]),
-                place("h1", 0.0, 3.0, &[0]),
-                place("h2", 0.0, -4.0, &[0]),
-                place("w", 30.0, 5.0, &[1]),
-            ],
-        );
+        let town = small_town(vec![
+            place("a", 0.0, 0.0, &[1, 2, 3]),
+            place("b", 30.0, 0.0, &[0, 4]),
+            place("h1", 0.0, 3.0, &[0]),
+            place("h2", 0.0, -4.0, &[0]),
+            place("w", 30.0, 5.0, &[1]),
+        ]);
         let at = |i| LocIdx(i);
         assert_eq!(town.route(at(2), at(4)), Some(vec![at(0), at(1), at(4)]));
         assert_eq!(town.route(at(4), at(2)), Some(vec![at(1), at(0), at(2)]));

@@ -77,6 +77,12 @@ pub(crate) struct StepCx<'w> {
     pub(crate) events: MessageWriter<'w, event_log::SimEvent>,
 }
 
+/// Threads of the compute pool the step's parallel parts run on (1 when
+/// there is none, as in a bare test world).
+pub(crate) fn pool_threads() -> usize {
+    bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num())
+}
+
 /// The scenario the world was built from.
 #[derive(Resource, Clone)]
 pub struct LoadedScenario(pub Arc<Scenario>);

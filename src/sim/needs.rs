@@ -54,7 +54,7 @@ fn update_needs(
             (minutes, t),
         );
     };
-    let threads = bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num());
+    let threads = crate::sim::pool_threads();
     if threads > 1 && census.entries.len() >= PARALLEL_FROM {
         q.par_iter_mut().for_each(one);
     } else {

@@ -91,7 +91,7 @@ impl EventLog {
     /// chunks on the compute pool (the lines are joined in order, so the
     /// log does not depend on the threads).
     fn write_all(&mut self, events: &[&SimEvent]) {
-        let threads = ComputeTaskPool::try_get().map_or(1, |p| p.thread_num());
+        let threads = crate::sim::pool_threads();
         let mut lines = std::mem::take(&mut self.scratch);
         lines.clear();
         if threads < 2 || events.len() < PARALLEL_LINES {

@@ -93,7 +93,7 @@ pub(super) fn talk(
         q: &turns.q,
         asynchronous: &turns.asynchronous,
     };
-    let threads = bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num());
+    let threads = crate::sim::pool_threads();
     if threads > 1 && open.len() >= PARALLEL_TALKS {
         let listed = &turns.state.open;
         conversations.par_iter_mut().for_each(|mut c| {
