@@ -274,7 +274,7 @@ fn take_residents(world: &mut World) -> Vec<ResidentSnap> {
                     agenda: agenda.clone(),
                     tally: tally.clone(),
                     night: night.clone(),
-                    rng: RngState::of(&rng.0),
+                    rng: RngState::of(&rng.rng()),
                     raised: knowledge.raised().to_vec(),
                 },
                 ties: ties.0.clone(),
@@ -367,7 +367,7 @@ fn restore_resident(
         s.agenda,
         s.tally,
         s.night,
-        ResidentRng(s.rng.rng()?),
+        ResidentRng::new(&s.rng.rng()?),
         Relationships::new(ties),
         Memories::from_entries(r.memories),
     ));

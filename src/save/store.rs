@@ -511,7 +511,7 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
         let (other, kind, strength, impression, interactions, last, met, (talk, days)) = row?;
         let talk_days = match days {
             Some(d) => from_json(&d, "a tie's talk days")?,
-            None => Vec::new(),
+            None => Default::default(),
         };
         let last_talk = talk
             .map(|t| serde_json::from_str(&t))

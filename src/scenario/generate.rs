@@ -369,30 +369,42 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
     }
 }
 
+/// A pastime's words: (action, emoji, what it is).
+type Pastime = (Arc<str>, Arc<str>, Arc<str>);
+
+/// The generated pastimes' words, made once and
+/// shared by every resident (a 100,000-resident town would otherwise hold
+/// 600,000 copies).
+static PASTIMES: std::sync::LazyLock<[Pastime; 4]> = std::sync::LazyLock::new(|| {
+    [
+        ("Walk in the park", "🌳", "在公园散步"),
+        ("Read at the library", "📚", "去图书馆看书"),
+        ("Play chess at the plaza", "♟️", "在广场下棋"),
+        ("Sing at the plaza", "🎤", "在广场唱歌"),
+    ]
+    .map(|(a, e, d)| (a.into(), e.into(), d.into()))
+});
+
 /// One or two pastimes in the resident's district: a walk in the park,
 /// reading at the library, chess or songs at the plaza.
 fn pastimes(i: usize, places: &Places, district: usize) -> Vec<Hobby> {
     let park = places.parks[district];
     let plaza = places.hubs[district];
     let library = places.library.unwrap_or(plaza);
-    let all = [
-        ("Walk in the park", park, "🌳", "在公园散步"),
-        ("Read at the library", library, "📚", "去图书馆看书"),
-        ("Play chess at the plaza", plaza, "♟️", "在广场下棋"),
-        ("Sing at the plaza", plaza, "🎤", "在广场唱歌"),
-    ];
-    [i % all.len(), (i / all.len() + 1 + i) % all.len()]
+    let at = [park, library, plaza, plaza];
+    let n = at.len();
+    [i % n, (i / n + 1 + i) % n]
         .into_iter()
         .enumerate()
-        .filter(|(k, j)| *k == 0 || *j != i % all.len())
+        .filter(|(k, j)| *k == 0 || *j != i % n)
         .map(|(_, j)| {
-            let (action, place, emoji, does) = all[j];
+            let (action, emoji, does) = &PASTIMES[j];
             Hobby {
-                action: action.into(),
-                place,
-                emoji: emoji.into(),
+                action: action.clone(),
+                place: at[j],
+                emoji: emoji.clone(),
                 says: None,
-                does: Some(does.into()),
+                does: Some(does.clone()),
                 often: 1.0,
                 evening: false,
             }

@@ -92,7 +92,11 @@ impl Profile {
     pub fn hobby_words(&self, i: usize, place: &str) -> String {
         self.hobbies
             .get(i)
-            .map(|h| h.does.clone().unwrap_or_else(|| format!("去{place}")))
+            .map(|h| {
+                h.does
+                    .as_deref()
+                    .map_or_else(|| format!("去{place}"), str::to_owned)
+            })
             .unwrap_or_default()
     }
 
@@ -305,16 +309,17 @@ pub struct InitialRelationship {
 /// Something a resident likes to do in their free time.
 #[derive(Debug, Clone)]
 pub struct Hobby {
-    /// English verb phrase, e.g. "Explore the old mine".
-    pub(crate) action: String,
+    /// English verb phrase, e.g. "Explore the old mine". (Shared text: a
+    /// generated town's residents draw their pastimes from a few.)
+    pub(crate) action: Arc<str>,
     /// Where.
     pub(crate) place: LocIdx,
     /// The emoji shown while at it.
-    pub(crate) emoji: String,
+    pub(crate) emoji: Arc<str>,
     /// A Chinese line they might say while at it.
-    pub(crate) says: Option<String>,
+    pub(crate) says: Option<Arc<str>>,
     /// What it is, in Chinese ("在柳溪边吹长笛").
-    pub(crate) does: Option<String>,
+    pub(crate) does: Option<Arc<str>>,
     /// The share of days it comes to mind (1: every day).
     pub(crate) often: f32,
     /// Only in the evening (18:00 on).

@@ -65,7 +65,7 @@ pub fn spec_of(profile: &Profile) -> Arc<CompanionSpec> {
     let hobbies: Vec<String> = profile
         .hobbies
         .iter()
-        .filter_map(|h| h.does.clone())
+        .filter_map(|h| h.does.as_deref().map(str::to_owned))
         .collect();
     let likes = match (hobbies.is_empty(), profile.food.first()) {
         (false, Some(f)) => format!("闲下来喜欢{}，嘴馋了就想吃{f}。", hobbies.join("、")),

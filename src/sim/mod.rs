@@ -83,6 +83,26 @@ pub(crate) fn pool_threads() -> usize {
     bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num())
 }
 
+/// `f` over `items` in one chunk per pool thread, the results in the
+/// chunks' order (so whatever is merged from them is the same for any thread
+/// count); one call over everything with one thread or fewer than `min` items.
+pub(crate) fn par_chunks<T: Sync, R: Send + 'static>(
+    items: &[T],
+    min: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let threads = pool_threads();
+    if threads < 2 || items.len() < min.max(2) {
+        return vec![f(items)];
+    }
+    let f = &f;
+    bevy::tasks::ComputeTaskPool::get().scope(|s| {
+        for part in items.chunks(items.len().div_ceil(threads)) {
+            s.spawn(async move { f(part) });
+        }
+    })
+}
+
 /// The scenario the world was built from.
 #[derive(Resource, Clone)]
 pub struct LoadedScenario(pub Arc<Scenario>);

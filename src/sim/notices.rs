@@ -67,7 +67,7 @@ pub fn learn_gathering(
     }
     let (r, persona, rels) = who;
     let will_attend = decided.unwrap_or_else(|| {
-        decide_attendance(persona, heard, rels.strength(&g.organiser), &mut rng.0)
+        rng.draw(|r| decide_attendance(persona, heard, rels.strength(&g.organiser), r))
     });
     let entry = Appointment {
         gathering: g.id,

@@ -210,7 +210,7 @@ impl PlanInputs<'_, '_> {
             own.1 = needs;
         }
         let cx = shared.context(now, own);
-        Some(f(&cx, &mut rng.0))
+        Some(rng.draw(|r| f(&cx, r)))
     }
 
     /// The built-in brain's plan (the default, and every async mind's fallback).
@@ -246,7 +246,7 @@ impl PlanInputs<'_, '_> {
                 return;
             };
             let cx = shared.context(now, own);
-            let plan = brain.plan(&cx, &mut rng.0);
+            let plan = rng.draw(|r| brain.plan(&cx, r));
             found
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())

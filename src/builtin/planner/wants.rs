@@ -283,7 +283,7 @@ pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut V
             0.0
         };
         let mut c = Candidate::new(
-            h.action.clone(),
+            h.action.to_string(),
             ActivityKind::from_action(&h.action),
             h.place,
             now.clamp(PASTIME.draw(rng)),
@@ -293,7 +293,7 @@ pub(super) fn leisure(now: &Moment, duty: f32, rng: &mut ChaCha8Rng, out: &mut V
         if c.kind == ActivityKind::Work || c.kind == ActivityKind::Eat {
             c.kind = ActivityKind::Leisure;
         }
-        c.line = h.says.clone();
+        c.line = h.says.as_deref().map(str::to_owned);
         out.push(c);
     }
     if let Some(lib) = cx.town.nearest_with(cx.at, Service::Books) {

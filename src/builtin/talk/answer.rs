@@ -169,8 +169,10 @@ impl Speaker<'_, '_> {
     }
 
     /// Short-tempered now: low agreeableness, more so when worn out or
-    /// among people one hardly knows, much less with family and close
-    /// friends (a caring mother does not snap at her daughter over a sigh).
+    /// among people one hardly knows. Family and close friends see it only
+    /// from one worn out, and seldom then (a caring mother does not snap at
+    /// her daughter over a sigh; a father back from a rested morning does not
+    /// call his daughter's sleepless night nitpicking).
     pub(super) fn prickly(&self) -> bool {
         let cx = self.cx;
         let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
@@ -178,6 +180,9 @@ impl Speaker<'_, '_> {
         let dear = cx
             .relation
             .is_some_and(|r| r.kind == RelationKind::Family || r.strength >= super::CLOSE_TIE);
+        if dear && !worn {
+            return false;
+        }
         let temper = (100.0 - cx.speaker.personality.agreeableness) / 100.0
             * (0.8 + if worn { 0.5 } else { 0.0 } + if cool { 0.3 } else { 0.0 })
             * if dear { DEAR_TEMPER } else { 1.0 };

@@ -355,7 +355,7 @@ impl Speaker<'_, '_> {
                 self.cx.history.first().and_then(|m| m.cue),
                 Some(Cue::Recall { .. })
             );
-            let last = self.cx.relation.and_then(|r| r.last_talk.as_ref());
+            let last = self.cx.relation.and_then(|r| r.last_talk.as_deref());
             if let Some(last) = last.filter(|_| recalled) {
                 current = self
                     .bank()

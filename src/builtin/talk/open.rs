@@ -100,7 +100,7 @@ impl Speaker<'_, '_> {
     fn recall(&self) -> Option<Said> {
         let cx = self.cx;
         let r = cx.relation?;
-        let last = r.last_talk.as_ref()?;
+        let last = r.last_talk.as_deref()?;
         let earlier = r
             .last_interaction
             .is_some_and(|t| t.day_number() < cx.now.day_number());

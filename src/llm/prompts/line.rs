@@ -38,7 +38,7 @@ fn line_notes(cx: &LineContext<'_>) -> String {
             place
         ));
     }
-    if let Some(last) = cx.relation.and_then(|r| r.last_talk.as_ref())
+    if let Some(last) = cx.relation.and_then(|r| r.last_talk.as_deref())
         && cx.turn == 0
     {
         use crate::sim::residents::TalkOutcome as T;

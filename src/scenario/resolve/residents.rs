@@ -359,12 +359,12 @@ fn hobbies(
             None => 1.0,
         };
         out.push(Hobby {
-            action: h.action.clone(),
+            action: h.action.as_str().into(),
             often,
             place: at,
-            emoji: h.emoji.clone().unwrap_or_else(|| "🙂".into()),
-            says: h.says.clone(),
-            does: h.does.clone(),
+            emoji: h.emoji.as_deref().unwrap_or("🙂").into(),
+            says: h.says.as_deref().map(Into::into),
+            does: h.does.as_deref().map(Into::into),
             evening: h.evening,
         });
     }

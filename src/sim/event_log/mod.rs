@@ -2,7 +2,6 @@
 //! JSON Lines log: one object per line, `time` and `kind` first.
 
 use bevy::prelude::*;
-use bevy::tasks::ComputeTaskPool;
 
 pub(crate) mod dates;
 pub(crate) mod events;
@@ -98,15 +97,10 @@ impl EventLog {
             let n = serialise(events, &mut lines);
             self.put(&lines, n);
         } else {
-            let chunk = events.len().div_ceil(threads);
-            let parts = ComputeTaskPool::get().scope(|s| {
-                for part in events.chunks(chunk) {
-                    s.spawn(async move {
-                        let mut out = Vec::new();
-                        let n = serialise(part, &mut out);
-                        (out, n)
-                    });
-                }
+            let parts = crate::sim::par_chunks(events, 0, |part| {
+                let mut out = Vec::new();
+                let n = serialise(part, &mut out);
+                (out, n)
             });
             for (out, n) in parts {
                 self.put(&out, n);

@@ -127,7 +127,7 @@ pub fn revise(
         return false;
     };
     // The text changed: index it again (and its old vector no longer fits).
-    memories.index = recall::Index::default();
+    memories.index = store::LazyIndex::default();
     let m = &mut memories.entries[i];
     m.text = new;
     m.vector = None;

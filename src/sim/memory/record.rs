@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::store::{Memories, MemoryKind};
+use super::store::{Memories, Memory, MemoryKind};
 use crate::base::time::GameTime;
 use crate::scenario::{LocationId, ResidentId, Town};
 use crate::sim::event_log::events::{EventBody, SimEvent};
@@ -58,7 +58,12 @@ struct Sources<'a> {
     board: &'a NoticeBoard,
 }
 
-/// Turns this step's events into memories of the residents involved.
+/// From this many events a step's memories are written on all threads.
+const PARALLEL_EVENTS: usize = 256;
+
+/// Turns this step's events into memories of the residents involved: the
+/// texts are written on the pool's threads, in chunks of events, and stored
+/// in the events' order.
 pub(super) fn record(
     mut reader: MessageReader<SimEvent>,
     roster: Res<Roster>,
@@ -67,20 +72,30 @@ pub(super) fn record(
     board: Res<NoticeBoard>,
     mut q: Query<&mut Memories>,
 ) {
-    let mut remember =
-        |id: &ResidentId, time: GameTime, kind: MemoryKind, imp: u8, text: String| {
-            if let Some(mut m) = roster.entity(id).and_then(|e| q.get_mut(e).ok()) {
-                m.push(time, kind, imp, text);
-            }
-        };
+    let events: Vec<&SimEvent> = reader.read().collect();
     let sources = Sources {
         roster: &roster,
         town: &town,
         census: &census,
         board: &board,
     };
-    for e in reader.read() {
-        sources.recall(e, &mut remember);
+    let parts = crate::sim::par_chunks(&events, PARALLEL_EVENTS, |part| {
+        let mut out = Vec::new();
+        let mut remember =
+            |id: &ResidentId, time: GameTime, kind: MemoryKind, imp: u8, text: String| {
+                if let Some(i) = roster.idx(id) {
+                    out.push((i, Memory::new(time, kind, imp, text)));
+                }
+            };
+        for e in part {
+            sources.recall(e, &mut remember);
+        }
+        out
+    });
+    for (i, memory) in parts.into_iter().flatten() {
+        if let Ok(mut m) = q.get_mut(roster.entity_of(i)) {
+            m.keep(memory);
+        }
     }
 }
 

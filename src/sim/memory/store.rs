@@ -100,7 +100,7 @@ impl Memory {
 pub struct Memories {
     pub(super) entries: Vec<Memory>,
     /// The index of `entries[..indexed]`; document ids are positions.
-    pub(super) index: recall::Index,
+    pub(super) index: LazyIndex,
 }
 
 impl Memories {
@@ -108,7 +108,7 @@ impl Memories {
     pub(crate) fn from_entries(entries: Vec<Memory>) -> Self {
         Self {
             entries,
-            index: recall::Index::default(),
+            index: LazyIndex::default(),
         }
     }
 
@@ -119,19 +119,24 @@ impl Memories {
 
     /// Remembers `text` (importance capped at 100).
     pub fn push(&mut self, time: GameTime, kind: MemoryKind, importance: u8, text: String) {
+        self.keep(Memory::new(time, kind, importance, text));
+    }
+
+    /// Keeps a memory made elsewhere (newest last).
+    pub(super) fn keep(&mut self, memory: Memory) {
         crate::base::room_for_one(&mut self.entries);
-        self.entries.push(Memory::new(time, kind, importance, text));
+        self.entries.push(memory);
     }
 
     /// Takes the entries out (the index starts again).
     pub(super) fn take_entries(&mut self) -> Vec<Memory> {
-        self.index = recall::Index::default();
+        self.index = LazyIndex::default();
         std::mem::take(&mut self.entries)
     }
 
     /// Puts a memory at `at` (the index starts again).
     pub(super) fn insert(&mut self, at: usize, memory: Memory) {
-        self.index = recall::Index::default();
+        self.index = LazyIndex::default();
         self.entries.insert(at, memory);
     }
 
@@ -140,6 +145,7 @@ impl Memories {
         if let Some(m) = self.entries.get_mut(i) {
             if i < self.index.len() {
                 self.index
+                    .get_mut()
                     .set_vector(i as recall::DocId, vector.values.clone());
             }
             m.vector = Some(vector);
@@ -154,9 +160,9 @@ impl Memories {
                 importance: m.importance,
                 last_access: m.last_access,
             };
-            let doc = self.index.add(seg, &m.text, meta);
+            let doc = self.index.get_mut().add(seg, &m.text, meta);
             if let Some(v) = &m.vector {
-                self.index.set_vector(doc, v.values.clone());
+                self.index.get_mut().set_vector(doc, v.values.clone());
             }
         }
     }
@@ -171,7 +177,7 @@ impl Memories {
         tuning: &RecallTuning,
     ) -> Vec<recall::Hit> {
         self.sync(seg);
-        self.index.search(seg, q, tuning)
+        self.index.get_mut().search(seg, q, tuning)
     }
 
     /// The memories sharing something with the query, best first, among
@@ -183,7 +189,8 @@ impl Memories {
         q: &recall::Query<'_>,
         tuning: &RecallTuning,
     ) -> Vec<&Memory> {
-        relevant(self.index.search(seg, q, tuning), q.k)
+        let hits = self.index.get().map(|i| i.search(seg, q, tuning));
+        relevant(hits.unwrap_or_default(), q.k)
             .iter()
             .map(|h| &self.entries[h.doc as usize])
             .collect()
@@ -216,7 +223,7 @@ impl Memories {
     /// Marks the hits recalled at `now`.
     fn touch(&mut self, hits: &[recall::Hit], now: GameTime) -> Vec<&Memory> {
         for h in hits {
-            self.index.touch(h.doc, now);
+            self.index.get_mut().touch(h.doc, now);
             let m = &mut self.entries[h.doc as usize];
             m.last_access = m.last_access.max(now);
         }
@@ -231,6 +238,28 @@ impl Memories {
     /// The newest `n` entries, oldest first.
     pub fn recent(&self, n: usize) -> &[Memory] {
         &self.entries[self.entries.len().saturating_sub(n)..]
+    }
+}
+
+/// A resident's search index, made on its first search: most residents of
+/// a big town are never searched, and an empty index is 150 bytes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LazyIndex(Option<Box<recall::Index>>);
+
+impl LazyIndex {
+    /// Documents indexed.
+    pub(super) fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |i| i.len())
+    }
+
+    /// The index, if made.
+    fn get(&self) -> Option<&recall::Index> {
+        self.0.as_deref()
+    }
+
+    /// The index, made now if it was not.
+    fn get_mut(&mut self) -> &mut recall::Index {
+        self.0.get_or_insert_with(Box::default)
     }
 }
 

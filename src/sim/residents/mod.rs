@@ -7,6 +7,7 @@
 pub(crate) mod census;
 pub(crate) mod roster;
 pub(crate) mod spawn;
+mod talk_days;
 
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ pub use census::{Census, CensusEntry, Traits};
 pub use roster::{Roster, RosterIdx};
 pub(in crate::sim) use spawn::spawn_all;
 pub use spawn::{spawn_residents, spread_position};
+pub use talk_days::{TALK_DAYS_KEPT, TalkDays};
 
 use super::knowledge::facts::Knowledge;
 use super::memory::store::Memories;
@@ -315,14 +317,10 @@ pub struct Relationship {
     /// When they first talked in this run (None: before it, or never).
     pub(crate) met: Option<GameTime>,
     /// What their last real talk was about and how it went.
-    pub(crate) last_talk: Option<LastTalk>,
-    /// The days they talked (as residents count days: see
-    /// [`GameTime::social_day`]), the latest [`TALK_DAYS_KEPT`].
-    pub(crate) talk_days: Vec<i32>,
+    pub(crate) last_talk: Option<Box<LastTalk>>,
+    /// The days they talked, the latest [`TALK_DAYS_KEPT`].
+    pub(crate) talk_days: TalkDays,
 }
-
-/// How many days of talk a tie remembers (whom one talked with, day by day).
-pub const TALK_DAYS_KEPT: usize = 14;
 
 /// What the last real talk with someone was about and how it went (being
 /// served and a host's welcome do not count): what one may bring up on
@@ -367,7 +365,7 @@ impl Relationship {
         impression: String,
         interactions: u32,
         (last_interaction, met): (Option<GameTime>, Option<GameTime>),
-        (last_talk, talk_days): (Option<LastTalk>, Vec<i32>),
+        (last_talk, talk_days): (Option<LastTalk>, TalkDays),
     ) -> Self {
         Self {
             with,
@@ -378,14 +376,14 @@ impl Relationship {
             interactions,
             last_interaction,
             met,
-            last_talk,
+            last_talk: last_talk.map(Box::new),
             talk_days,
         }
     }
 
     /// Whether they talked on `day` (a [`GameTime::social_day`]).
     pub fn talked_on(&self, day: i64) -> bool {
-        self.talk_days.contains(&(day as i32))
+        self.talk_days.contains(day as i32)
     }
 }
 
@@ -427,7 +425,7 @@ impl Relationships {
                         last_interaction: None,
                         met: None,
                         last_talk: None,
-                        talk_days: Vec::new(),
+                        talk_days: TalkDays::default(),
                     },
                 );
                 i
@@ -562,9 +560,44 @@ impl Tally {
 }
 
 /// The resident's own random stream, seeded from the run seed and its id, so
-/// one resident's choices do not shift when another's change.
-#[derive(Component, Debug, Clone, Deref, DerefMut)]
-pub struct ResidentRng(pub ChaCha8Rng);
+/// one resident's choices do not shift when another's change. Kept as where
+/// it stands in its ChaCha8 stream (64 bytes, not the generator's 300 with
+/// its block buffer: a big town has 100,000), and drawn from through a
+/// generator set there, so the draws are the stream's own.
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct ResidentRng {
+    seed: [u8; 32],
+    stream: u64,
+    word_pos: u128,
+}
+
+impl ResidentRng {
+    /// Where `rng` stands.
+    pub fn new(rng: &ChaCha8Rng) -> Self {
+        Self {
+            seed: rng.get_seed(),
+            stream: rng.get_stream(),
+            word_pos: rng.get_word_pos(),
+        }
+    }
+
+    /// A generator standing where the stream is.
+    pub fn rng(&self) -> ChaCha8Rng {
+        use rand::SeedableRng;
+        let mut rng = ChaCha8Rng::from_seed(self.seed);
+        rng.set_stream(self.stream);
+        rng.set_word_pos(self.word_pos);
+        rng
+    }
+
+    /// Draws from the stream with `f`; the stream goes on from where `f` stopped.
+    pub fn draw<R>(&mut self, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> R {
+        let mut rng = self.rng();
+        let out = f(&mut rng);
+        self.word_pos = rng.get_word_pos();
+        out
+    }
+}
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Roster>()

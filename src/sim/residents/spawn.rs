@@ -73,7 +73,7 @@ fn spawn_resident(
         initial_ties(p, index),
         initial_agenda(p),
         crate::sim::knowledge::seed::initial_knowledge(p, &scenario.residents, index, now),
-        ResidentRng(ChaCha8Rng::seed_from_u64(resident_seed(
+        ResidentRng::new(&ChaCha8Rng::seed_from_u64(resident_seed(
             seed,
             p.id.as_str(),
         ))),
@@ -103,7 +103,7 @@ fn initial_ties(p: &Profile, index: &HashMap<&ResidentId, RosterIdx>) -> Relatio
                     last_interaction: None,
                     met: None,
                     last_talk: None,
-                    talk_days: Vec::new(),
+                    talk_days: Default::default(),
                 })
             })
             .collect(),

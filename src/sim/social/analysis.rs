@@ -270,14 +270,7 @@ pub(crate) fn meet(
     tie.last_interaction = Some(now);
     tie.met.get_or_insert(now);
     let day = now.social_day() as i32;
-    if tie.talk_days.last() != Some(&day) {
-        tie.talk_days.push(day);
-        let over = tie
-            .talk_days
-            .len()
-            .saturating_sub(crate::sim::residents::TALK_DAYS_KEPT);
-        tie.talk_days.drain(..over);
-    }
+    tie.talk_days.note(day);
     before
 }
 

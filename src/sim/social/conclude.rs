@@ -79,9 +79,8 @@ pub(super) fn conclude(mut closing: Closing, mut conversations: Query<&mut Conve
             continue;
         };
         c.state = ConversationState::Ended;
-        let c = c.clone();
-        closing.commands.entity(entity).despawn();
         closing.close(id, &c);
+        closing.commands.entity(entity).despawn();
     }
 }
 
@@ -256,7 +255,7 @@ impl Closing<'_, '_> {
         let occupation = other.1.occupation.clone();
         let rel = me.3.entry(&other_id, b);
         let today = self.clock.now.social_day() as i32;
-        if delta.points > 0.0 && rel.talk_days.last() == Some(&today) {
+        if delta.points > 0.0 && rel.talk_days.last() == Some(today) {
             delta.points *= t.relationship.again_today;
             delta.rules.push("今天已聊过，增幅减半".into());
         }
@@ -411,10 +410,10 @@ impl Closing<'_, '_> {
                     .iter_mut()
                     .filter(|r| c.participants.contains(&r.with_idx))
             {
-                r.last_talk = Some(LastTalk {
+                r.last_talk = Some(Box::new(LastTalk {
                     outcome,
                     ..subject.clone()
-                });
+                }));
             }
         }
     }
@@ -499,7 +498,7 @@ impl Closing<'_, '_> {
             if let Ok(mut me) = self.people.get_mut(self.roster.entity_of(who)) {
                 let chance = a.keep_base
                     + a.keep_conscientiousness * me.1.personality.conscientiousness / 100.0;
-                keep[k] = me.5.random::<f32>() < chance;
+                keep[k] = me.5.draw(|r| r.random::<f32>()) < chance;
             }
         }
         let now = self.clock.now;

@@ -39,10 +39,7 @@ pub(super) fn fade_ties(
     for (me, mut ties) in &mut q {
         for t in ties.0.iter_mut() {
             // Never talked in this run: quiet since the day before it began.
-            let last = t
-                .talk_days
-                .last()
-                .map_or(state.first_day - 1, |&d| i64::from(d));
+            let last = t.talk_days.last().map_or(state.first_day - 1, i64::from);
             let quiet = today - last > 1;
             if t.kind == RelationKind::Family || !quiet || t.strength <= floor {
                 continue;

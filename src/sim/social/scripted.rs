@@ -377,7 +377,7 @@ fn partner_persona(
     }
     for h in &p.hobbies {
         if let Some(says) = &h.says {
-            lines.push(says.clone());
+            lines.push(says.to_string());
         }
     }
     // The persona without its self-introduction: the guardian knows whom

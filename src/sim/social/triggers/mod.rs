@@ -111,7 +111,7 @@ pub struct CrowdView<'a> {
     /// Appointments still to come.
     pub(crate) meetings: &'a Meetings,
     /// Ties and greeting lists, read on demand.
-    pub(crate) lookup: &'a dyn Lookup,
+    pub(crate) lookup: &'a (dyn Lookup + Sync),
     /// The scenario's gatherings.
     pub(crate) gatherings: &'a [Gathering],
 }
@@ -385,7 +385,7 @@ mod tests {
                     last_interaction: None,
                     met: None,
                     last_talk: None,
-                    talk_days: Vec::new(),
+                    talk_days: Default::default(),
                 };
             }
         }

@@ -250,8 +250,10 @@ impl Pass<'_, '_> {
         })
     }
 
-    /// Rule 4: Chance meetings of residents standing near each other. In roster
-    /// order, so the pass (and its random draws) are the same every run.
+    /// Rule 4: Chance meetings of residents standing near each other. Every
+    /// pair's draw is its own (a hash of the step's key and the pair), so
+    /// whom each resident would meet is found on all threads at once; then,
+    /// in roster order, each takes the first of those still free.
     pub(super) fn chance_meetings(
         &mut self,
         settled: &[(RosterIdx, LocIdx)],
@@ -269,42 +271,69 @@ impl Pass<'_, '_> {
                 .map(|&(i, _)| (i, cx.pos(i))),
         );
         grid.fill(p.distance, near);
-        let clock = RollClock::new(cx.now, cx.step_minutes, p.reroll_minutes);
-        // The stage most likely to talk: a draw above its chance fails for every pair.
-        let best_stage = [
-            Stage::Stranger,
-            Stage::Acquaintance,
-            Stage::Friend,
-            Stage::CloseFriend,
-        ]
-        .into_iter()
-        .max_by(|x, y| x.pick(&p.modifiers).total_cmp(&y.pick(&p.modifiers)))
-        .expect("four stages");
-        for &(a, pa) in near.iter() {
-            if self.taken[a.i()] || !clock.rolls(a) {
-                continue;
+        let roll = Roll {
+            cx,
+            grid,
+            clock: RollClock::new(cx.now, cx.step_minutes, p.reroll_minutes),
+            best_stage: best_stage(&p.modifiers),
+            key: rng.random(),
+        };
+        let found = crate::sim::par_chunks(near, PARALLEL_ROLLS, |part| {
+            let mut out = Vec::new();
+            for &a in part {
+                roll.meets(a, &mut out);
             }
-            if let Some((a, b)) = self.meets((a, pa), best_stage, grid, rng) {
+            out
+        });
+        for (a, b) in found.into_iter().flatten() {
+            if !self.taken[a.i()] && !self.taken[b.i()] {
                 self.pair_up(a, b, Trigger::Proximity);
             }
         }
     }
+}
 
-    /// Whom `a` (at `pa`) meets by chance among its higher-indexed
-    /// neighbours, the more outgoing of the two first.
-    fn meets(
-        &self,
-        (a, pa): (RosterIdx, Vec2),
-        best_stage: Stage,
-        grid: &Grid,
-        rng: &mut rand_chacha::ChaCha8Rng,
-    ) -> Option<(RosterIdx, RosterIdx)> {
+/// From this many residents standing about, the chance-meeting rolls are
+/// shared out over the pool's threads.
+const PARALLEL_ROLLS: usize = 4096;
+
+/// The stage most likely to talk: a draw above its chance fails for every pair.
+fn best_stage(m: &crate::scenario::StageValues) -> Stage {
+    [
+        Stage::Stranger,
+        Stage::Acquaintance,
+        Stage::Friend,
+        Stage::CloseFriend,
+    ]
+    .into_iter()
+    .max_by(|x, y| x.pick(m).total_cmp(&y.pick(m)))
+    .expect("four stages")
+}
+
+/// One step's chance-meeting rolls: read-only, so they run on any thread.
+struct Roll<'a, 'c> {
+    cx: &'a CrowdView<'c>,
+    grid: &'a Grid,
+    clock: RollClock,
+    best_stage: Stage,
+    /// The step's draw from the social stream; each pair's draw derives from it.
+    key: u64,
+}
+
+impl Roll<'_, '_> {
+    /// Everyone `a` (at `pa`) would meet among its higher-indexed neighbours,
+    /// if it rolls this step, in the grid's order; the more outgoing of two
+    /// opens.
+    fn meets(&self, (a, pa): (RosterIdx, Vec2), out: &mut Vec<(RosterIdx, RosterIdx)>) {
+        if !self.clock.rolls(a) {
+            return;
+        }
         let cx = self.cx;
         let p = &cx.tuning.proximity;
         let d2 = p.distance * p.distance;
-        for cellmates in grid.around(pa) {
+        for cellmates in self.grid.around(pa) {
             for &(b, pb) in cellmates {
-                if b <= a || self.taken[b.i()] || pa.distance_squared(pb) > d2 {
+                if b <= a || pa.distance_squared(pb) > d2 {
                     continue;
                 }
                 let (x, y) = (
@@ -329,13 +358,12 @@ impl Pass<'_, '_> {
                 };
                 // Most draws fail even for the closest tie: they stop here, before
                 // the ties and cooldowns (scattered in memory) are looked up.
-                let draw = rng.random::<f32>();
-                if draw >= chance(best_stage) || !cx.state.pair_ready(a, b, cx.now) {
+                let draw = pair_draw(self.key, a, b);
+                if draw >= chance(self.best_stage) || !cx.state.pair_ready(a, b, cx.now) {
                     continue;
                 }
                 if draw < chance(cx.stage(a, b)) {
-                    // The more outgoing one opens.
-                    return Some(if y.extraversion > x.extraversion {
+                    out.push(if y.extraversion > x.extraversion {
                         (b, a)
                     } else {
                         (a, b)
@@ -343,6 +371,18 @@ impl Pass<'_, '_> {
                 }
             }
         }
-        None
     }
+}
+
+/// A uniform draw in [0, 1) for the pair `a`, `b` under the step's `key`
+/// (SplitMix64's finaliser: every bit of the input moves every bit out).
+fn pair_draw(key: u64, a: RosterIdx, b: RosterIdx) -> f32 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let h = mix(key ^ mix(((a.0 as u64) << 32) | b.0 as u64));
+    // The top 24 bits: every f32 in [0, 1) with that spacing.
+    (h >> 40) as f32 / (1u32 << 24) as f32
 }
