@@ -874,7 +874,7 @@ fn conversation_memories_are_rewritten_in_the_residents_own_words() {
         .entries()
         .iter()
         .filter(|m| m.kind == heartvale::sim::memory::MemoryKind::Dialogue)
-        .any(|m| m.text == "聊得很开心，约好改天一起去酒馆坐坐。");
+        .any(|m| &*m.text == "聊得很开心，约好改天一起去酒馆坐坐。");
     assert!(
         rewritten,
         "{who}'s memory keeps the model's words, quotes trimmed"

@@ -13,6 +13,38 @@ pub const MINUTES_PER_DAY: u32 = 24 * 60;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct GameTime(pub i64);
 
+/// A moment that may not have come yet, in eight bytes (`Option<GameTime>`
+/// takes sixteen, and a big town's million ties hold two each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaybeTime(i64);
+
+impl MaybeTime {
+    /// Not yet.
+    pub const NEVER: Self = Self(i64::MIN);
+
+    /// The moment, if it came.
+    pub fn get(self) -> Option<GameTime> {
+        (self != Self::NEVER).then_some(GameTime(self.0))
+    }
+
+    /// It came at `t`.
+    pub fn set(&mut self, t: GameTime) {
+        self.0 = t.0;
+    }
+}
+
+impl Default for MaybeTime {
+    fn default() -> Self {
+        Self::NEVER
+    }
+}
+
+impl From<Option<GameTime>> for MaybeTime {
+    fn from(t: Option<GameTime>) -> Self {
+        t.map_or(Self::NEVER, |t| Self(t.0))
+    }
+}
+
 impl GameTime {
     /// The time-of-day word: 早上, 上午, 中午, 下午, 傍晚, 晚上, 深夜.
     pub fn period(self) -> &'static str {

@@ -195,7 +195,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         .relationships
         .0
         .iter()
-        .filter_map(|r| r.last_interaction.map(|t| (t, &r.with)))
+        .filter_map(|r| r.last_interaction.get().map(|t| (t, &r.with)))
         .filter(|(t, _)| t.minutes_until(cx.now) < 360)
         .max_by_key(|(t, _)| *t);
     match rng.random_range(0..10) {

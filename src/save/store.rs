@@ -194,8 +194,8 @@ fn write_residents(
                 t.strength,
                 t.impression,
                 t.interactions,
-                t.last_interaction.map(|t| t.0),
-                t.met.map(|t| t.0),
+                t.last_interaction.get().map(|t| t.0),
+                t.met.get().map(|t| t.0),
                 t.last_talk
                     .as_ref()
                     .map(|l| serde_json::to_string(l).expect("plain data")),

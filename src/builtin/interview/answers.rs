@@ -219,7 +219,7 @@ impl Answering<'_, '_> {
         let impression = if tie.impression.is_empty() {
             "人挺好的".to_string()
         } else {
-            tie.impression.clone()
+            tie.impression.to_string()
         };
         let list = match tie.kind {
             RelationKind::Family => &o.family,

@@ -400,6 +400,7 @@ fn known_whereabouts(now: &Moment) -> Vec<Known> {
             let working = e.underway && e.kind == Some(ActivityKind::Work);
             let lately = r
                 .last_interaction
+                .get()
                 .is_some_and(|t| t.minutes_until(cx.now) < CHAT_AGAIN_MINUTES);
             // One about to leave is not worth walking over to.
             let leaving = cx.now.minutes_until(e.until) < STAYING_MINUTES;

@@ -103,6 +103,7 @@ impl Speaker<'_, '_> {
         let last = r.last_talk.as_deref()?;
         let earlier = r
             .last_interaction
+            .get()
             .is_some_and(|t| t.day_number() < cx.now.day_number());
         let chance = match last.outcome {
             TalkOutcome::Argued => RECALL_QUARREL_CHANCE,
@@ -126,7 +127,7 @@ impl Speaker<'_, '_> {
         let strength = cx.relation.map_or(0.0, |r| r.strength);
         let met_today = cx
             .relation
-            .and_then(|r| r.last_interaction)
+            .and_then(|r| r.last_interaction.get())
             .is_some_and(|t| t.day_number() == cx.now.day_number());
         let chance = cx.trigger == Trigger::Proximity && !met_today && !cx.at_work;
         let first =

@@ -52,7 +52,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
         let cx = self.cx;
         let apart_days = cx
             .relation
-            .and_then(|r| r.last_interaction)
+            .and_then(|r| r.last_interaction.get())
             .map(|t| (cx.now.0 - t.0).div_euclid(86_400));
         Situation {
             speaker: cx.speaker,

@@ -183,7 +183,7 @@ impl BlockingEmbedder {
         }
         let texts: Vec<String> = missing
             .iter()
-            .map(|&i| memories.entries()[i].text.clone())
+            .map(|&i| memories.entries()[i].text.to_string())
             .collect();
         let vectors = self.embed(&texts, false)?;
         let mut added = Vec::new();

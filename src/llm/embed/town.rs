@@ -335,7 +335,7 @@ fn give_vectors(
         let Ok(mut m) = memories.get_mut(resident) else {
             continue;
         };
-        if m.entries().get(i).is_some_and(|m| m.text == text) {
+        if m.entries().get(i).is_some_and(|m| *m.text == *text) {
             let model = model.to_string();
             m.set_vector(i, Arc::new(Embedding { model, values }));
         }
@@ -381,7 +381,7 @@ fn sweep(e: &mut TownEmbeddings, residents: &Query<(Entity, &Memories)>, now: Ga
                 .iter()
                 .enumerate()
                 .filter(|(_, m)| m.vector.as_ref().is_none_or(|v| v.model != model))
-                .map(move |(i, m)| (resident, i, m.text.clone()))
+                .map(move |(i, m)| (resident, i, m.text.to_string()))
         })
         .filter(|(resident, i, _)| !e.sending.contains(&(*resident, *i)))
         .collect();

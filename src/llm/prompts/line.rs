@@ -143,7 +143,7 @@ fn line_layers(cx: &LineContext<'_>, x: &LineExtras<'_>) -> PromptLayers {
 
 fn impression(cx: &LineContext<'_>) -> String {
     cx.relation
-        .map(|r| r.impression.clone())
+        .map(|r| r.impression.to_string())
         .filter(|i| !i.is_empty())
         .unwrap_or_else(|| "还不太了解".into())
 }
@@ -207,13 +207,13 @@ fn line_values(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<(&'static str, S
     let acquainted = match rel {
         None => "不认识".to_string(),
         Some(_) if old => "认识很久了".to_string(),
-        Some(r) => match r.met {
+        Some(r) => match r.met.get() {
             Some(t) if t.day_number() == cx.now.day_number() => "今天才认识".to_string(),
             Some(t) => format!("认识{}天了", cx.now.day_number() - t.day_number()),
             None => "不太熟".to_string(),
         },
     };
-    let last_meeting = match rel.and_then(|r| r.last_interaction) {
+    let last_meeting = match rel.and_then(|r| r.last_interaction.get()) {
         Some(t) => t.stamp(),
         None if old => "这几天没说过话".to_string(),
         None => "没见过".to_string(),

@@ -122,14 +122,14 @@ pub fn revise(
     let Some(i) = memories
         .entries
         .iter()
-        .rposition(|m| m.time == time && m.kind == kind && m.text == old)
+        .rposition(|m| m.time == time && m.kind == kind && &*m.text == old)
     else {
         return false;
     };
     // The text changed: index it again (and its old vector no longer fits).
     memories.index = store::LazyIndex::default();
     let m = &mut memories.entries[i];
-    m.text = new;
+    m.text = new.into_boxed_str();
     m.vector = None;
     true
 }
@@ -305,7 +305,7 @@ mod tests {
             k: 1,
         };
         let found = m.recall(&seg, &q("阿朵"), &tuning);
-        assert_eq!(found[0].text, "和阿朵聊了美食");
+        assert_eq!(&*found[0].text, "和阿朵聊了美食");
         assert_eq!(
             m.entries()[0].last_access,
             t("2026-04-06 12:00"),

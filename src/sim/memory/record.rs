@@ -93,10 +93,26 @@ pub(super) fn record(
         out
     });
     for (i, memory) in parts.into_iter().flatten() {
-        if let Ok(mut m) = q.get_mut(roster.entity_of(i)) {
+        if let Ok(mut m) = q.get_mut(roster.entity_of(i))
+            && !seen_again_today(&m, &memory)
+        {
             m.keep(memory);
         }
     }
+}
+
+/// Whether `memory` is a sighting (「在沈家小屋看到了沈月」) already kept
+/// today: coming home to the same family twice is one memory, not two.
+fn seen_again_today(m: &Memories, memory: &Memory) -> bool {
+    let sighting =
+        |e: &Memory| e.kind == MemoryKind::Observation && e.importance == importance::SEEN;
+    let day = memory.time.day_number();
+    sighting(memory)
+        && m.entries()
+            .iter()
+            .rev()
+            .take_while(|e| e.time.day_number() == day)
+            .any(|e| sighting(e) && e.text == memory.text)
 }
 
 impl Sources<'_> {

@@ -39,8 +39,9 @@ pub struct Memory {
     pub kind: MemoryKind,
     /// 0–100.
     pub importance: u8,
-    /// What is remembered.
-    pub text: String,
+    /// What is remembered (boxed: kept for days, it never grows, and a big
+    /// town holds two million).
+    pub text: Box<str>,
     /// When it was last recalled (its recency counts from here).
     #[serde(default)]
     pub(crate) last_access: GameTime,
@@ -60,14 +61,13 @@ pub struct Embedding {
 }
 
 impl Memory {
-    pub(super) fn new(time: GameTime, kind: MemoryKind, importance: u8, mut text: String) -> Self {
-        // `format!` may leave twice the room a line needs; a memory is kept for days.
-        text.shrink_to_fit();
+    pub(super) fn new(time: GameTime, kind: MemoryKind, importance: u8, text: String) -> Self {
         Self {
             time,
             kind,
             importance: importance.min(100),
-            text,
+            // Boxing drops the room `format!` may have left.
+            text: text.into_boxed_str(),
             last_access: time,
             vector: None,
         }

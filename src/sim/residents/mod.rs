@@ -23,7 +23,7 @@ pub use talk_days::{TALK_DAYS_KEPT, TalkDays};
 use super::knowledge::facts::Knowledge;
 use super::memory::store::Memories;
 use super::{SimSet, SimStep};
-use crate::base::time::GameTime;
+use crate::base::time::{GameTime, MaybeTime};
 use crate::scenario::{GatheringIdx, LocIdx, Profile, RelationKind, ResidentId};
 use census::take_census;
 
@@ -309,13 +309,13 @@ pub struct Relationship {
     /// How strong, 0–100.
     pub strength: f32,
     /// What the resident thinks of the other.
-    pub(crate) impression: String,
+    pub(crate) impression: Box<str>,
     /// Conversations they have had.
     pub(crate) interactions: u32,
     /// When they last talked.
-    pub(crate) last_interaction: Option<GameTime>,
+    pub(crate) last_interaction: MaybeTime,
     /// When they first talked in this run (None: before it, or never).
-    pub(crate) met: Option<GameTime>,
+    pub(crate) met: MaybeTime,
     /// What their last real talk was about and how it went.
     pub(crate) last_talk: Option<Box<LastTalk>>,
     /// The days they talked, the latest [`TALK_DAYS_KEPT`].
@@ -372,10 +372,10 @@ impl Relationship {
             with_idx: RosterIdx::default(),
             kind,
             strength,
-            impression,
+            impression: impression.into(),
             interactions,
-            last_interaction,
-            met,
+            last_interaction: last_interaction.into(),
+            met: met.into(),
             last_talk: last_talk.map(Box::new),
             talk_days,
         }
@@ -420,10 +420,10 @@ impl Relationships {
                         with_idx: idx,
                         kind: RelationKind::Stranger,
                         strength: 5.0,
-                        impression: String::new(),
+                        impression: Box::default(),
                         interactions: 0,
-                        last_interaction: None,
-                        met: None,
+                        last_interaction: MaybeTime::NEVER,
+                        met: MaybeTime::NEVER,
                         last_talk: None,
                         talk_days: TalkDays::default(),
                     },

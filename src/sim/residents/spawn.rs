@@ -98,10 +98,10 @@ fn initial_ties(p: &Profile, index: &HashMap<&ResidentId, RosterIdx>) -> Relatio
                     with: r.with.clone(),
                     kind: r.kind,
                     strength: r.strength,
-                    impression: r.impression.clone(),
+                    impression: r.impression.as_str().into(),
                     interactions: 0,
-                    last_interaction: None,
-                    met: None,
+                    last_interaction: Default::default(),
+                    met: Default::default(),
                     last_talk: None,
                     talk_days: Default::default(),
                 })

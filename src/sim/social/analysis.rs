@@ -267,8 +267,10 @@ pub(crate) fn meet(
     tie.strength = apply_delta(tie.strength, points);
     tie.kind = reclassify(tie.kind, tie.strength, r);
     tie.interactions += 1;
-    tie.last_interaction = Some(now);
-    tie.met.get_or_insert(now);
+    tie.last_interaction.set(now);
+    if tie.met.get().is_none() {
+        tie.met.set(now);
+    }
     let day = now.social_day() as i32;
     tie.talk_days.note(day);
     before

@@ -265,8 +265,7 @@ impl Closing<'_, '_> {
         }
         let (old, old_kind) = analysis::meet(rel, points, self.clock.now, &t.relationship);
         if rel.impression.is_empty() {
-            rel.impression = format!("在{}聊过天的{occupation}", self.town.name(c.place));
-            rel.impression.shrink_to_fit();
+            rel.impression = format!("在{}聊过天的{occupation}", self.town.name(c.place)).into();
         }
         let mut rules = delta.rules;
         rules.extend(why);

@@ -380,10 +380,10 @@ mod tests {
                     with_idx: y,
                     kind: RelationKind::Acquaintance,
                     strength,
-                    impression: String::new(),
+                    impression: Box::default(),
                     interactions: 0,
-                    last_interaction: None,
-                    met: None,
+                    last_interaction: Default::default(),
+                    met: Default::default(),
                     last_talk: None,
                     talk_days: Default::default(),
                 };
