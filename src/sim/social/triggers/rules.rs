@@ -331,21 +331,20 @@ impl Roll<'_, '_> {
         let cx = self.cx;
         let p = &cx.tuning.proximity;
         let d2 = p.distance * p.distance;
+        // What depends on `a` alone, once: its view, and a party where it stands.
+        let x = cx.person(a).expect("settled");
+        let party = cx.gathering_at(cx.census.entries[a.i()].at).is_some();
+        let (boost, least_need) = if party {
+            (cx.tuning.gathering_talk, 50.0)
+        } else {
+            (1.0, 0.0)
+        };
         for cellmates in self.grid.around(pa) {
             for &(b, pb) in cellmates {
                 if b <= a || pa.distance_squared(pb) > d2 {
                     continue;
                 }
-                let (x, y) = (
-                    cx.person(a).expect("settled"),
-                    cx.person(b).expect("settled"),
-                );
-                let party = cx.gathering_at(cx.census.entries[a.i()].at).is_some();
-                let (boost, least_need) = if party {
-                    (cx.tuning.gathering_talk, 50.0)
-                } else {
-                    (1.0, 0.0)
-                };
+                let y = cx.person(b).expect("settled");
                 let chance = |stage| {
                     let need = (x.social_need.max(least_need), y.social_need.max(least_need));
                     let p = analysis::proximity_chance(
