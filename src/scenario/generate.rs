@@ -316,7 +316,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         with: ResidentId(Arc::from(format!("r{}", i - 1).as_str())),
         kind: RelationKind::Acquaintance,
         strength: 30.0,
-        impression: "邻居".into(),
+        impression: NEIGHBOUR.clone(),
     });
     let w = places.workplace(layout, i);
     let trade = &TRADES[w % TRADES.len()];
@@ -375,6 +375,9 @@ type Pastime = (Arc<str>, Arc<str>, Arc<str>);
 /// The generated pastimes' words, made once and
 /// shared by every resident (a 100,000-resident town would otherwise hold
 /// 600,000 copies).
+/// The impression of the neighbour next door, one for the whole town.
+static NEIGHBOUR: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("邻居"));
+
 static PASTIMES: std::sync::LazyLock<[Pastime; 4]> = std::sync::LazyLock::new(|| {
     [
         ("Walk in the park", "🌳", "在公园散步"),

@@ -302,8 +302,8 @@ pub struct InitialRelationship {
     pub(crate) kind: RelationKind,
     /// How strong, 0–100.
     pub(crate) strength: f32,
-    /// What they think of the other.
-    pub(crate) impression: String,
+    /// What they think of the other (shared with the resident's tie).
+    pub(crate) impression: Arc<str>,
 }
 
 /// Something a resident likes to do in their free time.

@@ -258,7 +258,7 @@ impl Speaker<'_, '_> {
         let current = self.current_topic().0;
         for t in self.topic_order() {
             let list = &self.bank().topics[t].exchanges.value;
-            let label = self.bank().topics[t].label.as_str();
+            let label: &str = &self.bank().topics[t].label;
             let fresh = |x: &crate::scenario::dialogue::Exchange| !self.used(&x.say.value);
             if let Some((i, text)) = self.pick_exchange(list, 6, &[("topic", label)], fresh) {
                 let x = ExchangeRef {

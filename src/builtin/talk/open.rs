@@ -113,8 +113,8 @@ impl Speaker<'_, '_> {
             return None;
         }
         let list = super::answer::recall_lines(&self.bank().greetings.recall, last.outcome);
-        let gist = last.gist.clone().unwrap_or_default();
-        let slots = [("topic", last.subject.as_str()), ("gist", gist.as_str())];
+        let gist = last.gist.as_deref().unwrap_or_default();
+        let slots = [("topic", &*last.subject), ("gist", gist)];
         let text = self.pick(&list.value, 1, &slots)?;
         Some(said(text, Cue::Recall { how: last.outcome }))
     }

@@ -12,6 +12,7 @@ mod check;
 mod line;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
@@ -237,8 +238,9 @@ pub struct Usual {
 pub struct TopicBank {
     /// Unique within the bank.
     pub id: Spanned<String>,
-    /// Its Chinese name (`{topic}`).
-    pub label: String,
+    /// Its Chinese name (`{topic}`), shared with every tie whose last talk
+    /// was on it.
+    pub label: Arc<str>,
     /// Residents' `topics` that bring it up (either speaker's).
     #[serde(default)]
     pub interests: Vec<String>,
@@ -263,9 +265,9 @@ pub struct Exchange {
     #[serde(default, rename = "if")]
     pub cond: Cond,
     /// A topic line: what it was about in a few words, to bring up another
-    /// day (「上回你说起{gist}」).
+    /// day (「上回你说起{gist}」); shared as `label` is.
     #[serde(default)]
-    pub gist: Option<String>,
+    pub gist: Option<Arc<str>>,
     /// A staff order: the dish it names (a regular's favourite is ordered by name).
     #[serde(default)]
     pub dish: Option<String>,

@@ -323,7 +323,7 @@ fn relationships(
                 with: ResidentId::new(&rel.with.value),
                 kind: rel.kind,
                 strength: rel.strength,
-                impression: rel.impression.clone(),
+                impression: rel.impression.as_str().into(),
             });
         }
     }

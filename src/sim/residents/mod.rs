@@ -297,6 +297,10 @@ pub struct Walking {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Deref)]
 pub struct MapPosition(pub Vec2);
 
+/// What one thinks of another, shared between ties (first impressions come
+/// from a few templates, and a big town holds a million ties).
+pub type Impression = Arc<str>;
+
 /// One resident's view of another.
 #[derive(Debug, Clone)]
 pub struct Relationship {
@@ -309,7 +313,7 @@ pub struct Relationship {
     /// How strong, 0–100.
     pub strength: f32,
     /// What the resident thinks of the other.
-    pub(crate) impression: Box<str>,
+    pub(crate) impression: Impression,
     /// Conversations they have had.
     pub(crate) interactions: u32,
     /// When they last talked.
@@ -327,12 +331,13 @@ pub struct Relationship {
 /// meeting again.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LastTalk {
-    /// Its subject: a topic's label in the phrase bank (美食, 小镇新闻 …).
-    pub(crate) subject: String,
+    /// Its subject: a topic's label in the phrase bank (美食, 小镇新闻 …),
+    /// shared with the bank (a big town keeps close to a million of these).
+    pub(crate) subject: Arc<str>,
     /// What was said then, in a few words (修水车, 矿洞里的亮光): the
     /// phrase bank's `gist` of the exchange the talk was mostly about.
     #[serde(default)]
-    pub(crate) gist: Option<String>,
+    pub(crate) gist: Option<Arc<str>>,
     /// How it went, as this side heard it.
     pub(crate) outcome: TalkOutcome,
 }
@@ -372,7 +377,7 @@ impl Relationship {
             with_idx: RosterIdx::default(),
             kind,
             strength,
-            impression: impression.into(),
+            impression: Impression::from(impression.as_str()),
             interactions,
             last_interaction: last_interaction.into(),
             met: met.into(),
@@ -420,7 +425,7 @@ impl Relationships {
                         with_idx: idx,
                         kind: RelationKind::Stranger,
                         strength: 5.0,
-                        impression: Box::default(),
+                        impression: Impression::default(),
                         interactions: 0,
                         last_interaction: MaybeTime::NEVER,
                         met: MaybeTime::NEVER,

@@ -98,7 +98,7 @@ fn initial_ties(p: &Profile, index: &HashMap<&ResidentId, RosterIdx>) -> Relatio
                     with: r.with.clone(),
                     kind: r.kind,
                     strength: r.strength,
-                    impression: r.impression.as_str().into(),
+                    impression: r.impression.clone(),
                     interactions: 0,
                     last_interaction: Default::default(),
                     met: Default::default(),

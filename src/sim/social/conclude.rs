@@ -15,7 +15,7 @@ use rand::RngExt;
 
 use super::cue::Cue;
 use crate::scenario::dialogue::ExchangeList;
-use crate::scenario::{RelationKind, ResidentId, Town};
+use crate::scenario::{LocIdx, RelationKind, ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::event_log::ties::{ConversationMemory, RelationshipDelta};
@@ -24,8 +24,8 @@ use crate::sim::notices::learn_gathering;
 use crate::sim::residents::census::Census;
 use crate::sim::residents::roster::{Roster, RosterIdx};
 use crate::sim::residents::{
-    Activity, Agenda, AsyncMind, Heard, LastTalk, MeetingNote, Needs, Persona, Relationships,
-    Resident, ResidentRng, TalkOutcome, Tally,
+    Activity, Agenda, AsyncMind, Heard, Impression, LastTalk, MeetingNote, Needs, Persona,
+    Relationships, Resident, ResidentRng, TalkOutcome, Tally,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 
@@ -59,6 +59,8 @@ pub(super) struct Closing<'w, 's> {
     recaps: MessageWriter<'w, RecapRequest>,
     learn: MessageWriter<'w, Learn>,
     census: Res<'w, Census>,
+    /// First impressions made so far, by place and occupation.
+    impressions: Local<'s, bevy::platform::collections::HashMap<(LocIdx, String), Impression>>,
 }
 
 /// At most this many bystanders remember a quarrel they heard.
@@ -103,7 +105,7 @@ impl Closing<'_, '_> {
             let moved = self.change_ties(c, &ids, &mut changes);
             // The phrase bank's topic most lines came from, read once.
             let subject = self.subject(c);
-            let label = subject.as_ref().map(|s| s.subject.as_str());
+            let label = subject.as_ref().map(|s| &*s.subject);
             memories = self.remember(c, &ids, &moved, label);
             self.note_last_talk(c, &moved, subject);
             self.witness_quarrel(c);
@@ -252,7 +254,7 @@ impl Closing<'_, '_> {
         let (factor, why) =
             analysis::compatibility(&t.relationship, &me.1.personality, &other.1.personality);
         let other_id = other.0.id.clone();
-        let occupation = other.1.occupation.clone();
+        let key = (c.place, other.1.occupation.clone());
         let rel = me.3.entry(&other_id, b);
         let today = self.clock.now.social_day() as i32;
         if delta.points > 0.0 && rel.talk_days.last() == Some(today) {
@@ -265,7 +267,17 @@ impl Closing<'_, '_> {
         }
         let (old, old_kind) = analysis::meet(rel, points, self.clock.now, &t.relationship);
         if rel.impression.is_empty() {
-            rel.impression = format!("在{}聊过天的{occupation}", self.town.name(c.place)).into();
+            // Shared: many meet many at the same place.
+            let town = &self.town;
+            rel.impression = self
+                .impressions
+                .entry(key)
+                .or_insert_with_key(|(place, occupation)| {
+                    Impression::from(
+                        format!("在{}聊过天的{occupation}", town.name(*place)).as_str(),
+                    )
+                })
+                .clone();
         }
         let mut rules = delta.rules;
         rules.extend(why);

@@ -326,7 +326,7 @@ fn ties_section(ui: &mut egui::Ui, ties: &Relationships, roster: &Roster) {
                             .desired_width(80.0)
                             .text(format!("{:.0}", t.strength)),
                     );
-                    ui.label(&t.impression);
+                    ui.label(&*t.impression);
                     ui.end_row();
                 }
             });

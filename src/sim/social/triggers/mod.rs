@@ -380,7 +380,7 @@ mod tests {
                     with_idx: y,
                     kind: RelationKind::Acquaintance,
                     strength,
-                    impression: Box::default(),
+                    impression: Default::default(),
                     interactions: 0,
                     last_interaction: Default::default(),
                     met: Default::default(),
