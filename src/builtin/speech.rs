@@ -86,6 +86,13 @@ pub(super) fn fillable<K: AsRef<str>, V: AsRef<str>>(template: &str, slots: &[(K
 /// Fills `{slot}`s from `slots` in one pass; unknown slots are left as they are.
 pub(super) fn fill(template: &str, slots: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
+    fill_into(&mut out, template, slots);
+    out
+}
+
+/// [`fill`], appending to `out` (a caller trying many templates reuses one
+/// buffer).
+pub(super) fn fill_into(out: &mut String, template: &str, slots: &[(&str, &str)]) {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
@@ -110,7 +117,6 @@ pub(super) fn fill(template: &str, slots: &[(&str, &str)]) -> String {
         }
     }
     out.push_str(rest);
-    out
 }
 
 /// How a mood colours the start of a line the resident says.

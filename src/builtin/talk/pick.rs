@@ -103,12 +103,8 @@ impl<'a, 'c> Speaker<'a, 'c> {
             .map(|(i, x)| (i, x.say.value.as_str()))
             .collect();
         let texts: Vec<&str> = fitting.iter().map(|(_, t)| *t).collect();
-        let line = self.fresh(&texts, salt, &all)?;
-        let i = fitting
-            .iter()
-            .find(|(_, t)| self.fill(t, &all) == line)
-            .map(|(i, _)| *i)?;
-        Some((i, line))
+        let (at, line) = self.fresh_at(&texts, salt, &all)?;
+        Some((fitting[at].0, line))
     }
 
     /// The given slots, then the speaker's own: how it calls the other, its
@@ -133,43 +129,72 @@ impl<'a, 'c> Speaker<'a, 'c> {
     /// One of `templates` filled, preferring those not said today and not
     /// naming either speaker (a line about 林小溪 is not said to her face).
     fn fresh(&self, templates: &[&str], salt: u64, slots: &[Slot]) -> Option<String> {
+        self.fresh_at(templates, salt, slots).map(|(_, line)| line)
+    }
+
+    /// [`Self::fresh`] and the index of the first template that gives its
+    /// line. Each template is filled into one buffer to be weighed (its
+    /// line's hash and whether it was said); only the chosen is kept.
+    fn fresh_at(&self, templates: &[&str], salt: u64, slots: &[Slot]) -> Option<(usize, String)> {
         let (me, you) = (&self.cx.speaker.name, &self.cx.listener.name);
-        let aside = |t: &&&str| !t.contains(me.as_str()) && !t.contains(you.as_str());
-        let fitting: Vec<&&str> = templates.iter().filter(aside).collect();
+        let pairs: Vec<(&str, &str)> = slots
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let mut line = String::new();
+        // Each fitting template: its index, its line's hash, whether said.
+        let mut fitting: Vec<(usize, u64, bool)> = Vec::with_capacity(templates.len());
+        for (i, t) in templates.iter().enumerate() {
+            if t.contains(me.as_str()) || t.contains(you.as_str()) {
+                continue;
+            }
+            line.clear();
+            crate::builtin::speech::fill_into(&mut line, t, &pairs);
+            let hash = line_hash(&line);
+            fitting.push((i, hash, self.used_hashed(&line, hash)));
+        }
         if fitting.is_empty() {
             return None;
         }
-        let filled: Vec<String> = fitting.iter().map(|t| self.fill(t, slots)).collect();
-        let unused: Vec<&String> = filled.iter().filter(|l| !self.used(l)).collect();
-        let from: Vec<&String> = if unused.is_empty() {
-            filled.iter().collect()
-        } else {
-            unused
-        };
+        let any_unused = fitting.iter().any(|&(_, _, used)| !used);
+        let from: Vec<&(usize, u64, bool)> = fitting
+            .iter()
+            .filter(|&&(_, _, used)| !(any_unused && used))
+            .collect();
         // Not one the town has heard far more often today than another
         // (only the worn ones go: rare lines are not made common).
         let heard: Vec<u32> = match from.len() {
             0 | 1 => vec![0; from.len()],
             _ => from
                 .iter()
-                .map(|l| self.cx.town_spoken.heard_today(line_hash(l)))
+                .map(|&&(_, hash, _)| self.cx.town_spoken.heard_today(hash))
                 .collect(),
         };
         let least = heard.iter().copied().min().unwrap_or(0);
-        let from: Vec<&String> = from
+        let from: Vec<&(usize, u64, bool)> = from
             .into_iter()
             .zip(heard)
             .filter(|&(_, n)| n <= least + WORN)
             .map(|(l, _)| l)
             .collect();
         let i = ((self.roll(salt) * from.len() as f32) as usize).min(from.len() - 1);
-        Some(from[i].clone())
+        let (chosen, hash, _) = *from[i];
+        // Templates may repeat a line: the first that gives it counts.
+        let first = fitting
+            .iter()
+            .find(|&&(_, h, _)| h == hash)
+            .map_or(chosen, |&(j, _, _)| j);
+        Some((first, self.fill(templates[chosen], slots)))
     }
 
     /// Said already: lately by the speaker, or by anyone in this conversation.
     pub(super) fn used(&self, line: &str) -> bool {
+        self.used_hashed(line, line_hash(line))
+    }
+
+    /// [`Self::used`] with the line's hash at hand.
+    fn used_hashed(&self, line: &str, hash: u64) -> bool {
         let cx = self.cx;
-        let hash = line_hash(line);
         cx.spoken.iter().any(|&(_, h)| h == hash)
             || cx.history.iter().any(|m| without_mention(&m.text) == line)
     }
