@@ -202,7 +202,7 @@ pub struct TownArgs {
     #[arg(long)]
     pub(crate) log: Option<PathBuf>,
     /// Instead of a scenario, run a generated town of N residents (1 to
-    /// 100000: the largest size benchmarked, about 1.1 GiB at its peak).
+    /// 100000: the largest size benchmarked, just under 1 GiB at its peak).
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::scenario::generate::MAX_GENERATED as u64))]
     pub(crate) generate: Option<usize>,
     /// Go on from a save (its scenario and seed; `--days` more days, by
