@@ -184,7 +184,10 @@ impl<'a, 'c> Speaker<'a, 'c> {
             .iter()
             .find(|&&(_, h, _)| h == hash)
             .map_or(chosen, |&(j, _, _)| j);
-        Some((first, self.fill(templates[chosen], slots)))
+        Some((
+            first,
+            crate::builtin::speech::fill(templates[chosen], &pairs),
+        ))
     }
 
     /// Said already: lately by the speaker, or by anyone in this conversation.
@@ -197,14 +200,6 @@ impl<'a, 'c> Speaker<'a, 'c> {
         let cx = self.cx;
         cx.spoken.iter().any(|&(_, h)| h == hash)
             || cx.history.iter().any(|m| without_mention(&m.text) == line)
-    }
-
-    pub(super) fn fill(&self, template: &str, slots: &[Slot]) -> String {
-        let pairs: Vec<(&str, &str)> = slots
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        crate::builtin::speech::fill(template, &pairs)
     }
 }
 

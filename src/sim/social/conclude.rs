@@ -254,7 +254,6 @@ impl Closing<'_, '_> {
         let (factor, why) =
             analysis::compatibility(&t.relationship, &me.1.personality, &other.1.personality);
         let other_id = other.0.id.clone();
-        let key = (c.place, other.1.occupation.clone());
         let rel = me.3.entry(&other_id, b);
         let today = self.clock.now.social_day() as i32;
         if delta.points > 0.0 && rel.talk_days.last() == Some(today) {
@@ -271,7 +270,7 @@ impl Closing<'_, '_> {
             let town = &self.town;
             rel.impression = self
                 .impressions
-                .entry(key)
+                .entry((c.place, other.1.occupation.clone()))
                 .or_insert_with_key(|(place, occupation)| {
                     Impression::from(
                         format!("在{}聊过天的{occupation}", town.name(*place)).as_str(),
