@@ -83,7 +83,19 @@ pub(crate) fn pool_threads() -> usize {
     bevy::tasks::ComputeTaskPool::try_get().map_or(1, |p| p.thread_num())
 }
 
-/// `f` over `items` in one chunk per pool thread, the results in the
+/// How the step's parallel queries hand out their items: see
+/// [`CHUNKS_PER_THREAD`].
+pub(crate) fn batching() -> bevy::ecs::batching::BatchingStrategy {
+    bevy::ecs::batching::BatchingStrategy::new().batches_per_thread(CHUNKS_PER_THREAD)
+}
+
+/// Chunks per pool thread in [`par_chunks`] and the step's parallel queries:
+/// enough that uneven chunks even out, few enough that handing them out
+/// stays cheap.
+pub(crate) const CHUNKS_PER_THREAD: usize = 4;
+
+/// `f` over `items` in a few chunks per pool thread (so a thread that
+/// finishes early takes another instead of idling), the results in the
 /// chunks' order (so whatever is merged from them is the same for any thread
 /// count); one call over everything with one thread or fewer than `min` items.
 pub(crate) fn par_chunks<T: Sync, R: Send + 'static>(
@@ -97,7 +109,7 @@ pub(crate) fn par_chunks<T: Sync, R: Send + 'static>(
     }
     let f = &f;
     bevy::tasks::ComputeTaskPool::get().scope(|s| {
-        for part in items.chunks(items.len().div_ceil(threads)) {
+        for part in items.chunks(items.len().div_ceil(threads * CHUNKS_PER_THREAD)) {
             s.spawn(async move { f(part) });
         }
     })

@@ -56,7 +56,9 @@ fn update_needs(
     };
     let threads = crate::sim::pool_threads();
     if threads > 1 && census.entries.len() >= PARALLEL_FROM {
-        q.par_iter_mut().for_each(one);
+        q.par_iter_mut()
+            .batching_strategy(crate::sim::batching())
+            .for_each(one);
     } else {
         q.iter_mut().for_each(one);
     }

@@ -240,18 +240,21 @@ impl PlanInputs<'_, '_> {
         let (brain, now) = (self.brain.0.clone(), self.clock.now);
         let (shared, residents) = self.split();
         let found = std::sync::Mutex::new(Vec::with_capacity(asked.len()));
-        residents.par_iter_mut().for_each(|view| {
-            let (r, own, mut rng) = own(view);
-            let Some(&k) = slot.get(r.idx.i()).filter(|&&k| k != NONE) else {
-                return;
-            };
-            let cx = shared.context(now, own);
-            let plan = rng.draw(|r| brain.plan(&cx, r));
-            found
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push((k, plan));
-        });
+        residents
+            .par_iter_mut()
+            .batching_strategy(crate::sim::batching())
+            .for_each(|view| {
+                let (r, own, mut rng) = own(view);
+                let Some(&k) = slot.get(r.idx.i()).filter(|&&k| k != NONE) else {
+                    return;
+                };
+                let cx = shared.context(now, own);
+                let plan = rng.draw(|r| brain.plan(&cx, r));
+                found
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((k, plan));
+            });
         let mut out = vec![None; asked.len()];
         for (k, plan) in found.into_inner().unwrap_or_else(|p| p.into_inner()) {
             out[k as usize] = Some(plan);

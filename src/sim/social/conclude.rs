@@ -607,20 +607,28 @@ fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
         ),
         (TalkOutcome::Plain, None) => (format!("随便聊了聊{subject}"), "随便聊了聊".into()),
     };
-    [
-        format!("和{who}在{place}{what}"),
-        format!("和{who}{what}"),
-        format!("和{who}在{place}{plain}"),
-        format!("和{who}{plain}"),
-    ]
-    .into_iter()
-    .find(|l| l.chars().count() <= MEMORY_CHARS)
-    .unwrap_or_else(|| {
+    // The first of 「和{who}在{place}{what}」, 「和{who}{what}」, 「和{who}在
+    // {place}{plain}」, 「和{who}{plain}」 that fits, measured before it is
+    // written (every talk's end writes one for each participant).
+    let chars = |s: &str| s.chars().count();
+    let (w, p) = (chars(&who), chars(place));
+    let fits = |at_place: bool, tail: &str| {
+        1 + w + if at_place { 1 + p } else { 0 } + chars(tail) <= MEMORY_CHARS
+    };
+    if fits(true, &what) {
+        format!("和{who}在{place}{what}")
+    } else if fits(false, &what) {
+        format!("和{who}{what}")
+    } else if fits(true, &plain) {
+        format!("和{who}在{place}{plain}")
+    } else if fits(false, &plain) {
+        format!("和{who}{plain}")
+    } else {
         format!("和{who}{plain}")
             .chars()
             .take(MEMORY_CHARS)
             .collect()
-    })
+    }
 }
 
 #[cfg(test)]

@@ -96,12 +96,15 @@ pub(super) fn talk(
     let threads = crate::sim::pool_threads();
     if threads > 1 && open.len() >= PARALLEL_TALKS {
         let listed = &turns.state.open;
-        conversations.par_iter_mut().for_each(|mut c| {
-            // Only the open ones, as on one thread.
-            if listed.contains_key(&c.id) {
-                lines.step(&mut c);
-            }
-        });
+        conversations
+            .par_iter_mut()
+            .batching_strategy(crate::sim::batching())
+            .for_each(|mut c| {
+                // Only the open ones, as on one thread.
+                if listed.contains_key(&c.id) {
+                    lines.step(&mut c);
+                }
+            });
     } else {
         for &entity in &open {
             if let Ok(mut c) = conversations.get_mut(entity) {
@@ -549,8 +552,15 @@ fn choose_turn(
 
 /// The chance that a bystander (`view`) joins `c`: the design's, by its ties
 /// to everyone in it, × `gathering_talk` at a gathering under way.
-fn join_odds(c: &Conversation, view: &TalkerView, inputs: &LineInputs, t: &SocialTuning) -> f32 {
-    let now = inputs.clock.now;
+/// Whether a bystander who rolled `roll` joins: the odds grow with its
+/// extraversion and its ties to the talkers, and by `boost` at a gathering.
+/// Most rolls miss even the best odds it could have, so its ties are looked
+/// up only when the roll might hit (a crowded square holds many bystanders).
+fn joins(c: &Conversation, view: &TalkerView, t: &SocialTuning, boost: f32, roll: f32) -> bool {
+    let extraversion = view.1.personality.extraversion;
+    if roll >= (boost * analysis::join_chance_ceiling(t, extraversion)).min(1.0) {
+        return false;
+    }
     let stages: Vec<Stage> = c
         .participants
         .iter()
@@ -559,12 +569,7 @@ fn join_odds(c: &Conversation, view: &TalkerView, inputs: &LineInputs, t: &Socia
             Stage::of(s, &t.relationship)
         })
         .collect();
-    let party = inputs
-        .gatherings
-        .iter()
-        .any(|g| g.under_way_at(c.place, now));
-    let boost = if party { t.gathering_talk } else { 1.0 };
-    (boost * analysis::join_chance(t, view.1.personality.extraversion, &stages)).min(1.0)
+    roll < (boost * analysis::join_chance(t, extraversion, &stages)).min(1.0)
 }
 
 /// Who could join a talk this step, by place (worked out when first
@@ -594,6 +599,11 @@ impl Turns<'_, '_> {
         }
         let now = inputs.clock.now;
         let d2 = t.group.distance * t.group.distance;
+        let party = inputs
+            .gatherings
+            .iter()
+            .any(|g| g.under_way_at(c.place, now));
+        let boost = if party { t.gathering_talk } else { 1.0 };
         let here = bystanders.by_place.entry(c.place).or_insert_with(|| {
             // Who could join a talk here this step: free, awake, settled in.
             // Freedom is looked at again below: someone may join another talk first.
@@ -624,7 +634,7 @@ impl Turns<'_, '_> {
             let Ok(view) = q.get(inputs.roster.entity_of(b)) else {
                 continue;
             };
-            if rng.random::<f32>() >= join_odds(c, &view, inputs, t) {
+            if !joins(c, &view, t, boost, rng.random::<f32>()) {
                 continue;
             }
             c.participants.push(b);
