@@ -372,12 +372,12 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
 /// A pastime's words: (action, emoji, what it is).
 type Pastime = (Arc<str>, Arc<str>, Arc<str>);
 
-/// The generated pastimes' words, made once and
-/// shared by every resident (a 100,000-resident town would otherwise hold
-/// 600,000 copies).
 /// The impression of the neighbour next door, one for the whole town.
 static NEIGHBOUR: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("邻居"));
 
+/// The generated pastimes' words, made once and
+/// shared by every resident (a 100,000-resident town would otherwise hold
+/// 600,000 copies).
 static PASTIMES: std::sync::LazyLock<[Pastime; 4]> = std::sync::LazyLock::new(|| {
     [
         ("Walk in the park", "🌳", "在公园散步"),

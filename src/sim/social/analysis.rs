@@ -98,6 +98,11 @@ pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32
         .map(|s| s.pick(&t.proximity.modifiers))
         .sum::<f32>()
         / stages.len() as f32;
+    join_by_ties(t, extraversion, ties)
+}
+
+/// The chance of joining with `ties`, the mean of the talkers' stage modifiers.
+fn join_by_ties(t: &SocialTuning, extraversion: f32, ties: f32) -> f32 {
     (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
 }
 
@@ -111,7 +116,7 @@ pub fn join_chance_ceiling(t: &SocialTuning, extraversion: f32) -> f32 {
         .max(m.acquaintance)
         .max(m.friend)
         .max(m.close_friend);
-    (t.group.join_probability * extraversion / 50.0 * best).clamp(0.0, 1.0) + 1e-5
+    join_by_ties(t, extraversion, best) + 1e-5
 }
 
 /// The label whose keywords occur most in `text` (each keyword counts once);

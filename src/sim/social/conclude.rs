@@ -615,19 +615,22 @@ fn summary_line(others: &[&str], talk: &Talk, made: Option<String>) -> String {
     let fits = |at_place: bool, tail: &str| {
         1 + w + if at_place { 1 + p } else { 0 } + chars(tail) <= MEMORY_CHARS
     };
-    if fits(true, &what) {
-        format!("和{who}在{place}{what}")
-    } else if fits(false, &what) {
-        format!("和{who}{what}")
-    } else if fits(true, &plain) {
-        format!("和{who}在{place}{plain}")
-    } else if fits(false, &plain) {
-        format!("和{who}{plain}")
-    } else {
-        format!("和{who}{plain}")
+    let tries = [
+        (true, &what),
+        (false, &what),
+        (true, &plain),
+        (false, &plain),
+    ];
+    match tries
+        .into_iter()
+        .find(|&(at_place, tail)| fits(at_place, tail))
+    {
+        Some((true, tail)) => format!("和{who}在{place}{tail}"),
+        Some((false, tail)) => format!("和{who}{tail}"),
+        None => format!("和{who}{plain}")
             .chars()
             .take(MEMORY_CHARS)
-            .collect()
+            .collect(),
     }
 }
 

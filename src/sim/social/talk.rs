@@ -550,10 +550,9 @@ fn choose_turn(
     }
 }
 
-/// The chance that a bystander (`view`) joins `c`: the design's, by its ties
-/// to everyone in it, × `gathering_talk` at a gathering under way.
-/// Whether a bystander who rolled `roll` joins: the odds grow with its
-/// extraversion and its ties to the talkers, and by `boost` at a gathering.
+/// Whether a bystander (`view`) who rolled `roll` joins `c`: the design's
+/// odds, by its extraversion and its ties to everyone in it, × `boost`
+/// (`gathering_talk` at a gathering under way).
 /// Most rolls miss even the best odds it could have, so its ties are looked
 /// up only when the roll might hit (a crowded square holds many bystanders).
 fn joins(c: &Conversation, view: &TalkerView, t: &SocialTuning, boost: f32, roll: f32) -> bool {
