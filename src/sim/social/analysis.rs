@@ -98,25 +98,7 @@ pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32
         .map(|s| s.pick(&t.proximity.modifiers))
         .sum::<f32>()
         / stages.len() as f32;
-    join_by_ties(t, extraversion, ties)
-}
-
-/// The chance of joining with `ties`, the mean of the talkers' stage modifiers.
-fn join_by_ties(t: &SocialTuning, extraversion: f32, ties: f32) -> f32 {
     (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
-}
-
-/// A bound [`join_chance`] never exceeds for this bystander, whatever its
-/// ties to the talkers: a roll at or above it misses without looking them
-/// up. The margin covers the rounding of the ties' mean.
-pub fn join_chance_ceiling(t: &SocialTuning, extraversion: f32) -> f32 {
-    let m = &t.proximity.modifiers;
-    let best = m
-        .stranger
-        .max(m.acquaintance)
-        .max(m.friend)
-        .max(m.close_friend);
-    join_by_ties(t, extraversion, best) + 1e-5
 }
 
 /// The label whose keywords occur most in `text` (each keyword counts once);
@@ -412,31 +394,6 @@ mod tests {
             proximity_chance(&t, Stage::CloseFriend, (100.0, 100.0), (100.0, 100.0)),
             1.0
         );
-    }
-
-    #[test]
-    fn a_join_never_beats_its_ceiling() {
-        let t = t();
-        let all = [
-            Stage::Stranger,
-            Stage::Acquaintance,
-            Stage::Friend,
-            Stage::CloseFriend,
-        ];
-        for extraversion in [0.0, 17.0, 50.0, 83.0, 100.0] {
-            let ceiling = join_chance_ceiling(&t, extraversion);
-            for a in all {
-                for b in all {
-                    for c in all {
-                        let chance = join_chance(&t, extraversion, &[a, b, c]);
-                        assert!(chance < ceiling, "{extraversion}: {chance} ≥ {ceiling}");
-                    }
-                }
-            }
-            // Strangers all round: well under it, so most rolls skip the lookup.
-            let strangers = join_chance(&t, extraversion, &[Stage::Stranger; 2]);
-            assert!(extraversion == 0.0 || strangers < ceiling / 10.0);
-        }
     }
 
     #[test]

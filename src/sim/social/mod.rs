@@ -208,6 +208,9 @@ pub struct Conversation {
     /// What this step's turns said, until it is sent (empty between steps).
     #[serde(skip)]
     said: talk::Said,
+    /// Bystanders who could join at this step, found before the turns.
+    #[serde(skip)]
+    could_join: Vec<talk::Candidate>,
 }
 
 impl Conversation {
@@ -244,6 +247,7 @@ impl Conversation {
             script: None,
             script_checked: false,
             said: talk::Said::default(),
+            could_join: Vec::new(),
         }
     }
 

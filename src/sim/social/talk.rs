@@ -4,20 +4,23 @@
 //! an async mind gets a [`LineRequest`] and the conversation waits (up to the
 //! timeout) for its line. Bystanders may join between turns.
 
+mod join;
+
 use bevy::ecs::system::SystemParam;
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use join::Bystanders;
+pub(super) use join::Candidate;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::analysis::{self, Stage};
+use super::analysis;
 use super::cue::Cue;
 use super::emotion::Emotion;
 use super::lines::builtin_line;
-use super::message::{ChatMessage, ConversationState, Delivered, EndCause, Talking, Turn};
+use super::message::{ChatMessage, ConversationState, Delivered, EndCause, Turn};
 use super::{Conversation, LineInputs, LineRequest, SocialRng, SocialState, TalkerView, scripted};
 use crate::base::time::GameTime;
-use crate::scenario::{ConversationTuning, LocIdx, SocialTuning};
+use crate::scenario::{ConversationTuning, SocialTuning};
 use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::knowledge::facts::{About, Learn, Raise, Source};
 use crate::sim::residents::AsyncMind;
@@ -81,10 +84,10 @@ pub(super) fn talk(
     mut bystanders: Local<Bystanders>,
 ) {
     let open: Vec<Entity> = turns.state.open.values().copied().collect();
-    bystanders.by_place.clear();
+    bystanders.find(&turns, &mut conversations);
     for &entity in &open {
         if let Ok(mut c) = conversations.get_mut(entity) {
-            turns.prepare(&mut c, &mut bystanders);
+            turns.prepare(&mut c);
         }
     }
     let lines = Lines {
@@ -122,7 +125,7 @@ pub(super) fn talk(
 impl Turns<'_, '_> {
     /// Before a conversation's turns: it ends if someone must leave; a skill
     /// may begin before its first line; a bystander may join between turns.
-    fn prepare(&mut self, c: &mut Conversation, bystanders: &mut Bystanders) {
+    fn prepare(&mut self, c: &mut Conversation) {
         if c.end.is_some() {
             return;
         }
@@ -139,22 +142,9 @@ impl Turns<'_, '_> {
             c.script_checked = true;
             self.begin_skill(c);
         }
-        let step_end = self
-            .inputs
-            .clock
-            .now
-            .plus_minutes(self.tuning.step_minutes as i64);
-        let cap = c.messages.len() as u32 >= self.tuning.social.conversation.max_turns;
-        // A skill is a talk for two: nobody joins it; nor a talk waiting for a line.
-        if c.script.is_none()
-            && c.awaiting.is_none()
-            && c.messages.len() >= 2
-            && !cap
-            && c.next_turn < step_end
-            && c.join_checked != self.inputs.clock.steps
-        {
+        if join::open_to_joiners(c, &self.tuning, &self.inputs.clock) {
             c.join_checked = self.inputs.clock.steps;
-            self.try_join(c, bystanders);
+            self.try_join(c);
         }
     }
 
@@ -547,117 +537,5 @@ fn choose_turn(
         speaker,
         listener,
         mention,
-    }
-}
-
-/// Whether a bystander (`view`) who rolled `roll` joins `c`: the design's
-/// odds, by its extraversion and its ties to everyone in it, × `boost`
-/// (`gathering_talk` at a gathering under way).
-/// Most rolls miss even the best odds it could have, so its ties are looked
-/// up only when the roll might hit (a crowded square holds many bystanders).
-fn joins(c: &Conversation, view: &TalkerView, t: &SocialTuning, boost: f32, roll: f32) -> bool {
-    let extraversion = view.1.personality.extraversion;
-    if roll >= (boost * analysis::join_chance_ceiling(t, extraversion)).min(1.0) {
-        return false;
-    }
-    let stages: Vec<Stage> = c
-        .participants
-        .iter()
-        .map(|&p| {
-            let s = view.3.by_idx(p).map_or(0.0, |r| r.strength);
-            Stage::of(s, &t.relationship)
-        })
-        .collect();
-    roll < (boost * analysis::join_chance(t, extraversion, &stages)).min(1.0)
-}
-
-/// Who could join a talk this step, by place (worked out when first
-/// needed there): a crowded square is looked through once a step, not once
-/// per talk in it.
-#[derive(Default)]
-pub(super) struct Bystanders {
-    by_place: HashMap<LocIdx, Vec<RosterIdx>>,
-}
-
-/// A free bystander close to everyone in the conversation may join it.
-impl Turns<'_, '_> {
-    fn try_join(&mut self, c: &mut Conversation, bystanders: &mut Bystanders) {
-        let Turns {
-            commands,
-            inputs,
-            tuning,
-            census,
-            state,
-            rng,
-            q,
-            ..
-        } = self;
-        let t = &tuning.social;
-        if c.participants.len() as u32 >= t.group.max_size {
-            return;
-        }
-        let now = inputs.clock.now;
-        let d2 = t.group.distance * t.group.distance;
-        let party = inputs
-            .gatherings
-            .iter()
-            .any(|g| g.under_way_at(c.place, now));
-        let boost = if party { t.gathering_talk } else { 1.0 };
-        let here = bystanders.by_place.entry(c.place).or_insert_with(|| {
-            // Who could join a talk here this step: free, awake, settled in.
-            // Freedom is looked at again below: someone may join another talk first.
-            let everyone = census
-                .at_place
-                .get(c.place.i())
-                .map_or(&[][..], Vec::as_slice);
-            let settled = |b: RosterIdx| {
-                state.stood[b.i()]
-                    .is_some_and(|(_, since)| since.0 + t.proximity.seconds as i64 <= now.0)
-            };
-            let could =
-                |b: &&RosterIdx| state.free(**b, now) && !census.asleep(**b) && settled(**b);
-            everyone.iter().filter(could).copied().collect()
-        });
-        for &b in here.iter() {
-            if c.participants.contains(&b) || !state.free(b, now) {
-                continue;
-            }
-            let pb = census.entries[b.i()].pos;
-            let near = c
-                .participants
-                .iter()
-                .all(|&p| census.entries[p.i()].pos.distance_squared(pb) <= d2);
-            if !near {
-                continue;
-            }
-            let Ok(view) = q.get(inputs.roster.entity_of(b)) else {
-                continue;
-            };
-            if !joins(c, &view, t, boost, rng.random::<f32>()) {
-                continue;
-            }
-            c.participants.push(b);
-            // A meeting for two is not proposed in front of a third, unless already made.
-            if c.proposal
-                .is_some_and(|p| p.turn as usize >= c.messages.len())
-            {
-                c.proposal = None;
-            }
-            state.talking[b.i()] = Some(c.id);
-            commands.entity(inputs.roster.entity_of(b)).insert(Talking);
-            c.said.events.push(SimEvent {
-                time: c.next_turn.max(now),
-                body: EventBody::ConversationJoin {
-                    conversation: c.id,
-                    resident: view.0.id.clone(),
-                    participants: c
-                        .participants
-                        .iter()
-                        .map(|&i| inputs.roster.id_of(i).clone())
-                        .collect(),
-                },
-            });
-            return;
-        }
     }
 }
