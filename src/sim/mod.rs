@@ -115,6 +115,26 @@ pub(crate) fn par_chunks<T: Sync, R: Send + 'static>(
     })
 }
 
+/// `f` over `0..n` cut into ranges as [`par_chunks`] cuts a slice, the
+/// results in the ranges' order.
+pub(crate) fn par_ranges<R: Send + 'static>(
+    n: usize,
+    min: usize,
+    f: impl Fn(std::ops::Range<usize>) -> R + Sync,
+) -> Vec<R> {
+    let threads = pool_threads();
+    if threads < 2 || n < min.max(2) {
+        return vec![f(0..n)];
+    }
+    let f = &f;
+    let step = n.div_ceil(threads * CHUNKS_PER_THREAD);
+    bevy::tasks::ComputeTaskPool::get().scope(|s| {
+        for lo in (0..n).step_by(step) {
+            s.spawn(async move { f(lo..(lo + step).min(n)) });
+        }
+    })
+}
+
 /// The scenario the world was built from.
 #[derive(Resource, Clone)]
 pub struct LoadedScenario(pub Arc<Scenario>);

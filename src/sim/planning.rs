@@ -500,20 +500,62 @@ struct Starting<'w, 's> {
     roster: Res<'w, Roster>,
 }
 
+/// A plan checked and placed: what starting it takes.
+struct Checked {
+    plan: ValidPlan,
+    problems: Vec<String>,
+    with: Option<RosterIdx>,
+    /// Game minutes of walking, and the way (empty when already there).
+    walk: i64,
+    route: Vec<LocIdx>,
+}
+
+/// From this many answers in a step, plans are checked on all threads.
+const PARALLEL_PLANS: usize = 256;
+
 /// Validated plans start: logged, the activity set, the walk begun (or the
-/// action, when it is here).
+/// action, when it is here). The answers still wanted are checked and their
+/// ways found side by side (reading only); then they start in order.
 fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Query<PlanTarget>) {
-    for msg in ready.read() {
-        let Ok((r, at, thinking, activity, mut tally)) = q.get_mut(msg.entity) else {
+    // A superseded request's answer is dropped.
+    let due: Vec<(&PlanReady, LocIdx, RosterIdx)> = ready
+        .read()
+        .filter_map(|msg| {
+            let (r, at, thinking, ..) = q.get(msg.entity).ok()?;
+            let wanted = thinking.is_some_and(|t| t.request == msg.request);
+            wanted.then_some((msg, at.0, r.idx))
+        })
+        .collect();
+    let (town, tuning, roster) = (&*s.town, &*s.tuning, &*s.roster);
+    let checked = crate::sim::par_chunks(&due, PARALLEL_PLANS, |part| {
+        part.iter()
+            .map(|&(msg, at, me)| {
+                let (plan, mut problems) = validate(&msg.plan, at, town, tuning);
+                let with = partner(msg.plan.with.as_deref(), me, roster, &mut problems);
+                let walk = town.walk_minutes(at, plan.target, tuning.walk_speed).ceil() as i64;
+                let route = town.route(at, plan.target).unwrap_or_default();
+                Checked {
+                    plan,
+                    problems,
+                    with,
+                    walk,
+                    route,
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    for (&(msg, at, _), c) in due.iter().zip(checked.into_iter().flatten()) {
+        let Ok((r, _, _, activity, mut tally)) = q.get_mut(msg.entity) else {
             continue;
         };
-        // A superseded request's answer is dropped.
-        if thinking.is_none_or(|t| t.request != msg.request) {
-            continue;
-        }
         s.commands.entity(msg.entity).remove::<Thinking>();
-        let (plan, mut problems) = validate(&msg.plan, at.0, &s.town, &s.tuning);
-        let with = partner(msg.plan.with.as_deref(), r.idx, &s.roster, &mut problems);
+        let Checked {
+            plan,
+            problems,
+            with,
+            walk,
+            route,
+        } = c;
         let now = s.clock.now;
         tally.plans += 1;
         if plan.kind == ActivityKind::Eat {
@@ -530,7 +572,7 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
             });
         }
         let target = plan.target;
-        let walk = s.log_plan(r, at.0, &plan);
+        s.log_plan(r, at, &plan);
         let new = Activity {
             text: Box::new(ActivityText {
                 action: plan.action,
@@ -550,13 +592,13 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
                 s.commands.entity(msg.entity).insert(new);
             }
         }
-        s.set_off(r, (at.0, target), walk, msg.entity);
+        s.set_off(r, (at, target), (walk, route), msg.entity);
     }
 }
 
 impl Starting<'_, '_> {
-    /// Logs the plan; the minutes of walking to its place.
-    fn log_plan(&mut self, r: &Resident, at: LocIdx, plan: &ValidPlan) -> i64 {
+    /// Logs the plan.
+    fn log_plan(&mut self, r: &Resident, at: LocIdx, plan: &ValidPlan) {
         let town = &self.town;
         self.events.write(SimEvent {
             time: self.clock.now,
@@ -571,14 +613,17 @@ impl Starting<'_, '_> {
                 from: town.id(at).clone(),
             },
         });
-        town.walk_minutes(at, plan.target, self.tuning.walk_speed)
-            .ceil() as i64
     }
 
-    /// Walks off along the route, or begins at once when already there.
-    fn set_off(&mut self, r: &Resident, (at, target): (LocIdx, LocIdx), walk: i64, entity: Entity) {
+    /// Walks off along `route` (`walk` minutes), or begins at once when already there.
+    fn set_off(
+        &mut self,
+        r: &Resident,
+        (at, target): (LocIdx, LocIdx),
+        (walk, route): (i64, Vec<LocIdx>),
+        entity: Entity,
+    ) {
         let town = &self.town;
-        let route = town.route(at, target).unwrap_or_default();
         if route.is_empty() {
             self.began.write(ActionBegan(entity));
             return;

@@ -151,6 +151,67 @@ impl Needs {
     }
 }
 
+/// The words that say what kind an action is; an action with words of two
+/// kinds is the earlier kind.
+const ACTION_WORDS: [(ActivityKind, &[&str]); 7] = [
+    (
+        ActivityKind::PostNotice,
+        &["post notice", "post a notice", "发布公告", "贴公告"],
+    ),
+    (ActivityKind::Sleep, &["sleep", "睡觉", "睡"]),
+    (
+        ActivityKind::Attend,
+        &[
+            "attend",
+            "party",
+            "gathering",
+            "get-together",
+            "聚会",
+            "联谊",
+        ],
+    ),
+    (
+        ActivityKind::Eat,
+        &[
+            "eat",
+            "breakfast",
+            "lunch",
+            "dinner",
+            "supper",
+            "meal",
+            "吃",
+            "饭",
+        ],
+    ),
+    (
+        ActivityKind::Work,
+        &[
+            "work", "serve", "treat", "teach", "research", "forage", "工作", "上班",
+        ],
+    ),
+    (
+        ActivityKind::Socialise,
+        &[
+            "chat", "talk", "socialis", "socializ", "visit", "meet", "hang out", "聊",
+        ],
+    ),
+    (ActivityKind::Idle, &["idle", "look around", "wait", "发呆"]),
+];
+
+/// [`ACTION_WORDS`] in one automaton (every word sought in one pass, where
+/// a search per word cost a planner a few microseconds per pastime), and
+/// each word's place in it.
+static ACTION_MATCHER: std::sync::LazyLock<(aho_corasick::AhoCorasick, Vec<usize>)> =
+    std::sync::LazyLock::new(|| {
+        let (words, kind_of): (Vec<&str>, Vec<usize>) = ACTION_WORDS
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (_, words))| words.iter().map(move |&w| (w, k)))
+            .unzip();
+        let matcher = aho_corasick::AhoCorasick::new(words).expect("a few plain words");
+        (matcher, kind_of)
+    });
+
 /// What an action is, derived from its English verb phrase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -188,47 +249,15 @@ impl ActivityKind {
         }
     }
 
-    /// Classifies a plan's action text (from any brain).
+    /// Classifies a plan's action text (from any brain): the first kind in
+    /// [`ACTION_WORDS`] with a word in it (lower-cased), else leisure.
     pub fn from_action(action: &str) -> Self {
-        let a = action.to_lowercase();
-        let has = |words: &[&str]| words.iter().any(|w| a.contains(w));
-        if has(&["post notice", "post a notice", "发布公告", "贴公告"]) {
-            Self::PostNotice
-        } else if has(&["sleep", "睡觉", "睡"]) {
-            Self::Sleep
-        } else if has(&[
-            "attend",
-            "party",
-            "gathering",
-            "get-together",
-            "聚会",
-            "联谊",
-        ]) {
-            Self::Attend
-        } else if has(&[
-            "eat",
-            "breakfast",
-            "lunch",
-            "dinner",
-            "supper",
-            "meal",
-            "吃",
-            "饭",
-        ]) {
-            Self::Eat
-        } else if has(&[
-            "work", "serve", "treat", "teach", "research", "forage", "工作", "上班",
-        ]) {
-            Self::Work
-        } else if has(&[
-            "chat", "talk", "socialis", "socializ", "visit", "meet", "hang out", "聊",
-        ]) {
-            Self::Socialise
-        } else if has(&["idle", "look around", "wait", "发呆"]) {
-            Self::Idle
-        } else {
-            Self::Leisure
-        }
+        let (words, kind_of) = &*ACTION_MATCHER;
+        words
+            .find_overlapping_iter(&action.to_lowercase())
+            .map(|m| kind_of[m.pattern().as_usize()])
+            .min()
+            .map_or(Self::Leisure, |k| ACTION_WORDS[k].0)
     }
 }
 

@@ -3,6 +3,7 @@
 //! phrase bank has something else. Kept as hashes, in roster order; saved
 //! with the town so a resumed run chooses the same lines.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -20,8 +21,9 @@ pub struct Spoken {
     /// How often each line (hash) was said in town today, by anyone: a
     /// speaker with several fresh lines takes one the town has heard least
     /// (a town of 200 shares a trade's lines among dozens of speakers).
-    #[serde(default)]
-    town: std::collections::BTreeMap<u64, u32>,
+    /// Looked up for every line weighed; saved as a sorted map.
+    #[serde(default, with = "sorted")]
+    town: HashMap<u64, u32>,
     /// The day `town` counts.
     #[serde(default)]
     town_day: i64,
@@ -44,13 +46,34 @@ impl Spoken {
         }
         let hash = line_hash(text);
         let mine = &mut self.lines[i.i()];
-        mine.retain(|&(d, _)| d > day - DAYS);
+        // Kept oldest first: only an old first line means there are some to drop.
+        if mine.first().is_some_and(|&(d, _)| d <= day - DAYS) {
+            mine.retain(|&(d, _)| d > day - DAYS);
+        }
         mine.push((day, hash));
         if day != self.town_day {
             self.town.clear();
             self.town_day = day;
         }
         *self.town.entry(hash).or_default() += 1;
+    }
+}
+
+/// The town's counts written as a sorted map (as they always were saved).
+mod sorted {
+    use std::collections::BTreeMap;
+
+    use bevy::platform::collections::HashMap;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(m: &HashMap<u64, u32>, s: S) -> Result<S::Ok, S::Error> {
+        m.iter().collect::<BTreeMap<_, _>>().serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<HashMap<u64, u32>, D::Error> {
+        Ok(BTreeMap::<u64, u32>::deserialize(d)?.into_iter().collect())
     }
 }
 

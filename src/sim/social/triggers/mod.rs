@@ -222,6 +222,9 @@ pub(super) struct Scratch {
     grid: Grid,
 }
 
+/// From this many residents, who stands settled is looked through on all threads.
+const PARALLEL_SETTLED: usize = 4096;
+
 /// [`plan_encounters`], with requested pairs (roster idx) first.
 fn plan_with(
     cx: &CrowdView,
@@ -241,12 +244,14 @@ fn plan_with(
     // Who stands settled, awake and free (where), in roster order: one pass over
     // everyone; the approach and chance-meeting passes visit only these.
     settled.clear();
-    settled.extend(
-        cx.roster
-            .indices()
+    let parts = crate::sim::par_ranges(n, PARALLEL_SETTLED, |range| {
+        range
+            .map(|i| RosterIdx(i as u32))
             .filter_map(|i| Some((i, cx.settled(i)?)))
-            .filter(|&(i, _)| cx.census.traits.get(i.i()).is_some_and(Option::is_some)),
-    );
+            .filter(|&(i, _)| cx.census.traits.get(i.i()).is_some_and(Option::is_some))
+            .collect::<Vec<_>>()
+    });
+    settled.extend(parts.into_iter().flatten());
     let mut pass = Pass {
         cx,
         taken,
