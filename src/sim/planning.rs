@@ -136,18 +136,24 @@ fn request_plans(
     census: Res<Census>,
     thinking: Query<&Resident, Busy>,
     q: Query<(Entity, &Resident, Option<&Activity>)>,
+    mut busy: Local<Vec<bool>>,
 ) {
     // Walkers (from the census), thinkers and talkers are left out by roster
     // idx: a sparse filter in the main query would make it visit residents out
     // of order. Whoever is in a conversation plans when it is over.
-    let thinking: bevy::platform::collections::HashSet<RosterIdx> =
-        thinking.iter().map(|r| r.idx).collect();
+    busy.clear();
+    busy.resize(census.entries.len(), false);
+    for r in &thinking {
+        if let Some(b) = busy.get_mut(r.idx.i()) {
+            *b = true;
+        }
+    }
     let mut idle: Vec<(RosterIdx, Entity)> = q
         .iter()
         .filter(|(_, r, a)| {
             a.is_none_or(|a| a.busy_until <= clock.now)
                 && !census.entries.get(r.idx.i()).is_some_and(|e| e.walking)
-                && !thinking.contains(&r.idx)
+                && !busy.get(r.idx.i()).is_some_and(|&b| b)
         })
         .map(|(e, r, _)| (r.idx, e))
         .collect();

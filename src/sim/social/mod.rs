@@ -211,6 +211,9 @@ pub struct Conversation {
     /// Bystanders who could join at this step, found before the turns.
     #[serde(skip)]
     could_join: Vec<talk::Candidate>,
+    /// Someone in it is too tired to go on: found before this step's turns.
+    #[serde(skip)]
+    tired: bool,
 }
 
 impl Conversation {
@@ -248,6 +251,7 @@ impl Conversation {
             script_checked: false,
             said: talk::Said::default(),
             could_join: Vec::new(),
+            tired: false,
         }
     }
 

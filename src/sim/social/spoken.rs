@@ -40,11 +40,11 @@ impl Spoken {
         self.town.get(&hash).copied().unwrap_or(0)
     }
 
-    fn note(&mut self, day: i64, i: RosterIdx, text: &str) {
+    /// Notes that `i` said the line with this hash on `day`.
+    fn note(&mut self, day: i64, i: RosterIdx, hash: u64) {
         if self.lines.len() <= i.i() {
             self.lines.resize(i.i() + 1, Vec::new());
         }
-        let hash = line_hash(text);
         let mine = &mut self.lines[i.i()];
         // Kept oldest first: only an old first line means there are some to drop.
         if mine.first().is_some_and(|&(d, _)| d <= day - DAYS) {
@@ -83,7 +83,11 @@ pub fn line_hash(text: &str) -> u64 {
     crate::base::hash::fnv1a(words)
 }
 
-/// Notes this step's messages under their speakers.
+/// From this many events, the step's lines are found and hashed on all threads.
+const PARALLEL_EVENTS: usize = 1024;
+
+/// Notes this step's messages under their speakers: who said what (a hash)
+/// is found side by side, in chunks of events, then noted in order.
 pub(super) fn remember(
     clock: Res<Clock>,
     roster: Res<Roster>,
@@ -91,12 +95,19 @@ pub(super) fn remember(
     mut events: MessageReader<SimEvent>,
 ) {
     let day = clock.now.day_number();
-    for e in events.read() {
-        if let EventBody::Message { speaker, text, .. } = &e.body
-            && let Some(i) = roster.idx(speaker)
-        {
-            spoken.note(day, i, text);
-        }
+    let events: Vec<&SimEvent> = events.read().collect();
+    let said = crate::sim::par_chunks(&events, PARALLEL_EVENTS, |part| {
+        part.iter()
+            .filter_map(|e| match &e.body {
+                EventBody::Message { speaker, text, .. } => {
+                    Some((roster.idx(speaker)?, line_hash(text)))
+                }
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    });
+    for (i, hash) in said.into_iter().flatten() {
+        spoken.note(day, i, hash);
     }
 }
 
@@ -107,12 +118,12 @@ mod tests {
     #[test]
     fn lines_are_kept_for_three_days_and_a_mention_does_not_count() {
         let mut s = Spoken::default();
-        s.note(10, RosterIdx(2), "@阿朵 今天的汤真香。");
+        s.note(10, RosterIdx(2), line_hash("@阿朵 今天的汤真香。"));
         assert_eq!(s.of(RosterIdx(2)), &[(10, line_hash("今天的汤真香。"))]);
         assert!(s.of(RosterIdx(0)).is_empty());
-        s.note(12, RosterIdx(2), "早！");
+        s.note(12, RosterIdx(2), line_hash("早！"));
         assert_eq!(s.of(RosterIdx(2)).len(), 2, "two days later: still known");
-        s.note(13, RosterIdx(2), "晚上好。");
+        s.note(13, RosterIdx(2), line_hash("晚上好。"));
         let days: Vec<i64> = s.of(RosterIdx(2)).iter().map(|l| l.0).collect();
         assert_eq!(days, [12, 13], "three days later: forgotten");
     }

@@ -129,13 +129,7 @@ impl Turns<'_, '_> {
         if c.end.is_some() {
             return;
         }
-        let t = &self.tuning.social;
-        let urgent = c.participants.iter().any(|&p| {
-            self.q
-                .get(self.inputs.roster.entity_of(p))
-                .is_ok_and(|v| v.5.energy < t.conversation.urgent_energy)
-        });
-        if urgent {
+        if c.tired {
             return finish(c, EndCause::UrgentNeed);
         }
         if !c.script_checked {

@@ -72,6 +72,16 @@ struct Crowd<'a, 'w, 's> {
 }
 
 impl Crowd<'_, '_, '_> {
+    /// Whether someone in `c` is too tired to go on (it ends before its turns).
+    fn tired(&self, c: &Conversation) -> bool {
+        let urgent = self.tuning.social.conversation.urgent_energy;
+        c.participants.iter().any(|&p| {
+            self.q
+                .get(self.inputs.roster.entity_of(p))
+                .is_ok_and(|v| v.5.energy < urgent)
+        })
+    }
+
     /// Whether this step's candidates for `c` are wanted.
     fn wanted(&self, c: &Conversation) -> bool {
         self.state.open.contains_key(&c.id)
@@ -150,7 +160,9 @@ fn odds(t: &SocialTuning, extraversion: f32, stages: &[Stage], boost: f32) -> f3
 
 impl Bystanders {
     /// Before the turns: every open talk that may take a joiner this step
-    /// gets its candidates (see the module's note).
+    /// gets its candidates (see the module's note); and, while its
+    /// participants are looked up anyway, every open talk learns whether
+    /// someone in it is too tired to go on.
     pub(in crate::sim::social) fn find(
         &mut self,
         turns: &Turns,
@@ -179,6 +191,7 @@ impl Bystanders {
         self.by_place.extend(lists.into_iter().flatten());
         let by_place = &self.by_place;
         let fill = |c: &mut Conversation| {
+            c.tired = crowd.state.open.contains_key(&c.id) && c.end.is_none() && crowd.tired(c);
             let mut out = std::mem::take(&mut c.could_join);
             out.clear();
             if crowd.wanted(c) {

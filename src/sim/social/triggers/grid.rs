@@ -84,7 +84,7 @@ impl Grid {
     }
 
     fn key(size: f32, v: Vec2) -> (i32, i32) {
-        ((v.x / size).floor() as i32, (v.y / size).floor() as i32)
+        (floor_i32(v.x / size), floor_i32(v.y / size))
     }
 
     /// The index of the cell with key `k`, if it lies in the box.
@@ -101,6 +101,19 @@ impl Grid {
             .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))
             .filter_map(|k| self.cell(k))
             .map(|c| &self.items[self.starts[c] as usize..self.starts[c + 1] as usize])
+    }
+}
+
+/// `x.floor() as i32`, without the library call that `floor` is on the
+/// default x86-64 target (no SSE4.1): a cell's key is found for everyone
+/// standing about, every step.
+fn floor_i32(x: f32) -> i32 {
+    // Toward zero (saturating, NaN → 0), then down one for a negative fraction.
+    let t = x as i32;
+    if (t as f32) > x {
+        t.saturating_sub(1)
+    } else {
+        t
     }
 }
 
@@ -150,6 +163,38 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
+
+    #[test]
+    fn floor_i32_is_floor() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            -3.0,
+            2.999_999,
+            -2.999_999,
+            1.0e9,
+            -1.0e9,
+            3.0e9,
+            -3.0e9,
+            2_147_483_520.0,
+            -2_147_483_648.0,
+            -2_147_483_904.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+        ];
+        let random = (0..10_000).map(|_| rng.random_range(-1.0e5f32..1.0e5));
+        for x in edges.into_iter().chain(random) {
+            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
+        }
+    }
 
     #[test]
     fn the_grid_finds_everyone_within_reach_and_nobody_twice() {
