@@ -134,9 +134,9 @@ fn request_plans(
     mut counter: ResMut<RequestCounter>,
     mut requests: MessageWriter<PlanRequest>,
     census: Res<Census>,
-    thinking: Query<&Resident, Busy>,
+    // Who plans later, and a flag for each resident (kept between steps).
+    (thinking, mut busy): (Query<&Resident, Busy>, Local<Vec<bool>>),
     q: Query<(Entity, &Resident, Option<&Activity>)>,
-    mut busy: Local<Vec<bool>>,
 ) {
     // Walkers (from the census), thinkers and talkers are left out by roster
     // idx: a sparse filter in the main query would make it visit residents out
@@ -535,41 +535,65 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
     let (town, tuning, roster) = (&*s.town, &*s.tuning, &*s.roster);
     let checked = crate::sim::par_chunks(&due, PARALLEL_PLANS, |part| {
         part.iter()
-            .map(|&(msg, at, me)| {
-                let (plan, mut problems) = validate(&msg.plan, at, town, tuning);
-                let with = partner(msg.plan.with.as_deref(), me, roster, &mut problems);
-                let walk = town.walk_minutes(at, plan.target, tuning.walk_speed).ceil() as i64;
-                let route = town.route(at, plan.target).unwrap_or_default();
-                Checked {
-                    plan,
-                    problems,
-                    with,
-                    walk,
-                    route,
-                }
-            })
+            .map(|&(msg, at, me)| check(&msg.plan, (at, me), town, tuning, roster))
             .collect::<Vec<_>>()
     });
     for (&(msg, at, _), c) in due.iter().zip(checked.into_iter().flatten()) {
-        let Ok((r, _, _, activity, mut tally)) = q.get_mut(msg.entity) else {
-            continue;
-        };
-        s.commands.entity(msg.entity).remove::<Thinking>();
+        if let Ok((r, _, _, activity, tally)) = q.get_mut(msg.entity) {
+            s.start(msg.entity, (r, at), (activity, tally), c);
+        }
+    }
+}
+
+/// `plan` validated for the resident `me` at `at`, and its way found.
+fn check(
+    plan: &Plan,
+    (at, me): (LocIdx, RosterIdx),
+    town: &Town,
+    tuning: &Tuning,
+    roster: &Roster,
+) -> Checked {
+    let (valid, mut problems) = validate(plan, at, town, tuning);
+    let with = partner(plan.with.as_deref(), me, roster, &mut problems);
+    let walk = town
+        .walk_minutes(at, valid.target, tuning.walk_speed)
+        .ceil() as i64;
+    let route = town.route(at, valid.target).unwrap_or_default();
+    Checked {
+        plan: valid,
+        problems,
+        with,
+        walk,
+        route,
+    }
+}
+
+impl Starting<'_, '_> {
+    /// A checked plan starts: counted, logged, the activity set, the walk
+    /// begun (or the action, when it is here).
+    fn start(
+        &mut self,
+        entity: Entity,
+        (r, at): (&Resident, LocIdx),
+        (activity, mut tally): (Option<Mut<Activity>>, Mut<Tally>),
+        checked: Checked,
+    ) {
+        self.commands.entity(entity).remove::<Thinking>();
         let Checked {
             plan,
             problems,
             with,
             walk,
             route,
-        } = c;
-        let now = s.clock.now;
+        } = checked;
+        let now = self.clock.now;
         tally.plans += 1;
         if plan.kind == ActivityKind::Eat {
             tally.ate(now);
         }
         if !problems.is_empty() {
             tally.fixed_plans += 1;
-            s.events.write(SimEvent {
+            self.events.write(SimEvent {
                 time: now,
                 body: EventBody::PlanFixed {
                     resident: r.id.clone(),
@@ -578,7 +602,7 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
             });
         }
         let target = plan.target;
-        s.log_plan(r, at, &plan);
+        self.log_plan(r, at, &plan);
         let new = Activity {
             text: Box::new(ActivityText {
                 action: plan.action,
@@ -595,14 +619,12 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
         match activity {
             Some(mut a) => *a = new,
             None => {
-                s.commands.entity(msg.entity).insert(new);
+                self.commands.entity(entity).insert(new);
             }
         }
-        s.set_off(r, (at, target), (walk, route), msg.entity);
+        self.set_off(r, (at, target), (walk, route), entity);
     }
-}
 
-impl Starting<'_, '_> {
     /// Logs the plan.
     fn log_plan(&mut self, r: &Resident, at: LocIdx, plan: &ValidPlan) {
         let town = &self.town;
