@@ -249,8 +249,8 @@ impl ActivityKind {
         }
     }
 
-    /// Classifies a plan's action text (from any brain): the first kind in
-    /// [`ACTION_WORDS`] with a word in it (lower-cased), else leisure.
+    /// Classifies a plan's action text (from any brain): the earliest kind
+    /// one of whose words it holds (lower-cased), else leisure.
     pub fn from_action(action: &str) -> Self {
         let (words, kind_of) = &*ACTION_MATCHER;
         words
