@@ -94,29 +94,19 @@ pub(crate) fn batching() -> bevy::ecs::batching::BatchingStrategy {
 /// stays cheap.
 pub(crate) const CHUNKS_PER_THREAD: usize = 4;
 
-/// `f` over `items` in a few chunks per pool thread (so a thread that
-/// finishes early takes another instead of idling), the results in the
-/// chunks' order (so whatever is merged from them is the same for any thread
-/// count); one call over everything with one thread or fewer than `min` items.
+/// `f` over `items` in a few chunks per pool thread (see [`par_ranges`]).
 pub(crate) fn par_chunks<T: Sync, R: Send + 'static>(
     items: &[T],
     min: usize,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
-    let threads = pool_threads();
-    if threads < 2 || items.len() < min.max(2) {
-        return vec![f(items)];
-    }
-    let f = &f;
-    bevy::tasks::ComputeTaskPool::get().scope(|s| {
-        for part in items.chunks(items.len().div_ceil(threads * CHUNKS_PER_THREAD)) {
-            s.spawn(async move { f(part) });
-        }
-    })
+    par_ranges(items.len(), min, |range| f(&items[range]))
 }
 
-/// `f` over `0..n` cut into ranges as [`par_chunks`] cuts a slice, the
-/// results in the ranges' order.
+/// `f` over `0..n` cut into a few ranges per pool thread (so a thread that
+/// finishes early takes another instead of idling), the results in the
+/// ranges' order (so whatever is merged from them is the same for any thread
+/// count); one call over everything with one thread or fewer than `min`.
 pub(crate) fn par_ranges<R: Send + 'static>(
     n: usize,
     min: usize,
