@@ -199,7 +199,6 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     // Now and then a thought about a recent conversation or the resident's motto.
     let recent_talk = cx
         .relationships
-        .0
         .iter()
         .filter_map(|r| r.last_interaction.get().map(|t| (t, &r.with)))
         .filter(|(t, _)| t.minutes_until(cx.now) < 360)

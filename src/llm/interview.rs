@@ -69,7 +69,6 @@ pub fn prompt(iv: &Interview<'_>, question: &str) -> String {
     let ties = iv
         .who
         .ties
-        .0
         .iter()
         .filter(|r| !r.impression.is_empty())
         .map(|r| {

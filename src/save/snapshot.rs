@@ -277,7 +277,7 @@ fn take_residents(world: &mut World) -> Vec<ResidentSnap> {
                     rng: RngState::of(&rng.rng()),
                     raised: knowledge.raised().to_vec(),
                 },
-                ties: ties.0.clone(),
+                ties: ties.as_slice().to_vec(),
                 memories: memories.entries().to_vec(),
                 facts: Some(facts),
             }

@@ -120,7 +120,6 @@ impl<'w> Interview<'w> {
                 let names = self
                     .who
                     .ties
-                    .0
                     .iter()
                     .filter(|r| r.talked_on(day))
                     .map(|r| self.words.roster.name_of(r.with_idx))

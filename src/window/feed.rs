@@ -135,7 +135,7 @@ fn sample_relations(
     let mut ties = vec![Vec::new(); roster.len()];
     for (r, rel) in &residents {
         if let Some(slot) = ties.get_mut(r.idx.i()) {
-            *slot = rel.0.iter().map(|t| (t.with_idx, t.strength)).collect();
+            *slot = rel.iter().map(|t| (t.with_idx, t.strength)).collect();
         }
     }
     history.samples.push((clock.now, ties));

@@ -128,7 +128,6 @@ impl Answering<'_, '_> {
             .iv
             .who
             .ties
-            .0
             .iter()
             .filter(|r| r.talked_on(day))
             .map(|r| (r.strength, self.iv.words.roster.name_of(r.with_idx)))
@@ -361,7 +360,6 @@ impl Answering<'_, '_> {
                     .iv
                     .who
                     .ties
-                    .0
                     .iter()
                     .filter(|r| r.kind == RelationKind::Family)
                     .map(|r| {

@@ -245,7 +245,7 @@ fn liking(now: &Moment, place: LocIdx, evening: bool) -> f32 {
 
 /// Whether family lives under the same roof (dinner at home, then).
 fn lives_with_family(cx: &crate::sim::brain::PlanContext<'_>) -> bool {
-    cx.relationships.0.iter().any(|r| {
+    cx.relationships.iter().any(|r| {
         r.kind == crate::scenario::RelationKind::Family
             && cx
                 .census
@@ -392,7 +392,6 @@ const CHAT_AGAIN_MINUTES: i64 = 8 * 60;
 fn known_whereabouts(now: &Moment) -> Vec<Known> {
     let cx = now.cx;
     cx.relationships
-        .0
         .iter()
         .filter_map(|r| {
             let i = r.with_idx;

@@ -204,7 +204,7 @@ fn plan_system(cx: &PlanContext<'_>, layers: &Assembled) -> String {
 
 /// The resident's ten first ties: whom, what, how close, the impression.
 fn relationship_lines<'a>(cx: &'a PlanContext<'a>) -> impl Iterator<Item = String> + 'a {
-    cx.relationships.0.iter().take(10).map(|r| {
+    cx.relationships.iter().take(10).map(|r| {
         format!(
             "  - {}：{}，亲密度{:.0}，印象：{}",
             cx.roster.name(&r.with),

@@ -179,7 +179,7 @@ fn pairings(
         if Some(a) == host || !adult(persona) || dates.dating(a) || !eligible(a) {
             continue;
         }
-        for t in ties.0.iter().filter(|t| datable(t.kind, t.strength)) {
+        for t in ties.iter().filter(|t| datable(t.kind, t.strength)) {
             let b = t.with_idx;
             let Some(Some((_, other, back))) = by_idx.get(b.i()) else {
                 continue;

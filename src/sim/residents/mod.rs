@@ -385,10 +385,18 @@ pub enum TalkOutcome {
     Plain,
 }
 
-/// One resident's ties, sorted by the other's roster index (build with
-/// [`Relationships::new`] or [`Relationships::entry`] to keep it so).
+/// One resident's ties, sorted by the other's roster index (built with
+/// [`Relationships::new`] and grown with [`Relationships::entry`], which keep
+/// it so).
 #[derive(Component, Debug, Clone, Default)]
-pub struct Relationships(pub Vec<Relationship>);
+pub struct Relationships {
+    ties: Vec<Relationship>,
+    /// Each tie's `with_idx`, in the same order. The step looks ties up by
+    /// index thousands of times (who joins a talk, who meets whom): in a big
+    /// town a binary search over these few bytes costs a cache miss or two,
+    /// over the ties themselves one per probe.
+    keys: Vec<RosterIdx>,
+}
 
 impl Relationship {
     /// A tie read back from a save (its roster index is set when it is put back).
@@ -422,18 +430,40 @@ impl Relationship {
 }
 
 impl Relationships {
-    /// The relationship with `other`, if any.
-    pub fn get(&self, other: &ResidentId) -> Option<&Relationship> {
-        self.0.iter().find(|r| &r.with == other)
+    /// The ties, in the others' roster order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Relationship> {
+        self.ties.iter()
     }
 
-    /// The relationship with the resident at roster index `idx` (a binary search:
-    /// the list is kept in roster order, as social triggers look ties up every step).
+    /// The ties, to change what they hold; whom each is with stays.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Relationship> {
+        self.ties.iter_mut()
+    }
+
+    /// The ties as a slice, in the others' roster order.
+    pub fn as_slice(&self) -> &[Relationship] {
+        &self.ties
+    }
+
+    /// How many ties.
+    pub fn len(&self) -> usize {
+        self.ties.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ties.is_empty()
+    }
+
+    /// The relationship with `other`, if any.
+    pub fn get(&self, other: &ResidentId) -> Option<&Relationship> {
+        self.ties.iter().find(|r| &r.with == other)
+    }
+
+    /// The relationship with the resident at roster index `idx` (a binary
+    /// search of the keys: see [`Relationships`]).
     pub fn by_idx(&self, idx: RosterIdx) -> Option<&Relationship> {
-        self.0
-            .binary_search_by_key(&idx, |r| r.with_idx)
-            .ok()
-            .map(|i| &self.0[i])
+        self.keys.binary_search(&idx).ok().map(|i| &self.ties[i])
     }
 
     /// The strength of the tie with `other` (0 when none).
@@ -443,11 +473,13 @@ impl Relationships {
 
     /// The relationship with `other` (roster index `idx`), created as strangers if new.
     pub fn entry(&mut self, other: &ResidentId, idx: RosterIdx) -> &mut Relationship {
-        let i = match self.0.binary_search_by_key(&idx, |r| r.with_idx) {
+        let i = match self.keys.binary_search(&idx) {
             Ok(i) => i,
             Err(i) => {
-                crate::base::room_for_one(&mut self.0);
-                self.0.insert(
+                crate::base::room_for_one(&mut self.ties);
+                crate::base::room_for_one(&mut self.keys);
+                self.keys.insert(i, idx);
+                self.ties.insert(
                     i,
                     Relationship {
                         with: other.clone(),
@@ -465,14 +497,17 @@ impl Relationships {
                 i
             }
         };
-        &mut self.0[i]
+        &mut self.ties[i]
     }
 
-    /// Builds the list from ties in any order.
+    /// Builds the list from ties in any order (one per other resident: the
+    /// first of any with the same index is kept).
     pub fn new(mut ties: Vec<Relationship>) -> Self {
         ties.sort_by_key(|r| r.with_idx);
         ties.dedup_by_key(|r| r.with_idx);
-        Self(ties)
+        ties.shrink_to_fit();
+        let keys = ties.iter().map(|r| r.with_idx).collect();
+        Self { ties, keys }
     }
 }
 

@@ -416,8 +416,7 @@ impl Closing<'_, '_> {
                 continue;
             };
             for r in
-                me.3.0
-                    .iter_mut()
+                me.3.iter_mut()
                     .filter(|r| c.participants.contains(&r.with_idx))
             {
                 r.last_talk = Some(Box::new(LastTalk {

@@ -37,7 +37,7 @@ pub(super) fn fade_ties(
     let floor = r.acquaintance;
     let mut faded: Vec<(usize, SimEvent)> = Vec::new();
     for (me, mut ties) in &mut q {
-        for t in ties.0.iter_mut() {
+        for t in ties.iter_mut() {
             // Never talked in this run: quiet since the day before it began.
             let last = t.talk_days.last().map_or(state.first_day - 1, i64::from);
             let quiet = today - last > 1;

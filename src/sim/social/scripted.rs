@@ -295,7 +295,6 @@ fn converse_fields(
     // The partner's strongest tie other than the runner.
     let tie = partner
         .3
-        .0
         .iter()
         .filter(|r| r.with_idx != ai)
         .max_by(|x, y| {
@@ -361,7 +360,6 @@ fn partner_persona(
         lines.push(format!("有空的时候我爱{does}。"));
     }
     let mut close: Vec<_> = ties
-        .0
         .iter()
         .filter(|r| !r.impression.is_empty() && r.kind != RelationKind::Stranger)
         .collect();

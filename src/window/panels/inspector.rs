@@ -312,10 +312,10 @@ fn memories_section(ui: &mut egui::Ui, memories: &Memories, search: &mut String)
 
 /// The ties, strongest first.
 fn ties_section(ui: &mut egui::Ui, ties: &Relationships, roster: &Roster) {
-    egui::CollapsingHeader::new(format!("关系（{}）", ties.0.len()))
+    egui::CollapsingHeader::new(format!("关系（{}）", ties.len()))
         .default_open(true)
         .show(ui, |ui| {
-            let mut ties: Vec<_> = ties.0.iter().collect();
+            let mut ties: Vec<_> = ties.iter().collect();
             ties.sort_by(|a, b| b.strength.total_cmp(&a.strength));
             egui::Grid::new("ties").striped(true).show(ui, |ui| {
                 for t in ties {

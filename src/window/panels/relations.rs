@@ -80,7 +80,7 @@ fn shown_rows(
     let Some((_, rel)) = residents.iter().find(|(r, _)| r.idx == sel) else {
         return shown;
     };
-    let mut ties: Vec<_> = rel.0.iter().collect();
+    let mut ties: Vec<_> = rel.iter().collect();
     ties.sort_by(|a, b| b.strength.total_cmp(&a.strength));
     std::iter::once(sel)
         .chain(ties.iter().map(|t| t.with_idx))
@@ -100,7 +100,7 @@ fn strengths(
         let Some(row) = column(r.idx) else {
             continue;
         };
-        for t in &rel.0 {
+        for t in rel.iter() {
             if let Some(col) = column(t.with_idx) {
                 strength[row][col] = Some(t.strength);
             }

@@ -374,7 +374,7 @@ impl PlanCalls<'_, '_> {
         let Some(prompt) = self
             .inputs
             .with_context_at(asked.entity, asked.when, |cx, _| {
-                let knows: Vec<RosterIdx> = cx.relationships.0.iter().map(|r| r.with_idx).collect();
+                let knows: Vec<RosterIdx> = cx.relationships.iter().map(|r| r.with_idx).collect();
                 let others = others_for(r.idx, cx.at, &knows, cx.census, cx.roster, cx.town, doing);
                 let budget = prompts::Budgeting::new(&cx.tuning.prompt, counter);
                 prompts::plan_messages(cx, (&others, now), &recalled, &budget)

@@ -231,7 +231,7 @@ impl Pass<'_, '_> {
             .lookup
             .ties(s)
             .into_iter()
-            .flat_map(|t| t.0.iter())
+            .flat_map(|t| t.iter())
             .filter(|r| ((r.with_idx).i()) < n && available(r.with_idx))
             .max_by(|x, y| {
                 stage(x.strength)
