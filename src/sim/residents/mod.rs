@@ -423,6 +423,22 @@ impl Relationship {
         }
     }
 
+    /// A first view of `with` (roster index `idx`): strangers, never met.
+    pub(crate) fn stranger(with: ResidentId, idx: RosterIdx) -> Self {
+        Self {
+            with,
+            with_idx: idx,
+            kind: RelationKind::Stranger,
+            strength: 5.0,
+            impression: Impression::default(),
+            interactions: 0,
+            last_interaction: MaybeTime::NEVER,
+            met: MaybeTime::NEVER,
+            last_talk: None,
+            talk_days: TalkDays::default(),
+        }
+    }
+
     /// Whether they talked on `day` (a [`GameTime::social_day`]).
     pub fn talked_on(&self, day: i64) -> bool {
         self.talk_days.contains(day as i32)
@@ -479,21 +495,8 @@ impl Relationships {
                 crate::base::room_for_one(&mut self.ties);
                 crate::base::room_for_one(&mut self.keys);
                 self.keys.insert(i, idx);
-                self.ties.insert(
-                    i,
-                    Relationship {
-                        with: other.clone(),
-                        with_idx: idx,
-                        kind: RelationKind::Stranger,
-                        strength: 5.0,
-                        impression: Impression::default(),
-                        interactions: 0,
-                        last_interaction: MaybeTime::NEVER,
-                        met: MaybeTime::NEVER,
-                        last_talk: None,
-                        talk_days: TalkDays::default(),
-                    },
-                );
+                self.ties
+                    .insert(i, Relationship::stranger(other.clone(), idx));
                 i
             }
         };
