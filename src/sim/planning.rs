@@ -68,6 +68,27 @@ impl RequestCounter {
     }
 }
 
+/// Requests to the built-in brain in this step, answered in it: such a
+/// resident is thinking only from its request to its plan, so it is marked
+/// here rather than given a [`Thinking`] (adding and taking away a component
+/// costs an archetype move each, for hundreds a step in a big town). One
+/// whose answer does not come is given its `Thinking` at the step's end, as
+/// it would have had all along.
+#[derive(Resource, Default)]
+struct AskedNow {
+    /// Each resident's request this step by roster idx; 0: none, or started.
+    by_idx: Vec<u64>,
+    /// Who was asked, in order.
+    asked: Vec<(RosterIdx, Entity, u64)>,
+}
+
+impl AskedNow {
+    /// Whether `request` is `idx`'s request this step, not yet started.
+    fn wanted(&self, idx: RosterIdx, request: u64) -> bool {
+        self.by_idx.get(idx.i()) == Some(&request)
+    }
+}
+
 /// Plan requests made so far (a save keeps the count, so request numbers go on).
 pub(crate) fn requests_made(world: &World) -> u64 {
     world.resource::<RequestCounter>().0
@@ -82,6 +103,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_message::<PlanRequest>()
         .add_message::<PlanReady>()
         .init_resource::<RequestCounter>()
+        .init_resource::<AskedNow>()
         .configure_sets(
             SimStep,
             (
@@ -131,12 +153,12 @@ type Busy = Or<(With<Thinking>, With<Talking>)>;
 fn request_plans(
     mut commands: Commands,
     clock: Res<Clock>,
-    mut counter: ResMut<RequestCounter>,
+    (mut counter, mut asked): (ResMut<RequestCounter>, ResMut<AskedNow>),
     mut requests: MessageWriter<PlanRequest>,
     census: Res<Census>,
     // Who plans later, and a flag for each resident (kept between steps).
     (thinking, mut busy): (Query<&Resident, Busy>, Local<Vec<bool>>),
-    q: Query<(Entity, &Resident, Option<&Activity>)>,
+    (q, asynchronous): (PlanCandidates, Query<(), With<AsyncMind>>),
 ) {
     // Walkers (from the census), thinkers and talkers are left out by roster
     // idx: a sparse filter in the main query would make it visit residents out
@@ -159,12 +181,21 @@ fn request_plans(
         .collect();
     // Roster order, so request ids (and everything downstream) are the same every run.
     idle.sort_unstable();
-    for (_, entity) in idle {
+    asked.by_idx.resize(census.entries.len(), 0);
+    for (idx, entity) in idle {
         let request = counter.next();
-        commands.entity(entity).insert(Thinking { request });
+        if asynchronous.contains(entity) {
+            commands.entity(entity).insert(Thinking { request });
+        } else if let Some(slot) = asked.by_idx.get_mut(idx.i()) {
+            *slot = request;
+            asked.asked.push((idx, entity, request));
+        }
         requests.write(PlanRequest { entity, request });
     }
 }
+
+/// Who may be asked for a plan: when its action ends.
+type PlanCandidates<'w, 's> = Query<'w, 's, (Entity, &'static Resident, Option<&'static Activity>)>;
 
 /// Everything a brain reads to plan for one resident; shared by the built-in
 /// answer and async minds (prompts, fallbacks).
@@ -522,13 +553,21 @@ const PARALLEL_PLANS: usize = 256;
 /// Validated plans start: logged, the activity set, the walk begun (or the
 /// action, when it is here). The answers still wanted are checked and their
 /// ways found side by side (reading only); then they start in order.
-fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Query<PlanTarget>) {
+fn apply_plans(
+    mut ready: MessageReader<PlanReady>,
+    mut s: Starting,
+    mut q: Query<PlanTarget>,
+    mut asked: ResMut<AskedNow>,
+) {
     // A superseded request's answer is dropped.
     let due: Vec<(&PlanReady, LocIdx, RosterIdx)> = ready
         .read()
         .filter_map(|msg| {
             let (r, at, thinking, ..) = q.get(msg.entity).ok()?;
-            let wanted = thinking.is_some_and(|t| t.request == msg.request);
+            let wanted = match thinking {
+                Some(t) => t.request == msg.request,
+                None => asked.wanted(r.idx, msg.request),
+            };
             wanted.then_some((msg, at.0, r.idx))
         })
         .collect();
@@ -539,8 +578,25 @@ fn apply_plans(mut ready: MessageReader<PlanReady>, mut s: Starting, mut q: Quer
             .collect::<Vec<_>>()
     });
     for (&(msg, at, _), c) in due.iter().zip(checked.into_iter().flatten()) {
-        if let Ok((r, _, _, activity, tally)) = q.get_mut(msg.entity) {
+        if let Ok((r, _, thinking, activity, tally)) = q.get_mut(msg.entity) {
+            if thinking.is_some() {
+                s.commands.entity(msg.entity).remove::<Thinking>();
+            } else {
+                asked.by_idx[r.idx.i()] = 0;
+            }
             s.start(msg.entity, (r, at), (activity, tally), c);
+        }
+    }
+    still_thinking(&mut asked, &mut s.commands);
+}
+
+/// Whoever was asked this step and has not started a plan is thinking until
+/// its answer comes (see [`AskedNow`]).
+fn still_thinking(asked: &mut AskedNow, commands: &mut Commands) {
+    let AskedNow { by_idx, asked } = asked;
+    for (idx, entity, request) in asked.drain(..) {
+        if std::mem::take(&mut by_idx[idx.i()]) == request {
+            commands.entity(entity).insert(Thinking { request });
         }
     }
 }
@@ -578,7 +634,6 @@ impl Starting<'_, '_> {
         (activity, mut tally): (Option<Mut<Activity>>, Mut<Tally>),
         checked: Checked,
     ) {
-        self.commands.entity(entity).remove::<Thinking>();
         let Checked {
             plan,
             problems,
