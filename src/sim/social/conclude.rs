@@ -3,6 +3,7 @@
 //! may set an appointment or pass on an invitation, and is logged.
 
 use bevy::ecs::system::SystemParam;
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 mod ties;
@@ -62,8 +63,9 @@ pub(super) struct Closing<'w, 's> {
     recaps: MessageWriter<'w, RecapRequest>,
     learn: MessageWriter<'w, Learn>,
     census: Res<'w, Census>,
-    /// First impressions made so far, by place and occupation.
-    impressions: Local<'s, bevy::platform::collections::HashMap<(LocIdx, String), Impression>>,
+    /// First impressions made so far, by place and occupation (looked up by
+    /// the occupation's text, without copying it).
+    impressions: Local<'s, HashMap<LocIdx, HashMap<String, Impression>>>,
 }
 
 /// At most this many bystanders remember a quarrel they heard.

@@ -8,13 +8,14 @@
 //! same step) is worked out again then, so the log does not depend on the
 //! threads.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use super::super::analysis::{self, TieCore, topic_zh};
 use super::super::message::Trigger;
 use super::{Closing, Conversation, Effects};
 use crate::base::time::GameTime;
-use crate::scenario::{BigFive, RelationKind, ResidentId, SocialTuning};
+use crate::scenario::{BigFive, LocIdx, RelationKind, ResidentId, SocialTuning};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::event_log::ties::RelationshipDelta;
@@ -124,6 +125,23 @@ fn work_out(
     Moved { after, old, reason }
 }
 
+/// A first impression of someone of `occupation` met at `place` (its index
+/// and name), from those `made` so far: shared, as many meet many at the
+/// same place.
+fn impression(
+    made: &mut HashMap<LocIdx, HashMap<String, Impression>>,
+    (place, name): (LocIdx, &str),
+    occupation: &str,
+) -> Impression {
+    let here = made.entry(place).or_default();
+    if let Some(known) = here.get(occupation) {
+        return known.clone();
+    }
+    let new = Impression::from(format!("在{name}聊过天的{occupation}").as_str());
+    here.insert(occupation.to_owned(), new.clone());
+    new
+}
+
 impl Closing<'_, '_> {
     /// Every participant's view of every other moves (see the module's
     /// note), from `foreseen` where it still holds; returns how far each
@@ -202,17 +220,8 @@ impl Closing<'_, '_> {
         let rel = me.3.entry(&other_id, b);
         m.after.put(rel);
         if rel.impression.is_empty() {
-            // Shared: many meet many at the same place.
-            let town = &self.town;
-            rel.impression = self
-                .impressions
-                .entry((c.place, other.1.occupation.clone()))
-                .or_insert_with_key(|(place, occupation)| {
-                    Impression::from(
-                        format!("在{}聊过天的{occupation}", town.name(*place)).as_str(),
-                    )
-                })
-                .clone();
+            let place = (c.place, self.town.name(c.place));
+            rel.impression = impression(&mut self.impressions, place, &other.1.occupation);
         }
         let (strength, kind) = (rel.strength, rel.kind);
         Some((m, strength, kind))
