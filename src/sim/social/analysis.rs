@@ -7,11 +7,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::emotion::Emotion;
-use crate::base::time::{GameTime, MaybeTime};
 use crate::scenario::{BigFive, RelationKind, SocialTuning};
 use crate::scenario::{KeywordTable, RelationshipTuning, StageValues};
 use crate::sim::residents::roster::RosterIdx;
-use crate::sim::residents::{Relationship, TalkDays};
 
 /// How close two residents are, from strength alone (family and colleagues too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -256,74 +254,25 @@ pub fn apply_delta(strength: f32, delta: f32) -> f32 {
     (strength + delta).clamp(0.0, 100.0)
 }
 
-/// What a meeting moves of a tie; whom it is with, the impression and the
-/// last talk stay. Worked on apart from the tie, so that a closing talk's
-/// views can be worked out before they are put in place.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct TieCore {
-    pub(crate) strength: f32,
-    pub(crate) kind: RelationKind,
-    interactions: u32,
-    last_interaction: MaybeTime,
-    met: MaybeTime,
-    pub(crate) talk_days: TalkDays,
-}
-
-impl TieCore {
-    /// What `tie` holds of it.
-    pub(crate) fn of(tie: &Relationship) -> Self {
-        Self {
-            strength: tie.strength,
-            kind: tie.kind,
-            interactions: tie.interactions,
-            last_interaction: tie.last_interaction,
-            met: tie.met,
-            talk_days: tie.talk_days,
-        }
-    }
-
-    /// Writes it into `tie`.
-    pub(crate) fn put(self, tie: &mut Relationship) {
-        tie.strength = self.strength;
-        tie.kind = self.kind;
-        tie.interactions = self.interactions;
-        tie.last_interaction = self.last_interaction;
-        tie.met = self.met;
-        tie.talk_days = self.talk_days;
-    }
-
-    /// One meeting's mark (see [`meet`]); returns the strength and kind before.
-    pub(crate) fn meet(
-        &mut self,
-        points: f32,
-        now: GameTime,
-        r: &RelationshipTuning,
-    ) -> (f32, RelationKind) {
-        let before = (self.strength, self.kind);
-        self.strength = apply_delta(self.strength, points);
-        self.kind = reclassify(self.kind, self.strength, r);
-        self.interactions += 1;
-        self.last_interaction.set(now);
-        if self.met.get().is_none() {
-            self.met.set(now);
-        }
-        self.talk_days.note(now.social_day() as i32);
-        before
-    }
-}
-
 /// One meeting's mark on a tie (a conversation, a date): the strength moves
 /// by `points`, the stage follows, the meeting is counted and dated.
 /// Returns the strength and kind before.
 pub(crate) fn meet(
-    tie: &mut Relationship,
+    tie: &mut crate::sim::residents::Relationship,
     points: f32,
-    now: GameTime,
+    now: crate::base::time::GameTime,
     r: &RelationshipTuning,
 ) -> (f32, RelationKind) {
-    let mut core = TieCore::of(tie);
-    let before = core.meet(points, now, r);
-    core.put(tie);
+    let before = (tie.strength, tie.kind);
+    tie.strength = apply_delta(tie.strength, points);
+    tie.kind = reclassify(tie.kind, tie.strength, r);
+    tie.interactions += 1;
+    tie.last_interaction.set(now);
+    if tie.met.get().is_none() {
+        tie.met.set(now);
+    }
+    let day = now.social_day() as i32;
+    tie.talk_days.note(day);
     before
 }
 

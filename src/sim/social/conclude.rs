@@ -6,23 +6,20 @@ use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
-mod ties;
-
 use super::analysis;
+use super::analysis::topic_zh;
 use super::emotion::Emotion;
 use super::meetings::{Meetings, when_text};
 use super::message::{ConversationState, Talking};
 use super::{Conversation, RecapRequest, SocialState};
-use analysis::topic_zh;
 use rand::RngExt;
-use ties::{Foreseen, Foresight};
 
 use super::cue::Cue;
 use crate::scenario::dialogue::ExchangeList;
-use crate::scenario::{LocIdx, ResidentId, Town};
+use crate::scenario::{LocIdx, RelationKind, ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::events::{EventBody, SimEvent};
-use crate::sim::event_log::ties::ConversationMemory;
+use crate::sim::event_log::ties::{ConversationMemory, RelationshipDelta};
 use crate::sim::knowledge::facts::{About, Learn, Source};
 use crate::sim::notices::learn_gathering;
 use crate::sim::residents::census::Census;
@@ -80,52 +77,40 @@ pub(super) fn conclude(mut closing: Closing, mut conversations: Query<&mut Conve
         .filter(|(_, e)| conversations.get(**e).is_ok_and(|c| c.end.is_some()))
         .map(|(id, e)| (*id, *e))
         .collect();
-    let mut foreseen = foresee_ties(&closing, &conversations, &done).into_iter();
     for (id, entity) in done {
-        let ties = foreseen.next().unwrap_or_default();
         closing.state.open.remove(&id);
         let Ok(mut c) = conversations.get_mut(entity) else {
             continue;
         };
         c.state = ConversationState::Ended;
-        closing.close(id, &c, ties);
+        closing.close(id, &c);
         closing.commands.entity(entity).despawn();
     }
 }
 
-/// Closing talks below this many work their views out on one thread.
-const PARALLEL_CLOSING: usize = 8;
+/// A staff greeting's gain in a tie counts this much (quarrels in full).
+const STAFF_GREETING_WEIGHT: f32 = 0.3;
 
-/// The views in each of the talks `done` after it, worked out ahead on all
-/// threads (see [`ties`]); empty for a talk that moves none.
-fn foresee_ties(
-    closing: &Closing,
-    conversations: &Query<&mut Conversation>,
-    done: &[(u64, Entity)],
-) -> Vec<Vec<Option<Foreseen>>> {
-    let cx = Foresight {
-        clock: &closing.clock,
-        tuning: &closing.tuning,
-        roster: &closing.roster,
-        people: &closing.people,
-    };
-    let parts = crate::sim::par_chunks(done, PARALLEL_CLOSING, |part| {
-        part.iter()
-            .map(|&(_, e)| {
-                conversations
-                    .get(e)
-                    .ok()
-                    .filter(|c| c.messages.len() >= 2)
-                    .map_or_else(Vec::new, |c| ties::foresee(&cx, c))
-            })
-            .collect::<Vec<_>>()
-    });
-    parts.into_iter().flatten().collect()
+/// A first impression of someone of `occupation` met at `place` (its index
+/// and name), from those `made` so far: shared, as many meet many at the
+/// same place.
+fn impression(
+    made: &mut HashMap<LocIdx, HashMap<String, Impression>>,
+    (place, name): (LocIdx, &str),
+    occupation: &str,
+) -> Impression {
+    let here = made.entry(place).or_default();
+    if let Some(known) = here.get(occupation) {
+        return known.clone();
+    }
+    let new = Impression::from(format!("在{name}聊过天的{occupation}").as_str());
+    here.insert(occupation.to_owned(), new.clone());
+    new
 }
 
 impl Closing<'_, '_> {
     /// Everything a conversation leaves behind, then its `conversation_end`.
-    fn close(&mut self, id: u64, c: &Conversation, ties: Vec<Option<Foreseen>>) {
+    fn close(&mut self, id: u64, c: &Conversation) {
         self.release(id, c);
         let ids: Vec<_> = c
             .participants
@@ -136,7 +121,7 @@ impl Closing<'_, '_> {
         let mut memories = Vec::new();
         // A greeting nobody answered changes nothing.
         if c.messages.len() >= 2 {
-            let moved = self.change_ties(c, &ids, &mut changes, ties);
+            let moved = self.change_ties(c, &ids, &mut changes);
             // The phrase bank's topic most lines came from, read once.
             let subject = self.subject(c);
             let label = subject.as_ref().map(|s| &*s.subject);
@@ -211,6 +196,108 @@ impl Closing<'_, '_> {
                 plan.with = None;
             }
         }
+    }
+
+    /// Every participant's view of every other moves by what the two said
+    /// to each other and their compatibility, less as the tie nears the
+    /// top; returns how far each one's biggest tie moved.
+    fn change_ties(
+        &mut self,
+        c: &Conversation,
+        ids: &[ResidentId],
+        changes: &mut Vec<RelationshipDelta>,
+    ) -> Vec<f32> {
+        let mut moved = vec![0.0f32; c.participants.len()];
+        for (k, &a) in c.participants.iter().enumerate() {
+            for &b in &c.participants {
+                if a == b {
+                    continue;
+                }
+                let Some((old, new, kind, old_kind, reason)) = self.change_tie(c, a, b) else {
+                    continue;
+                };
+                if (new - old).abs() > moved[k].abs() {
+                    moved[k] = new - old;
+                }
+                if new == old && kind == old_kind {
+                    continue;
+                }
+                let other = self.roster.id_of(b).clone();
+                changes.push(RelationshipDelta {
+                    resident: ids[k].clone(),
+                    other: other.clone(),
+                    old,
+                    new,
+                });
+                self.events.write(SimEvent {
+                    time: self.clock.now,
+                    body: EventBody::RelationshipChange {
+                        resident: ids[k].clone(),
+                        other,
+                        old_strength: old,
+                        new_strength: new,
+                        previous_relation: (kind != old_kind).then_some(old_kind),
+                        relation: kind,
+                        reason,
+                    },
+                });
+            }
+        }
+        moved
+    }
+
+    /// `a`'s view of `b` after the conversation: the strength before and
+    /// after, the kind after and before, and why.
+    fn change_tie(
+        &mut self,
+        c: &Conversation,
+        a: RosterIdx,
+        b: RosterIdx,
+    ) -> Option<(f32, f32, RelationKind, RelationKind, String)> {
+        let t = &self.tuning.social;
+        let mut delta = analysis::tie_delta(
+            &t.relationship,
+            &c.messages,
+            (a, b),
+            (c.participants.len(), &c.topic),
+        );
+        // Serving a customer is courtesy, not friendship: it counts a little.
+        if c.trigger == super::message::Trigger::Work && delta.points > 0.0 {
+            delta.points *= STAFF_GREETING_WEIGHT;
+            delta
+                .rules
+                .push(format!("招呼客人×{STAFF_GREETING_WEIGHT}"));
+        }
+        let entities = [self.roster.entity_of(a), self.roster.entity_of(b)];
+        let [mut me, other] = self.people.get_many_mut(entities).ok()?;
+        let (factor, why) =
+            analysis::compatibility(&t.relationship, &me.1.personality, &other.1.personality);
+        let other_id = other.0.id.clone();
+        let rel = me.3.entry(&other_id, b);
+        let today = self.clock.now.social_day() as i32;
+        if delta.points > 0.0 && rel.talk_days.last() == Some(today) {
+            delta.points *= t.relationship.again_today;
+            delta.rules.push("今天已聊过，增幅减半".into());
+        }
+        let points = analysis::diminished(&t.relationship, rel.strength, delta.points * factor);
+        if points < delta.points * factor {
+            delta.rules.push("交情已深，增幅递减".into());
+        }
+        let (old, old_kind) = analysis::meet(rel, points, self.clock.now, &t.relationship);
+        if rel.impression.is_empty() {
+            let place = (c.place, self.town.name(c.place));
+            rel.impression = impression(&mut self.impressions, place, &other.1.occupation);
+        }
+        let mut rules = delta.rules;
+        rules.extend(why);
+        let reason = format!(
+            "{}（{}句，话题：{}）：{}",
+            if c.is_group() { "群聊" } else { "对话" },
+            c.messages.len(),
+            topic_zh(&c.topic),
+            rules.join("、")
+        );
+        Some((old, rel.strength, rel.kind, old_kind, reason))
     }
 
     /// Each participant's company restored, the talk counted, and a memory
