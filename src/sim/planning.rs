@@ -601,6 +601,28 @@ fn still_thinking(asked: &mut AskedNow, commands: &mut Commands) {
     }
 }
 
+/// `a` becomes `plan`'s activity, not yet under way, until `busy_until`,
+/// keeping company `with`. The old texts' room is reused (the plan's own go
+/// to the log): a big town starts hundreds of plans a step, and allocating
+/// and freeing their texts was a good part of starting them.
+fn renew(a: &mut Activity, plan: &ValidPlan, (busy_until, with): (GameTime, Option<RosterIdx>)) {
+    // Every field, so that a new one cannot be left stale.
+    let Activity {
+        text,
+        kind,
+        target,
+        duration,
+        busy_until: until,
+        underway,
+        with: company,
+    } = a;
+    text.action.clone_from(&plan.action);
+    text.dialogue.clone_from(&plan.dialogue);
+    text.emoji.clone_from(&plan.emoji);
+    (*kind, *target, *duration) = (plan.kind, plan.target, plan.duration);
+    (*until, *underway, *company) = (busy_until, false, with);
+}
+
 /// `plan` validated for the resident `me` at `at`, and its way found.
 fn check(
     plan: &Plan,
@@ -657,41 +679,42 @@ impl Starting<'_, '_> {
             });
         }
         let target = plan.target;
-        self.log_plan(r, at, &plan);
-        let new = Activity {
-            text: Box::new(ActivityText {
-                action: plan.action,
-                dialogue: plan.dialogue,
-                emoji: plan.emoji,
-            }),
-            kind: plan.kind,
-            target,
-            duration: plan.duration,
-            busy_until: now.plus_minutes(walk + plan.duration as i64),
-            underway: false,
-            with,
-        };
+        let busy_until = now.plus_minutes(walk + plan.duration as i64);
         match activity {
-            Some(mut a) => *a = new,
+            Some(mut a) => renew(&mut a, &plan, (busy_until, with)),
             None => {
-                self.commands.entity(entity).insert(new);
+                let text = Box::new(ActivityText {
+                    action: plan.action.clone(),
+                    dialogue: plan.dialogue.clone(),
+                    emoji: plan.emoji.clone(),
+                });
+                self.commands.entity(entity).insert(Activity {
+                    text,
+                    kind: plan.kind,
+                    target,
+                    duration: plan.duration,
+                    busy_until,
+                    underway: false,
+                    with,
+                });
             }
         }
+        self.log_plan(r, at, plan);
         self.set_off(r, (at, target), (walk, route), entity);
     }
 
-    /// Logs the plan.
-    fn log_plan(&mut self, r: &Resident, at: LocIdx, plan: &ValidPlan) {
+    /// Logs the plan (its texts go to the log).
+    fn log_plan(&mut self, r: &Resident, at: LocIdx, plan: ValidPlan) {
         let town = &self.town;
         self.events.write(SimEvent {
             time: self.clock.now,
             body: EventBody::Plan {
                 resident: r.id.clone(),
-                action: plan.action.clone(),
+                action: plan.action,
                 activity: plan.kind,
                 target_location: town.id(plan.target).clone(),
-                dialogue: plan.dialogue.clone(),
-                emoji: plan.emoji.clone(),
+                dialogue: plan.dialogue,
+                emoji: plan.emoji,
                 duration: plan.duration,
                 from: town.id(at).clone(),
             },
