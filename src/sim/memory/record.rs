@@ -84,7 +84,14 @@ pub(super) fn record(
         let mut remember =
             |id: &ResidentId, time: GameTime, kind: MemoryKind, imp: u8, text: String| {
                 if let Some(i) = roster.idx(id) {
-                    out.push((i, Memory::new(time, kind, imp, text)));
+                    let memory = Memory::new(time, kind, imp, text);
+                    // A sighting is checked against what was kept before
+                    // this step here, on all threads.
+                    let seen = sighting(&memory)
+                        .then(|| q.get(roster.entity_of(i)).ok())
+                        .flatten()
+                        .map(|m| (m.entries().len(), seen_again_today(m.entries(), &memory)));
+                    out.push((i, memory, seen));
                 }
             };
         for e in part {
@@ -92,27 +99,61 @@ pub(super) fn record(
         }
         out
     });
-    for (i, memory) in parts.into_iter().flatten() {
-        if let Ok(mut m) = q.get_mut(roster.entity_of(i))
-            && !seen_again_today(&m, &memory)
-        {
+    for (i, memory, seen) in parts.into_iter().flatten() {
+        let Ok(mut m) = q.get_mut(roster.entity_of(i)) else {
+            continue;
+        };
+        // Against what this step has kept so far; past it, what was found above.
+        let (before, seen) = seen.unwrap_or((0, false));
+        let now = &m.entries()[before.min(m.entries().len())..];
+        let seen = match seen_in(now, &memory) {
+            Seen::Yes => true,
+            Seen::No => false,
+            Seen::Earlier => seen,
+        };
+        if !seen {
             m.keep(memory);
         }
     }
 }
 
+/// Whether `e` is a sighting: whom one saw on arriving.
+fn sighting(e: &Memory) -> bool {
+    e.kind == MemoryKind::Observation && e.importance == importance::SEEN
+}
+
+/// Whether a sighting was among some entries, the latest ones first.
+enum Seen {
+    Yes,
+    /// Not today (an entry of another day came first).
+    No,
+    /// Not among them, and all were today: the entries before them decide.
+    Earlier,
+}
+
 /// Whether `memory` is a sighting (「在沈家小屋看到了沈月」) already kept
-/// today: coming home to the same family twice is one memory, not two.
-fn seen_again_today(m: &Memories, memory: &Memory) -> bool {
-    let sighting =
-        |e: &Memory| e.kind == MemoryKind::Observation && e.importance == importance::SEEN;
+/// today among `entries` (newest last): coming home to the same family
+/// twice is one memory, not two.
+fn seen_again_today(entries: &[Memory], memory: &Memory) -> bool {
+    matches!(seen_in(entries, memory), Seen::Yes)
+}
+
+/// [`seen_again_today`] over `entries` alone, saying whether earlier
+/// entries could still decide.
+fn seen_in(entries: &[Memory], memory: &Memory) -> Seen {
+    if !sighting(memory) {
+        return Seen::No;
+    }
     let day = memory.time.day_number();
-    sighting(memory)
-        && m.entries()
-            .iter()
-            .rev()
-            .take_while(|e| e.time.day_number() == day)
-            .any(|e| sighting(e) && e.text == memory.text)
+    for e in entries.iter().rev() {
+        if e.time.day_number() != day {
+            return Seen::No;
+        }
+        if sighting(e) && e.text == memory.text {
+            return Seen::Yes;
+        }
+    }
+    Seen::Earlier
 }
 
 impl Sources<'_> {
@@ -364,7 +405,54 @@ fn told_of(words: &str, who: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::told_of;
+    use super::*;
+
+    /// A sighting or another memory, on `day` at `hour`.
+    fn memory(day: i64, hour: i64, seen: bool, text: &str) -> Memory {
+        let (kind, imp) = match seen {
+            true => (MemoryKind::Observation, importance::SEEN),
+            false => (MemoryKind::Observation, importance::HEARD),
+        };
+        Memory::new(GameTime(day * 86_400 + hour * 3600), kind, imp, text.into())
+    }
+
+    /// Checking a sighting in two parts, the entries before a step (on all
+    /// threads) and those the step kept (in order), finds what checking
+    /// them all at once finds, wherever the step began.
+    #[test]
+    fn a_sighting_checked_in_two_parts_is_checked_as_in_one() {
+        let entries = vec![
+            memory(1, 20, true, "在家看到了沈月"),
+            memory(2, 8, true, "在家看到了沈月"),
+            memory(2, 9, false, "在家看到了沈月"),
+            memory(3, 7, false, "听说了集市"),
+            memory(3, 8, true, "在酒馆看到了何青"),
+            memory(3, 9, false, "在家看到了沈月"),
+        ];
+        let asked = [
+            memory(3, 10, true, "在酒馆看到了何青"),
+            memory(3, 10, true, "在家看到了沈月"),
+            memory(2, 10, true, "在家看到了沈月"),
+            memory(3, 10, false, "在酒馆看到了何青"),
+        ];
+        for m in &asked {
+            let whole = seen_again_today(&entries, m);
+            for before in 0..=entries.len() {
+                let earlier = seen_again_today(&entries[..before], m);
+                let split = match seen_in(&entries[before..], m) {
+                    Seen::Yes => true,
+                    Seen::No => false,
+                    Seen::Earlier => earlier,
+                };
+                assert_eq!(split, whole, "{} split at {before}", m.text);
+            }
+        }
+        assert!(seen_again_today(&entries, &asked[0]));
+        assert!(
+            !seen_again_today(&entries, &asked[1]),
+            "yesterday's does not count"
+        );
+    }
 
     #[test]
     fn a_skills_answers_are_told_of_the_one_who_gave_them() {
