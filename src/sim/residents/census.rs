@@ -146,7 +146,11 @@ pub(super) fn take_census(
             .filter(|i| census.traits[i.i()].is_some_and(|t| t.work.is_some_and(|w| w.1.is_some())))
             .collect();
     }
-    census.entries.clear();
+    // Everyone's entry is written below when everyone is in the query (as
+    // in a running town): clearing 100,000 entries first would write them twice.
+    if q.iter().len() != roster.len() {
+        census.entries.clear();
+    }
     census.entries.resize(
         roster.len(),
         CensusEntry {
