@@ -482,6 +482,14 @@ impl Relationships {
         self.keys.binary_search(&idx).ok().map(|i| &self.ties[i])
     }
 
+    /// [`Relationships::by_idx`], to change (which ties there are stays).
+    pub fn by_idx_mut(&mut self, idx: RosterIdx) -> Option<&mut Relationship> {
+        self.keys
+            .binary_search(&idx)
+            .ok()
+            .map(|i| &mut self.ties[i])
+    }
+
     /// The strength of the tie with `other` (0 when none).
     pub fn strength(&self, other: &ResidentId) -> f32 {
         self.get(other).map_or(0.0, |r| r.strength)

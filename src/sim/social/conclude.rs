@@ -374,14 +374,14 @@ impl Closing<'_, '_> {
             let Ok(mut me) = self.people.get_mut(self.roster.entity_of(a)) else {
                 continue;
             };
-            for r in
-                me.3.iter_mut()
-                    .filter(|r| c.participants.contains(&r.with_idx))
-            {
-                r.last_talk = Some(Box::new(LastTalk {
-                    outcome,
-                    ..subject.clone()
-                }));
+            // By key: a resident with many ties talks with few at a time.
+            for &b in &c.participants {
+                if let Some(r) = me.3.by_idx_mut(b) {
+                    r.last_talk = Some(Box::new(LastTalk {
+                        outcome,
+                        ..subject.clone()
+                    }));
+                }
             }
         }
     }
