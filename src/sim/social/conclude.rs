@@ -3,6 +3,7 @@
 //! may set an appointment or pass on an invitation, and is logged.
 
 use bevy::ecs::system::SystemParam;
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use super::analysis;
@@ -13,11 +14,9 @@ use super::message::{ConversationState, Talking};
 use super::{Conversation, RecapRequest, SocialState};
 use rand::RngExt;
 
-mod ties;
-
 use super::cue::Cue;
 use crate::scenario::dialogue::ExchangeList;
-use crate::scenario::{ResidentId, Town};
+use crate::scenario::{LocIdx, RelationKind, ResidentId, Town};
 use crate::sim::clock::Clock;
 use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::event_log::ties::{ConversationMemory, RelationshipDelta};
@@ -26,8 +25,8 @@ use crate::sim::notices::learn_gathering;
 use crate::sim::residents::census::Census;
 use crate::sim::residents::roster::{Roster, RosterIdx};
 use crate::sim::residents::{
-    Activity, Agenda, AsyncMind, Heard, LastTalk, MeetingNote, Needs, Persona, Relationships,
-    Resident, ResidentRng, TalkOutcome, Tally,
+    Activity, Agenda, AsyncMind, Heard, Impression, LastTalk, MeetingNote, Needs, Persona,
+    Relationships, Resident, ResidentRng, TalkOutcome, Tally,
 };
 use crate::sim::town::{ActiveTuning, Gatherings};
 
@@ -61,10 +60,9 @@ pub(super) struct Closing<'w, 's> {
     recaps: MessageWriter<'w, RecapRequest>,
     learn: MessageWriter<'w, Learn>,
     census: Res<'w, Census>,
-    /// Everyone's persona, read while the views are worked out.
-    personas: Query<'w, 's, &'static Persona>,
-    /// First impressions made so far.
-    impressions: Local<'s, ties::Impressions>,
+    /// First impressions made so far, by place and occupation (looked up by
+    /// the occupation's text, without copying it).
+    impressions: Local<'s, HashMap<LocIdx, HashMap<String, Impression>>>,
 }
 
 /// At most this many bystanders remember a quarrel they heard.
@@ -79,29 +77,40 @@ pub(super) fn conclude(mut closing: Closing, mut conversations: Query<&mut Conve
         .filter(|(_, e)| conversations.get(**e).is_ok_and(|c| c.end.is_some()))
         .map(|(id, e)| (*id, *e))
         .collect();
-    let mut views = {
-        // The talks that move ties: a greeting nobody answered changes nothing.
-        let closing_talks: Vec<Option<&Conversation>> = done
-            .iter()
-            .map(|&(_, e)| conversations.get(e).ok().filter(|c| c.messages.len() >= 2))
-            .collect();
-        closing.know_impressions(&closing_talks.iter().flatten().copied().collect::<Vec<_>>());
-        closing.views_ahead(&closing_talks)
-    };
-    for (n, (id, entity)) in done.into_iter().enumerate() {
+    for (id, entity) in done {
         closing.state.open.remove(&id);
         let Ok(mut c) = conversations.get_mut(entity) else {
             continue;
         };
         c.state = ConversationState::Ended;
-        closing.close(id, &c, views[n].take());
+        closing.close(id, &c);
         closing.commands.entity(entity).despawn();
     }
 }
 
+/// A staff greeting's gain in a tie counts this much (quarrels in full).
+const STAFF_GREETING_WEIGHT: f32 = 0.3;
+
+/// A first impression of someone of `occupation` met at `place` (its index
+/// and name), from those `made` so far: shared, as many meet many at the
+/// same place.
+fn impression(
+    made: &mut HashMap<LocIdx, HashMap<String, Impression>>,
+    (place, name): (LocIdx, &str),
+    occupation: &str,
+) -> Impression {
+    let here = made.entry(place).or_default();
+    if let Some(known) = here.get(occupation) {
+        return known.clone();
+    }
+    let new = Impression::from(format!("在{name}聊过天的{occupation}").as_str());
+    here.insert(occupation.to_owned(), new.clone());
+    new
+}
+
 impl Closing<'_, '_> {
     /// Everything a conversation leaves behind, then its `conversation_end`.
-    fn close(&mut self, id: u64, c: &Conversation, views: Option<ties::Views>) {
+    fn close(&mut self, id: u64, c: &Conversation) {
         self.release(id, c);
         let ids: Vec<_> = c
             .participants
@@ -112,7 +121,7 @@ impl Closing<'_, '_> {
         let mut memories = Vec::new();
         // A greeting nobody answered changes nothing.
         if c.messages.len() >= 2 {
-            let moved = self.change_ties(c, &ids, &mut changes, views);
+            let moved = self.change_ties(c, &ids, &mut changes);
             // The phrase bank's topic most lines came from, read once.
             let subject = self.subject(c);
             let label = subject.as_ref().map(|s| &*s.subject);
@@ -197,26 +206,14 @@ impl Closing<'_, '_> {
         c: &Conversation,
         ids: &[ResidentId],
         changes: &mut Vec<RelationshipDelta>,
-        mut views: Option<ties::Views>,
     ) -> Vec<f32> {
         let mut moved = vec![0.0f32; c.participants.len()];
         for (k, &a) in c.participants.iter().enumerate() {
-            for (j, &b) in c.participants.iter().enumerate() {
+            for &b in &c.participants {
                 if a == b {
                     continue;
                 }
-                let view = match &mut views {
-                    Some(v) => v[k].get_mut(j).and_then(Option::take),
-                    None => self.change_tie(c, a, b),
-                };
-                let Some(ties::TieMove {
-                    old,
-                    new,
-                    kind,
-                    old_kind,
-                    reason,
-                }) = view
-                else {
+                let Some((old, new, kind, old_kind, reason)) = self.change_tie(c, a, b) else {
                     continue;
                 };
                 if (new - old).abs() > moved[k].abs() {
@@ -247,6 +244,60 @@ impl Closing<'_, '_> {
             }
         }
         moved
+    }
+
+    /// `a`'s view of `b` after the conversation: the strength before and
+    /// after, the kind after and before, and why.
+    fn change_tie(
+        &mut self,
+        c: &Conversation,
+        a: RosterIdx,
+        b: RosterIdx,
+    ) -> Option<(f32, f32, RelationKind, RelationKind, String)> {
+        let t = &self.tuning.social;
+        let mut delta = analysis::tie_delta(
+            &t.relationship,
+            &c.messages,
+            (a, b),
+            (c.participants.len(), &c.topic),
+        );
+        // Serving a customer is courtesy, not friendship: it counts a little.
+        if c.trigger == super::message::Trigger::Work && delta.points > 0.0 {
+            delta.points *= STAFF_GREETING_WEIGHT;
+            delta
+                .rules
+                .push(format!("招呼客人×{STAFF_GREETING_WEIGHT}"));
+        }
+        let entities = [self.roster.entity_of(a), self.roster.entity_of(b)];
+        let [mut me, other] = self.people.get_many_mut(entities).ok()?;
+        let (factor, why) =
+            analysis::compatibility(&t.relationship, &me.1.personality, &other.1.personality);
+        let other_id = other.0.id.clone();
+        let rel = me.3.entry(&other_id, b);
+        let today = self.clock.now.social_day() as i32;
+        if delta.points > 0.0 && rel.talk_days.last() == Some(today) {
+            delta.points *= t.relationship.again_today;
+            delta.rules.push("今天已聊过，增幅减半".into());
+        }
+        let points = analysis::diminished(&t.relationship, rel.strength, delta.points * factor);
+        if points < delta.points * factor {
+            delta.rules.push("交情已深，增幅递减".into());
+        }
+        let (old, old_kind) = analysis::meet(rel, points, self.clock.now, &t.relationship);
+        if rel.impression.is_empty() {
+            let place = (c.place, self.town.name(c.place));
+            rel.impression = impression(&mut self.impressions, place, &other.1.occupation);
+        }
+        let mut rules = delta.rules;
+        rules.extend(why);
+        let reason = format!(
+            "{}（{}句，话题：{}）：{}",
+            if c.is_group() { "群聊" } else { "对话" },
+            c.messages.len(),
+            topic_zh(&c.topic),
+            rules.join("、")
+        );
+        Some((old, rel.strength, rel.kind, old_kind, reason))
     }
 
     /// Each participant's company restored, the talk counted, and a memory
