@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod clock;
+
 use super::{CliError, ScriptCommand, SessionArgs};
 use crate::base::closest;
 use crate::context::{Budgeting, PromptBudget};
@@ -20,6 +22,7 @@ use crate::script::engine::{Engine, Script};
 use crate::script::runner::{
     self, Human, Mind, Offline, Outcome, Persona, Played, Players, Scripted,
 };
+use clock::PromptClock;
 
 /// Who answers as the HUMAN role.
 enum HumanSource {
@@ -115,9 +118,10 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     let mut human = human(source, model)?;
     let mut sink = transcript(args.transcript.as_deref())?;
     let budget = PromptBudget::default();
+    let clock = PromptClock::for_run(args.llm.record.as_deref(), args.llm.replay.as_deref())?;
     let engine = Engine {
         script: &script,
-        now: wall_clock(),
+        now: clock.now(),
         // Cut to the default budget in the endpoint's tokens.
         budgeting: Budgeting::for_endpoint(
             &budget,
@@ -135,7 +139,7 @@ fn play(args: SessionArgs, source: HumanSource) -> Result<ExitCode, CliError> {
     };
     let played = runner::play(
         &engine,
-        &wall_clock,
+        &|| clock.now(),
         (&session, course.as_ref()),
         players,
         &mut show,
@@ -239,14 +243,6 @@ fn transcript(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
             .map_err(|e| CliError::failed(format!("{}: {e}", p.display()))),
         None => Ok(Box::new(std::io::sink())),
     }
-}
-
-/// The local wall clock to the second, with its offset from UTC, for the
-/// prompts (and the stage budgets, which read the first 19 characters).
-fn wall_clock() -> String {
-    chrono::Local::now()
-        .format("%Y-%m-%d %H:%M:%S %:z")
-        .to_string()
 }
 
 /// A playtest's results: every variable's last value, then the forms.
