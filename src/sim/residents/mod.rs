@@ -479,15 +479,17 @@ impl Relationships {
     /// The relationship with the resident at roster index `idx` (a binary
     /// search of the keys: see [`Relationships`]).
     pub fn by_idx(&self, idx: RosterIdx) -> Option<&Relationship> {
-        self.keys.binary_search(&idx).ok().map(|i| &self.ties[i])
+        self.slot(idx).map(|i| &self.ties[i])
+    }
+
+    /// Where the tie with roster index `idx` is, if there is one.
+    fn slot(&self, idx: RosterIdx) -> Option<usize> {
+        self.keys.binary_search(&idx).ok()
     }
 
     /// [`Relationships::by_idx`], to change (which ties there are stays).
     pub fn by_idx_mut(&mut self, idx: RosterIdx) -> Option<&mut Relationship> {
-        self.keys
-            .binary_search(&idx)
-            .ok()
-            .map(|i| &mut self.ties[i])
+        self.slot(idx).map(|i| &mut self.ties[i])
     }
 
     /// The strength of the tie with `other` (0 when none).
