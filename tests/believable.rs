@@ -196,6 +196,33 @@ fn dish_of(line: &str) -> Option<&'static str> {
     DISHES.iter().copied().find(|d| line.contains(d))
 }
 
+/// Talks whose second line proposes to meet: the opening ("何青，还是粥？")
+/// went unanswered.
+fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let proposals = &bank.storylines.propose.value;
+    let mut by_talk: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
+    for m in kind(ev, "message") {
+        by_talk
+            .entry(m["conversation"].as_u64().unwrap())
+            .or_default()
+            .push(m);
+    }
+    by_talk
+        .values()
+        .filter(|lines| lines.len() >= 2)
+        .filter(|lines| {
+            let reply = text(lines[1]);
+            let reply = reply.split_once(' ').filter(|_| reply.starts_with('@'));
+            let reply = reply.map_or(text(lines[1]), |(_, rest)| rest);
+            proposals
+                .iter()
+                .any(|p| heartvale::scenario::dialogue::fits(&p.text, reply))
+        })
+        .map(|lines| format!("{} → {}", text(lines[0]), text(lines[1])))
+        .collect()
+}
+
 /// (orders that name a dish, serves that fit them) in staff conversations.
 fn serves(ev: &[Value]) -> (usize, usize) {
     let work: BTreeSet<u64> = kind(ev, "conversation_start")
@@ -236,6 +263,8 @@ fn three_days_in_town_make_sense_on_every_seed() {
         sharp_at_home.extend(sharp_words_in_the_family(&ev));
         let bad = untrue_lines(&ev);
         assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
+        let hijacked = proposals_answering_the_opening(&ev);
+        assert!(hijacked.is_empty(), "seed {seed}:\n{}", hijacked.join("\n"));
         let (orders, fitting) = serves(&ev);
         assert!(
             fitting * 100 >= orders * 95,

@@ -34,6 +34,11 @@ const EAT: &[&str] = &[
     "饿了，去{place}垫垫肚子。",
     "去{place}坐下来，好好吃一顿。",
 ];
+const EAT_HOME: &[&str] = &[
+    "{meal}时间到了，回{home}吃点东西。",
+    "{mood}先回{home}填饱肚子再说。",
+    "回{home}做点吃的，好好吃一顿。",
+];
 const SOCIAL_FRIEND: &[&str] = &[
     "去{place}找{friend}聊聊天。",
     "想和{friend}说说话，去{place}看看。",
@@ -157,6 +162,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     let table = match c.kind {
         ActivityKind::Sleep => SLEEP,
         ActivityKind::Work => WORK,
+        ActivityKind::Eat if c.target == me.home => EAT_HOME,
         ActivityKind::Eat => EAT,
         ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
         ActivityKind::Socialise => SOCIAL,
@@ -168,12 +174,20 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
     };
     let friend = c.friend.map_or("", |f| cx.roster.name_of(f));
+    let home = own_place(&me.name, cx.town.name(me.home));
     let mut line = fill(
         pick(rng, table),
         &[
             ("period", cx.now.period()),
-            ("home", cx.town.name(me.home)),
-            ("place", cx.town.name(c.target)),
+            ("home", home),
+            (
+                "place",
+                if c.target == me.home {
+                    home
+                } else {
+                    cx.town.name(c.target)
+                },
+            ),
             ("mood", mood(cx.needs)),
             ("meal", meal_zh(cx.now.minute_of_day(), me.wake)),
             ("friend", friend),
@@ -214,6 +228,16 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         _ => {}
     }
     line
+}
+
+/// A place named after `name` ("苏文的阁楼") as its owner says it ("阁楼"):
+/// nobody calls home by their own name.
+fn own_place<'a>(name: &str, place: &'a str) -> &'a str {
+    place
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix('的'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(place)
 }
 
 /// The notice text for a gathering a resident organises.
@@ -315,6 +339,15 @@ pub(super) fn most_of_all(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::fill;
+
+    #[test]
+    fn one_names_ones_own_place_without_ones_name() {
+        use super::own_place;
+        assert_eq!(own_place("苏文", "苏文的阁楼"), "阁楼");
+        assert_eq!(own_place("沈月", "沈家小屋"), "沈家小屋");
+        assert_eq!(own_place("马铁", "苏文的阁楼"), "苏文的阁楼");
+        assert_eq!(own_place("苏文", "苏文的"), "苏文的");
+    }
 
     #[test]
     fn gists_keep_whole_clauses() {

@@ -120,7 +120,13 @@ impl Opening<'_, '_> {
             && !self.meetings.pending_for(enc.b)
             && self.rng.random::<f32>() < t.appointments.probability)
             .then(|| self.meeting_hours(&enc, now))
-            .and_then(|hours| propose(&enc, planned, (place, &hours), &self.town, &mut self.rng));
+            .and_then(|hours| {
+                let turns = planned.max(PROPOSAL_TURNS);
+                propose(&enc, turns, (place, &hours), &self.town, &mut self.rng)
+            });
+        if proposal.is_some() {
+            planned = planned.max(PROPOSAL_TURNS);
+        }
         self.state.next_id += 1;
         let id = self.state.next_id;
         let role = (enc.trigger == Trigger::Work)
@@ -307,6 +313,11 @@ fn answer_invitation(
 /// invitation (the organiser's first line after it, one turn later when the
 /// organiser opened), the answer and a goodbye.
 const INVITE_TURNS: u32 = 5;
+
+/// Turns a talk with a proposal to meet takes at least: the opening line is
+/// answered before the proposal ("还是粥？" wants an answer, not a date),
+/// which the last turn accepts.
+const PROPOSAL_TURNS: u32 = 4;
 
 /// `x` knows `other` at least as an acquaintance.
 fn close_enough(x: &Relationships, other: RosterIdx, t: &SocialTuning) -> bool {
