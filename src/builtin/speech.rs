@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::planner::Candidate;
 use crate::base::time::clock_text;
-use crate::scenario::Gathering;
+use crate::scenario::{Gathering, LocationKind};
 use crate::sim::brain::{PlanContext, SummaryContext};
 use crate::sim::memory::MemoryKind;
 use crate::sim::residents::{ActivityKind, Mood, Needs};
@@ -14,10 +14,11 @@ use crate::sim::residents::{ActivityKind, Mood, Needs};
 const SLEEP: &[&str] = &[
     "{period}了，该回{home}睡觉了。",
     "{mood}今天就到这儿吧，明天还有事要做。",
-    "困了困了，{home}的床在召唤我。",
+    "困了困了，被窝在召唤我。",
     "眼皮直打架，回{home}睡吧。",
     "{period}了，早点歇着，明天才有精神。",
 ];
+/// Going to work at the start of one's shift.
 const WORK: &[&str] = &[
     "{mood}到{place}开工了。",
     "{period}好！{place}的活儿可不等人。",
@@ -26,6 +27,25 @@ const WORK: &[&str] = &[
     "{mood}该去{place}忙了。",
     "{place}还有一摊事等着我呢。",
 ];
+/// Going back to work later in the shift.
+const WORK_BACK: &[&str] = &[
+    "歇够了，回{place}接着干。",
+    "{place}还有一摊事等着我呢。",
+    "{mood}回{place}把手头的活儿干完。",
+];
+/// Staying where one is: no going to it.
+const HERE: &[&str] = &["就在{place}再待一会儿。", "{mood}不挪地方了，就在{place}。"];
+const SLEEP_HERE: &[&str] = &[
+    "{period}了，该睡觉了。",
+    "{mood}今天就到这儿吧，明天还有事要做。",
+    "困了困了，被窝在召唤我。",
+];
+const EAT_AT_HOME: &[&str] = &[
+    "在{home}做点吃的，好好吃一顿。",
+    "{meal}时间到了，在{home}随便吃点。",
+];
+const HOME_HERE: &[&str] = &["在{home}歇会儿，泡杯茶。", "{period}了，在{home}看看书。"];
+const WORK_HERE: &[&str] = &["接着忙手头的活儿。", "{mood}手上的活儿还没完，接着干。"];
 const EAT: &[&str] = &[
     "{meal}时间到了，去{place}吃点东西。",
     "{mood}先填饱肚子再说。",
@@ -159,9 +179,20 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     }
     let me = cx.me;
     let gathering = c.gathering.and_then(|g| cx.gatherings.get(g.i()));
+    let here = c.target == cx.at;
     let table = match c.kind {
+        ActivityKind::Sleep if here => SLEEP_HERE,
         ActivityKind::Sleep => SLEEP,
+        ActivityKind::Eat if here && c.target == me.home => EAT_AT_HOME,
+        ActivityKind::Leisure if here && c.target == me.home => HOME_HERE,
+        ActivityKind::Work if here => WORK_HERE,
+        ActivityKind::Work if into_shift(cx) => WORK_BACK,
         ActivityKind::Work => WORK,
+        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat
+            if here && c.target != me.home =>
+        {
+            HERE
+        }
         ActivityKind::Eat if c.target == me.home => EAT_HOME,
         ActivityKind::Eat => EAT,
         ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
@@ -174,7 +205,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
     };
     let friend = c.friend.map_or("", |f| cx.roster.name_of(f));
-    let home = own_place(&me.name, cx.town.name(me.home));
+    let home = own_home(cx);
     let mut line = fill(
         pick(rng, table),
         &[
@@ -230,14 +261,25 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     line
 }
 
-/// A place named after `name` ("苏文的阁楼") as its owner says it ("阁楼"):
-/// nobody calls home by their own name.
-fn own_place<'a>(name: &str, place: &'a str) -> &'a str {
-    place
-        .strip_prefix(name)
-        .and_then(|rest| rest.strip_prefix('的'))
-        .filter(|rest| !rest.is_empty())
-        .unwrap_or(place)
+/// One's own home as one says it: a house is 家 ("回苏文的阁楼" and "回马家"
+/// were one's own name); a home that is no house (a spirit's willow, a room
+/// at the tavern) keeps its name.
+fn own_home<'a>(cx: &PlanContext<'a>) -> &'a str {
+    let home = cx.town.get(cx.me.home);
+    if home.kind == LocationKind::Home {
+        "家"
+    } else {
+        &home.name
+    }
+}
+
+/// Whether the shift began over an hour ago: going back to work then is no
+/// start of the day.
+fn into_shift(cx: &PlanContext<'_>) -> bool {
+    cx.me
+        .work
+        .as_ref()
+        .is_some_and(|w| cx.now.minute_of_day() >= w.start + 60)
 }
 
 /// The notice text for a gathering a resident organises.
@@ -339,15 +381,6 @@ pub(super) fn most_of_all(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::fill;
-
-    #[test]
-    fn one_names_ones_own_place_without_ones_name() {
-        use super::own_place;
-        assert_eq!(own_place("苏文", "苏文的阁楼"), "阁楼");
-        assert_eq!(own_place("沈月", "沈家小屋"), "沈家小屋");
-        assert_eq!(own_place("马铁", "苏文的阁楼"), "苏文的阁楼");
-        assert_eq!(own_place("苏文", "苏文的"), "苏文的");
-    }
 
     #[test]
     fn gists_keep_whole_clauses() {

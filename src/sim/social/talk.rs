@@ -257,7 +257,7 @@ impl Lines<'_, '_, '_> {
         let Some(s) = c.script.as_mut() else {
             return Go::Stop;
         };
-        let Some((speaker, line)) = s.next_line(&c.next_turn.max(now).seconds_text()) else {
+        let Some((speaker, mut line)) = s.next_line(&c.next_turn.max(now).seconds_text()) else {
             finish(c, EndCause::Said);
             return Go::Stop;
         };
@@ -267,6 +267,14 @@ impl Lines<'_, '_, '_> {
             listener,
             mention: None,
         });
+        // A customer greeted by staff ("今天吃点什么？") orders before it asks
+        // its own question.
+        if c.role.is_some()
+            && c.messages.len() == 1
+            && let Some(order) = builtin_line(c, self.inputs, self.q).filter(|d| !d.ends)
+        {
+            line = format!("{}对了，{line}", order.line);
+        }
         // A skill's talk is care, never a quarrel: 「烦心事」 is no anger.
         let emotion = match analysis::detect_emotion(&self.tuning.social.emotions, &line) {
             Emotion::Angry => Emotion::Neutral,
