@@ -196,6 +196,33 @@ fn dish_of(line: &str) -> Option<&'static str> {
     DISHES.iter().copied().find(|d| line.contains(d))
 }
 
+/// Plan lines that name their speaker (「去苏文的阁楼坐下来」 by 苏文) or go
+/// where the speaker already stands (「去柳溪河畔吧」 on the riverbank).
+fn plans_out_of_place(ev: &[Value]) -> Vec<String> {
+    let town = heartvale::headless::default_scenario();
+    let name = |id: &str| town.town.find(id).map(|l| town.town.name(l).to_owned());
+    let mut bad = Vec::new();
+    for e in kind(ev, "plan") {
+        let who = e["resident"].as_str().unwrap();
+        let line = e["dialogue"].as_str().unwrap_or("");
+        let me = town.residents.iter().find(|p| &*p.id.0 == who).unwrap();
+        // A notice is signed.
+        if e["activity"] != "post_notice" && line.contains(me.name()) {
+            bad.push(format!("{} names itself: {line}", me.name()));
+        }
+        let (from, to) = (e["from"].as_str(), e["target_location"].as_str());
+        let Some(place) = to.filter(|_| from == to).and_then(name) else {
+            continue;
+        };
+        let home = e["target_location"] == town.town.id(me.home).0.as_ref();
+        let going = [format!("去{place}"), format!("回{place}")];
+        if going.iter().any(|g| line.contains(g.as_str())) || (home && line.contains("回家")) {
+            bad.push(format!("{} is at {place} already: {line}", me.name()));
+        }
+    }
+    bad
+}
+
 /// Talks whose second line proposes to meet: the opening ("何青，还是粥？")
 /// went unanswered.
 fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
@@ -263,6 +290,8 @@ fn three_days_in_town_make_sense_on_every_seed() {
         sharp_at_home.extend(sharp_words_in_the_family(&ev));
         let bad = untrue_lines(&ev);
         assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
+        let astray = plans_out_of_place(&ev);
+        assert!(astray.is_empty(), "seed {seed}:\n{}", astray.join("\n"));
         let hijacked = proposals_answering_the_opening(&ev);
         assert!(hijacked.is_empty(), "seed {seed}:\n{}", hijacked.join("\n"));
         let (orders, fitting) = serves(&ev);

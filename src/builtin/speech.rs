@@ -76,6 +76,14 @@ const HOST: &[&str] = &[
     "{title}就要开始了，得先去{place}把场子布置好！",
     "大家快来{place}，{title}开始啦！",
 ];
+const ATTEND_HERE: &[&str] = &[
+    "{title}要开始了，就在{place}等着。",
+    "说好了要来{title}，可不能食言。",
+];
+const HOST_HERE: &[&str] = &[
+    "{title}就要开始了，得先把{place}的场子布置好！",
+    "大家快来，{title}开始啦！",
+];
 const LEISURE: &[&str] = &[
     "{mood}去{place}放松一下。",
     "难得有空，去{place}走走。",
@@ -188,16 +196,19 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         ActivityKind::Work if here => WORK_HERE,
         ActivityKind::Work if into_shift(cx) => WORK_BACK,
         ActivityKind::Work => WORK,
-        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat
-            if here && c.target != me.home =>
-        {
-            HERE
-        }
+        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat if here => HERE,
         ActivityKind::Eat if c.target == me.home => EAT_HOME,
         ActivityKind::Eat => EAT,
         ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
         ActivityKind::Socialise => SOCIAL,
-        ActivityKind::Attend if gathering.is_some_and(|g| g.organiser == me.id) => HOST,
+        ActivityKind::Attend if gathering.is_some_and(|g| g.organiser == me.id) => {
+            if here {
+                HOST_HERE
+            } else {
+                HOST
+            }
+        }
+        ActivityKind::Attend if here => ATTEND_HERE,
         ActivityKind::Attend => ATTEND,
         ActivityKind::Leisure if c.target == me.home => HOME,
         ActivityKind::Leisure => LEISURE,

@@ -75,6 +75,11 @@ pub enum KnownAspect {
 }
 
 impl Profile {
+    /// The display name (Chinese).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Whether `word` describes this resident: it is part of the occupation,
     /// a trait, a topic, or a hobby's Chinese words (what a first-person line
     /// about a trade or a pastime needs of its speaker).
