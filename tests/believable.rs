@@ -223,6 +223,37 @@ fn plans_out_of_place(ev: &[Value]) -> Vec<String> {
     bad
 }
 
+/// Customers who, served, take their leave as if they had somewhere to be
+/// (「包子马上就好」 → 「我去那头看看，星火酒馆今天人不少。」): they came to eat.
+fn customers_hurrying_off(ev: &[Value]) -> Vec<String> {
+    const LEAVING: [&str; 7] = [
+        "先走",
+        "得走了",
+        "先撤",
+        "不耽误你了",
+        "那头看看",
+        "走走",
+        "改天聊",
+    ];
+    let work: BTreeSet<u64> = kind(ev, "conversation_start")
+        .filter(|e| e["trigger"] == "work")
+        .map(|e| e["conversation"].as_u64().unwrap())
+        .collect();
+    let mut last: BTreeMap<u64, (&Value, &Value)> = BTreeMap::new();
+    for m in kind(ev, "message") {
+        let c = m["conversation"].as_u64().unwrap();
+        if work.contains(&c) {
+            last.entry(c).and_modify(|(_, l)| *l = m).or_insert((m, m));
+        }
+    }
+    last.values()
+        .filter(|(first, l)| l["speaker"] != first["speaker"])
+        .map(|(_, l)| text(l))
+        .filter(|t| LEAVING.iter().any(|w| t.contains(w)))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Talks whose second line proposes to meet: the opening ("何青，还是粥？")
 /// went unanswered.
 fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
@@ -292,6 +323,8 @@ fn three_days_in_town_make_sense_on_every_seed() {
         assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
         let astray = plans_out_of_place(&ev);
         assert!(astray.is_empty(), "seed {seed}:\n{}", astray.join("\n"));
+        let hurried = customers_hurrying_off(&ev);
+        assert!(hurried.is_empty(), "seed {seed}:\n{}", hurried.join("\n"));
         let hijacked = proposals_answering_the_opening(&ev);
         assert!(hijacked.is_empty(), "seed {seed}:\n{}", hijacked.join("\n"));
         let (orders, fitting) = serves(&ev);

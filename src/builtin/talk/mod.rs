@@ -373,8 +373,12 @@ impl Speaker<'_, '_> {
         let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
         let staff_here = cx.trigger == Trigger::Work
             && cx.speaker.work.as_ref().is_some_and(|w| w.role.is_some());
+        // Served, a customer stays to eat or read: no hurrying off.
+        let customer = cx.trigger == Trigger::Work && !staff_here && !c.customer.value.is_empty();
         let list = if staff_here {
             &c.staff
+        } else if customer {
+            &c.customer
         } else if kind == RelationKind::Family {
             &c.family
         } else if cx.relation.is_some_and(|r| r.strength >= FRIENDLY_TIE) {

@@ -134,6 +134,7 @@ fn walk_closings(c: &mut super::Closings, w: &mut Walk<'_>) {
         ("friend", &mut c.friend),
         ("family", &mut c.family),
         ("staff", &mut c.staff),
+        ("customer", &mut c.customer),
         ("answer", &mut c.answer),
     ] {
         (w.lines)(&format!("closings.{name}"), l);

@@ -360,8 +360,21 @@ pub struct Closings {
     pub family: Lines,
     /// Staff seeing a customer off.
     pub staff: Lines,
+    /// A customer served, staying on for what it came for (none: a
+    /// customer says a stranger's or a friend's goodbye).
+    #[serde(default = "no_lines")]
+    pub customer: Lines,
     /// Answering a goodbye.
     pub answer: Lines,
+}
+
+/// An empty list of lines, for a section a bank may leave out.
+fn no_lines() -> Lines {
+    Spanned::new(
+        Vec::new(),
+        serde_saphyr::Location::UNKNOWN,
+        serde_saphyr::Location::UNKNOWN,
+    )
 }
 
 /// The lines that move storylines on.
