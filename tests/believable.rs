@@ -223,6 +223,63 @@ fn plans_out_of_place(ev: &[Value]) -> Vec<String> {
     bad
 }
 
+/// News told about someone who stands at the same place without being in
+/// the talk (「别看苏文平时那样…」 with 苏文 on the same riverbank): the one
+/// it is about is the first name in the line.
+fn talked_about_within_earshot(ev: &[Value]) -> Vec<String> {
+    let town = heartvale::headless::default_scenario();
+    let n = &town.dialogue.news;
+    let news: Vec<&str> = [&n.gathering, &n.quarrel, &n.date, &n.stood_up, &n.hobby]
+        .into_iter()
+        .flat_map(|l| &l.say.value)
+        .map(|l| l.text.as_str())
+        .collect();
+    let is_news = |line: &str| {
+        news.iter()
+            .any(|t| heartvale::scenario::dialogue::fits(t, line))
+    };
+    let mut at: HashMap<&str, Option<String>> = town
+        .residents
+        .iter()
+        .map(|p| (&*p.id.0, Some(town.town.id(p.home).0.to_string())))
+        .collect();
+    let mut bad = Vec::new();
+    for e in ev {
+        let who = e["resident"].as_str().unwrap_or("");
+        match e["kind"].as_str().unwrap() {
+            "move" => {
+                at.insert(who, None);
+            }
+            "arrive" => {
+                at.insert(who, e["location"].as_str().map(str::to_owned));
+            }
+            "message" => {
+                let line = text(e);
+                if !is_news(line) {
+                    continue;
+                }
+                let Some(p) = town
+                    .residents
+                    .iter()
+                    .filter_map(|p| line.find(p.name()).map(|at| (at, p)))
+                    .min_by_key(|(at, _)| *at)
+                    .map(|(_, p)| p)
+                else {
+                    continue;
+                };
+                let id = &*p.id.0;
+                let here = e["location"].as_str();
+                let near = at.get(id).is_some_and(|l| l.as_deref() == here);
+                if near && !strs(&e["participants"]).contains(&id) {
+                    bad.push(format!("{} stands by: {line}", p.name()));
+                }
+            }
+            _ => {}
+        }
+    }
+    bad
+}
+
 /// Customers who, served, take their leave as if they had somewhere to be
 /// (「包子马上就好」 → 「我去那头看看，星火酒馆今天人不少。」): they came to eat.
 fn customers_hurrying_off(ev: &[Value]) -> Vec<String> {
@@ -323,6 +380,12 @@ fn three_days_in_town_make_sense_on_every_seed() {
         assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
         let astray = plans_out_of_place(&ev);
         assert!(astray.is_empty(), "seed {seed}:\n{}", astray.join("\n"));
+        let overheard = talked_about_within_earshot(&ev);
+        assert!(
+            overheard.is_empty(),
+            "seed {seed}:\n{}",
+            overheard.join("\n")
+        );
         let hurried = customers_hurrying_off(&ev);
         assert!(hurried.is_empty(), "seed {seed}:\n{}", hurried.join("\n"));
         let hijacked = proposals_answering_the_opening(&ev);

@@ -158,6 +158,8 @@ pub struct LineContext<'a> {
     pub(crate) agenda: &'a Agenda,
     /// Names, places, gatherings and personas, for the words of facts.
     pub(crate) words: FactWords<'a>,
+    /// Who stands at the place (roster indices, sorted): within earshot.
+    pub(crate) earshot: &'a [RosterIdx],
 }
 
 /// A line as a brain says it: the words (a closing one ends with `[END]`),

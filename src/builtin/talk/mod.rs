@@ -214,7 +214,13 @@ impl Speaker<'_, '_> {
             idx: cx.listener_idx,
             knows: cx.listener_knows,
         };
-        let fact = news_for(me, (you, cx.listener_ties), cx.now, cx.words.gatherings)?;
+        let fact = news_for(
+            me,
+            (you, cx.listener_ties),
+            cx.now,
+            cx.words.gatherings,
+            cx.earshot,
+        )?;
         let chatty = (cx.speaker.personality.extraversion / 100.0) * 0.2
             + if cx.speaker.has_word("消息灵通") {
                 0.3

@@ -184,6 +184,7 @@ fn known_about(cx: &LineContext<'_>) -> String {
         ),
         cx.now,
         cx.words.gatherings,
+        cx.earshot,
     );
     if let Some(f) = news {
         lines.push(format!("- TA可能还不知道：{}", cx.words.with_source(&f)));

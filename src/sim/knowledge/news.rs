@@ -28,17 +28,25 @@ pub struct Side<'a> {
 }
 
 /// The fact `me` would tell `you` (whose ties are `ties`) now, if any: the
-/// most important, then the newest.
+/// most important, then the newest. Nobody within `earshot` (sorted) but the
+/// speaker is talked about: 「别看苏文平时那样…」 is not said with 苏文 there.
 pub fn news_for(
     me: Side,
     (you, ties): (Side, &Relationships),
     now: GameTime,
     gatherings: &[Gathering],
+    earshot: &[RosterIdx],
 ) -> Option<Fact> {
+    let overheard = |f: &Fact| {
+        f.about
+            .people()
+            .iter()
+            .any(|&p| p != me.idx && earshot.binary_search(&p).is_ok())
+    };
     me.knows
         .facts()
         .iter()
-        .filter(|f| worth_telling(f, me, (you, ties), now, gatherings))
+        .filter(|f| worth_telling(f, me, (you, ties), now, gatherings) && !overheard(f))
         .max_by_key(|f| (f.importance, f.learned))
         .copied()
 }

@@ -114,6 +114,11 @@ pub fn with_line_context<R>(
             gatherings: &inputs.gatherings,
             residents: &inputs.scenario.0.residents,
         },
+        earshot: inputs
+            .census
+            .at_place
+            .get(c.place.i())
+            .map_or(&[][..], Vec::as_slice),
     };
     Some(f(&cx, es, el))
 }

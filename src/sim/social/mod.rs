@@ -390,6 +390,8 @@ pub struct LineInputs<'w> {
     pub(crate) scenario: Res<'w, super::LoadedScenario>,
     /// What each resident has said today.
     pub(crate) spoken: Res<'w, Spoken>,
+    /// Where everyone is (who is within earshot of a talk).
+    pub(crate) census: Res<'w, crate::sim::residents::census::Census>,
 }
 
 /// The step's social phases, in order. Async minds deliver lines before
