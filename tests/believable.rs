@@ -34,7 +34,7 @@ const FIRST_PERSON: &[(&str, &[&str])] = &[
 /// What is said only after days apart.
 const APART: &[&str] = &["好久不见", "好几天没见", "好几天没好好说话"];
 /// What only the hungry say.
-const HUNGRY: &[&str] = &["饿得心慌", "饿坏了", "还没呢，正饿着", "还没，正要去吃"];
+const HUNGRY: &[&str] = &["饿得心慌", "饿坏了", "还没呢，正饿着", "还没，正要去吃", "待会儿去吃"];
 /// What only a guest says of a gathering (钟大川 hosts 心谷联谊会).
 const GUEST: &[&str] = &[
     "我打算去凑个热闹",
@@ -292,18 +292,11 @@ fn customers_hurrying_off(ev: &[Value]) -> Vec<String> {
         "走走",
         "改天聊",
     ];
-    let work: BTreeSet<u64> = kind(ev, "conversation_start")
-        .filter(|e| e["trigger"] == "work")
-        .map(|e| e["conversation"].as_u64().unwrap())
-        .collect();
-    let mut last: BTreeMap<u64, (&Value, &Value)> = BTreeMap::new();
-    for m in kind(ev, "message") {
-        let c = m["conversation"].as_u64().unwrap();
-        if work.contains(&c) {
-            last.entry(c).and_modify(|(_, l)| *l = m).or_insert((m, m));
-        }
-    }
-    last.values()
+    let work = staff_talks(ev);
+    let by_talk = lines_by_talk(ev);
+    work.iter()
+        .filter_map(|c| by_talk.get(c))
+        .filter_map(|lines| Some((lines.first()?, lines.last()?)))
         .filter(|(first, l)| l["speaker"] != first["speaker"])
         .map(|(_, l)| text(l))
         .filter(|t| LEAVING.iter().any(|w| t.contains(w)))
@@ -316,13 +309,7 @@ fn customers_hurrying_off(ev: &[Value]) -> Vec<String> {
 fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
     let bank = heartvale::scenario::PhraseBank::builtin();
     let proposals = &bank.storylines.propose.value;
-    let mut by_talk: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
-    for m in kind(ev, "message") {
-        by_talk
-            .entry(m["conversation"].as_u64().unwrap())
-            .or_default()
-            .push(m);
-    }
+    let by_talk = lines_by_talk(ev);
     by_talk
         .values()
         .filter(|lines| lines.len() >= 2)
@@ -338,12 +325,8 @@ fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// (orders that name a dish, serves that fit them) in staff conversations.
-fn serves(ev: &[Value]) -> (usize, usize) {
-    let work: BTreeSet<u64> = kind(ev, "conversation_start")
-        .filter(|e| e["trigger"] == "work")
-        .map(|e| e["conversation"].as_u64().unwrap())
-        .collect();
+/// Each conversation's lines, in order.
+fn lines_by_talk(ev: &[Value]) -> BTreeMap<u64, Vec<&Value>> {
     let mut by_talk: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
     for m in kind(ev, "message") {
         by_talk
@@ -351,6 +334,21 @@ fn serves(ev: &[Value]) -> (usize, usize) {
             .or_default()
             .push(m);
     }
+    by_talk
+}
+
+/// The conversations staff opened with a customer.
+fn staff_talks(ev: &[Value]) -> BTreeSet<u64> {
+    kind(ev, "conversation_start")
+        .filter(|e| e["trigger"] == "work")
+        .map(|e| e["conversation"].as_u64().unwrap())
+        .collect()
+}
+
+/// (orders that name a dish, serves that fit them) in staff conversations.
+fn serves(ev: &[Value]) -> (usize, usize) {
+    let work = staff_talks(ev);
+    let by_talk = lines_by_talk(ev);
     let (mut orders, mut fitting) = (0, 0);
     for lines in work.iter().filter_map(|c| by_talk.get(c)) {
         let staff = &lines[0]["speaker"];

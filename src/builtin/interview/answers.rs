@@ -103,6 +103,8 @@ impl Answering<'_, '_> {
             (n.energy > 70.0, Feeling::Rested),
             (n.hunger < 40.0 && since_meal >= 120, Feeling::Hungry),
             (since_meal < 90, Feeling::Fed),
+            (since_meal < 180, Feeling::Ate),
+            (since_meal >= 180, Feeling::Unfed),
             (n.social < 35.0, Feeling::Lonely),
             (n.fun < 35.0, Feeling::Bored),
         ] {

@@ -17,6 +17,8 @@ const RESTED: f32 = 70.0;
 const HUNGRY_AFTER: i64 = 120;
 /// …and fed for this long after it.
 const FED_FOR: i64 = 90;
+/// Minutes after its last meal that one has eaten (「吃过了」) and is not yet due another.
+const ATE_WITHIN: i64 = 180;
 
 /// The one about to speak, and the moment.
 pub(super) struct Speaker<'a, 'c> {
@@ -226,6 +228,11 @@ fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
     if eating || (ate && since_meal < FED_FOR) {
         out.push(Feeling::Fed);
     }
+    out.push(if eating || (ate && since_meal < ATE_WITHIN) {
+        Feeling::Ate
+    } else {
+        Feeling::Unfed
+    });
     if n.energy < LOW {
         out.push(Feeling::Tired);
     } else if n.energy > RESTED {

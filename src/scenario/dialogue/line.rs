@@ -103,6 +103,10 @@ pub enum Feeling {
     Hungry,
     /// Just ate.
     Fed,
+    /// Ate in the last few hours (「吃过了」).
+    Ate,
+    /// No meal in the last few hours (「待会儿去吃」).
+    Unfed,
     /// Worn out.
     Tired,
     /// Well rested.
