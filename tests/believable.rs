@@ -33,8 +33,14 @@ const FIRST_PERSON: &[(&str, &[&str])] = &[
 ];
 /// What is said only after days apart.
 const APART: &[&str] = &["好久不见", "好几天没见", "好几天没好好说话"];
-/// What only the hungry say.
-const HUNGRY: &[&str] = &["饿得心慌", "饿坏了", "还没呢，正饿着", "还没，正要去吃", "待会儿去吃"];
+/// What only one who has not eaten lately says.
+const HUNGRY: &[&str] = &[
+    "饿得心慌",
+    "饿坏了",
+    "还没呢，正饿着",
+    "还没，正要去吃",
+    "待会儿去吃",
+];
 /// What only a guest says of a gathering (钟大川 hosts 心谷联谊会).
 const GUEST: &[&str] = &[
     "我打算去凑个热闹",
