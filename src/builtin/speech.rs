@@ -187,34 +187,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     }
     let me = cx.me;
     let gathering = c.gathering.and_then(|g| cx.gatherings.get(g.i()));
-    let here = c.target == cx.at;
-    let table = match c.kind {
-        ActivityKind::Sleep if here => SLEEP_HERE,
-        ActivityKind::Sleep => SLEEP,
-        ActivityKind::Eat if here && c.target == me.home => EAT_AT_HOME,
-        ActivityKind::Leisure if here && c.target == me.home => HOME_HERE,
-        ActivityKind::Work if here => WORK_HERE,
-        ActivityKind::Work if into_shift(cx) => WORK_BACK,
-        ActivityKind::Work => WORK,
-        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat if here => HERE,
-        ActivityKind::Eat if c.target == me.home => EAT_HOME,
-        ActivityKind::Eat => EAT,
-        ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
-        ActivityKind::Socialise => SOCIAL,
-        ActivityKind::Attend if gathering.is_some_and(|g| g.organiser == me.id) => {
-            if here {
-                HOST_HERE
-            } else {
-                HOST
-            }
-        }
-        ActivityKind::Attend if here => ATTEND_HERE,
-        ActivityKind::Attend => ATTEND,
-        ActivityKind::Leisure if c.target == me.home => HOME,
-        ActivityKind::Leisure => LEISURE,
-        ActivityKind::Idle if c.action.is_rest() => REST,
-        ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
-    };
+    let table = plan_table(cx, c, gathering);
     let friend = c.friend.map_or("", |f| cx.roster.name_of(f));
     let home = own_home(cx);
     let mut line = fill(
@@ -270,6 +243,44 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         _ => {}
     }
     line
+}
+
+/// The templates for a plan of `c`'s kind, where the resident is and where
+/// it goes: staying put is no going, one's own house is 家.
+fn plan_table(
+    cx: &PlanContext<'_>,
+    c: &Candidate,
+    gathering: Option<&Gathering>,
+) -> &'static [&'static str] {
+    let me = cx.me;
+    let here = c.target == cx.at;
+    match c.kind {
+        ActivityKind::Sleep if here => SLEEP_HERE,
+        ActivityKind::Sleep => SLEEP,
+        ActivityKind::Eat if here && c.target == me.home => EAT_AT_HOME,
+        ActivityKind::Leisure if here && c.target == me.home => HOME_HERE,
+        ActivityKind::Work if here => WORK_HERE,
+        ActivityKind::Work if into_shift(cx) => WORK_BACK,
+        ActivityKind::Work => WORK,
+        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat if here => HERE,
+        ActivityKind::Eat if c.target == me.home => EAT_HOME,
+        ActivityKind::Eat => EAT,
+        ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
+        ActivityKind::Socialise => SOCIAL,
+        ActivityKind::Attend if gathering.is_some_and(|g| g.organiser == me.id) => {
+            if here {
+                HOST_HERE
+            } else {
+                HOST
+            }
+        }
+        ActivityKind::Attend if here => ATTEND_HERE,
+        ActivityKind::Attend => ATTEND,
+        ActivityKind::Leisure if c.target == me.home => HOME,
+        ActivityKind::Leisure => LEISURE,
+        ActivityKind::Idle if c.action.is_rest() => REST,
+        ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
+    }
 }
 
 /// One's own home as one says it: a house is 家 ("回苏文的阁楼" and "回马家"
