@@ -229,6 +229,55 @@ fn plans_out_of_place(ev: &[Value]) -> Vec<String> {
     bad
 }
 
+/// A question asked back (「吃过了，你呢？」) followed, in its talk, by a line
+/// that does not answer it: no reply of any exchange (its own question
+/// dropped) and no answer about a gathering.
+fn questions_asked_back_unanswered(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let g = &bank.storylines.going_replies;
+    let answers: Vec<String> = bank
+        .topics
+        .iter()
+        .flat_map(|t| &t.exchanges.value)
+        .chain(&bank.greetings.ask.value)
+        .chain(&bank.greetings.family.value)
+        .flat_map(|x| &x.replies.value)
+        .chain(
+            [&g.going, &g.not_going, &g.new, &g.host]
+                .into_iter()
+                .flat_map(|l| &l.value),
+        )
+        .map(|r| {
+            let t = r.text.trim_end();
+            let t = t.strip_suffix("你呢？").unwrap_or(t);
+            t.trim_end_matches(['，', '。', '！', '？']).to_owned()
+        })
+        .collect();
+    let bare = |t: &str| match t.strip_prefix('@') {
+        Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r).to_owned(),
+        None => t.to_owned(),
+    };
+    let mut bad = Vec::new();
+    for lines in lines_by_talk(ev).values() {
+        for pair in lines.windows(2) {
+            let (asked, next) = (text(pair[0]), bare(text(pair[1])));
+            if !asked.trim_end().ends_with("你呢？") || pair[0]["speaker"] == pair[1]["speaker"]
+            {
+                continue;
+            }
+            // A reply may lead a longer line (the answer, then a proposal).
+            let line = next.trim_end_matches(['，', '。', '！', '？']);
+            let answered = answers.iter().any(|a| {
+                next.starts_with(a.as_str()) || heartvale::scenario::dialogue::fits(a, line)
+            });
+            if !answered {
+                bad.push(format!("{asked} → {next}"));
+            }
+        }
+    }
+    bad
+}
+
 /// News told about someone who stands at the same place without being in
 /// the talk (「别看苏文平时那样…」 with 苏文 on the same riverbank): the one
 /// it is about is the first name in the line.
@@ -384,6 +433,12 @@ fn three_days_in_town_make_sense_on_every_seed() {
         assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
         let astray = plans_out_of_place(&ev);
         assert!(astray.is_empty(), "seed {seed}:\n{}", astray.join("\n"));
+        let unanswered = questions_asked_back_unanswered(&ev);
+        assert!(
+            unanswered.is_empty(),
+            "seed {seed}:\n{}",
+            unanswered.join("\n")
+        );
         let overheard = talked_about_within_earshot(&ev);
         assert!(
             overheard.is_empty(),

@@ -36,6 +36,7 @@ impl Speaker<'_, '_> {
                 Some(said(self.pick(&g.back.value, 2, &[])?, Cue::Answer))
             }
             Cue::Asked { x } => self.reply(x),
+            Cue::Replied { x } if asks_back(cx.previous) => self.reply_back(x),
             Cue::StaffGreeting { role } => self.order(role),
             Cue::Usual { role } => {
                 let u = bank.staff.role(role).usual.as_ref()?;
@@ -107,6 +108,18 @@ impl Speaker<'_, '_> {
             });
         }
         Some(s)
+    }
+
+    /// The answer to a question asked back (「还行，你呢？」): a reply of the
+    /// same exchange that fits the speaker, asking nothing more.
+    fn reply_back(&self, x: ExchangeRef) -> Option<Said> {
+        let e = self.bank().exchange(x)?;
+        let text = self.pick(&e.replies.value, 2, &[])?;
+        let text = match text.trim_end().strip_suffix("你呢？") {
+            Some(rest) => format!("{}。", rest.trim_end_matches(['，', ','])),
+            None => text,
+        };
+        Some(said(text, Cue::Answer))
     }
 
     /// A customer's answer to a staff greeting: one's favourite dish by
@@ -210,4 +223,9 @@ pub(super) fn invite_answers(a: &InviteAnswers, reason: InviteReason) -> &Lines 
         InviteReason::Crowds => &a.crowds,
         InviteReason::Busy => &a.busy,
     }
+}
+
+/// Whether a line asks the same back (「吃过了，你呢？」).
+fn asks_back(line: &str) -> bool {
+    line.trim_end().ends_with("你呢？")
 }

@@ -126,7 +126,15 @@ impl Speaker<'_, '_> {
         }
         if let Some((place, when)) = cx.proposing {
             let text = self.pick(&st.propose.value, 1, &[("place", place), ("when", when)])?;
-            return Some(said(text, Cue::Propose));
+            // 「挺好的，你呢？」 is answered before the proposal.
+            let first = cx
+                .history
+                .last()
+                .and_then(|m| m.cue)
+                .filter(|c| matches!(c, Cue::Replied { .. }))
+                .and_then(|c| self.answer(c))
+                .map_or(String::new(), |a| a.text);
+            return Some(said(format!("{first}{text}"), Cue::Propose));
         }
         if let Some((place, when)) = cx.accepting {
             let text = self.pick(&st.accept.value, 1, &[("place", place), ("when", when)])?;
