@@ -100,6 +100,18 @@ impl Speaker<'_, '_> {
         }
     }
 
+    /// The answer to the last line, when its cue is one `wanted` answered
+    /// before a storyline's own words; else nothing.
+    fn answer_first(&self, wanted: impl Fn(&Cue) -> bool) -> String {
+        self.cx
+            .history
+            .last()
+            .and_then(|m| m.cue)
+            .filter(wanted)
+            .and_then(|c| self.answer(c))
+            .map_or(String::new(), |a| a.text)
+    }
+
     /// An invitation and its answer (yes or no, with the reason), a proposal
     /// to meet, its acceptance; a host's welcome and a guest's thanks.
     fn storyline(&self) -> Option<Said> {
@@ -113,11 +125,7 @@ impl Speaker<'_, '_> {
             ];
             let text = self.pick(&st.invite.value, 1, &slots)?;
             // What was asked is answered first (an order served), then the invitation.
-            let heard = cx.history.last().and_then(|m| m.cue);
-            let first = heard
-                .filter(|c| c.awaits_answer() && cx.turn > 0)
-                .and_then(|c| self.answer(c))
-                .map_or(String::new(), |a| a.text);
+            let first = self.answer_first(|c| c.awaits_answer() && cx.turn > 0);
             return Some(said(format!("{first}{text}"), Cue::Invite));
         }
         if let Some(reason) = cx.answering_invite {
@@ -127,13 +135,7 @@ impl Speaker<'_, '_> {
         if let Some((place, when)) = cx.proposing {
             let text = self.pick(&st.propose.value, 1, &[("place", place), ("when", when)])?;
             // 「挺好的，你呢？」 is answered before the proposal.
-            let first = cx
-                .history
-                .last()
-                .and_then(|m| m.cue)
-                .filter(|c| matches!(c, Cue::Replied { .. }))
-                .and_then(|c| self.answer(c))
-                .map_or(String::new(), |a| a.text);
+            let first = self.answer_first(|c| matches!(c, Cue::Replied { .. }));
             return Some(said(format!("{first}{text}"), Cue::Propose));
         }
         if let Some((place, when)) = cx.accepting {
