@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{NaiveDate, NaiveDateTime};
 use heartvale::scenario::Scenario;
+use heartvale::scenario::dialogue::fits;
 use serde_json::Value;
 use util::heartvale;
 
@@ -267,9 +268,9 @@ fn questions_asked_back_unanswered(ev: &[Value]) -> Vec<String> {
             }
             // A reply may lead a longer line (the answer, then a proposal).
             let line = next.trim_end_matches(['，', '。', '！', '？']);
-            let answered = answers.iter().any(|a| {
-                next.starts_with(a.as_str()) || heartvale::scenario::dialogue::fits(a, line)
-            });
+            let answered = answers
+                .iter()
+                .any(|a| next.starts_with(a.as_str()) || fits(a, line));
             if !answered {
                 bad.push(format!("{asked} → {next}"));
             }
@@ -288,10 +289,7 @@ fn talked_about_within_earshot(ev: &[Value], town: &Scenario) -> Vec<String> {
         .flat_map(|l| &l.say.value)
         .map(|l| l.text.as_str())
         .collect();
-    let is_news = |line: &str| {
-        news.iter()
-            .any(|t| heartvale::scenario::dialogue::fits(t, line))
-    };
+    let is_news = |line: &str| news.iter().any(|t| fits(t, line));
     let mut at: HashMap<&str, Option<String>> = town
         .residents
         .iter()
@@ -358,6 +356,120 @@ fn customers_hurrying_off(ev: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Goodbyes that say one is going (「走了走了，有事喊我！」) from one who
+/// then stays where it is: its next plan comes more than a quarter of an
+/// hour later (沈博远 said it and read on in the library for two hours).
+fn goodbyes_without_going(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let c = &bank.closings;
+    let going: Vec<&str> = [&c.stranger, &c.friend, &c.family]
+        .into_iter()
+        .flat_map(|l| l.value.iter())
+        .filter(|l| l.cond.staying == Some(false))
+        .map(|l| l.text.as_str())
+        .collect();
+    assert!(going.len() >= 10, "the bank marks its goodbyes");
+    let mut bad = Vec::new();
+    for (k, e) in ev.iter().enumerate() {
+        if e["kind"] != "message" || !going.iter().any(|t| fits(t, text(e))) {
+            continue;
+        }
+        let line = text(e);
+        let who = &e["speaker"];
+        let next = ev[k..]
+            .iter()
+            .find(|n| n["kind"] == "plan" && n["resident"] == *who)
+            .map(time);
+        if next.is_some_and(|n| n - time(e) > chrono::Duration::minutes(15)) {
+            bad.push(format!("{who} stays on after 「{line}」 at {}", time(e)));
+        }
+    }
+    bad
+}
+
+/// Customers who order a dish (or take their usual) within two hours of a
+/// meal elsewhere, when they have not come to eat: 「来两个包子就行」 an
+/// hour after supper at home.
+fn ordering_after_a_meal(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let waiter = &bank.staff.waiter;
+    let appetite = Some(heartvale::scenario::dialogue::Feeling::Appetite);
+    let mut food: Vec<&str> = waiter
+        .orders
+        .value
+        .iter()
+        .filter(|x| x.cond.feels == appetite)
+        .map(|x| x.say.value.as_str())
+        .collect();
+    let usual = waiter.usual.as_ref().expect("the waiter knows regulars");
+    food.extend(usual.replies.value.iter().map(|l| l.text.as_str()));
+    assert!(food.len() >= 10, "the bank marks its dishes");
+    // Each resident's plan (activity, meal's end) as of now.
+    let mut plans: HashMap<&str, (&str, NaiveDateTime)> = HashMap::new();
+    let mut last_meal: HashMap<&str, NaiveDateTime> = HashMap::new();
+    let mut bad = Vec::new();
+    for e in ev {
+        match e["kind"].as_str().unwrap() {
+            "plan" => {
+                let who = e["resident"].as_str().unwrap();
+                if let Some(("eat", end)) = plans.get(who) {
+                    last_meal.insert(who, (*end).min(time(e)));
+                }
+                let end = time(e) + chrono::Duration::minutes(e["duration"].as_i64().unwrap());
+                plans.insert(who, (e["activity"].as_str().unwrap(), end));
+            }
+            "message" => {
+                let (who, line) = (e["speaker"].as_str().unwrap(), text(e));
+                let here_to_eat = plans.get(who).is_some_and(|p| p.0 == "eat");
+                let lately = last_meal
+                    .get(who)
+                    .is_some_and(|&m| time(e) - m < chrono::Duration::hours(2));
+                if !here_to_eat && lately && food.iter().any(|f| line.contains(f)) {
+                    bad.push(format!("{who} ate at {}: {line}", last_meal[who]));
+                }
+            }
+            _ => {}
+        }
+    }
+    bad
+}
+
+/// Customers who take their leave with a staff member's words (马铁, a
+/// smith served at the tavern: 「您慢慢来，不着急。」).
+fn customers_speaking_as_staff(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let staff = &bank.closings.staff.value;
+    // The one greeted: the staff member opens, the customer is named second.
+    let customer: BTreeMap<u64, &Value> = kind(ev, "conversation_start")
+        .filter(|e| e["trigger"] == "work")
+        .map(|e| (e["conversation"].as_u64().unwrap(), &e["participants"][1]))
+        .collect();
+    kind(ev, "message")
+        .filter(|m| customer.get(&m["conversation"].as_u64().unwrap()) == Some(&&m["speaker"]))
+        .map(text)
+        .filter(|t| staff.iter().any(|s| fits(&s.text, t)))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Meetings kept as agreed whose greeting is answered as a chance meeting
+/// (「说好的时间，一分不差！」 → 「今天怎么有空过来？」).
+fn meetings_answered_as_chance(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let back = &bank.greetings.appointment_back.value;
+    let kept: BTreeSet<u64> = kind(ev, "conversation_start")
+        .filter(|e| e["trigger"] == "appointment")
+        .map(|e| e["conversation"].as_u64().unwrap())
+        .collect();
+    let by_talk = lines_by_talk(ev);
+    kept.iter()
+        .filter_map(|c| by_talk.get(c))
+        .filter(|lines| lines.len() >= 2 && lines[1]["speaker"] != lines[0]["speaker"])
+        .filter(|lines| !back.iter().any(|b| fits(&b.text, text(lines[1]))))
+        .map(|lines| format!("{} → {}", text(lines[0]), text(lines[1])))
+        .collect()
+}
+
 /// Talks whose second line proposes to meet: the opening ("何青，还是粥？")
 /// went unanswered.
 fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
@@ -371,9 +483,7 @@ fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
             let reply = text(lines[1]);
             let reply = reply.split_once(' ').filter(|_| reply.starts_with('@'));
             let reply = reply.map_or(text(lines[1]), |(_, rest)| rest);
-            proposals
-                .iter()
-                .any(|p| heartvale::scenario::dialogue::fits(&p.text, reply))
+            proposals.iter().any(|p| fits(&p.text, reply))
         })
         .map(|lines| format!("{} → {}", text(lines[0]), text(lines[1])))
         .collect()
@@ -447,6 +557,18 @@ fn three_days_in_town_make_sense_on_every_seed() {
         );
         let hurried = customers_hurrying_off(&ev);
         assert!(hurried.is_empty(), "seed {seed}:\n{}", hurried.join("\n"));
+        let as_staff = customers_speaking_as_staff(&ev);
+        assert!(as_staff.is_empty(), "seed {seed}:\n{}", as_staff.join("\n"));
+        let surprised = meetings_answered_as_chance(&ev);
+        assert!(
+            surprised.is_empty(),
+            "seed {seed}:\n{}",
+            surprised.join("\n")
+        );
+        let gone = goodbyes_without_going(&ev);
+        assert!(gone.is_empty(), "seed {seed}:\n{}", gone.join("\n"));
+        let again = ordering_after_a_meal(&ev);
+        assert!(again.is_empty(), "seed {seed}:\n{}", again.join("\n"));
         let hijacked = proposals_answering_the_opening(&ev);
         assert!(hijacked.is_empty(), "seed {seed}:\n{}", hijacked.join("\n"));
         let (orders, fitting) = serves(&ev);

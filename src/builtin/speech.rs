@@ -225,7 +225,9 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         line.push_str(&format!("（想起昨天：{moment}）"));
         return line;
     }
-    // Now and then a thought about a recent conversation or the resident's motto.
+    // Now and then a thought about a recent conversation, or, setting off to
+    // work, the resident's motto (「每本书都在等一个对的读者」 fits the
+    // librarian's shift, not her supper).
     let recent_talk = cx
         .relationships
         .iter()
@@ -237,7 +239,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
             let who = cx.roster.name(recent_talk.expect("checked").1);
             line.push_str(&format!("（想起刚才和{who}的聊天）"));
         }
-        2 if !me.quote.is_empty() && c.kind != ActivityKind::Sleep => {
+        2 if !me.quote.is_empty() && c.kind == ActivityKind::Work => {
             line.push_str(&me.quote);
         }
         _ => {}

@@ -95,8 +95,12 @@ pub struct LineContext<'a> {
     pub(crate) relation: Option<&'a Relationship>,
     /// The speaker's needs.
     pub(crate) needs: Option<&'a Needs>,
-    /// What the speaker is doing there (its action under way).
+    /// What the speaker is doing there (its action under way, or come
+    /// for and about to begin).
     pub(crate) doing: Option<ActivityKind>,
+    /// The speaker's action keeps it where they talk a while yet: it does
+    /// not take its leave with 「走了走了」.
+    pub(crate) stays: bool,
     /// Where they talk.
     pub(crate) place: &'a Location,
     /// What they talk about.

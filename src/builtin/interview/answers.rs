@@ -63,6 +63,8 @@ impl Answering<'_, '_> {
             feels: &feels,
             apart_days: None,
             at_home: false,
+            staying: false,
+            comforted: false,
         };
         let mut fillable: Vec<&Line> = list
             .iter()
@@ -105,6 +107,8 @@ impl Answering<'_, '_> {
             (since_meal < 90, Feeling::Fed),
             (since_meal < 180, Feeling::Ate),
             (since_meal >= 180, Feeling::Unfed),
+            (since_meal >= 180, Feeling::Appetite),
+            (since_meal < 180, Feeling::Full),
             (n.social < 35.0, Feeling::Lonely),
             (n.fun < 35.0, Feeling::Bored),
         ] {

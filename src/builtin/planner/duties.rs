@@ -138,8 +138,10 @@ pub(super) fn appointments(now: &Moment, out: &mut Vec<Candidate>) {
         }
         let stay =
             cx.now.minutes_until(n.at.plus_minutes(APPOINTMENT_LENGTH)) - now.walk(n.place) as i64;
-        // Around a meal at an eatery, the meeting is a meal together.
+        // Around a meal at an eatery, the meeting is a meal together, unless
+        // one has just eaten: then one keeps the other company.
         let hour = n.at.minute_of_day() / 60;
+        let ate_lately = cx.needs.last_meal.minutes_until(cx.now) < super::wants::ATE_LATELY;
         let meal = if LUNCH_HOURS.contains(&hour) {
             Some("lunch")
         } else if DINNER_HOURS.contains(&hour) {
@@ -147,7 +149,7 @@ pub(super) fn appointments(now: &Moment, out: &mut Vec<Candidate>) {
         } else {
             None
         }
-        .filter(|_| cx.town.get(n.place).has(Service::Food));
+        .filter(|_| cx.town.get(n.place).has(Service::Food) && !ate_lately);
         let (action, kind) = match meal {
             Some(meal) => (
                 ActionText::DineWith(meal, n.with, n.place),

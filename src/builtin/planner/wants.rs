@@ -9,7 +9,7 @@ use crate::sim::residents::{ActivityKind, RosterIdx};
 
 /// Not eaten for this many minutes: a meal time pulls (and before it, no
 /// meal at all unless starving).
-const ATE_LATELY: i64 = 150;
+pub(super) const ATE_LATELY: i64 = 150;
 /// Three meals a day; a fourth only as a snack when starving.
 const MEALS_A_DAY: u32 = 3;
 /// Eateries weighed: the nearest this many, and any where friends are.

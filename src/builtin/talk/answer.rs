@@ -5,12 +5,12 @@
 
 use super::{Speaker, orders, said};
 use crate::scenario::WorkRole;
-use crate::scenario::dialogue::{ExchangeList, ExchangeRef, InviteAnswers, Lines, Recall};
+use crate::scenario::dialogue::{ExchangeList, ExchangeRef, Feeling, InviteAnswers, Lines, Recall};
 use crate::scenario::{GatheringIdx, RelationKind};
 use crate::sim::brain::Said;
 use crate::sim::knowledge::About;
 use crate::sim::residents::TalkOutcome;
-use crate::sim::social::{Cue, InviteReason};
+use crate::sim::social::{Cue, InviteReason, Trigger};
 
 /// A speaker this agreeable soothes a sharp word rather than walking off.
 const SOOTHING: f32 = 70.0;
@@ -23,6 +23,10 @@ impl Speaker<'_, '_> {
         let (cx, bank) = (self.cx, self.bank());
         let g = &bank.greetings;
         match heard {
+            Cue::Greeting if cx.trigger == Trigger::Appointment => self
+                .pick(&g.appointment_back.value, 2, &[])
+                .or_else(|| self.pick(&g.back.value, 2, &[]))
+                .map(|text| said(text, Cue::Answer)),
             Cue::Greeting => {
                 let introduced = cx.relation.is_none_or(|r| r.interactions == 0)
                     && cx.relation.is_none_or(|r| r.kind == RelationKind::Stranger);
@@ -40,6 +44,13 @@ impl Speaker<'_, '_> {
             Cue::StaffGreeting { role } => self.order(role),
             Cue::Usual { role } => {
                 let u = bank.staff.role(role).usual.as_ref()?;
+                if self.feels(Feeling::Full)
+                    && let Some(no) = self.pick(&u.decline.value, 2, &[])
+                    && let Some(mut instead) = self.order(role)
+                {
+                    instead.text = format!("{no}{}", instead.text);
+                    return Some(instead);
+                }
                 Some(said(
                     self.pick(&u.replies.value, 2, &[])?,
                     Cue::UsualTaken { role },
@@ -132,11 +143,11 @@ impl Speaker<'_, '_> {
             x.dish.as_ref().is_some_and(|d| cx.speaker.food.contains(d))
         };
         let favourite = all.iter().any(mine) && self.roll(19) < 0.7;
-        let (i, text) = if favourite {
-            self.pick_exchange(all, 2, &[], mine)?
-        } else {
-            self.pick_exchange(all, 2, &[], |_| true)?
-        };
+        // A favourite that does not fit now (a dish after a meal) gives way.
+        let (i, text) = favourite
+            .then(|| self.pick_exchange(all, 2, &[], mine))
+            .flatten()
+            .or_else(|| self.pick_exchange(all, 2, &[], |_| true))?;
         let x = ExchangeRef { list, i: i as u16 };
         let mut s = said(text, Cue::Asked { x });
         if all.get(i).is_some_and(mine) {

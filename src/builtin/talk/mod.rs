@@ -387,8 +387,13 @@ impl Speaker<'_, '_> {
     fn goodbye(&self) -> Said {
         let (cx, c) = (self.cx, &self.bank().closings);
         let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
+        // A smith served at the tavern is a customer there.
         let staff_here = cx.trigger == Trigger::Work
-            && cx.speaker.work.as_ref().is_some_and(|w| w.role.is_some());
+            && cx
+                .speaker
+                .work
+                .as_ref()
+                .is_some_and(|w| w.role.is_some() && cx.words.town.id(w.place) == &cx.place.id);
         // Served, a customer stays to eat or read: no hurrying off.
         let customer = cx.trigger == Trigger::Work && !staff_here && !c.customer.value.is_empty();
         let list = if staff_here {

@@ -7,6 +7,7 @@ use crate::scenario::PhraseBank;
 use crate::scenario::dialogue::{Exchange, Feeling, Line, Situation, without_mention};
 use crate::sim::brain::LineContext;
 use crate::sim::residents::ActivityKind;
+use crate::sim::social::Cue;
 use crate::sim::social::spoken::line_hash;
 
 /// Below this, a need is felt.
@@ -24,14 +25,27 @@ const ATE_WITHIN: i64 = 180;
 pub(super) struct Speaker<'a, 'c> {
     pub(super) cx: &'a LineContext<'c>,
     feels: Vec<Feeling>,
+    /// Someone comforted the speaker earlier in this talk.
+    comforted: bool,
 }
 
 impl<'a, 'c> Speaker<'a, 'c> {
     pub(super) fn new(cx: &'a LineContext<'c>) -> Self {
+        let comforted = cx.history.iter().any(|m| {
+            m.cue == Some(Cue::Comfort)
+                && m.speaker != cx.speaker_idx
+                && m.to.is_none_or(|t| t == cx.speaker_idx)
+        });
         Self {
             cx,
             feels: feelings(cx),
+            comforted,
         }
+    }
+
+    /// Whether the speaker feels `f` now.
+    pub(super) fn feels(&self, f: Feeling) -> bool {
+        self.feels.contains(&f)
     }
 
     pub(super) fn bank(&self) -> &PhraseBank {
@@ -64,6 +78,8 @@ impl<'a, 'c> Speaker<'a, 'c> {
             apart_days,
             at_home: cx.place.kind == crate::scenario::LocationKind::Home
                 && cx.speaker.home == cx.listener.home,
+            staying: cx.stays,
+            comforted: self.comforted,
         }
     }
 
@@ -228,10 +244,16 @@ fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
     if eating || (ate && since_meal < FED_FOR) {
         out.push(Feeling::Fed);
     }
-    out.push(if eating || (ate && since_meal < ATE_WITHIN) {
+    let lately = ate && since_meal < ATE_WITHIN;
+    out.push(if eating || lately {
         Feeling::Ate
     } else {
         Feeling::Unfed
+    });
+    out.push(if eating || !lately {
+        Feeling::Appetite
+    } else {
+        Feeling::Full
     });
     if n.energy < LOW {
         out.push(Feeling::Tired);

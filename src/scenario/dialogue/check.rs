@@ -48,6 +48,7 @@ fn walk_greetings(g: &mut super::Greetings, w: &mut Walk<'_>) {
     for (name, l) in [
         ("chance", &mut g.chance),
         ("appointment", &mut g.appointment),
+        ("appointment_back", &mut g.appointment_back),
         ("back", &mut g.back),
         ("recall.argued", &mut g.recall.argued),
         ("recall.down", &mut g.recall.down),
@@ -89,6 +90,7 @@ fn walk_staff(st: &mut super::Staff, w: &mut Walk<'_>) {
             (w.lines)(&format!("staff.{role}.usual.say"), &mut u.say);
             (w.lines)(&format!("staff.{role}.usual.replies"), &mut u.replies);
             (w.lines)(&format!("staff.{role}.usual.serve"), &mut u.serve);
+            (w.lines)(&format!("staff.{role}.usual.decline"), &mut u.decline);
         }
     }
 }

@@ -64,6 +64,14 @@ pub struct Cond {
     /// 「晚上早点回家」 is not said at home.
     #[serde(default)]
     pub at_home: Option<bool>,
+    /// Said only by one staying on where they talk (true) or leaving
+    /// (false): 「走了走了」 is not said by one who sits on reading.
+    #[serde(default)]
+    pub staying: Option<bool>,
+    /// Said only by one who was comforted in this talk (true) or was not
+    /// (false): the one who comforted does not say 「说得我心里亮堂多了」.
+    #[serde(default)]
+    pub comforted: Option<bool>,
 }
 
 /// A part of the day.
@@ -107,6 +115,11 @@ pub enum Feeling {
     Ate,
     /// No meal in the last few hours (「待会儿去吃」).
     Unfed,
+    /// Wants a meal: here for one, or none in the last few hours (orders
+    /// a dish, not just a drink).
+    Appetite,
+    /// Not here for a meal and ate in the last few hours: 「刚吃过，来壶茶」.
+    Full,
     /// Worn out.
     Tired,
     /// Well rested.
@@ -132,6 +145,10 @@ pub struct Situation<'a> {
     pub apart_days: Option<i64>,
     /// The talk is in a home the two share.
     pub at_home: bool,
+    /// The speaker stays on where they talk after the talk.
+    pub staying: bool,
+    /// Someone comforted the speaker in this talk.
+    pub comforted: bool,
 }
 
 /// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
@@ -149,6 +166,8 @@ impl Cond {
             && persona_fits(&self.to, s.listener)
             && (!self.listener_works || s.listener.work.is_some())
             && self.at_home.is_none_or(|h| h == s.at_home)
+            && self.staying.is_none_or(|h| h == s.staying)
+            && self.comforted.is_none_or(|h| h == s.comforted)
             && (self.at.is_empty() || self.at.contains(&DayPart::of(s.minute)))
             && self.feels.is_none_or(|f| s.feels.contains(&f))
             && self

@@ -111,6 +111,9 @@ pub struct Greetings {
     pub chance: Lines,
     /// Meeting as agreed.
     pub appointment: Lines,
+    /// Answering that greeting, come as agreed (optional: else `back`).
+    #[serde(default = "no_lines")]
+    pub appointment_back: Lines,
     /// Answering a greeting.
     pub back: Lines,
     /// Opening with the last talk (on an earlier day), by how it went
@@ -230,6 +233,10 @@ pub struct Usual {
     pub replies: Lines,
     /// Serving it.
     pub serve: Lines,
+    /// The regular's no, when it has just eaten elsewhere: it then orders
+    /// what fits (a drink) after it. Optional.
+    #[serde(default = "no_lines")]
+    pub decline: Lines,
 }
 
 /// A subject: when it comes up, and its exchanges.

@@ -24,6 +24,9 @@ pub fn deliver(
     }
 }
 
+/// Minutes one's action must still run after a line for one to be staying on.
+const STAYS_ON: i64 = 10;
+
 /// Runs `f` with the context for the turn `c` waits on.
 pub fn with_line_context<R>(
     c: &Conversation,
@@ -77,7 +80,14 @@ pub fn with_line_context<R>(
         listener: listener.1,
         relation: speaker.3.by_idx(turn.listener),
         needs: Some(speaker.5),
-        doing: speaker.2.filter(|a| a.underway).map(|a| a.kind),
+        // One greeted on arriving has not begun yet, but is here for it.
+        doing: speaker
+            .2
+            .filter(|a| a.underway || a.target == c.place)
+            .map(|a| a.kind),
+        stays: speaker.2.is_some_and(|a| {
+            a.underway && a.target == c.place && a.busy_until > now.plus_minutes(STAYS_ON)
+        }),
         place: inputs.town.get(c.place),
         topic: c.subject,
         turn: n,
