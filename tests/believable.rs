@@ -279,9 +279,9 @@ fn questions_asked_back_unanswered(ev: &[Value]) -> Vec<String> {
     bad
 }
 
-/// News told about someone who stands at the same place without being in
-/// the talk (「别看苏文平时那样…」 with 苏文 on the same riverbank): the one
-/// it is about is the first name in the line.
+/// News told, or a skill's question asked, about someone who stands at the
+/// same place without being in the talk (「别看苏文平时那样…」 with 苏文 on
+/// the same riverbank): the one it is about is the first name in the line.
 fn talked_about_within_earshot(ev: &[Value], town: &Scenario) -> Vec<String> {
     let n = &town.dialogue.news;
     let news: Vec<&str> = [&n.gathering, &n.quarrel, &n.date, &n.stood_up, &n.hobby]
@@ -290,6 +290,10 @@ fn talked_about_within_earshot(ev: &[Value], town: &Scenario) -> Vec<String> {
         .map(|l| l.text.as_str())
         .collect();
     let is_news = |line: &str| news.iter().any(|t| fits(t, line));
+    // A skill's questions name the partner's ties (「能说说与同事钟大川…」).
+    let skills: BTreeSet<u64> = kind(ev, "skill_start")
+        .map(|e| e["conversation"].as_u64().unwrap())
+        .collect();
     let mut at: HashMap<&str, Option<String>> = town
         .residents
         .iter()
@@ -307,7 +311,8 @@ fn talked_about_within_earshot(ev: &[Value], town: &Scenario) -> Vec<String> {
             }
             "message" => {
                 let line = text(e);
-                if !is_news(line) {
+                let skill = skills.contains(&e["conversation"].as_u64().unwrap());
+                if !is_news(line) && !skill {
                     continue;
                 }
                 let Some(p) = town
@@ -394,16 +399,30 @@ fn ordering_after_a_meal(ev: &[Value]) -> Vec<String> {
     let bank = heartvale::scenario::PhraseBank::builtin();
     let waiter = &bank.staff.waiter;
     let appetite = Some(heartvale::scenario::dialogue::Feeling::Appetite);
-    let mut food: Vec<&str> = waiter
+    let food: Vec<&str> = waiter
         .orders
         .value
         .iter()
         .filter(|x| x.cond.feels == appetite)
         .map(|x| x.say.value.as_str())
         .collect();
-    let usual = waiter.usual.as_ref().expect("the waiter knows regulars");
-    food.extend(usual.replies.value.iter().map(|l| l.text.as_str()));
     assert!(food.len() >= 10, "the bank marks its dishes");
+    // Taking the usual is ordering it, when it is a dish (tea is not).
+    let usual = waiter.usual.as_ref().expect("the waiter knows regulars");
+    let yes: Vec<&str> = usual
+        .replies
+        .value
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect();
+    let drinks: Vec<&str> = waiter
+        .orders
+        .value
+        .iter()
+        .filter(|x| x.cond.feels.is_none())
+        .filter_map(|x| x.dish.as_deref())
+        .collect();
+    let mut offered: HashMap<u64, &str> = HashMap::new();
     // Each resident's plan (activity, meal's end) as of now.
     let mut plans: HashMap<&str, (&str, NaiveDateTime)> = HashMap::new();
     let mut last_meal: HashMap<&str, NaiveDateTime> = HashMap::new();
@@ -420,11 +439,14 @@ fn ordering_after_a_meal(ev: &[Value]) -> Vec<String> {
             }
             "message" => {
                 let (who, line) = (e["speaker"].as_str().unwrap(), text(e));
+                let before = offered.insert(e["conversation"].as_u64().unwrap(), line);
                 let here_to_eat = plans.get(who).is_some_and(|p| p.0 == "eat");
                 let lately = last_meal
                     .get(who)
                     .is_some_and(|&m| time(e) - m < chrono::Duration::hours(2));
-                if !here_to_eat && lately && food.iter().any(|f| line.contains(f)) {
+                let a_dish = before.is_some_and(|b| !drinks.iter().any(|d| b.contains(d)));
+                let takes = a_dish && yes.iter().any(|y| line.starts_with(y));
+                if !here_to_eat && lately && (takes || food.iter().any(|f| line.contains(f))) {
                     bad.push(format!("{who} ate at {}: {line}", last_meal[who]));
                 }
             }

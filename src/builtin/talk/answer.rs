@@ -44,7 +44,14 @@ impl Speaker<'_, '_> {
             Cue::StaffGreeting { role } => self.order(role),
             Cue::Usual { role } => {
                 let u = bank.staff.role(role).usual.as_ref()?;
-                if self.feels(Feeling::Full)
+                // A usual that fits now (tea after a meal) is taken.
+                let usual = cx.speaker.food.first();
+                let fits_now = bank
+                    .exchanges(orders(role))
+                    .iter()
+                    .any(|x| x.dish.as_ref() == usual && self.holds(&x.cond));
+                if !fits_now
+                    && self.feels(Feeling::Full)
                     && let Some(no) = self.pick(&u.decline.value, 2, &[])
                     && let Some(mut instead) = self.order(role)
                 {

@@ -387,15 +387,20 @@ impl Speaker<'_, '_> {
     fn goodbye(&self) -> Said {
         let (cx, c) = (self.cx, &self.bank().closings);
         let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
-        // A smith served at the tavern is a customer there.
-        let staff_here = cx.trigger == Trigger::Work
-            && cx
-                .speaker
-                .work
+        // A smith served at the tavern is a customer there, and staff do
+        // not see a colleague off as a customer.
+        // (works here, in a role that greets)
+        let here = |p: &crate::scenario::Profile| {
+            p.work
                 .as_ref()
-                .is_some_and(|w| w.role.is_some() && cx.words.town.id(w.place) == &cx.place.id);
+                .filter(|w| cx.words.town.id(w.place) == &cx.place.id)
+                .map(|w| w.role.is_some())
+        };
+        let (mine, theirs) = (here(cx.speaker), here(cx.listener));
+        let work = cx.trigger == Trigger::Work;
+        let staff_here = work && mine == Some(true) && theirs.is_none();
         // Served, a customer stays to eat or read: no hurrying off.
-        let customer = cx.trigger == Trigger::Work && !staff_here && !c.customer.value.is_empty();
+        let customer = work && mine.is_none() && !c.customer.value.is_empty();
         let list = if staff_here {
             &c.staff
         } else if customer {

@@ -4,7 +4,7 @@
 
 use crate::builtin::address::address;
 use crate::scenario::PhraseBank;
-use crate::scenario::dialogue::{Exchange, Feeling, Line, Situation, without_mention};
+use crate::scenario::dialogue::{Cond, Exchange, Feeling, Line, Situation, without_mention};
 use crate::sim::brain::LineContext;
 use crate::sim::residents::ActivityKind;
 use crate::sim::social::Cue;
@@ -18,6 +18,8 @@ const RESTED: f32 = 70.0;
 const HUNGRY_AFTER: i64 = 120;
 /// …and fed for this long after it.
 const FED_FOR: i64 = 90;
+/// Hunger (the need, 100 = full) above which one at a meal has had its fill.
+const SATED: f32 = 85.0;
 /// Minutes after its last meal that one has eaten (「吃过了」) and is not yet due another.
 const ATE_WITHIN: i64 = 180;
 
@@ -81,6 +83,11 @@ impl<'a, 'c> Speaker<'a, 'c> {
             staying: cx.stays,
             comforted: self.comforted,
         }
+    }
+
+    /// Whether conditions `cond` hold now.
+    pub(super) fn holds(&self, cond: &Cond) -> bool {
+        cond.holds(&self.situation())
     }
 
     /// Whether `line` may be said now with `slots`.
@@ -250,7 +257,8 @@ fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
     } else {
         Feeling::Unfed
     });
-    out.push(if eating || !lately {
+    // Near the end of a meal one has had one's fill.
+    out.push(if (eating && n.hunger < SATED) || !lately {
         Feeling::Appetite
     } else {
         Feeling::Full

@@ -86,7 +86,13 @@ pub fn with_line_context<R>(
             .filter(|a| a.underway || a.target == c.place)
             .map(|a| a.kind),
         stays: speaker.2.is_some_and(|a| {
-            a.underway && a.target == c.place && a.busy_until > now.plus_minutes(STAYS_ON)
+            let left = if a.underway {
+                now.minutes_until(a.busy_until)
+            } else {
+                // Just arrived: the whole action is still to come.
+                a.duration as i64
+            };
+            a.target == c.place && left > STAYS_ON
         }),
         place: inputs.town.get(c.place),
         topic: c.subject,

@@ -242,11 +242,17 @@ pub(super) fn begin(
     }
     let (me, partner) = (view(ai)?, view(human)?);
     let names = &inputs.roster.names();
+    let earshot = inputs
+        .census
+        .at_place
+        .get(c.place.i())
+        .map_or(&[][..], Vec::as_slice);
+    let ties = close_ties(&partner, ai, earshot);
     let fields = converse_fields(
         (ai, human),
         (&me, &partner),
         names,
-        inputs.town.name(c.place),
+        (inputs.town.name(c.place), ties.first().copied()),
     );
     let values: BTreeMap<String, String> = skill
         .input
@@ -267,7 +273,7 @@ pub(super) fn begin(
         (ai, human),
         (
             &names[human.i()],
-            &partner_persona(&partner, names, &inputs.town),
+            &partner_persona(&partner, names, &inputs.town, &ties),
         ),
         &now,
     )
@@ -281,27 +287,41 @@ pub(super) fn begin(
     })
 }
 
+/// The partner's ties it would speak of to the runner `ai`, closest first:
+/// known ones (an impression, not strangers), neither the runner nor anyone
+/// in `earshot` (roster indices, sorted) — one is not asked about 阿朵 with
+/// 阿朵 standing by.
+fn close_ties<'a>(
+    partner: &'a TalkerView,
+    ai: RosterIdx,
+    earshot: &[RosterIdx],
+) -> Vec<&'a crate::sim::residents::Relationship> {
+    let mut close: Vec<_> = partner
+        .3
+        .iter()
+        .filter(|r| r.with_idx != ai && earshot.binary_search(&r.with_idx).is_err())
+        .filter(|r| !r.impression.is_empty() && r.kind != RelationKind::Stranger)
+        .collect();
+    close.sort_by(|a, b| {
+        b.strength
+            .total_cmp(&a.strength)
+            .then(a.with_idx.cmp(&b.with_idx))
+    });
+    close
+}
+
 /// The values of [`crate::scenario::CONVERSE_FIELDS`] for the runner `ai`
-/// and its partner `human`, talking at `place`.
+/// and its partner `human`, talking at `place`; `tie` is the partner's
+/// closest it would speak of ([`close_ties`]).
 fn converse_fields(
     (ai, human): (RosterIdx, RosterIdx),
     (me, partner): (&TalkerView, &TalkerView),
     names: &[String],
-    place: &str,
+    (place, tie): (&str, Option<&crate::sim::residents::Relationship>),
 ) -> [(&'static str, String); 8] {
     let seen_as =
         me.3.by_idx(human)
             .map_or(RelationKind::Stranger, |r| r.kind);
-    // The partner's strongest tie other than the runner.
-    let tie = partner
-        .3
-        .iter()
-        .filter(|r| r.with_idx != ai)
-        .max_by(|x, y| {
-            x.strength
-                .total_cmp(&y.strength)
-                .then(y.with_idx.cmp(&x.with_idx))
-        });
     [
         ("我", names[ai.i()].clone()),
         ("对方", names[human.i()].clone()),
@@ -338,8 +358,9 @@ fn partner_persona(
     partner: &crate::sim::social::TalkerView,
     names: &[String],
     town: &crate::scenario::Town,
+    close: &[&crate::sim::residents::Relationship],
 ) -> String {
-    let (_, persona, _, ties, _, needs, _) = partner;
+    let (_, persona, _, _, _, needs, _) = partner;
     let p = &persona.0;
     let mut lines = Vec::new();
     lines.push(if needs.energy < 35.0 {
@@ -359,12 +380,7 @@ fn partner_persona(
     if let Some(does) = p.hobbies.iter().find_map(|h| h.does.as_ref()) {
         lines.push(format!("有空的时候我爱{does}。"));
     }
-    let mut close: Vec<_> = ties
-        .iter()
-        .filter(|r| !r.impression.is_empty() && r.kind != RelationKind::Stranger)
-        .collect();
-    close.sort_by(|a, b| b.strength.total_cmp(&a.strength));
-    for r in close.into_iter().take(3) {
+    for r in close.iter().take(3) {
         // 「阿朵是我的同事，手脚麻利的好帮手」: said, not a record.
         lines.push(format!(
             "{}是我的{}，{}。",
