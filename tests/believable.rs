@@ -159,7 +159,7 @@ fn untrue_lines(ev: &[Value]) -> Vec<String> {
             "message" => {
                 let (who, t, line) = (e["speaker"].as_str().unwrap(), time(e), text(e));
                 // Recalling what was said (「上回说的…」, 「那天跟你聊…」) is no claim.
-                let recalls = line.contains('聊') || line.contains("上回");
+                let recalls = ["聊", "上回", "上次"].iter().any(|w| line.contains(w));
                 let fits = |(words, may): &&(&str, &[&str])| {
                     !line.contains(words) || may.contains(&who) || recalls
                 };
@@ -492,6 +492,28 @@ fn meetings_answered_as_chance(ev: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Those shown joining a talk (「阿朵 加入了聊天」) who then say nothing in it:
+/// two in three did, as talks took joiners on their last line.
+fn joiners_who_say_nothing(ev: &[Value]) -> Vec<String> {
+    let mut spoke: BTreeSet<(u64, &str)> = BTreeSet::new();
+    let mut joined = Vec::new();
+    for e in ev {
+        let talk = e["conversation"].as_u64();
+        match (e["kind"].as_str().unwrap(), talk) {
+            ("conversation_join", Some(c)) => joined.push((c, e["resident"].as_str().unwrap())),
+            ("message", Some(c)) => {
+                spoke.insert((c, e["speaker"].as_str().unwrap()));
+            }
+            _ => {}
+        }
+    }
+    joined
+        .into_iter()
+        .filter(|j| !spoke.contains(j))
+        .map(|(c, who)| format!("{who} joined talk {c} and said nothing"))
+        .collect()
+}
+
 /// Talks whose second line proposes to meet: the opening ("何青，还是粥？")
 /// went unanswered.
 fn proposals_answering_the_opening(ev: &[Value]) -> Vec<String> {
@@ -587,6 +609,8 @@ fn three_days_in_town_make_sense_on_every_seed() {
             "seed {seed}:\n{}",
             surprised.join("\n")
         );
+        let silent = joiners_who_say_nothing(&ev);
+        assert!(silent.is_empty(), "seed {seed}:\n{}", silent.join("\n"));
         let gone = goodbyes_without_going(&ev);
         assert!(gone.is_empty(), "seed {seed}:\n{}", gone.join("\n"));
         let again = ordering_after_a_meal(&ev);

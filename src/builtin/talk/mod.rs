@@ -45,10 +45,25 @@ const OWN_DATE_EAGERNESS: f32 = 0.35;
 
 /// One line of a conversation. A closing line ends with `[END]`.
 pub(super) fn conversation_line(cx: &LineContext<'_>) -> Said {
-    // An invitation waits for its answer before anyone says goodbye.
-    let closing = cx.turn >= 1 && cx.turn + 1 >= cx.lines && cx.inviting.is_none();
+    // An invitation waits for its answer before anyone says goodbye, and
+    // everyone who joined says something (not goodbye) before the talk ends.
+    let mut heard: Vec<_> = cx.history.iter().map(|m| m.speaker).collect();
+    let joined_now = cx.turn >= 2 && !heard.contains(&cx.speaker_idx);
+    heard.push(cx.speaker_idx);
+    heard.sort_unstable();
+    heard.dedup();
+    let all_heard = heard.len() >= 2 + cx.others.len();
+    let closing = cx.turn >= 1
+        && cx.turn + 1 >= cx.lines
+        && cx.inviting.is_none()
+        && all_heard
+        && !joined_now;
     let speaker = Speaker::new(cx);
     let mut said = speaker.compose(closing);
+    // One who has just joined says so first.
+    if joined_now && let Some(hello) = speaker.pick(&speaker.bank().greetings.join.value, 21, &[]) {
+        said.text = format!("{hello}{}", said.text);
+    }
     if let Some(who) = cx.mention
         && !said.text.contains('@')
     {

@@ -49,6 +49,7 @@ fn walk_greetings(g: &mut super::Greetings, w: &mut Walk<'_>) {
         ("chance", &mut g.chance),
         ("appointment", &mut g.appointment),
         ("appointment_back", &mut g.appointment_back),
+        ("join", &mut g.join),
         ("back", &mut g.back),
         ("recall.argued", &mut g.recall.argued),
         ("recall.down", &mut g.recall.down),

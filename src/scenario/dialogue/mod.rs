@@ -114,6 +114,10 @@ pub struct Greetings {
     /// Answering that greeting, come as agreed (optional: else `back`).
     #[serde(default = "no_lines")]
     pub appointment_back: Lines,
+    /// One who has just joined a talk, before its first line there
+    /// (「我也来凑个热闹。」). Optional.
+    #[serde(default = "no_lines")]
+    pub join: Lines,
     /// Answering a greeting.
     pub back: Lines,
     /// Opening with the last talk (on an earlier day), by how it went

@@ -248,6 +248,11 @@ pub(super) fn begin(
         .get(c.place.i())
         .map_or(&[][..], Vec::as_slice);
     let ties = close_ties(&partner, ai, earshot);
+    // A skill about the partner's ties waits for a place where one of them
+    // can be spoken of (not all standing by).
+    if ties.is_empty() && skill.input.iter().any(|(_, t)| t.contains("{对方亲友")) {
+        return None;
+    }
     let fields = converse_fields(
         (ai, human),
         (&me, &partner),

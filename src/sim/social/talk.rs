@@ -502,10 +502,18 @@ fn choose_turn(
         .filter(|m| m.cue.is_some_and(Cue::awaits_answer))
         .and_then(|m| m.to)
         .filter(|to| c.participants.contains(to) && Some(*to) != last.map(|m| m.speaker));
+    // One who has just joined says something (the two who began have).
+    let joiner = c
+        .participants
+        .iter()
+        .skip(2)
+        .find(|&&p| !c.messages.iter().any(|m| m.speaker == p))
+        .copied();
     let speaker = match (invited, last) {
         (Some(guest), _) => guest,
         (None, None) => c.participants[0],
         (None, Some(_)) if addressed.is_some() => addressed.expect("checked"),
+        (None, Some(_)) if joiner.is_some() => joiner.expect("checked"),
         (None, Some(m)) => {
             let people: Vec<(RosterIdx, f32)> = c
                 .participants

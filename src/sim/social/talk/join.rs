@@ -11,6 +11,7 @@ use bevy::prelude::*;
 use rand::RngExt;
 
 use super::super::analysis::{self, Stage};
+use super::super::emotion::Emotion;
 use super::super::{Conversation, LineInputs, SocialState, TalkerView};
 use super::Turns;
 use crate::scenario::{LocIdx, SocialTuning};
@@ -36,6 +37,10 @@ pub(in crate::sim::social) struct Candidate {
     odds: f32,
 }
 
+/// Lines a talk must still have planned for a bystander to join it: the
+/// joiner's, and an answer.
+const LEFT_FOR_A_JOINER: usize = 2;
+
 /// Places with fewer talks open to joiners than this are looked through on one thread.
 const PARALLEL_PLACES: usize = 8;
 
@@ -44,7 +49,8 @@ const PARALLEL_TALKS: usize = 16;
 
 /// Whether a bystander may join `c` at this step (its turns not yet taken).
 /// A skill is a talk for two: nobody joins it; nor a talk waiting for a
-/// line, nor one about to close; and only once a step.
+/// line, nor one about to close (a joiner gets the next line, and the talk
+/// at least one more after it), nor a quarrel; and only once a step.
 pub(in crate::sim::social) fn open_to_joiners(
     c: &Conversation,
     tuning: &ActiveTuning,
@@ -56,6 +62,10 @@ pub(in crate::sim::social) fn open_to_joiners(
         && c.script.is_none()
         && c.awaiting.is_none()
         && c.messages.len() >= 2
+        && c.messages.len() + LEFT_FOR_A_JOINER <= c.planned as usize
+        && c.messages
+            .last()
+            .is_none_or(|m| m.emotion != Emotion::Angry)
         && !cap
         && c.next_turn < step_end
         && c.join_checked != clock.steps
