@@ -493,9 +493,11 @@ fn meetings_answered_as_chance(ev: &[Value]) -> Vec<String> {
 }
 
 /// Those shown joining a talk (「阿朵 加入了聊天」) who then say nothing in it:
-/// two in three did, as talks took joiners on their last line.
+/// two in three did, as talks took joiners on their last line. A quarrel
+/// breaking out after one joins may end the talk first.
 fn joiners_who_say_nothing(ev: &[Value]) -> Vec<String> {
     let mut spoke: BTreeSet<(u64, &str)> = BTreeSet::new();
+    let mut stormed: BTreeSet<u64> = BTreeSet::new();
     let mut joined = Vec::new();
     for e in ev {
         let talk = e["conversation"].as_u64();
@@ -503,13 +505,16 @@ fn joiners_who_say_nothing(ev: &[Value]) -> Vec<String> {
             ("conversation_join", Some(c)) => joined.push((c, e["resident"].as_str().unwrap())),
             ("message", Some(c)) => {
                 spoke.insert((c, e["speaker"].as_str().unwrap()));
+                if e["emotion"] == "angry" {
+                    stormed.insert(c);
+                }
             }
             _ => {}
         }
     }
     joined
         .into_iter()
-        .filter(|j| !spoke.contains(j))
+        .filter(|j| !spoke.contains(j) && !stormed.contains(&j.0))
         .map(|(c, who)| format!("{who} joined talk {c} and said nothing"))
         .collect()
 }

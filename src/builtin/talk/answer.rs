@@ -9,7 +9,7 @@ use crate::scenario::dialogue::{ExchangeList, ExchangeRef, Feeling, InviteAnswer
 use crate::scenario::{GatheringIdx, RelationKind};
 use crate::sim::brain::Said;
 use crate::sim::knowledge::About;
-use crate::sim::residents::TalkOutcome;
+use crate::sim::residents::{ActivityKind, TalkOutcome};
 use crate::sim::social::{Cue, InviteReason, Trigger};
 
 /// A speaker this agreeable soothes a sharp word rather than walking off.
@@ -150,10 +150,16 @@ impl Speaker<'_, '_> {
             x.dish.as_ref().is_some_and(|d| cx.speaker.food.contains(d))
         };
         let favourite = all.iter().any(mine) && self.roll(19) < 0.7;
+        // One come for a meal orders a dish, not just a drink.
+        let dining = cx.doing == Some(ActivityKind::Eat);
+        let dish = |x: &crate::scenario::dialogue::Exchange| {
+            !dining || matches!(x.cond.feels, Some(Feeling::Appetite | Feeling::Hungry))
+        };
         // A favourite that does not fit now (a dish after a meal) gives way.
         let (i, text) = favourite
-            .then(|| self.pick_exchange(all, 2, &[], mine))
+            .then(|| self.pick_exchange(all, 2, &[], |x| mine(x) && dish(x)))
             .flatten()
+            .or_else(|| self.pick_exchange(all, 2, &[], dish))
             .or_else(|| self.pick_exchange(all, 2, &[], |_| true))?;
         let x = ExchangeRef { list, i: i as u16 };
         let mut s = said(text, Cue::Asked { x });

@@ -257,8 +257,10 @@ fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
     } else {
         Feeling::Unfed
     });
-    // Near the end of a meal one has had one's fill.
-    out.push(if (eating && n.hunger < SATED) || !lately {
+    // Near the end of a meal (eating this minute, the need met) one has had
+    // one's fill; one who has just come for a meal has not.
+    let sated = since_meal <= 1 && n.hunger >= SATED;
+    out.push(if (eating && !sated) || !lately {
         Feeling::Appetite
     } else {
         Feeling::Full
