@@ -7,8 +7,11 @@ use super::invites::InviteReason;
 use super::message::split_end;
 use super::message::{Delivered, Proposal};
 use super::{Conversation, LineInputs, SocialState, TalkerView, meetings};
+use crate::base::time::GameTime;
+use crate::scenario::LocIdx;
 use crate::sim::brain::LineContext;
 use crate::sim::residents::roster::RosterIdx;
+use crate::sim::residents::{Activity, ActivityKind};
 
 /// An async mind hands in the line a conversation waits for.
 pub fn deliver(
@@ -26,6 +29,27 @@ pub fn deliver(
 
 /// Minutes one's action must still run after a line for one to be staying on.
 const STAYS_ON: i64 = 10;
+
+/// What one does at `place`: its action under way, or come for and about
+/// to begin (one greeted on arriving is here for it).
+fn doing_here(action: Option<&Activity>, place: LocIdx) -> Option<ActivityKind> {
+    action
+        .filter(|a| a.underway || a.target == place)
+        .map(|a| a.kind)
+}
+
+/// Whether one's action keeps it at `place` a while after `now`.
+fn stays_on(action: Option<&Activity>, place: LocIdx, now: GameTime) -> bool {
+    action.is_some_and(|a| {
+        let left = if a.underway {
+            now.minutes_until(a.busy_until)
+        } else {
+            // Just arrived: the whole action is still to come.
+            a.duration as i64
+        };
+        a.target == place && left > STAYS_ON
+    })
+}
 
 /// Runs `f` with the context for the turn `c` waits on.
 pub fn with_line_context<R>(
@@ -80,20 +104,8 @@ pub fn with_line_context<R>(
         listener: listener.1,
         relation: speaker.3.by_idx(turn.listener),
         needs: Some(speaker.5),
-        // One greeted on arriving has not begun yet, but is here for it.
-        doing: speaker
-            .2
-            .filter(|a| a.underway || a.target == c.place)
-            .map(|a| a.kind),
-        stays: speaker.2.is_some_and(|a| {
-            let left = if a.underway {
-                now.minutes_until(a.busy_until)
-            } else {
-                // Just arrived: the whole action is still to come.
-                a.duration as i64
-            };
-            a.target == c.place && left > STAYS_ON
-        }),
+        doing: doing_here(speaker.2, c.place),
+        stays: stays_on(speaker.2, c.place, now),
         place: inputs.town.get(c.place),
         topic: c.subject,
         turn: n,
