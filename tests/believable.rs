@@ -588,40 +588,23 @@ fn three_days_in_town_make_sense_on_every_seed() {
     for seed in ["1", "2", "3", "4", "5"] {
         let ev = run(&["--days", "3", "--seed", seed]);
         sharp_at_home.extend(sharp_words_in_the_family(&ev));
-        let bad = untrue_lines(&ev);
-        assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
-        let astray = plans_out_of_place(&ev, &town);
-        assert!(astray.is_empty(), "seed {seed}:\n{}", astray.join("\n"));
-        let unanswered = questions_asked_back_unanswered(&ev);
-        assert!(
-            unanswered.is_empty(),
-            "seed {seed}:\n{}",
-            unanswered.join("\n")
-        );
-        let overheard = talked_about_within_earshot(&ev, &town);
-        assert!(
-            overheard.is_empty(),
-            "seed {seed}:\n{}",
-            overheard.join("\n")
-        );
-        let hurried = customers_hurrying_off(&ev);
-        assert!(hurried.is_empty(), "seed {seed}:\n{}", hurried.join("\n"));
-        let as_staff = customers_speaking_as_staff(&ev);
-        assert!(as_staff.is_empty(), "seed {seed}:\n{}", as_staff.join("\n"));
-        let surprised = meetings_answered_as_chance(&ev);
-        assert!(
-            surprised.is_empty(),
-            "seed {seed}:\n{}",
-            surprised.join("\n")
-        );
-        let silent = joiners_who_say_nothing(&ev);
-        assert!(silent.is_empty(), "seed {seed}:\n{}", silent.join("\n"));
-        let gone = goodbyes_without_going(&ev);
-        assert!(gone.is_empty(), "seed {seed}:\n{}", gone.join("\n"));
-        let again = ordering_after_a_meal(&ev);
-        assert!(again.is_empty(), "seed {seed}:\n{}", again.join("\n"));
-        let hijacked = proposals_answering_the_opening(&ev);
-        assert!(hijacked.is_empty(), "seed {seed}:\n{}", hijacked.join("\n"));
+        // Each check lists what does not make sense; none may.
+        let checks = [
+            untrue_lines(&ev),
+            plans_out_of_place(&ev, &town),
+            questions_asked_back_unanswered(&ev),
+            talked_about_within_earshot(&ev, &town),
+            customers_hurrying_off(&ev),
+            customers_speaking_as_staff(&ev),
+            meetings_answered_as_chance(&ev),
+            joiners_who_say_nothing(&ev),
+            goodbyes_without_going(&ev),
+            ordering_after_a_meal(&ev),
+            proposals_answering_the_opening(&ev),
+        ];
+        for bad in checks {
+            assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));
+        }
         let (orders, fitting) = serves(&ev);
         assert!(
             fitting * 100 >= orders * 95,
