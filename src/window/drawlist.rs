@@ -218,10 +218,7 @@ fn write_draw_list(
         items.add("name", text_box(info, gt), shown, Some(&text.0), None);
     }
     for (label, (text, info, gt, shown)) in &places {
-        let occupied = census
-            .at_place
-            .get(label.0.i())
-            .is_some_and(|v| !v.is_empty());
+        let occupied = !census.standing_at(label.0).is_empty();
         if let Some(it) = items.add(
             "place",
             text_box(info, gt),

@@ -102,9 +102,10 @@ fn light_windows(
     let dark = darkness(clock.now.minute_of_day());
     for (window, mut sprite) in &mut windows {
         let awake = census
-            .at_place
-            .get(window.place.i())
-            .map_or(0, |v| v.iter().filter(|&&r| !census.asleep(r)).count());
+            .standing_at(window.place)
+            .iter()
+            .filter(|&&r| !census.asleep(r))
+            .count();
         let on = window.place.i() < town.len() && lit(town.get(window.place).kind, dark, awake);
         sprite.color = if on { GLOW } else { Color::NONE };
     }

@@ -23,46 +23,11 @@ impl Speaker<'_, '_> {
         let (cx, bank) = (self.cx, self.bank());
         let g = &bank.greetings;
         match heard {
-            Cue::Greeting if cx.trigger == Trigger::Appointment => self
-                .pick(&g.appointment_back.value, 2, &[])
-                .or_else(|| self.pick(&g.back.value, 2, &[]))
-                .map(|text| said(text, Cue::Answer)),
-            Cue::Greeting => {
-                let introduced = cx.relation.is_none_or(|r| r.interactions == 0)
-                    && cx.relation.is_none_or(|r| r.kind == RelationKind::Stranger);
-                if introduced && let Some(text) = self.pick(&g.first_back.value, 2, &[]) {
-                    let mut s = said(text, Cue::Answer);
-                    s.teaches = Some(About::Job {
-                        who: cx.speaker_idx,
-                    });
-                    return Some(s);
-                }
-                Some(said(self.pick(&g.back.value, 2, &[])?, Cue::Answer))
-            }
+            Cue::Greeting => self.answer_greeting(),
             Cue::Asked { x } => self.reply(x),
             Cue::Replied { x } if asks_back(cx.previous) => self.reply_back(x),
             Cue::StaffGreeting { role } => self.order(role),
-            Cue::Usual { role } => {
-                let u = bank.staff.role(role).usual.as_ref()?;
-                // A usual that fits now (tea after a meal) is taken.
-                let usual = cx.speaker.food.first();
-                let fits_now = bank
-                    .exchanges(orders(role))
-                    .iter()
-                    .any(|x| x.dish.as_ref() == usual && self.holds(&x.cond));
-                if !fits_now
-                    && self.feels(Feeling::Full)
-                    && let Some(no) = self.pick(&u.decline.value, 2, &[])
-                    && let Some(mut instead) = self.order(role)
-                {
-                    instead.text = format!("{no}{}", instead.text);
-                    return Some(instead);
-                }
-                Some(said(
-                    self.pick(&u.replies.value, 2, &[])?,
-                    Cue::UsualTaken { role },
-                ))
-            }
+            Cue::Usual { role } => self.take_usual(role),
             Cue::UsualTaken { role } => {
                 let u = bank.staff.role(role).usual.as_ref()?;
                 let dish = cx.listener.food.first()?;
@@ -106,6 +71,53 @@ impl Speaker<'_, '_> {
             Cue::Going { gathering } => self.going_reply(gathering),
             _ => None,
         }
+    }
+
+    /// Answering a greeting: as agreed at a meeting kept, with one's trade
+    /// to one met for the first time, else in kind.
+    fn answer_greeting(&self) -> Option<Said> {
+        let (cx, g) = (self.cx, &self.bank().greetings);
+        if cx.trigger == Trigger::Appointment {
+            return self
+                .pick(&g.appointment_back.value, 2, &[])
+                .or_else(|| self.pick(&g.back.value, 2, &[]))
+                .map(|text| said(text, Cue::Answer));
+        }
+        let introduced = cx.relation.is_none_or(|r| r.interactions == 0)
+            && cx.relation.is_none_or(|r| r.kind == RelationKind::Stranger);
+        if introduced && let Some(text) = self.pick(&g.first_back.value, 2, &[]) {
+            let mut s = said(text, Cue::Answer);
+            s.teaches = Some(About::Job {
+                who: cx.speaker_idx,
+            });
+            return Some(s);
+        }
+        Some(said(self.pick(&g.back.value, 2, &[])?, Cue::Answer))
+    }
+
+    /// A regular offered its usual takes it, unless it has just eaten and
+    /// the usual is a dish: then it declines and orders what fits.
+    fn take_usual(&self, role: WorkRole) -> Option<Said> {
+        let (cx, bank) = (self.cx, self.bank());
+        let u = bank.staff.role(role).usual.as_ref()?;
+        // A usual that fits now (tea after a meal) is taken.
+        let usual = cx.speaker.food.first();
+        let fits_now = bank
+            .exchanges(orders(role))
+            .iter()
+            .any(|x| x.dish.as_ref() == usual && self.holds(&x.cond));
+        if !fits_now
+            && self.feels(Feeling::Full)
+            && let Some(no) = self.pick(&u.decline.value, 2, &[])
+            && let Some(mut instead) = self.order(role)
+        {
+            instead.text = format!("{no}{}", instead.text);
+            return Some(instead);
+        }
+        Some(said(
+            self.pick(&u.replies.value, 2, &[])?,
+            Cue::UsualTaken { role },
+        ))
     }
 
     /// One of the asked exchange's own answers.

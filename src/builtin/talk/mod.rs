@@ -402,9 +402,9 @@ impl Speaker<'_, '_> {
     fn goodbye(&self) -> Said {
         let (cx, c) = (self.cx, &self.bank().closings);
         let kind = cx.relation.map_or(RelationKind::Stranger, |r| r.kind);
-        // A smith served at the tavern is a customer there, and staff do
-        // not see a colleague off as a customer.
-        // (works here, in a role that greets)
+        // Whether one works where they talk, and in a role that greets: a
+        // smith served at the tavern is a customer there, and staff do not
+        // see a colleague off as a customer.
         let here = |p: &crate::scenario::Profile| {
             p.work
                 .as_ref()

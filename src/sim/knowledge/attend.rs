@@ -69,10 +69,7 @@ pub(super) fn attendance(
     for g in gatherings.iter() {
         let gathering = g.id;
         if g.starts <= now && now < g.ends {
-            let here = census
-                .at_place
-                .get(g.location.i())
-                .map_or(&[][..], Vec::as_slice);
+            let here = census.standing_at(g.location);
             for &who in here {
                 let e = &census.entries[who.i()];
                 if e.walking || census.asleep(who) || att.present[g.id.i()].contains(&who) {

@@ -83,9 +83,13 @@ impl Census {
         self.heading_to = saved.heading_to;
     }
 
+    /// Who stands at `place` (roster indices, sorted).
+    pub fn standing_at(&self, place: LocIdx) -> &[RosterIdx] {
+        self.at_place.get(place.i()).map_or(&[][..], Vec::as_slice)
+    }
     /// How many stand at `place`.
     pub fn count_at(&self, place: LocIdx) -> usize {
-        self.at_place.get(place.i()).map_or(0, Vec::len)
+        self.standing_at(place).len()
     }
     /// Standing at `place` or on the way there: what its capacity is weighed against.
     pub fn expected_at(&self, place: LocIdx) -> usize {

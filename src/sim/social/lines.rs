@@ -142,11 +142,7 @@ pub fn with_line_context<R>(
             gatherings: &inputs.gatherings,
             residents: &inputs.scenario.0.residents,
         },
-        earshot: inputs
-            .census
-            .at_place
-            .get(c.place.i())
-            .map_or(&[][..], Vec::as_slice),
+        earshot: inputs.census.standing_at(c.place),
     };
     Some(f(&cx, es, el))
 }

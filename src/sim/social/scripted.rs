@@ -242,12 +242,7 @@ pub(super) fn begin(
     }
     let (me, partner) = (view(ai)?, view(human)?);
     let names = &inputs.roster.names();
-    let earshot = inputs
-        .census
-        .at_place
-        .get(c.place.i())
-        .map_or(&[][..], Vec::as_slice);
-    let ties = close_ties(&partner, ai, earshot);
+    let ties = close_ties(&partner, ai, inputs.census.standing_at(c.place));
     // A skill about the partner's ties waits for a place where one of them
     // can be spoken of (not all standing by).
     if ties.is_empty() && skill.input.iter().any(|(_, t)| t.contains("{对方亲友")) {
@@ -259,17 +254,7 @@ pub(super) fn begin(
         names,
         (inputs.town.name(c.place), ties.first().copied()),
     );
-    let values: BTreeMap<String, String> = skill
-        .input
-        .iter()
-        .map(|(var, template)| {
-            let mut v = template.clone();
-            for (f, text) in &fields {
-                v = v.replace(&format!("{{{f}}}"), text);
-            }
-            (var.clone(), v)
-        })
-        .collect();
+    let values = skill_inputs(&skill.input, &fields);
     let now = c.next_turn.max(inputs.clock.now).seconds_text();
     let talk = ScriptedTalk::start(
         std::sync::Arc::clone(&converse.script),
@@ -290,6 +275,23 @@ pub(super) fn begin(
         inputs: values,
         talk,
     })
+}
+
+/// A skill's inputs: each template with the converse fields filled in.
+fn skill_inputs(
+    input: &[(String, String)],
+    fields: &[(&'static str, String)],
+) -> BTreeMap<String, String> {
+    input
+        .iter()
+        .map(|(var, template)| {
+            let mut v = template.clone();
+            for (f, text) in fields {
+                v = v.replace(&format!("{{{f}}}"), text);
+            }
+            (var.clone(), v)
+        })
+        .collect()
 }
 
 /// The partner's ties it would speak of to the runner `ai`, closest first:

@@ -497,11 +497,7 @@ fn others_for(
     doing: &Doing,
 ) -> Vec<OtherResident> {
     let mut picked: Vec<RosterIdx> = Vec::with_capacity(prompts::MAX_OTHERS);
-    let here = census
-        .at_place
-        .get(at.i())
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+    let here = census.standing_at(at);
     let everyone = roster.indices();
     for i in here
         .iter()

@@ -108,12 +108,8 @@ impl Crowd<'_, '_, '_> {
         let settled = |b: RosterIdx| {
             self.state.stood[b.i()].is_some_and(|(_, since)| since.0 + settle <= now.0)
         };
-        let everyone = self
-            .census
-            .at_place
-            .get(place.i())
-            .map_or(&[][..], Vec::as_slice);
-        everyone
+        self.census
+            .standing_at(place)
             .iter()
             .copied()
             .filter(|&b| self.state.free(b, now) && !self.census.asleep(b) && settled(b))
