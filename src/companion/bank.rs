@@ -9,7 +9,7 @@
 //!   (豆包), `{种类}` what within its kind (橘猫), `{旧事实}` what it replaced;
 //! - `{问的}` what a question asked about (宠物); `{感受}` the feeling's word,
 //!   `{原因}` the clause it came in; `{天数}` days apart; `{日期}` today;
-//!   `{话题}` a word of the message.
+//!   `{话题}` a word of the message (the place of 「你去过成都吗」).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -79,6 +79,24 @@ pub struct ChatBank {
     /// (a line with it is left out when none was told).
     #[serde(default)]
     pub advice: Lines,
+    /// 「我打算开茶馆，你觉得怎么样？」: what it thinks of what was told
+    /// (`{事实}`: the plan, the job … told in the message, or the plan told last).
+    #[serde(default)]
+    pub judge: Lines,
+    /// What it thinks of someone in town it has an impression of: `{值}` the
+    /// name, `{事实}` the impression, `{种类}` their trade.
+    #[serde(default)]
+    pub judge_person: Lines,
+    /// … of someone in town it has no impression of (`{值}`, `{种类}`).
+    #[serde(default)]
+    pub judge_stranger: Lines,
+    /// An idea wanted (「我该给茶馆起个什么名字好？」): `{值}` something the
+    /// player likes (a line with it is left out when none is known).
+    #[serde(default)]
+    pub suggest: Lines,
+    /// A job given up (「我辞职了」).
+    #[serde(default)]
+    pub quit: Lines,
     /// A question it has no answer to.
     pub no_answer: Lines,
     /// Anything else: an answer to what was said (`{话题}`).

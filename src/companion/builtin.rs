@@ -281,6 +281,8 @@ impl<'a> Writer<'a> {
             Some(Question::Recall(_)) => Some(self.recall()),
             Some(Question::Opinion) => Some(self.opinion()),
             Some(Question::Advice) => self.advice(),
+            Some(Question::Judge(subject)) => self.judge(subject),
+            Some(Question::Suggest) => self.suggest(),
             Some(Question::AboutYou(topic)) if *topic != Topic::Other => {
                 Some(self.about_me(*topic))
             }
@@ -298,6 +300,7 @@ impl<'a> Writer<'a> {
             return String::new();
         }
         answer
+            .or_else(|| self.quit())
             .or_else(|| self.told())
             .or_else(|| self.feeling())
             .or_else(|| {
@@ -355,10 +358,11 @@ impl<'a> Writer<'a> {
                 } else {
                     &named[..]
                 };
-                self.pick(lines, &vars_of(f))
+                let v = self.vars(f);
+                self.pick(lines, &v)
                     // No line fits what is known (a pet without a name): the fact as told.
-                    .or_else(|| self.pick(&self.bank.known, &vars_of(f)))
-                    .unwrap_or_else(|| format!("{}。", f.to_you()))
+                    .or_else(|| self.pick(&self.bank.known, &v))
+                    .unwrap_or_else(|| format!("{}。", v.fact))
             }
             None => {
                 let asked = cx
@@ -379,7 +383,7 @@ impl<'a> Writer<'a> {
     /// What to do about the worry told last, or a question back about which.
     fn advice(&self) -> Option<String> {
         let worry = self.cx.state.facts.first(super::FactKind::Worry);
-        let v = worry.map(vars_of).unwrap_or_default();
+        let v = worry.map(|f| self.vars(f)).unwrap_or_default();
         // A worry told: a line about it; none: a line asking which.
         let lines: Vec<String> = (self.bank.advice.iter())
             .filter(|l| l.contains("{事实}") == worry.is_some())
@@ -403,7 +407,8 @@ impl<'a> Writer<'a> {
         self.pick(&self.bank.opinion, &v).unwrap_or_default()
     }
 
-    /// A question about itself: its own answer, else the bank's.
+    /// A question about itself: its own answer, else the bank's (「你去过成都吗」:
+    /// `{话题}` is the place).
     fn about_me(&self, topic: Topic) -> String {
         let own = self.cx.spec.about.get(&topic).filter(|l| !l.is_empty());
         let lines = own
@@ -411,7 +416,92 @@ impl<'a> Writer<'a> {
             .or_else(|| self.bank.about_me.get(&Topic::Other))
             .map(Vec::as_slice)
             .unwrap_or_default();
-        self.pick(lines, &Vars::default()).unwrap_or_default()
+        let v = Vars {
+            topic: if topic == Topic::Been {
+                been_where(self.cx.message)
+            } else {
+                String::new()
+            },
+            ..Vars::default()
+        };
+        self.pick(lines, &v).unwrap_or_default()
+    }
+
+    /// What it thinks of someone in town the message names (by its
+    /// impression of them, or only their trade when it has none), else of
+    /// what the message told, else of the plan told last; nothing to judge:
+    /// another answer.
+    fn judge(&self, subject: &str) -> Option<String> {
+        let cx = self.cx;
+        let named = cx
+            .people
+            .iter()
+            .filter(|p| p.name.chars().count() >= 2 && cx.message.contains(p.name.as_str()))
+            .max_by_key(|p| p.name.len());
+        if let Some(p) = named {
+            let v = Vars {
+                value: p.name.clone(),
+                fact: p.impression.clone(),
+                about: p.trade.clone(),
+                ..Vars::default()
+            };
+            let lines = match p.impression.is_empty() {
+                true => &self.bank.judge_stranger,
+                false => &self.bank.judge_person,
+            };
+            return self.pick(lines, &v);
+        }
+        let told = cx.learnt.iter().map(|(f, _)| f).find(|f| {
+            matches!(
+                f.kind,
+                FactKind::Plan | FactKind::Job | FactKind::Likes | FactKind::Food
+            )
+        });
+        let earlier = || {
+            subject
+                .is_empty()
+                .then(|| cx.state.facts.first(FactKind::Plan))
+                .flatten()
+        };
+        let f = told.or_else(earlier)?;
+        self.pick(&self.bank.judge, &self.vars(f))
+    }
+
+    /// An idea wanted: one from what the player likes, when it knows.
+    fn suggest(&self) -> Option<String> {
+        let facts = &self.cx.state.facts;
+        // A favourite food or drink names things well (a tea house, a cat).
+        let liked = facts
+            .first(FactKind::Food)
+            .or_else(|| facts.first(FactKind::Likes));
+        let v = Vars {
+            value: liked.map(|f| f.value.clone()).unwrap_or_default(),
+            ..Vars::default()
+        };
+        // Something it knows they like makes the idea theirs: such a line first.
+        let theirs: Vec<String> = (self.bank.suggest.iter())
+            .filter(|l| l.contains("{值}"))
+            .cloned()
+            .collect();
+        let lines = match v.value.is_empty() || theirs.is_empty() {
+            true => &self.bank.suggest[..],
+            false => &theirs[..],
+        };
+        self.pick(lines, &v)
+    }
+
+    /// A job given up, and no new one told.
+    fn quit(&self) -> Option<String> {
+        let cx = self.cx;
+        let quit = cx
+            .said
+            .wrong
+            .iter()
+            .any(|w| w.kind == FactKind::Job && w.value.is_empty());
+        let new_job = cx.learnt.iter().any(|(f, _)| f.kind == FactKind::Job);
+        (quit && !new_job)
+            .then(|| self.pick(&self.bank.quit, &Vars::default()))
+            .flatten()
     }
 
     /// The facts the message told: a word on each (two at most).
@@ -439,10 +529,12 @@ impl<'a> Writer<'a> {
                 }
                 _ => &self.bank.known,
             };
-            // Two facts in one message: not the same line twice.
+            // Two facts in one message: not the same line twice; 「我有点想家了，
+            // 我老家在成都」 is not asked 「会想家吗？」.
+            let felt = self.cx.said.feeling.as_ref().map(|f| f.word.as_str());
             let fresh: Vec<String> = lines
                 .iter()
-                .filter(|l| !used.contains(l))
+                .filter(|l| !used.contains(l) && felt.is_none_or(|w| !l.contains(w)))
                 .cloned()
                 .collect();
             let lines = if fresh.is_empty() { lines } else { &fresh[..] };
@@ -473,7 +565,13 @@ impl<'a> Writer<'a> {
     /// Anything else: a line of its stage, or one about the message's topic.
     fn small_talk(&self) -> String {
         let cx = self.cx;
-        let topic = super::profile::topic_of(cx.message);
+        // A title told of (《百年孤独》) is the topic, marks and all.
+        let titled = cx
+            .message
+            .split_once('《')
+            .and_then(|(_, r)| r.split_once('》'))
+            .map(|(t, _)| format!("《{t}》"));
+        let topic = titled.or_else(|| super::profile::topic_of(cx.message));
         let stage = cx
             .spec
             .stage(cx.state.stage())
@@ -499,7 +597,7 @@ impl<'a> Writer<'a> {
             return None;
         }
         if let Some(f) = self.touched() {
-            return self.pick(&self.bank.weave, &vars_of(f));
+            return self.pick(&self.bank.weave, &self.vars(f));
         }
         if self.salt() % 2 == 1 {
             return None;
@@ -546,7 +644,7 @@ impl<'a> Writer<'a> {
             } else {
                 ChatBank::of(&self.bank.mentioned, f.kind)
             };
-            self.pick(lines, &vars_of(f))
+            self.pick(lines, &self.vars(f))
         })
     }
 
@@ -571,6 +669,17 @@ impl<'a> Writer<'a> {
                 .take(10)
                 .any(|r| r.contains(told.as_str()))
         })
+    }
+
+    /// A fact's placeholders as of now: a plan or a worry told on an
+    /// earlier day keeps its day (「你明天想去河边」, told yesterday, is today).
+    fn vars(&self, f: &PlayerFact) -> Vars {
+        let mut v = vars_of(f);
+        if matches!(f.kind, FactKind::Plan | FactKind::Worry) {
+            let days = self.cx.now.day_number() - f.time.day_number();
+            v.fact = as_of(&v.fact, days);
+        }
+        v
     }
 
     /// A memory worth bringing up: something from before today's chat
@@ -602,6 +711,59 @@ fn strip_gesture(text: &str) -> &str {
         Some((_, rest)) => rest,
         None => text,
     }
+}
+
+/// `text`, said `days` ago, with its days as they are now.
+fn as_of(text: &str, days: i64) -> String {
+    let shifts: &[(&str, &str)] = match days {
+        ..=0 => &[],
+        1 => &[("明天", "今天"), ("今天", "昨天"), ("今晚", "昨晚")],
+        2 => &[
+            ("明天", "昨天"),
+            ("后天", "今天"),
+            ("今天", "前天"),
+            ("今晚", "前天晚上"),
+        ],
+        _ => &[
+            ("明天", "那天"),
+            ("后天", "那天"),
+            ("今天", "那天"),
+            ("今晚", "那晚"),
+        ],
+    };
+    // One pass, so that 明天 → 今天 is not shifted again to 昨天.
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        match shifts.iter().find(|(from, _)| rest.starts_with(from)) {
+            Some((from, to)) => {
+                out.push_str(to);
+                rest = &rest[from.len()..];
+            }
+            None => {
+                let c = rest.chars().next().expect("not empty");
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+/// Where a 「你去过…吗」 asks about (成都), or nothing.
+fn been_where(message: &str) -> String {
+    ["去过", "到过", "见过"]
+        .iter()
+        .find_map(|w| message.split_once(w))
+        .map(|(_, rest)| {
+            rest.split(['吗', '？', '?', '，', '。', '没', '呀', '呢'])
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .filter(|p| (2..=8).contains(&p.chars().count()))
+        .unwrap_or_default()
 }
 
 /// A fact's placeholders.

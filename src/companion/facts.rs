@@ -218,7 +218,12 @@ impl PlayerFacts {
                     || (matches!(fact.kind, FactKind::Pet | FactKind::Family | FactKind::Person | FactKind::Date)
                         && f.about == fact.about
                         // A pet named now is the unnamed one told of before.
-                        && (fact.kind != FactKind::Pet || f.value.is_empty() || !fact.value.is_empty())))
+                        && (fact.kind != FactKind::Pet || f.value.is_empty() || !fact.value.is_empty())
+                        // 「我孙子上小学了」 and 「我孙子的生日是…」 are both kept;
+                        // a relative's name replaces a name.
+                        && (!matches!(fact.kind, FactKind::Family | FactKind::Person)
+                            || f.value.is_empty()
+                            || (f.value.starts_with('叫') && fact.value.starts_with('叫')))))
         };
         // A dislike taken back from the likes, and the other way round.
         let opposite = match fact.kind {

@@ -166,6 +166,7 @@ impl Opened {
             recalled,
             now: at.now,
             apart: self.apart,
+            people: at.people,
         }
     }
 }
@@ -195,6 +196,20 @@ pub struct ReplyContext<'a> {
     pub now: GameTime,
     /// Whole days since the player's previous message (none: the first).
     pub apart: Option<i64>,
+    /// The people of its town, as it knows them.
+    pub people: &'a [Acquaintance],
+}
+
+/// Someone in the companion's town, as it knows them: what the player may
+/// ask it about (「你觉得钟大川人怎么样？」).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Acquaintance {
+    /// Their name.
+    pub name: String,
+    /// Their trade.
+    pub trade: String,
+    /// What it thinks of them (empty: they have never been more than a face).
+    pub impression: String,
 }
 
 impl ReplyContext<'_> {
@@ -223,7 +238,10 @@ impl ReplyContext<'_> {
             .take(1)
             .flat_map(|k| {
                 let of: Vec<&PlayerFact> = facts.of(*k).collect();
-                let first: Vec<&PlayerFact> = of.iter().copied().filter(named).collect();
+                let mut first: Vec<&PlayerFact> = of.iter().copied().filter(named).collect();
+                // 「我孙子上几年级」: of what is known of him, what the question
+                // speaks of (上小学), not his birthday told last.
+                first.sort_by_key(|f| std::cmp::Reverse(shared_chars(&f.value, self.message)));
                 if first.is_empty() {
                     of.into_iter().take(2).collect::<Vec<_>>()
                 } else {
@@ -232,6 +250,14 @@ impl ReplyContext<'_> {
             })
             .collect()
     }
+}
+
+/// How many of `value`'s characters (not 的, 了, 是) `message` has.
+fn shared_chars(value: &str, message: &str) -> usize {
+    value
+        .chars()
+        .filter(|c| !"的了是你我".contains(*c) && message.contains(*c))
+        .count()
 }
 
 /// Who writes the companion's side: the reply always; a model may also read
@@ -270,6 +296,8 @@ pub struct Setting<'a> {
     pub speaker: &'a str,
     /// The moment of the message.
     pub now: GameTime,
+    /// The people of its town, as it knows them.
+    pub people: &'a [Acquaintance],
 }
 
 impl CompanionState {

@@ -11,13 +11,13 @@ use bevy::prelude::*;
 use super::clock::Clock;
 use super::memory::MemorySearch;
 use super::memory::store::{Memories, MemoryKind};
-use super::residents::Persona;
-use super::residents::roster::Roster;
+use super::residents::roster::{Roster, RosterIdx};
+use super::residents::{Persona, Relationships};
 use super::town::ActiveTuning;
 use crate::base::time::GameTime;
 use crate::companion::moments::KeyMomentSpec;
 use crate::companion::said::{Act, Said, Topic};
-use crate::companion::session::{Opened, ReplyContext, Setting};
+use crate::companion::session::{Acquaintance, Opened, ReplyContext, Setting};
 use crate::companion::{ChatBank, CompanionSpec, CompanionState, Stage, StageSpec, Turn, Voice};
 use crate::recall;
 use crate::scenario::{Profile, ResidentId};
@@ -161,6 +161,7 @@ pub struct ChatContext {
     bank: Arc<ChatBank>,
     now: GameTime,
     recalled: Vec<String>,
+    people: Vec<Acquaintance>,
     /// The resident's state with the message taken in.
     state: CompanionState,
     opened: Opened,
@@ -201,8 +202,47 @@ impl ChatContext {
             bank: &self.bank,
             speaker: &self.speaker,
             now: self.now,
+            people: &self.people,
         }
     }
+}
+
+/// The town's people as the resident at `entity` knows them: each one's
+/// name and trade, and its impression where it has one.
+fn people_known(world: &mut World, entity: Entity) -> Vec<Acquaintance> {
+    let ties: Vec<(RosterIdx, String)> = world
+        .get::<Relationships>(entity)
+        .map(|r| {
+            r.iter()
+                .map(|t| (t.with_idx, t.impression.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let roster = world.resource::<Roster>();
+    let others: Vec<(RosterIdx, Entity, String)> = roster
+        .indices()
+        .map(|i| (i, roster.entity_of(i), roster.name_of(i).to_string()))
+        .filter(|(_, e, _)| *e != entity)
+        .collect();
+    others
+        .into_iter()
+        .map(|(i, e, name)| {
+            let trade = world
+                .get::<Persona>(e)
+                .map(|p| p.0.occupation.clone())
+                .unwrap_or_default();
+            let impression = ties
+                .iter()
+                .find(|(w, _)| *w == i)
+                .map(|(_, text)| text.clone())
+                .unwrap_or_default();
+            Acquaintance {
+                name,
+                trade,
+                impression,
+            }
+        })
+        .collect()
 }
 
 /// The player's `message` to `who` taken in (its facts read by `voice`),
@@ -219,6 +259,7 @@ pub fn chat_context(
     let bank = chat_bank(world);
     let now = world.resource::<Clock>().now;
     let recalled = recall_for(world, entity, message, vector);
+    let people = people_known(world, entity);
     let mut state = world
         .get_resource::<Companions>()
         .and_then(|c| c.0.get(who).cloned())
@@ -228,6 +269,7 @@ pub fn chat_context(
         bank: &bank,
         speaker: &profile.name,
         now,
+        people: &people,
     };
     let opened = state.open(&at, message, voice);
     Some(ChatContext {
@@ -238,6 +280,7 @@ pub fn chat_context(
         bank,
         now,
         recalled,
+        people,
         state,
         opened,
     })
@@ -270,6 +313,7 @@ pub fn chat_answered(
         bank: &bank,
         speaker: &speaker,
         now,
+        people: &[],
     };
     let turn = state.close(&at, opened, reply, voice);
     let name = state.profile.address().to_string();

@@ -15,6 +15,12 @@ pub enum Question {
     Opinion,
     /// What the player should do (「你觉得我该怎么办？」).
     Advice,
+    /// What the one asked thinks of something or someone: what the message
+    /// told (「我打算开茶馆，你觉得怎么样？」), or what the question names
+    /// (「你觉得钟大川人怎么样」: 钟大川人).
+    Judge(String),
+    /// An idea wanted (「我该给茶馆起个什么名字好？」).
+    Suggest,
     /// Why.
     Why,
     /// Anything else.
@@ -41,6 +47,18 @@ pub enum Topic {
     How,
     /// Today's date.
     Date,
+    /// Whether it will come along (「要不要一起去散步？」).
+    Invite,
+    /// What it can do (「你会做什么菜？」).
+    Can,
+    /// What it wishes for.
+    Wish,
+    /// What the two of them are to each other (「我们算是朋友了吗？」).
+    Us,
+    /// Where it has been (「你去过成都吗？」).
+    Been,
+    /// Where to go in town (「镇上有什么好玩的地方推荐吗？」).
+    Places,
     /// Anything else about it.
     Other,
 }
@@ -217,12 +235,45 @@ pub(super) fn question(text: &str) -> Question {
         "给我出出主意",
         "有什么办法",
         "怎么才能",
-        "我该",
-        "我应该",
         "我要不要",
     ];
-    if advice.iter().any(|w| text.contains(w)) {
+    // 「我该…」 asks what to do (「我该坚持下去吗」), but 「我该起个什么名字」
+    // wants an idea.
+    let should_what = (text.contains("我该") || text.contains("我应该"))
+        && (text.contains("什么") || text.contains('哪'));
+    let should = (text.contains("我该") || text.contains("我应该")) && !should_what;
+    if should || advice.iter().any(|w| text.contains(w)) {
         return Question::Advice;
+    }
+    let suggest = [
+        "什么名字好",
+        "起个什么名",
+        "起什么名",
+        "叫什么好",
+        "帮我想想",
+        "帮我想个",
+        "出个主意",
+    ];
+    if should_what || suggest.iter().any(|w| text.contains(w)) {
+        return Question::Suggest;
+    }
+    let recall_words = RECALL.iter().any(|w| text.contains(w));
+    let places = [
+        "推荐",
+        "好玩",
+        "值得去",
+        "去哪玩",
+        "去哪儿玩",
+        "哪里好逛",
+        "逛逛",
+        "哪里适合",
+        "哪儿适合",
+    ];
+    if !recall_words && places.iter().any(|w| text.contains(w)) {
+        return Question::AboutYou(Topic::Places);
+    }
+    if let Some(subject) = judged(text) {
+        return Question::Judge(subject);
     }
     let opinion = [
         "什么样的人",
@@ -241,7 +292,6 @@ pub(super) fn question(text: &str) -> Question {
     {
         return Question::AboutYou(Topic::Name);
     }
-    let recall_words = RECALL.iter().any(|w| text.contains(w));
     let kinds = kinds_in(text);
     // 「暑假去哪」, 「狗叫啥」: no one named, a fact of the player's asked for.
     let of_theirs = !text.contains('你');
@@ -254,10 +304,39 @@ pub(super) fn question(text: &str) -> Question {
     if let Some(topic) = date_topic(text) {
         return Question::AboutYou(topic);
     }
-    if text.contains('你') {
-        return Question::AboutYou(topic(text));
+    // 「要不要一起去散步？」 asks the one spoken to without naming it.
+    let topic = topic(text);
+    if text.contains('你') || matches!(topic, Topic::Invite | Topic::Us) {
+        return Question::AboutYou(topic);
     }
     Question::Other
+}
+
+/// What a question asks the one asked to judge (「你觉得开茶馆怎么样」:
+/// 开茶馆; 「你觉得怎么样」: what was said before it), if it asks that.
+/// 「你最近怎么样」 asks how it is; 「你觉得我怎么样」 what it makes of the player.
+fn judged(text: &str) -> Option<String> {
+    const HOW: &[&str] = &[
+        "怎么样",
+        "如何",
+        "好不好",
+        "行不行",
+        "靠谱吗",
+        "咋样",
+        "可以吗",
+    ];
+    let end = HOW.iter().filter_map(|w| text.find(w)).min()?;
+    let before = &text[..end];
+    let start = ["你觉得", "你看", "觉得", "你说"]
+        .iter()
+        .find_map(|w| before.find(w).map(|i| i + w.len()));
+    let subject = before[start.unwrap_or(0)..]
+        .trim_start_matches(['我', '你'])
+        .trim();
+    let about_me = before.contains("觉得我") && subject.is_empty()
+        || ["这个人", "这人", "人"].contains(&subject);
+    let about_you = start.is_none() && before.contains('你');
+    (!about_me && !about_you).then(|| subject.to_string())
 }
 
 /// Whether the player speaks of themselves (我, not 我们 or 你我).
@@ -304,7 +383,41 @@ fn date_topic(text: &str) -> Option<Topic> {
 
 fn topic(text: &str) -> Topic {
     let has = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
+    let can = has(&["你会", "会不会"]) && !has(&["想", "忘", "记得", "来"]);
     if has(&[
+        "我们算",
+        "我们是朋友",
+        "我们是不是朋友",
+        "算是朋友",
+        "当我是朋友",
+        "把我当",
+        "我们是什么关系",
+        "我们的关系",
+        "有没有朋友",
+        "你有朋友",
+    ]) {
+        Topic::Us
+    } else if has(&[
+        "一起去",
+        "要不要一起",
+        "一起走",
+        "陪我去",
+        "你会来",
+        "你来不来",
+        "来我的",
+        "来我家",
+        "跟我去",
+        "和我去",
+        "一起吃",
+    ]) {
+        Topic::Invite
+    } else if has(&["心愿", "愿望", "梦想", "最想要"]) {
+        Topic::Wish
+    } else if has(&["你去过", "你见过", "你到过"]) {
+        Topic::Been
+    } else if can {
+        Topic::Can
+    } else if has(&[
         "名字",
         "叫什么",
         "叫啥",

@@ -36,6 +36,20 @@ static PET_IS: LazyLock<Regex> = LazyLock::new(|| {
 /// that is not the animal said.
 pub(super) fn taken_back(clause: &str) -> Vec<Stated> {
     let mut out = Vec::new();
+    // 「我辞职了」: whatever the job was (an empty value takes back any).
+    let quit = [
+        "辞职",
+        "离职",
+        "辞了工作",
+        "丢了工作",
+        "被裁",
+        "失业",
+        "不干了",
+    ];
+    let of_me = clause.contains('我') || !["他", "她", "你"].iter().any(|p| clause.contains(p));
+    if of_me && quit.iter().any(|w| clause.contains(w)) {
+        out.push(Stated::new(FactKind::Job, "", ""));
+    }
     if let Some(c) = JOB_NOT.captures(clause)
         && JOB_ENDS.iter().any(|e| c[1].ends_with(e))
     {

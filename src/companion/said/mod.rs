@@ -140,7 +140,10 @@ pub fn read(message: &str) -> Said {
     let clauses = words::clauses(message);
     let mut said = Said::default();
     let mut last_pet: Option<String> = None;
-    for c in &clauses {
+    // Clauses that state something other than a worry or a plan: not part
+    // of one told around them (「我在城里做程序员，最近压力有点大」).
+    let mut other_news = vec![false; clauses.len()];
+    for (k, c) in clauses.iter().enumerate() {
         if c.question {
             let q = ask::question(&c.text);
             said.question = Some(match (said.question.take(), q) {
@@ -169,7 +172,18 @@ pub fn read(message: &str) -> Said {
             said.facts.push(right);
             continue;
         }
-        let stated = facts_of(&c.text, &mut last_pet);
+        // 「我家有条金毛，叫可乐，八岁了」: the dog is eight, not the player.
+        let after_other = said
+            .facts
+            .last()
+            .is_some_and(|f| matches!(f.kind, FactKind::Pet | FactKind::Family | FactKind::Person));
+        let mut stated = facts_of(&c.text, &mut last_pet);
+        if after_other && !c.text.contains('我') {
+            stated.retain(|f| f.kind != FactKind::Age);
+        }
+        other_news[k] = stated
+            .iter()
+            .any(|f| !matches!(f.kind, FactKind::Worry | FactKind::Plan));
         said.facts.extend(stated);
         if said.feeling.is_none() {
             said.feeling = words::feeling(&c.text);
@@ -182,7 +196,8 @@ pub fn read(message: &str) -> Said {
     {
         *kinds = ask::kinds_in(message);
     }
-    said.facts = merged(said.facts, &clauses);
+    said.facts.extend(birthday_apart(&clauses, &said.facts));
+    said.facts = merged(said.facts, &clauses, &other_news);
     said.clauses = clauses.into_iter().map(|c| c.text).collect();
     said.acts = acts(message, &said);
     said
@@ -216,13 +231,14 @@ fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
 /// The facts of one message, each once: a pet named later in the message
 /// is the one kept before it (我家有只柯基，名字叫馒头); a worry or a plan
 /// is told with what the message said around it.
-fn merged(facts: Vec<Stated>, clauses: &[words::Clause]) -> Vec<Stated> {
+fn merged(facts: Vec<Stated>, clauses: &[words::Clause], other_news: &[bool]) -> Vec<Stated> {
     // 「说实话，…」: a clause that only leads in says nothing of the worry.
     let lead_in = ["说实话", "老实说", "坦白说", "其实吧", "跟你说", "我跟你说"];
     let whole: Vec<&str> = clauses
         .iter()
-        .filter(|c| !c.question && !lead_in.contains(&c.text.trim()))
-        .map(|c| c.text.as_str())
+        .zip(other_news)
+        .filter(|(c, other)| !c.question && !**other && !lead_in.contains(&c.text.trim()))
+        .map(|(c, _)| c.text.as_str())
         .collect();
     let whole = state::to_you(&whole.join("，"));
     let mut out: Vec<Stated> = Vec::new();
@@ -238,6 +254,27 @@ fn merged(facts: Vec<Stated>, clauses: &[words::Clause]) -> Vec<Stated> {
     out
 }
 
+/// 「下个月是我生日，十二月八号」: the birthday named in one clause and its
+/// date in another (none when a clause already gave it).
+fn birthday_apart(clauses: &[words::Clause], facts: &[Stated]) -> Option<Stated> {
+    if facts.iter().any(|f| f.kind == FactKind::Birthday) {
+        return None;
+    }
+    let told = |c: &&words::Clause| !c.question;
+    let mine = clauses
+        .iter()
+        .filter(told)
+        .any(|c| c.text.contains("我生日") || c.text.contains("我的生日"));
+    if !mine {
+        return None;
+    }
+    clauses
+        .iter()
+        .filter(told)
+        .find_map(|c| state::date_alone(&c.text))
+        .map(|day| Stated::new(FactKind::Birthday, "", &day))
+}
+
 /// The acts of a message, from its words and what was read of it.
 fn acts(message: &str, said: &Said) -> Vec<Act> {
     let has = |words: &[&str]| words.iter().any(|w| message.contains(w));
@@ -248,7 +285,7 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
         Some(Question::AboutYou(_) | Question::Opinion) => Some(Act::AsksAboutYou),
         Some(Question::Advice) => Some(Act::NeedsHelp),
         Some(Question::Why) => Some(Act::AsksWhy),
-        Some(Question::Other) => Some(Act::Asks),
+        Some(Question::Other | Question::Judge(_) | Question::Suggest) => Some(Act::Asks),
         None => None,
     };
     let candidates = [

@@ -136,6 +136,10 @@ pattern!(
     r"(不)?我(?:现在|目前)?(?:在|于)(\p{Han}{2,10}?)(工作|上班|打工|实习|当\p{Han}{1,6})"
 );
 pattern!(
+    JOB_AT_DOING,
+    r"(不)?我(?:现在|目前)?在(\p{Han}{1,10}?)(?:做|干)(\p{Han}{1,6})$"
+);
+pattern!(
     JOB_NOW,
     r"我(?:现在|目前|如今)(?:在|于)(\p{Han}{2,8}?)(帮\p{Han}{1,12}|做\p{Han}{1,10}|干\p{Han}{1,8})$"
 );
@@ -195,9 +199,13 @@ pattern!(
         r"我最(?:怕|讨厌|不喜欢)的(?:就)?是({HAN}{{1,10}})|我{ADV}(?:不喜欢|讨厌|受不了|不爱|怕|不吃|不能吃|吃不了)(?:吃|喝)?({HAN}{{1,10}})"
     )
 );
+/// When a plan is for, between 我 and its verb (我明天想去河边).
+const WHEN: &str = "(?:明天|今天|后天|今晚|晚上|下午|周末|这周末|下周|下个月|明年|过两天|过几天|待会儿?|等会儿?|回头)?";
 pattern!(
     PLAN,
-    r"我(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬))(\p{Han}.{0,16})"
+    &format!(
+        r"我{WHEN}(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬))(\p{{Han}}.{{0,16}})"
+    )
 );
 pattern!(
     PET_NAMED_BEFORE,
@@ -384,6 +392,13 @@ fn job(clause: &str) -> Option<Stated> {
         let what = &c[3];
         return Some(job(&format!("在{at}{what}")));
     }
+    // 「我在城里做程序员」: a trade plied somewhere (not 「我在家做饭」).
+    if let Some(c) = JOB_AT_DOING.captures(clause)
+        && c.get(1).is_none()
+        && let Some(what) = clean(&c[3]).filter(|v| JOB_ENDS.iter().any(|e| v.ends_with(e)))
+    {
+        return Some(job(&format!("在{}做{what}", &c[2])));
+    }
     if let Some(c) = JOB_DO.captures(clause)
         && c.get(1).is_none()
     {
@@ -449,13 +464,30 @@ fn pet(clause: &str, last_pet: &mut Option<String>) -> Option<Stated> {
     found
 }
 
+pattern!(
+    DAY_ALONE,
+    r"^(?:是|在)?((?:[0-9]{4}年)?[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[日号])(?:那天)?$"
+);
+
+/// A clause that is only a date (「十二月八号」), that date.
+pub(super) fn date_alone(clause: &str) -> Option<String> {
+    DAY_ALONE.captures(clause.trim()).map(|c| c[1].to_string())
+}
+
 fn dates(clause: &str) -> Option<Stated> {
     if let Some(c) = DATE.captures(clause)
         && !c[2].contains("生日")
     {
         return Some(Stated::new(FactKind::Date, &c[2], &c[1]));
     }
-    let mine = clause.contains('我') && !clause.contains("我妈") && !clause.contains("我爸");
+    // 「我孙子的生日是…」 is his.
+    let before = clause.split("生日").next().unwrap_or_default();
+    let someone = FAMILY
+        .iter()
+        .chain(PEOPLE)
+        .chain(ANIMALS)
+        .any(|w| before.contains(w));
+    let mine = clause.contains('我') && !someone;
     let c = BIRTHDAY
         .captures(clause)
         .filter(|_| mine)

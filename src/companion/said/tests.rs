@@ -349,3 +349,78 @@ fn asking_what_to_do_is_no_question_about_oneself() {
         Some(Question::Opinion)
     );
 }
+
+#[test]
+fn a_trade_plied_somewhere_a_split_birthday_and_a_dated_plan_are_read() {
+    has("我在城里做程序员", FactKind::Job, "", "在城里做程序员");
+    assert!(
+        !facts("我在家做饭").iter().any(|f| f.0 == FactKind::Job),
+        "cooking at home is no job"
+    );
+    // The worry is told without the job said before it.
+    let f = facts("我在城里做程序员，最近压力有点大，就想来这小镇住几天。");
+    let worry = f.iter().find(|f| f.0 == FactKind::Worry).expect("a worry");
+    assert!(!worry.2.contains("程序员"), "{worry:?}");
+    has(
+        "下个月是我生日，十二月八号。",
+        FactKind::Birthday,
+        "",
+        "十二月八号",
+    );
+    has(
+        "我明天想去河边走走。",
+        FactKind::Plan,
+        "",
+        "你明天想去河边走走",
+    );
+    // Someone else's birthday, someone else's age.
+    assert!(
+        !facts("我孙子的生日是五月二十号。")
+            .iter()
+            .any(|f| f.0 == FactKind::Birthday)
+    );
+    assert!(
+        !facts("我家有条金毛，叫可乐，八岁了。")
+            .iter()
+            .any(|f| f.0 == FactKind::Age)
+    );
+    // A book's title is no feeling; quitting takes the job back.
+    assert_eq!(read("最近在看《百年孤独》，有点难懂。").feeling, None);
+    assert!(
+        read("我辞职了！")
+            .wrong
+            .iter()
+            .any(|w| w.kind == FactKind::Job)
+    );
+}
+
+#[test]
+fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
+    let q = |m: &str| read(m).question;
+    assert_eq!(
+        q("我打算在镇上开一家小茶馆，你觉得怎么样？"),
+        Some(Question::Judge(String::new()))
+    );
+    assert_eq!(
+        q("你觉得酒馆的钟大川人怎么样？"),
+        Some(Question::Judge("酒馆的钟大川人".into()))
+    );
+    assert_eq!(q("你最近怎么样？"), Some(Question::AboutYou(Topic::How)));
+    assert_eq!(q("你觉得我怎么样？"), Some(Question::Opinion));
+    assert_eq!(q("我该给茶馆起个什么名字好？"), Some(Question::Suggest));
+    assert_eq!(q("你觉得我该怎么办？"), Some(Question::Advice));
+    assert_eq!(
+        q("今天天气真好，要不要一起去散步？"),
+        Some(Question::AboutYou(Topic::Invite))
+    );
+    assert_eq!(q("你会做什么菜？"), Some(Question::AboutYou(Topic::Can)));
+    assert_eq!(
+        q("你说我们算是朋友了吗？"),
+        Some(Question::AboutYou(Topic::Us))
+    );
+    assert_eq!(q("你去过成都吗？"), Some(Question::AboutYou(Topic::Been)));
+    assert_eq!(
+        q("镇上有什么好玩的地方推荐吗？"),
+        Some(Question::AboutYou(Topic::Places))
+    );
+}

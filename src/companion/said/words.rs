@@ -146,6 +146,12 @@ pub(super) const GOODBYE: &[&str] = &[
     "回头见",
     "我得走了",
     "我要走了",
+    "得回去了",
+    "该回去了",
+    "我先回去",
+    "明天再来",
+    "改天再来",
+    "再来看你",
     "改天再聊",
     "告别",
 ];
@@ -190,14 +196,7 @@ fn is_han(c: char) -> bool {
 }
 
 /// Missing.
-const MISS: &[&str] = &[
-    "想你",
-    "好久不见",
-    "好久没来",
-    "很久没来",
-    "来看你",
-    "好几天没来",
-];
+const MISS: &[&str] = &["想你", "好久不见", "好久没来", "很久没来", "好几天没来"];
 /// Asking for help.
 pub(super) const HELP: &[&str] = &["帮帮我", "帮我", "怎么办", "救救我", "求你"];
 
@@ -291,6 +290,8 @@ const BAD: &[&str] = &[
     "紧张",
     "不安",
     "累",
+    "疼",
+    "痛",
 ];
 /// Good feelings.
 const GOOD: &[&str] = &[
@@ -312,11 +313,18 @@ const GOOD: &[&str] = &[
     "放松",
     "轻松",
     "好消息",
+    "好多了",
+    "没大事",
+    "没什么大事",
+    "好转",
+    "康复",
 ];
 
 /// The feeling a (statement) clause shares, if any.
 pub(super) fn feeling(text: &str) -> Option<Feeling> {
     let clause = text.replace('我', "你");
+    // 「在看《百年孤独》」 is reading a book, not feeling lonely.
+    let text = &untitled(text);
     if let Some(w) = BAD.iter().find(|w| text.contains(**w)) {
         return Some(Feeling {
             good: false,
@@ -332,4 +340,19 @@ pub(super) fn feeling(text: &str) -> Option<Feeling> {
         word: w.to_string(),
         clause,
     })
+}
+
+/// `text` without what stands in 《》 (a book's or a song's title).
+pub(super) fn untitled(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '《' => depth += 1,
+            '》' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }

@@ -34,6 +34,7 @@ fn chat(state: &mut CompanionState, spec: &CompanionSpec, lines: &[(&str, i64)])
                 bank: &bank,
                 speaker: "守望精灵",
                 now: start.plus_minutes(day * 1440),
+                people: &[],
             };
             state.turn(&at, message, &[], &mut builtin).reply
         })
@@ -219,4 +220,51 @@ fn a_mistake_forgiven_is_a_moment_and_one_blamed_fails() {
             .expect(answer);
         assert_eq!((m.status, m.gained), (status, gained), "{answer}");
     }
+}
+
+#[test]
+fn what_was_told_is_answered_as_it_stands_days_later() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let told = chat(
+        &mut state,
+        &spec,
+        &[
+            ("我叫林晓", 0),
+            ("我在城里做程序员，最近压力有点大", 0),
+            ("我喜欢喝桂花乌龙茶", 0),
+            ("我明天想去河边走走", 0),
+            ("下个月是我生日，十二月八号。", 0),
+            ("我孙子今年上小学了", 0),
+            ("我孙子的生日是五月二十号", 0),
+        ],
+    );
+    assert!(told[4].contains("十二月八号"), "{}", told[4]);
+    let asked = chat(
+        &mut state,
+        &spec,
+        &[
+            ("你还记得我做什么工作的吗？", 1),
+            ("昨天我说我想去哪儿来着？", 1),
+            ("我生日是哪天你还记得吗？", 1),
+            ("你还记得我孙子上几年级吗？", 1),
+            ("我打算在镇上开一家小茶馆，你觉得怎么样？", 1),
+            ("我该给茶馆起个什么名字好？", 1),
+            ("我辞职了。", 1),
+        ],
+    );
+    assert!(asked[0].contains("程序员"), "{}", asked[0]);
+    // Told 「明天」 yesterday: today.
+    assert!(asked[1].contains("今天想去河边"), "{}", asked[1]);
+    assert!(asked[2].contains("十二月八号"), "{}", asked[2]);
+    assert!(asked[3].contains("上小学"), "{}", asked[3]);
+    assert!(asked[4].contains("茶馆"), "{}", asked[4]);
+    assert!(asked[5].contains("桂花乌龙茶"), "{}", asked[5]);
+    assert!(
+        asked[6].contains("辞职") || asked[6].contains("不干"),
+        "{}",
+        asked[6]
+    );
+    let job = crate::companion::FactKind::Job;
+    assert!(state.facts.first(job).is_none(), "the job is given up");
 }
