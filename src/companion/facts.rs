@@ -186,6 +186,29 @@ impl PlayerFact {
     }
 }
 
+impl PlayerFact {
+    /// Whether, told now, it takes the place of `old`: one name, one job …;
+    /// for a pet, a relative or an occasion, the same one told again.
+    fn replaces(&self, old: &PlayerFact) -> bool {
+        if old.kind != self.kind || old.about != self.about {
+            return false;
+        }
+        match self.kind {
+            k if k.single() => true,
+            // A pet named now is the unnamed one told of before.
+            FactKind::Pet => old.value.is_empty() || !self.value.is_empty(),
+            // 「我孙子上小学了」 and 「我孙子的生日是…」 are both kept; a
+            // relative's name replaces a name.
+            FactKind::Family | FactKind::Person => {
+                old.value.is_empty()
+                    || (old.value.starts_with('叫') && self.value.starts_with('叫'))
+            }
+            FactKind::Date => true,
+            _ => false,
+        }
+    }
+}
+
 /// What learning a fact did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Learnt {
@@ -212,19 +235,7 @@ impl PlayerFacts {
         {
             return Learnt::Known;
         }
-        let same_slot = |f: &PlayerFact| {
-            f.kind == fact.kind
-                && (fact.kind.single() && f.about == fact.about
-                    || (matches!(fact.kind, FactKind::Pet | FactKind::Family | FactKind::Person | FactKind::Date)
-                        && f.about == fact.about
-                        // A pet named now is the unnamed one told of before.
-                        && (fact.kind != FactKind::Pet || f.value.is_empty() || !fact.value.is_empty())
-                        // 「我孙子上小学了」 and 「我孙子的生日是…」 are both kept;
-                        // a relative's name replaces a name.
-                        && (!matches!(fact.kind, FactKind::Family | FactKind::Person)
-                            || f.value.is_empty()
-                            || (f.value.starts_with('叫') && fact.value.starts_with('叫')))))
-        };
+        let same_slot = |f: &PlayerFact| fact.replaces(f);
         // A dislike taken back from the likes, and the other way round.
         let opposite = match fact.kind {
             FactKind::Likes | FactKind::Food => Some(FactKind::Dislikes),

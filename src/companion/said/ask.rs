@@ -222,54 +222,66 @@ const RECALL: &[&str] = &[
     "猜猜我",
 ];
 
+/// Words that ask what to do.
+const ADVICE: &[&str] = &[
+    "该怎么办",
+    "怎么办才好",
+    "我怎么办",
+    "该怎么做",
+    "有什么建议",
+    "给我点建议",
+    "给我出出主意",
+    "有什么办法",
+    "怎么才能",
+    "我要不要",
+];
+
+/// Words that want an idea.
+const SUGGEST: &[&str] = &[
+    "什么名字好",
+    "起个什么名",
+    "起什么名",
+    "叫什么好",
+    "帮我想想",
+    "帮我想个",
+    "出个主意",
+];
+
+/// Words that ask where to go in town.
+const PLACES: &[&str] = &[
+    "推荐",
+    "好玩",
+    "值得去",
+    "去哪玩",
+    "去哪儿玩",
+    "哪里好逛",
+    "逛逛",
+    "哪里适合",
+    "哪儿适合",
+];
+
+/// A question that asks for help: what to do, or an idea. 「我该…」 asks
+/// what to do (「我该坚持下去吗」), but 「我该起个什么名字」 wants an idea.
+fn wants_help(text: &str) -> Option<Question> {
+    let should = text.contains("我该") || text.contains("我应该");
+    let what = text.contains("什么") || text.contains('哪');
+    if (should && !what) || ADVICE.iter().any(|w| text.contains(w)) {
+        Some(Question::Advice)
+    } else if (should && what) || SUGGEST.iter().any(|w| text.contains(w)) {
+        Some(Question::Suggest)
+    } else {
+        None
+    }
+}
+
 /// What a question clause asks.
 pub(super) fn question(text: &str) -> Question {
     // Before the opinion: 「你觉得我该怎么办」 asks what to do, not who I am.
-    let advice = [
-        "该怎么办",
-        "怎么办才好",
-        "我怎么办",
-        "该怎么做",
-        "有什么建议",
-        "给我点建议",
-        "给我出出主意",
-        "有什么办法",
-        "怎么才能",
-        "我要不要",
-    ];
-    // 「我该…」 asks what to do (「我该坚持下去吗」), but 「我该起个什么名字」
-    // wants an idea.
-    let should_what = (text.contains("我该") || text.contains("我应该"))
-        && (text.contains("什么") || text.contains('哪'));
-    let should = (text.contains("我该") || text.contains("我应该")) && !should_what;
-    if should || advice.iter().any(|w| text.contains(w)) {
-        return Question::Advice;
-    }
-    let suggest = [
-        "什么名字好",
-        "起个什么名",
-        "起什么名",
-        "叫什么好",
-        "帮我想想",
-        "帮我想个",
-        "出个主意",
-    ];
-    if should_what || suggest.iter().any(|w| text.contains(w)) {
-        return Question::Suggest;
+    if let Some(help) = wants_help(text) {
+        return help;
     }
     let recall_words = RECALL.iter().any(|w| text.contains(w));
-    let places = [
-        "推荐",
-        "好玩",
-        "值得去",
-        "去哪玩",
-        "去哪儿玩",
-        "哪里好逛",
-        "逛逛",
-        "哪里适合",
-        "哪儿适合",
-    ];
-    if !recall_words && places.iter().any(|w| text.contains(w)) {
+    if !recall_words && PLACES.iter().any(|w| text.contains(w)) {
         return Question::AboutYou(Topic::Places);
     }
     if let Some(subject) = judged(text) {

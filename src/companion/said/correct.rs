@@ -46,8 +46,7 @@ pub(super) fn taken_back(clause: &str) -> Vec<Stated> {
         "失业",
         "不干了",
     ];
-    let of_me = clause.contains('我') || !["他", "她", "你"].iter().any(|p| clause.contains(p));
-    if of_me && quit.iter().any(|w| clause.contains(w)) {
+    if super::state::of_player(clause) && quit.iter().any(|w| clause.contains(w)) {
         out.push(Stated::new(FactKind::Job, "", ""));
     }
     if let Some(c) = JOB_NOT.captures(clause)

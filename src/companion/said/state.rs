@@ -573,11 +573,15 @@ const WORRY: &[&str] = &[
 
 /// A worry of the player's: said of themselves, or with no one else named.
 fn worries(clause: &str) -> bool {
-    let someone_else =
-        ["他", "她", "你"].iter().any(|p| clause.contains(p)) && !clause.contains('我');
     // 「我昨天跟你说的烦恼」 points back at a worry told: it tells no new one.
     let told_before = ["跟你说的", "跟你说过", "告诉过你", "和你说的", "和你说过"]
         .iter()
         .any(|w| clause.contains(w));
-    WORRY.iter().any(|w| clause.contains(w)) && !someone_else && !told_before
+    WORRY.iter().any(|w| clause.contains(w)) && of_player(clause) && !told_before
+}
+
+/// Whether a clause speaks of the player: said of themselves, or with no
+/// one else named (「最近压力好大」, not 「他压力好大」).
+pub(super) fn of_player(clause: &str) -> bool {
+    clause.contains('我') || !["他", "她", "你"].iter().any(|p| clause.contains(p))
 }

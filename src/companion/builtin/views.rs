@@ -1,0 +1,128 @@
+//! Answers that give the companion's view: what the player should do, what
+//! it makes of them, of their plan or of someone in town, an idea, and what
+//! it says of itself.
+
+use super::{Vars, Writer, holding_value};
+use crate::companion::facts::FactKind;
+use crate::companion::said::Topic;
+
+impl Writer<'_> {
+    /// What to do about the worry told last, or a question back about which.
+    pub(super) fn advice(&self) -> Option<String> {
+        let worry = self.cx.state.facts.first(FactKind::Worry);
+        let v = worry.map(|f| self.vars(f)).unwrap_or_default();
+        // A worry told: a line about it; none: a line asking which.
+        let lines: Vec<String> = (self.bank.advice.iter())
+            .filter(|l| l.contains("{事实}") == worry.is_some())
+            .cloned()
+            .collect();
+        self.pick(&lines, &v)
+    }
+
+    /// 「你觉得我是个什么样的人」: what its profile of the player says.
+    pub(super) fn opinion(&self) -> String {
+        let p = &self.cx.state.profile;
+        let said = crate::companion::profile::personality_of(self.cx.state);
+        let text = if p.personality.is_empty() {
+            said
+        } else {
+            p.personality.clone()
+        };
+        let v = Vars {
+            fact: text.replace('；', "，").replace("TA", "你"),
+            ..Vars::default()
+        };
+        self.pick(&self.bank.opinion, &v).unwrap_or_default()
+    }
+
+    /// A question about itself: its own answer, else the bank's (「你去过成都吗」:
+    /// `{话题}` is the place).
+    pub(super) fn about_me(&self, topic: Topic) -> String {
+        let own = self.cx.spec.about.get(&topic).filter(|l| !l.is_empty());
+        let lines = own
+            .or_else(|| self.bank.about_me.get(&topic))
+            .or_else(|| self.bank.about_me.get(&Topic::Other))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let v = Vars {
+            topic: if topic == Topic::Been {
+                been_where(self.cx.message)
+            } else {
+                String::new()
+            },
+            ..Vars::default()
+        };
+        self.pick(lines, &v).unwrap_or_default()
+    }
+
+    /// What it thinks of someone in town the message names (by its
+    /// impression of them, or only their trade when it has none), else of
+    /// what the message told, else of the plan told last; nothing to judge:
+    /// another answer.
+    pub(super) fn judge(&self, subject: &str) -> Option<String> {
+        let cx = self.cx;
+        let named = cx
+            .people
+            .iter()
+            .filter(|p| p.name.chars().count() >= 2 && cx.message.contains(p.name.as_str()))
+            .max_by_key(|p| p.name.len());
+        if let Some(p) = named {
+            let v = Vars {
+                value: p.name.clone(),
+                fact: p.impression.clone(),
+                about: p.trade.clone(),
+                ..Vars::default()
+            };
+            let lines = match p.impression.is_empty() {
+                true => &self.bank.judge_stranger,
+                false => &self.bank.judge_person,
+            };
+            return self.pick(lines, &v);
+        }
+        let told = cx.learnt.iter().map(|(f, _)| f).find(|f| {
+            matches!(
+                f.kind,
+                FactKind::Plan | FactKind::Job | FactKind::Likes | FactKind::Food
+            )
+        });
+        let earlier = || {
+            subject
+                .is_empty()
+                .then(|| cx.state.facts.first(FactKind::Plan))
+                .flatten()
+        };
+        let f = told.or_else(earlier)?;
+        self.pick(&self.bank.judge, &self.vars(f))
+    }
+
+    /// An idea wanted: one from what the player likes, when it knows.
+    pub(super) fn suggest(&self) -> Option<String> {
+        let facts = &self.cx.state.facts;
+        // A favourite food or drink names things well (a tea house, a cat).
+        let liked = facts
+            .first(FactKind::Food)
+            .or_else(|| facts.first(FactKind::Likes));
+        let v = Vars {
+            value: liked.map(|f| f.value.clone()).unwrap_or_default(),
+            ..Vars::default()
+        };
+        // Something it knows they like makes the idea theirs: such a line first.
+        self.pick(&holding_value(&self.bank.suggest, &v), &v)
+    }
+}
+
+/// Where a 「你去过…吗」 asks about (成都), or nothing.
+fn been_where(message: &str) -> String {
+    ["去过", "到过", "见过"]
+        .iter()
+        .find_map(|w| message.split_once(w))
+        .map(|(_, rest)| {
+            rest.split(['吗', '？', '?', '，', '。', '没', '呀', '呢'])
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .filter(|p| (2..=8).contains(&p.chars().count()))
+        .unwrap_or_default()
+}
