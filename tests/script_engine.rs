@@ -150,7 +150,7 @@ fn step_prompts_keep_to_the_dialogue_budget() {
     let last = tight.last().unwrap();
     assert!(!last.prompt.contains("欢迎来到游心谷"), "{}", last.prompt);
     assert!(
-        last.prompt.contains("守望精灵：好的，我记下了。"),
+        last.prompt.contains("守望精灵：嗯，我明白了。"),
         "{}",
         last.prompt
     );
@@ -177,7 +177,7 @@ fn the_hello_script_plays_both_branches() {
             "守望精灵：进去前，需要先收集你一些信息",
             "[click] 没问题，你问吧",
             "守望精灵：能说说你的名字吗？",
-            "守望精灵：好的，我记下了。",
+            "守望精灵：嗯，我明白了。",
             "守望精灵：小林，这个名字真好听，很配你！",
         ]
     );
@@ -1037,13 +1037,13 @@ fn a_skill_runs_on_its_own_with_inputs_and_offline_phrasing() {
         [
             "小林最近在忙什么？",
             "在准备考试。",
-            "好的，我记下了。",
+            "在准备考试，我明白了。",
             "能说说与家人日常相处的情况吗？",
             "挺好的。",
-            "好的，我记下了。",
+            "挺好的，我明白了。",
             "能说说你的名字吗？",
             "我叫小林。",
-            "好的，我记下了。",
+            "嗯，我明白了。",
             "祝小林一切顺利！",
             "刚做完练习的你，做得很好，继续加油！",
         ]

@@ -242,14 +242,15 @@ pub fn spoken_clock(minute: u32) -> String {
     }
 }
 
-/// 1–99 in Chinese numerals (二十五); 2 before 点 is 两.
-fn number_zh(n: u32) -> String {
+/// 0–99 in Chinese numerals (二十五); 2 is 两 (两点, 两天); from 100, digits.
+pub fn number_zh(n: u32) -> String {
     const DIGITS: [&str; 10] = ["零", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
     match n {
         2 => "两".into(),
         0..=9 => DIGITS[n as usize].into(),
         10 => "十".into(),
         11..=19 => format!("十{}", DIGITS[(n % 10) as usize]),
+        100.. => n.to_string(),
         _ if n.is_multiple_of(10) => format!("{}十", DIGITS[(n / 10) as usize]),
         _ => format!(
             "{}十{}",

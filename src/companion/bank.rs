@@ -36,6 +36,9 @@ pub struct ChatBank {
     pub back: Lines,
     /// … after a week or more.
     pub back_long: Lines,
+    /// … the next day (a line without `{天数}`: 「一天没见」 reads oddly).
+    #[serde(default)]
+    pub back_next_day: Lines,
     /// A fact just told, by kind.
     pub told: BTreeMap<FactKind, Lines>,
     /// A loss told (a relative who died): `{事实}`, `{种类}`.
@@ -61,6 +64,10 @@ pub struct ChatBank {
     pub about_me: BTreeMap<Topic, Lines>,
     /// Goodbye.
     pub goodbye: Lines,
+    /// Goodbye for the night: after eight in the evening, or when the
+    /// player says they are off to sleep (「晚安」「回去补觉」, at any hour).
+    #[serde(default)]
+    pub goodbye_night: Lines,
     /// Thanks.
     pub thanks: Lines,
     /// Forgiven.

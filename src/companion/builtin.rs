@@ -120,6 +120,11 @@ impl<'a> Writer<'a> {
         );
         let name = cx.state.profile.address();
         let mut out = line.to_string();
+        // 「你爱吃桂花乌龙茶」: a drink is drunk.
+        const DRINKS: &[&str] = &["茶", "酒", "咖啡", "奶", "汁", "汤", "水", "可乐"];
+        if DRINKS.iter().any(|d| v.value.ends_with(d)) {
+            out = out.replace("吃{值}", "喝{值}");
+        }
         if cx.state.profile.nickname.is_none() {
             // 「你来啦，你。」 reads badly: without a name, no address.
             for with_mark in ["，{称呼}", "{称呼}，", "{称呼}。"] {
@@ -256,14 +261,17 @@ impl<'a> Writer<'a> {
             Some(days) if days >= 7 => self.pick(
                 &self.bank.back_long,
                 &Vars {
-                    days: days.to_string(),
+                    days: crate::base::time::number_zh(days as u32),
                     ..Vars::default()
                 },
             ),
+            Some(1) if !self.bank.back_next_day.is_empty() => {
+                self.pick(&self.bank.back_next_day, &Vars::default())
+            }
             Some(days) if days >= 1 => self.pick(
                 &self.bank.back,
                 &Vars {
-                    days: days.to_string(),
+                    days: crate::base::time::number_zh(days as u32),
                     ..Vars::default()
                 },
             ),
@@ -313,7 +321,7 @@ impl<'a> Writer<'a> {
                     (Act::Misses, &b.missed),
                     (Act::NeedsHelp, &b.help),
                     (Act::Thanks, &b.thanks),
-                    (Act::Goodbye, &b.goodbye),
+                    (Act::Goodbye, self.goodbye_lines()),
                     (Act::AsksWhy, &b.why),
                 ];
                 acts.iter()
@@ -331,6 +339,18 @@ impl<'a> Writer<'a> {
                 (said.does(Act::Greets) && said.clauses.len() <= 1).then(String::new)
             })
             .unwrap_or_else(|| self.small_talk())
+    }
+
+    /// Goodbye lines for the hour: good night in the evening or when the
+    /// player is off to sleep, else a plain goodbye.
+    fn goodbye_lines(&self) -> &'a [String] {
+        const SLEEP: &[&str] = &["晚安", "睡觉", "睡了", "补觉", "歇着", "休息"];
+        let hour = self.cx.now.minute_of_day() / 60;
+        let night = !(5..20).contains(&hour) || SLEEP.iter().any(|w| self.cx.message.contains(w));
+        match night && !self.bank.goodbye_night.is_empty() {
+            true => &self.bank.goodbye_night,
+            false => &self.bank.goodbye,
+        }
     }
 
     /// A recall question: the fact, or that it was never told.
@@ -397,7 +417,11 @@ impl<'a> Writer<'a> {
                 Learnt::New if loss && !self.bank.loss.is_empty() => &self.bank.loss,
                 Learnt::New => ChatBank::of(&self.bank.told, fact.kind),
                 // A pet told of before, named now: news, not a correction.
-                Learnt::Replaced(old) if old.value.is_empty() => {
+                // 护士 now 在镇上的诊所当护士: the same, with more said of it.
+                Learnt::Replaced(old)
+                    if old.value.is_empty()
+                        || (fact.value != old.value && fact.value.contains(&old.value)) =>
+                {
                     ChatBank::of(&self.bank.told, fact.kind)
                 }
                 Learnt::Replaced(old) if old.value != fact.value || old.about != fact.about => {
@@ -413,9 +437,15 @@ impl<'a> Writer<'a> {
             // Two facts in one message: not the same line twice; 「我有点想家了，
             // 我老家在成都」 is not asked 「会想家吗？」.
             let felt = self.cx.said.feeling.as_ref().map(|f| f.word.as_str());
+            // News of a relative (妹妹下个月要考试) is answered with the news,
+            // not with 「听起来是个很好的人」.
+            let news = matches!(fact.kind, FactKind::Family | FactKind::Person)
+                && !fact.value.is_empty()
+                && !fact.value.starts_with('叫');
             let fresh: Vec<String> = lines
                 .iter()
                 .filter(|l| !used.contains(l) && felt.is_none_or(|w| !l.contains(w)))
+                .filter(|l| !news || l.contains("{事实}"))
                 .cloned()
                 .collect();
             let lines = if fresh.is_empty() { lines } else { &fresh[..] };
@@ -480,7 +510,14 @@ impl<'a> Writer<'a> {
         if let Some(f) = self.touched() {
             return self.pick(&self.bank.weave, &self.vars(f));
         }
-        if self.salt() % 2 == 1 {
+        // Someone telling of something (阿福学会说话了, 不太会做饭) is not
+        // asked out of the blue about something else: only a thin message is.
+        let thin = said.feeling.is_none()
+            && self.mentioned().is_none()
+            && (said.does(Act::Thanks)
+                || said.does(Act::Greets)
+                || super::profile::topic_of(cx.message).is_none());
+        if !thin || self.salt() % 2 == 1 {
             return None;
         }
         const ASK_ORDER: [FactKind; 7] = [
@@ -510,13 +547,16 @@ impl<'a> Writer<'a> {
         let cx = self.cx;
         cx.state.facts.0.iter().rev().find_map(|f| {
             let key = match f.kind {
-                FactKind::Pet if !f.value.is_empty() => f.value.as_str(),
-                FactKind::Pet | FactKind::Family | FactKind::Person => f.about.as_str(),
-                FactKind::Food | FactKind::Likes | FactKind::Home => f.value.as_str(),
+                FactKind::Pet if !f.value.is_empty() => f.value.clone(),
+                FactKind::Pet | FactKind::Family | FactKind::Person => f.about.clone(),
+                FactKind::Food | FactKind::Likes | FactKind::Home => f.value.clone(),
+                // 「陶艺课太好玩了」 after 「我下周想去学陶艺」: the plan came true.
+                FactKind::Plan => super::profile::topic_of(&f.value)
+                    .or_else(|| super::profile::place_of(&f.value))?,
                 _ => return None,
             };
             let fresh = cx.learnt.iter().any(|(l, _)| l.kind == f.kind);
-            if fresh || key.chars().count() < 2 || !cx.message.contains(key) {
+            if fresh || key.chars().count() < 2 || !cx.message.contains(&key) {
                 return None;
             }
             // A relative who died is not asked after.
@@ -525,7 +565,11 @@ impl<'a> Writer<'a> {
             } else {
                 ChatBank::of(&self.bank.mentioned, f.kind)
             };
-            self.pick(lines, &self.vars(f))
+            let v = Vars {
+                topic: key,
+                ..self.vars(f)
+            };
+            self.pick(lines, &v)
         })
     }
 

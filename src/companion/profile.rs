@@ -222,7 +222,20 @@ pub fn topic_of(message: &str) -> Option<String> {
         .filter(|t| {
             !TOPIC_STOP.contains(&t.word)
                 && !["觉得", "知道", "喜欢", "还是", "可以", "就是", "没有"].contains(&t.word)
+                // 「不太会」 is how, not what.
+                && !t.word.starts_with(['不', '没'])
         })
+        .max_by_key(|t| t.word.chars().count())
+        .map(|t| t.word.to_string())
+}
+
+/// The longest place word of a message (河边, 镇上), for a plan that names
+/// where rather than what.
+pub fn place_of(message: &str) -> Option<String> {
+    JIEBA
+        .tag(message, true)
+        .into_iter()
+        .filter(|t| t.tag == "s" && t.word.chars().count() > 1)
         .max_by_key(|t| t.word.chars().count())
         .map(|t| t.word.to_string())
 }

@@ -246,6 +246,18 @@ impl Speaker<'_, '_> {
             cx.words.gatherings,
             cx.earshot,
         )?;
+        // One piece of trivia about someone's habits a talk: three in a row
+        // (石松 picks mushrooms, sharpens axes, brings herbs) is a recital.
+        let hobby = |a: &crate::sim::knowledge::About| {
+            matches!(a, crate::sim::knowledge::About::Hobby { .. })
+        };
+        let trivia_told = cx
+            .history
+            .iter()
+            .any(|m| matches!(&m.cue, Some(Cue::News { about, .. }) if hobby(about)));
+        if trivia_told && hobby(&fact.about) {
+            return None;
+        }
         let chatty = (cx.speaker.personality.extraversion / 100.0) * 0.2
             + if cx.speaker.has_word("消息灵通") {
                 0.3

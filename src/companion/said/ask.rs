@@ -59,6 +59,12 @@ pub enum Topic {
     Been,
     /// Where to go in town (「镇上有什么好玩的地方推荐吗？」).
     Places,
+    /// What it fears (「你最怕什么？」).
+    Fear,
+    /// Whether it is lonely (「你一个人不孤单吗？」).
+    Lonely,
+    /// What it does with its time (「你平时看书吗？」).
+    Pastime,
     /// Anything else about it.
     Other,
 }
@@ -258,6 +264,11 @@ const PLACES: &[&str] = &[
     "逛逛",
     "哪里适合",
     "哪儿适合",
+    "哪里好吃",
+    "哪儿好吃",
+    "什么好吃",
+    "最好吃",
+    "哪家",
 ];
 
 /// A question that asks for help: what to do, or an idea. 「我该…」 asks
@@ -427,6 +438,10 @@ fn topic(text: &str) -> Topic {
         Topic::Wish
     } else if has(&["你去过", "你见过", "你到过"]) {
         Topic::Been
+    } else if has(&["怕什么", "最怕", "害怕什么", "怕不怕", "你怕"]) {
+        Topic::Fear
+    } else if has(&["孤单", "孤独", "寂寞", "闷不闷", "无聊吗"]) {
+        Topic::Lonely
     } else if can {
         Topic::Can
     } else if has(&[
@@ -446,6 +461,8 @@ fn topic(text: &str) -> Topic {
         Topic::Home
     } else if has(&["喜欢", "爱好", "爱吃"]) {
         Topic::Likes
+    } else if has(&["平时", "闲下来", "空闲", "有空", "看书", "读书", "消遣"]) {
+        Topic::Pastime
     } else if has(&["在干", "在做", "忙什么", "忙啥", "干嘛", "做什么", "干什么"])
     {
         Topic::Doing

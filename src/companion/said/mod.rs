@@ -172,6 +172,15 @@ pub fn read(message: &str) -> Said {
             said.facts.push(right);
             continue;
         }
+        // 「我有个妹妹，在上大学」: a clause with no one named after a relative
+        // is said of them, not of the player.
+        if let Some(of) = said.facts.last().filter(|f| of_relative(f, &c.text)) {
+            let said_of = c.text.trim_start_matches(['她', '他']);
+            let fact = Stated::new(of.kind, &of.about, &state::to_you(said_of));
+            said.facts.push(fact);
+            other_news[k] = true;
+            continue;
+        }
         // 「我家有条金毛，叫可乐，八岁了」: the dog is eight, not the player.
         let after_other = said
             .facts
@@ -201,6 +210,23 @@ pub fn read(message: &str) -> Said {
     said.clauses = clauses.into_iter().map(|c| c.text).collect();
     said.acts = acts(message, &said);
     said
+}
+
+/// Whether `clause`, coming after `fact`, goes on about the relative or
+/// friend `fact` told of: it names no one else (or starts with 她/他) and
+/// is no feeling or worry of the player's (「我妈住院了，好担心」).
+fn of_relative(fact: &Stated, clause: &str) -> bool {
+    if !matches!(fact.kind, FactKind::Family | FactKind::Person) {
+        return false;
+    }
+    let theirs = clause.starts_with(['她', '他'])
+        || !['我', '你', '他', '她', '它']
+            .iter()
+            .any(|p| clause.contains(*p));
+    theirs
+        && words::feeling(clause).is_none()
+        && !state::worries(clause)
+        && state::facts(clause, &mut None).is_empty()
 }
 
 /// The facts a statement clause states. A clause with no subject is the

@@ -562,6 +562,10 @@ const WORRY: &[&str] = &[
     "头疼",
     "失眠",
     "睡不着",
+    "睡不好",
+    "睡不踏实",
+    "吃不消",
+    "熬不住",
     "害怕",
     "撑不住",
     "不知道怎么办",
@@ -572,7 +576,7 @@ const WORRY: &[&str] = &[
 ];
 
 /// A worry of the player's: said of themselves, or with no one else named.
-fn worries(clause: &str) -> bool {
+pub(super) fn worries(clause: &str) -> bool {
     // 「我昨天跟你说的烦恼」 points back at a worry told: it tells no new one.
     let told_before = ["跟你说的", "跟你说过", "告诉过你", "和你说的", "和你说过"]
         .iter()

@@ -424,3 +424,39 @@ fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
         Some(Question::AboutYou(Topic::Places))
     );
 }
+
+#[test]
+fn what_follows_a_relative_is_theirs_and_a_bad_night_is_a_worry() {
+    // 「在上大学」 is the sister's, not the player's job.
+    let f = facts("我有个妹妹，在上大学。");
+    assert!(f.iter().all(|(k, _, _)| *k != FactKind::Job), "{f:?}");
+    has(
+        "我有个妹妹，在上大学。",
+        FactKind::Family,
+        "妹妹",
+        "在上大学",
+    );
+    // Still the player's: a feeling after a relative, and 我 said again.
+    let f = facts("我妈住院了，好担心");
+    assert!(f.iter().any(|(k, _, _)| *k == FactKind::Worry), "{f:?}");
+    has("我有个哥哥，我是护士", FactKind::Job, "", "护士");
+    // A bad night is a worry, and a feeling.
+    let said = read("最近夜班太多了，总是睡不好。");
+    assert!(said.facts.iter().any(|s| s.kind == FactKind::Worry));
+    assert!(said.feeling.is_some_and(|f| !f.good));
+    // Questions about itself it has its own answers to.
+    let q = |m: &str| read(m).question;
+    assert_eq!(q("你最怕什么？"), Some(Question::AboutYou(Topic::Fear)));
+    assert_eq!(
+        q("你一个人在河边不孤单吗？"),
+        Some(Question::AboutYou(Topic::Lonely))
+    );
+    assert_eq!(
+        q("你平时看书吗？"),
+        Some(Question::AboutYou(Topic::Pastime))
+    );
+    assert_eq!(
+        q("镇上谁做饭最好吃？"),
+        Some(Question::AboutYou(Topic::Places))
+    );
+}

@@ -108,6 +108,14 @@ fn continues(prev: &str, text: &str) -> bool {
     if text.starts_with('叫') && pet_before {
         return false;
     }
+    // 「我有个妹妹，在上大学」: whose it is, the reading decides (the sister's).
+    let relative_before = [super::state::FAMILY, super::state::PEOPLE]
+        .concat()
+        .iter()
+        .any(|r| prev.contains(r));
+    if relative_before {
+        return false;
+    }
     let starts = [
         "是",
         "在",
@@ -248,6 +256,10 @@ const BAD: &[&str] = &[
     "不开心",
     "不高兴",
     "睡不着",
+    "睡不好",
+    "睡不踏实",
+    "吃不消",
+    "熬不住",
     "压力好大",
     "压力很大",
     "压力大",

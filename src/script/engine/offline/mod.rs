@@ -62,7 +62,7 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
                 None => {}
             }
             if answered {
-                serde_json::json!({"reply": "好的，我记下了。", "exit": true, "vars": vars})
+                serde_json::json!({"reply": acknowledge(human_answer), "exit": true, "vars": vars})
                     .to_string()
             } else {
                 let q = offline_question(req);
@@ -74,6 +74,24 @@ pub fn offline_reply(st: &State, req: &LlmRequest) -> String {
         LlmKind::Update => serde_json::json!({ "vars": {} }).to_string(),
         // Nothing: the engine writes it from the forms, in their order.
         LlmKind::Summary => String::new(),
+    }
+}
+
+/// A word that shows the answer was heard: a heavy one is listened to, a
+/// short one said back (「在准备考试，我明白了。」), a long one or one about
+/// oneself nodded at —
+/// not the same 「好的，我记下了」 after every answer, like a form.
+fn acknowledge(answer: &str) -> String {
+    const HEAVY: &[&str] = &[
+        "烦", "累", "难过", "担心", "怕", "闷", "压力", "不好", "难受", "伤心",
+    ];
+    if HEAVY.iter().any(|w| answer.contains(w)) {
+        return "嗯，我听着呢。".into();
+    }
+    // 「叫我小林」 said back is 「叫你小林」: an answer about oneself is nodded at.
+    match answer.chars().count() {
+        1..=10 if !answer.contains('我') => format!("{answer}，我明白了。"),
+        _ => "嗯，我明白了。".into(),
     }
 }
 
