@@ -345,8 +345,8 @@ impl<'a> Writer<'a> {
     /// player is off to sleep, else a plain goodbye.
     fn goodbye_lines(&self) -> &'a [String] {
         const SLEEP: &[&str] = &["晚安", "睡觉", "睡了", "补觉", "歇着", "休息"];
-        let hour = self.cx.now.minute_of_day() / 60;
-        let night = !(5..20).contains(&hour) || SLEEP.iter().any(|w| self.cx.message.contains(w));
+        let evening = matches!(self.cx.now.period(), "晚上" | "深夜");
+        let night = evening || SLEEP.iter().any(|w| self.cx.message.contains(w));
         match night && !self.bank.goodbye_night.is_empty() {
             true => &self.bank.goodbye_night,
             false => &self.bank.goodbye,

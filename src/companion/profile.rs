@@ -212,30 +212,28 @@ const TOPIC_STOP: &[&str] = &[
 
 /// A topic word of a message (its longest noun), for a reply that names it.
 pub fn topic_of(message: &str) -> Option<String> {
-    JIEBA
-        .tag(message, true)
-        .into_iter()
-        .filter(|t| {
-            matches!(t.tag, "n" | "nr" | "ns" | "nz" | "vn" | "nt" | "nw")
-                && t.word.chars().count() > 1
-        })
-        .filter(|t| {
-            !TOPIC_STOP.contains(&t.word)
-                && !["觉得", "知道", "喜欢", "还是", "可以", "就是", "没有"].contains(&t.word)
-                // 「不太会」 is how, not what.
-                && !t.word.starts_with(['不', '没'])
-        })
-        .max_by_key(|t| t.word.chars().count())
-        .map(|t| t.word.to_string())
+    longest_word(message, |word, tag| {
+        matches!(tag, "n" | "nr" | "ns" | "nz" | "vn" | "nt" | "nw")
+            && !TOPIC_STOP.contains(&word)
+            && !["觉得", "知道", "喜欢", "还是", "可以", "就是", "没有"].contains(&word)
+            // 「不太会」 is how, not what.
+            && !word.starts_with(['不', '没'])
+    })
 }
 
 /// The longest place word of a message (河边, 镇上), for a plan that names
 /// where rather than what.
 pub fn place_of(message: &str) -> Option<String> {
+    longest_word(message, |_, tag| tag == "s")
+}
+
+/// The longest word of two characters or more whose word and part of
+/// speech `keep` accepts.
+fn longest_word(message: &str, keep: impl Fn(&str, &str) -> bool) -> Option<String> {
     JIEBA
         .tag(message, true)
         .into_iter()
-        .filter(|t| t.tag == "s" && t.word.chars().count() > 1)
+        .filter(|t| t.word.chars().count() > 1 && keep(t.word, t.tag))
         .max_by_key(|t| t.word.chars().count())
         .map(|t| t.word.to_string())
 }

@@ -109,9 +109,9 @@ fn continues(prev: &str, text: &str) -> bool {
         return false;
     }
     // 「我有个妹妹，在上大学」: whose it is, the reading decides (the sister's).
-    let relative_before = [super::state::FAMILY, super::state::PEOPLE]
-        .concat()
+    let relative_before = super::state::FAMILY
         .iter()
+        .chain(super::state::PEOPLE)
         .any(|r| prev.contains(r));
     if relative_before {
         return false;
