@@ -15,12 +15,6 @@ pub(super) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
     let family = cx.relation.is_some_and(|r| r.kind == RelationKind::Family);
     let older = you.age >= me.age + GENERATION;
     let younger = me.age >= you.age + GENERATION;
-    let mut chars = you.name.chars();
-    let surname: String = chars.next().map(String::from).unwrap_or_default();
-    let mut given: String = chars.collect();
-    if given.chars().count() == 1 {
-        given = given.repeat(2);
-    }
     let form = match (family, older, younger, you.gender.as_str()) {
         (true, true, _, "男") => &forms.father,
         (true, true, _, "女") => &forms.mother,
@@ -29,5 +23,11 @@ pub(super) fn address(forms: &Address, cx: &LineContext<'_>) -> String {
         (false, true, _, "女") => &forms.elder_woman,
         _ => return you.name.clone(),
     };
+    let mut chars = you.name.chars();
+    let surname: String = chars.next().map(String::from).unwrap_or_default();
+    let mut given: String = chars.collect();
+    if given.chars().count() == 1 {
+        given = given.repeat(2);
+    }
     super::speech::fill(form, &[("surname", &surname), ("given", &given)])
 }

@@ -530,14 +530,19 @@ impl<'a> Writer<'a> {
             FactKind::Birthday,
         ];
         let facts = &cx.state.facts;
+        // One who has just left a job is not asked what it is.
+        let jobless = facts.first(FactKind::Job).is_none()
+            && (cx.state.lines.iter())
+                .any(|l| l.speaker == Speaker::Player && super::said::quits(&l.content));
         ASK_ORDER
             .into_iter()
-            .filter(|k| facts.first(*k).is_none())
+            .filter(|k| facts.first(*k).is_none() && !(jobless && *k == FactKind::Job))
             .map(|k| ChatBank::of(&self.bank.ask_next, k))
+            // Nothing asked twice in a chat (the latest replies).
             .find(|lines| {
                 !lines
                     .iter()
-                    .any(|l| self.recent.iter().take(6).any(|r| r.contains(l.as_str())))
+                    .any(|l| self.recent.iter().any(|r| r.contains(l.as_str())))
             })
             .and_then(|lines| self.pick(lines, &Vars::default()))
     }

@@ -29,6 +29,12 @@ pub(super) struct Speaker<'a, 'c> {
     feels: Vec<Feeling>,
     /// Someone comforted the speaker earlier in this talk.
     comforted: bool,
+    /// How the speaker calls the listener (the `{you}` slot), worked out
+    /// once for the line rather than at every pick.
+    you: String,
+    /// The talk's lines so far without their @, trimmed once: each
+    /// candidate line is weighed against them.
+    history: Vec<&'a str>,
 }
 
 impl<'a, 'c> Speaker<'a, 'c> {
@@ -42,6 +48,12 @@ impl<'a, 'c> Speaker<'a, 'c> {
             cx,
             feels: feelings(cx),
             comforted,
+            you: address(&cx.phrases.address, cx),
+            history: cx
+                .history
+                .iter()
+                .map(|m| without_mention(&m.text))
+                .collect(),
         }
     }
 
@@ -91,7 +103,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
     }
 
     /// Whether `line` may be said now with `slots`.
-    pub(super) fn fits(&self, line: &Line, slots: &[Slot]) -> bool {
+    pub(super) fn fits(&self, line: &Line, slots: &[(&str, &str)]) -> bool {
         line.cond.holds(&self.situation()) && crate::builtin::speech::fillable(&line.text, slots)
     }
 
@@ -134,38 +146,39 @@ impl<'a, 'c> Speaker<'a, 'c> {
 
     /// The given slots, then the speaker's own: how it calls the other, its
     /// name, the place, the time of day, its trade, its favourite dish.
-    pub(super) fn slots(&self, extra: &[(&str, &str)]) -> Vec<Slot> {
+    pub(super) fn slots<'s>(&'s self, extra: &[(&'s str, &'s str)]) -> Vec<(&'s str, &'s str)> {
         let cx = self.cx;
-        let own = |k: &str, v: &str| (k.to_string(), v.to_string());
-        let mut all: Vec<Slot> = extra.iter().map(|(k, v)| own(k, v)).collect();
+        let mut all = Vec::with_capacity(extra.len() + 6);
+        all.extend_from_slice(extra);
         all.extend([
-            own("you", &address(&self.bank().address, cx)),
-            own("me", &cx.speaker.name),
-            own("place", &cx.place.name),
-            own("period", cx.now.period()),
-            own("job", &cx.speaker.occupation),
+            ("you", self.you.as_str()),
+            ("me", cx.speaker.name.as_str()),
+            ("place", cx.place.name.as_str()),
+            ("period", cx.now.period()),
+            ("job", cx.speaker.occupation.as_str()),
         ]);
         if let Some(dish) = cx.speaker.food.first() {
-            all.push(own("dish", dish));
+            all.push(("dish", dish.as_str()));
         }
         all
     }
 
     /// One of `templates` filled, preferring those not said today and not
     /// naming either speaker (a line about 林小溪 is not said to her face).
-    fn fresh(&self, templates: &[&str], salt: u64, slots: &[Slot]) -> Option<String> {
+    fn fresh(&self, templates: &[&str], salt: u64, slots: &[(&str, &str)]) -> Option<String> {
         self.fresh_at(templates, salt, slots).map(|(_, line)| line)
     }
 
     /// [`Self::fresh`] and the index of the first template that gives its
     /// line. Each template is filled into one buffer to be weighed (its
     /// line's hash and whether it was said); only the chosen is kept.
-    fn fresh_at(&self, templates: &[&str], salt: u64, slots: &[Slot]) -> Option<(usize, String)> {
+    fn fresh_at(
+        &self,
+        templates: &[&str],
+        salt: u64,
+        pairs: &[(&str, &str)],
+    ) -> Option<(usize, String)> {
         let (me, you) = (&self.cx.speaker.name, &self.cx.listener.name);
-        let pairs: Vec<(&str, &str)> = slots
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
         let mut line = String::new();
         // Each fitting template: its index, its line's hash, whether said.
         let mut fitting: Vec<(usize, u64, bool)> = Vec::with_capacity(templates.len());
@@ -174,7 +187,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
                 continue;
             }
             line.clear();
-            crate::builtin::speech::fill_into(&mut line, t, &pairs);
+            crate::builtin::speech::fill_into(&mut line, t, pairs);
             let hash = line_hash(&line);
             fitting.push((i, hash, self.used_hashed(&line, hash)));
         }
@@ -211,7 +224,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             .map_or(chosen, |&(j, _, _)| j);
         Some((
             first,
-            crate::builtin::speech::fill(templates[chosen], &pairs),
+            crate::builtin::speech::fill(templates[chosen], pairs),
         ))
     }
 
@@ -223,17 +236,13 @@ impl<'a, 'c> Speaker<'a, 'c> {
     /// [`Self::used`] with the line's hash at hand.
     fn used_hashed(&self, line: &str, hash: u64) -> bool {
         let cx = self.cx;
-        cx.spoken.iter().any(|&(_, h)| h == hash)
-            || cx.history.iter().any(|m| without_mention(&m.text) == line)
+        cx.spoken.iter().any(|&(_, h)| h == hash) || self.history.contains(&line)
     }
 }
 
 /// Times more than the town's least-heard fitting line a line may have
 /// been heard today and still be said.
 const WORN: u32 = 3;
-
-/// A slot's name and value.
-pub(super) type Slot = (String, String);
 
 /// What the speaker feels, from its needs and what it is doing: one at a
 /// meal is not hungry, one who ate lately is fed.

@@ -32,21 +32,35 @@ static PET_IS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern (tested)")
 });
 
+/// Words of giving up one's job.
+const QUIT: [&str; 7] = [
+    "辞职",
+    "离职",
+    "辞了工作",
+    "丢了工作",
+    "被裁",
+    "失业",
+    "不干了",
+];
+
+/// Whether a message has the player giving up a job (「我辞职了」).
+pub fn quits(message: &str) -> bool {
+    super::words::clauses(message)
+        .iter()
+        .any(|c| !c.question && quits_in(&c.text))
+}
+
+/// [`quits`] for one clause.
+fn quits_in(clause: &str) -> bool {
+    super::state::of_player(clause) && QUIT.iter().any(|w| clause.contains(w))
+}
+
 /// What a clause says is not so: a job the player no longer has, a pet
 /// that is not the animal said.
 pub(super) fn taken_back(clause: &str) -> Vec<Stated> {
     let mut out = Vec::new();
     // 「我辞职了」: whatever the job was (an empty value takes back any).
-    let quit = [
-        "辞职",
-        "离职",
-        "辞了工作",
-        "丢了工作",
-        "被裁",
-        "失业",
-        "不干了",
-    ];
-    if super::state::of_player(clause) && quit.iter().any(|w| clause.contains(w)) {
+    if quits_in(clause) {
         out.push(Stated::new(FactKind::Job, "", ""));
     }
     if let Some(c) = JOB_NOT.captures(clause)

@@ -13,6 +13,7 @@ mod words;
 use serde::{Deserialize, Serialize};
 
 pub use ask::{Question, Topic};
+pub use correct::quits;
 pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, bare_name};
 
 use super::facts::FactKind;

@@ -268,3 +268,23 @@ fn what_was_told_is_answered_as_it_stands_days_later() {
     let job = crate::companion::FactKind::Job;
     assert!(state.facts.first(job).is_none(), "the job is given up");
 }
+
+#[test]
+fn nothing_is_asked_twice_and_one_who_quit_is_not_asked_the_job() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let mut lines = vec![("你好", 0), ("我是护士", 0), ("唉，我辞职了", 0)];
+    for _ in 0..15 {
+        lines.extend([("谢谢你", 0), ("今天天气真好", 0)]);
+    }
+    let replies = chat(&mut state, &spec, &lines);
+    let bank = ChatBank::builtin();
+    let asked = |q: &str| replies.iter().filter(|r| r.contains(q)).count();
+    let questions: Vec<&String> = bank.ask_next.values().flatten().collect();
+    assert!(questions.iter().any(|q| asked(q) == 1), "{replies:#?}");
+    for q in questions {
+        assert!(asked(q) <= 1, "{q} asked again: {replies:#?}");
+    }
+    let job = ChatBank::of(&bank.ask_next, crate::companion::FactKind::Job);
+    assert!(job.iter().all(|q| asked(q) == 0), "{replies:#?}");
+}

@@ -154,9 +154,19 @@ pub struct Situation<'a> {
 /// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
 /// (when any is given) and none of its `!words` does.
 fn persona_fits(words: &[String], p: &Profile) -> bool {
-    let (not, yes): (Vec<&String>, Vec<&String>) = words.iter().partition(|w| w.starts_with('!'));
-    let any = yes.is_empty() || yes.iter().any(|w| p.has_word(w));
-    any && !not.iter().any(|w| p.has_word(&w[1..]))
+    // Checked for every candidate line: no lists built.
+    let (mut wanted, mut found) = (false, false);
+    for w in words {
+        match w.strip_prefix('!') {
+            Some(not) if p.has_word(not) => return false,
+            Some(_) => {}
+            None => {
+                wanted = true;
+                found = found || p.has_word(w);
+            }
+        }
+    }
+    !wanted || found
 }
 
 impl Cond {

@@ -7,8 +7,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::emotion::Emotion;
+pub use super::keywords::{detect_emotion, detect_topic};
 use crate::scenario::{BigFive, RelationKind, SocialTuning};
-use crate::scenario::{KeywordTable, RelationshipTuning, StageValues};
+use crate::scenario::{RelationshipTuning, StageValues};
 use crate::sim::residents::roster::RosterIdx;
 
 /// How close two residents are, from strength alone (family and colleagues too).
@@ -101,28 +102,6 @@ pub fn join_chance(t: &SocialTuning, extraversion: f32, stages: &[Stage]) -> f32
     (t.group.join_probability * extraversion / 50.0 * ties).clamp(0.0, 1.0)
 }
 
-/// The label whose keywords occur most in `text` (each keyword counts once);
-/// ties go to the earlier table; `None` when nothing matches.
-fn best_label<'a>(tables: &'a [KeywordTable], text: &str) -> Option<&'a str> {
-    let mut best: Option<(&str, usize)> = None;
-    for t in tables {
-        let score = t
-            .keywords
-            .iter()
-            .filter(|k| text.contains(k.as_str()))
-            .count();
-        if score > 0 && best.is_none_or(|(_, s)| score > s) {
-            best = Some((&t.label, score));
-        }
-    }
-    best.map(|(l, _)| l)
-}
-
-/// Emotion of one message by the scenario's keyword tables.
-pub fn detect_emotion(tables: &[KeywordTable], text: &str) -> Emotion {
-    best_label(tables, text).map_or(Emotion::Neutral, Emotion::from_label)
-}
-
 /// Chinese name of a topic label, for memories and reasons.
 pub fn topic_zh(label: &str) -> &str {
     match label {
@@ -138,12 +117,6 @@ pub fn topic_zh(label: &str) -> &str {
         "casual" => "家常",
         other => other,
     }
-}
-
-/// Topic of a conversation by the scenario's keyword tables; `casual` when none match.
-pub fn detect_topic<'a>(tables: &'a [KeywordTable], texts: &[&str]) -> &'a str {
-    let all = texts.join(" ");
-    best_label(tables, &all).unwrap_or("casual")
 }
 
 /// What a finished conversation does to a tie, before personality compatibility.
@@ -430,43 +403,6 @@ mod tests {
             RelationKind::Family
         );
         assert_eq!(Stage::of(90.0, &r), Stage::CloseFriend);
-    }
-
-    #[test]
-    fn emotions_from_chinese_keywords() {
-        let t = t();
-        for (text, want) in [
-            ("哈哈，太好了", Emotion::Happy),
-            ("唉，真可惜。", Emotion::Sad),
-            ("烦死了，真讨厌", Emotion::Angry),
-            ("真的吗？为什么", Emotion::Curious),
-            ("今天天气一般。", Emotion::Neutral),
-            // One keyword each: the earlier table (happy) wins the tie.
-            ("开心又难过", Emotion::Happy),
-            // Two angry keywords beat one happy one.
-            ("什么鬼！讨厌", Emotion::Angry),
-        ] {
-            assert_eq!(detect_emotion(&t.emotions, text), want, "{text}");
-        }
-    }
-
-    #[test]
-    fn topics_from_chinese_keywords() {
-        let t = t();
-        for (texts, want) in [
-            (&["最近工作好忙", "老板又让加班"][..], "work"),
-            (&["周末想去玩", "房子收拾好了吗"], "life"),
-            (&["我那个朋友", "家人都好吗"], "relationship"),
-            (&["在看一本书", "听音乐吗"], "hobby"),
-            (&["听说了吗", "据说镇长要来"], "gossip"),
-            (&["你打算怎么办", "我准备明年走"], "plan"),
-            (&["说实话，我心里很怕", "梦想还在"], "deep_talk"),
-            (&["需要帮忙吗", "交给我吧"], "help_offered"),
-            (&["真倒霉", "我受够了"], "complaint"),
-            (&["嗯", "好的"], "casual"),
-        ] {
-            assert_eq!(detect_topic(&t.topics, texts), want, "{texts:?}");
-        }
     }
 
     /// Lines of a conversation: (speaker, to, emotion, cue).

@@ -8,6 +8,7 @@ mod conclude;
 pub(crate) mod cue;
 pub mod emotion;
 mod fade;
+mod keywords;
 pub use cue::Cue;
 pub(crate) mod invites;
 pub use invites::attendance_chance;
@@ -214,6 +215,9 @@ pub struct Conversation {
     /// Someone in it is too tired to go on: found before this step's turns.
     #[serde(skip)]
     tired: bool,
+    /// The topic keywords its lines hold (rebuilt from the lines after a load).
+    #[serde(skip)]
+    topic_words: keywords::TopicWords,
 }
 
 impl Conversation {
@@ -252,6 +256,7 @@ impl Conversation {
             said: talk::Said::default(),
             could_join: Vec::new(),
             tired: false,
+            topic_words: Default::default(),
         }
     }
 

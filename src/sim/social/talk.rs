@@ -16,6 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use super::analysis;
 use super::cue::Cue;
 use super::emotion::Emotion;
+use super::keywords::KeywordIndex;
 use super::lines::builtin_line;
 use super::message::{ChatMessage, ConversationState, Delivered, EndCause, Turn};
 use super::{Conversation, LineInputs, LineRequest, SocialRng, SocialState, TalkerView, scripted};
@@ -82,6 +83,7 @@ pub(super) fn talk(
     mut turns: Turns,
     mut conversations: Query<&mut Conversation>,
     mut bystanders: Local<Bystanders>,
+    mut keywords: Local<Keywords>,
 ) {
     let open: Vec<Entity> = turns.state.open.values().copied().collect();
     bystanders.find(&turns, &mut conversations);
@@ -90,11 +92,20 @@ pub(super) fn talk(
             turns.prepare(&mut c);
         }
     }
+    let social = &turns.tuning.social;
+    if !keywords.topics.is_of(&social.topics) || !keywords.emotions.is_of(&social.emotions) {
+        *keywords = Keywords {
+            emotions: KeywordIndex::new(&social.emotions),
+            topics: KeywordIndex::new(&social.topics),
+        };
+    }
     let lines = Lines {
+        keywords: &keywords,
         inputs: &turns.inputs,
         tuning: &turns.tuning,
         q: &turns.q,
         asynchronous: &turns.asynchronous,
+        retuned: turns.tuning.is_changed(),
     };
     let threads = crate::sim::pool_threads();
     if threads > 1 && open.len() >= PARALLEL_TALKS {
@@ -192,14 +203,25 @@ impl Turns<'_, '_> {
     }
 }
 
+/// The tuning's emotion and topic tables, made ready to search lines
+/// (rebuilt when the tables change).
+#[derive(Default)]
+pub(super) struct Keywords {
+    emotions: KeywordIndex,
+    topics: KeywordIndex,
+}
+
 /// What a conversation's lines are written from: read only, shared by the
 /// conversations taking their turns side by side.
 #[derive(Clone, Copy)]
 struct Lines<'a, 'w, 's> {
+    keywords: &'a Keywords,
     inputs: &'a LineInputs<'w>,
     tuning: &'a ActiveTuning,
     q: &'a Query<'w, 's, TalkerView<'static>>,
     asynchronous: &'a Query<'w, 's, (), With<AsyncMind>>,
+    /// The tuning changed since the last step (a slider, a reload).
+    retuned: bool,
 }
 
 impl Lines<'_, '_, '_> {
@@ -208,6 +230,10 @@ impl Lines<'_, '_, '_> {
     fn step(&self, c: &mut Conversation) {
         if c.end.is_some() {
             return;
+        }
+        if self.retuned {
+            // The keyword tables may have changed: read every line again.
+            c.topic_words = Default::default();
         }
         let mut rng = turn_rng(self.inputs.settings.seed, c.id, self.inputs.clock.steps);
         while let Go::On = self.turn(c, &mut rng) {}
@@ -226,7 +252,7 @@ impl Lines<'_, '_, '_> {
             };
             c.awaiting = None;
             let at = c.next_turn.max(now);
-            say(c, (self.inputs, t), d, at, rng);
+            say(c, (self.inputs, t, self.keywords), d, at, rng);
             return Go::On;
         }
         let step_end = now.plus_minutes(self.tuning.step_minutes as i64);
@@ -276,7 +302,7 @@ impl Lines<'_, '_, '_> {
             line = format!("{}对了，{line}", order.line);
         }
         // A skill's talk is care, never a quarrel: 「烦心事」 is no anger.
-        let emotion = match analysis::detect_emotion(&self.tuning.social.emotions, &line) {
+        let emotion = match self.keywords.emotions.emotion(&line) {
             Emotion::Angry => Emotion::Neutral,
             e => e,
         };
@@ -309,7 +335,13 @@ impl Lines<'_, '_, '_> {
     /// Says `said` at the conversation's next turn; the talk goes on.
     fn say_now(&self, c: &mut Conversation, said: Delivered, rng: &mut ChaCha8Rng) -> Go {
         let at = c.next_turn;
-        say(c, (self.inputs, &self.tuning.social), said, at, rng);
+        say(
+            c,
+            (self.inputs, &self.tuning.social, self.keywords),
+            said,
+            at,
+            rng,
+        );
         Go::On
     }
 }
@@ -348,7 +380,7 @@ fn finish(c: &mut Conversation, cause: EndCause) {
 /// Adds one message and moves the state machine on.
 fn say(
     c: &mut Conversation,
-    (inputs, t): (&LineInputs, &SocialTuning),
+    (inputs, t, keywords): (&LineInputs, &SocialTuning, &Keywords),
     said: Delivered,
     at: GameTime,
     rng: &mut ChaCha8Rng,
@@ -377,14 +409,13 @@ fn say(
     let emotion = match cue {
         // The built-in brain's line: what it does settles its emotion; by
         // its words it may be glad or curious, never angry.
-        Some(cue) => {
-            cue.emotion()
-                .unwrap_or_else(|| match analysis::detect_emotion(&t.emotions, &text) {
-                    Emotion::Angry => Emotion::Neutral,
-                    e => e,
-                })
-        }
-        None => emotion.unwrap_or_else(|| analysis::detect_emotion(&t.emotions, &text)),
+        Some(cue) => cue
+            .emotion()
+            .unwrap_or_else(|| match keywords.emotions.emotion(&text) {
+                Emotion::Angry => Emotion::Neutral,
+                e => e,
+            }),
+        None => emotion.unwrap_or_else(|| keywords.emotions.emotion(&text)),
     };
     let mut out = std::mem::take(&mut c.said);
     pass_on(c, (turn, at), (cue, teaches), &mut out);
@@ -415,8 +446,10 @@ fn say(
         cue,
         to: Some(turn.listener),
     });
-    let texts: Vec<&str> = c.messages.iter().map(|m| m.text.as_str()).collect();
-    c.topic = analysis::detect_topic(&t.topics, &texts).to_string();
+    let topic = c.topic_words.topic(&keywords.topics, &c.messages);
+    if c.topic != topic {
+        c.topic = topic.to_string();
+    }
     c.state = if c.messages.len() == 1 {
         ConversationState::Greeting
     } else {
