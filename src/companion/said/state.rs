@@ -199,12 +199,14 @@ pattern!(
         r"我最(?:怕|讨厌|不喜欢)的(?:就)?是({HAN}{{1,10}})|我{ADV}(?:不喜欢|讨厌|受不了|不爱|怕|不吃|不能吃|吃不了)(?:吃|喝)?({HAN}{{1,10}})"
     )
 );
-/// When a plan is for, between 我 and its verb (我明天想去河边).
+/// When a plan is for, between 我 and its verb (我明天想去河边). A plan
+/// may be where one wants to be (想在镇上逛逛), not where the companion is
+/// (想在你这儿坐会儿 is no plan to remember).
 const WHEN: &str = "(?:明天|今天|后天|今晚|晚上|下午|周末|这周末|下周|下个月|明年|过两天|过几天|待会儿?|等会儿?|回头)?";
 pattern!(
     PLAN,
     &format!(
-        r"我{WHEN}(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬))(\p{{Han}}.{{0,16}})"
+        r"我{WHEN}(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬|逛|在[^你我]))(\p{{Han}}.{{0,16}})"
     )
 );
 pattern!(

@@ -373,6 +373,17 @@ fn a_trade_plied_somewhere_a_split_birthday_and_a_dated_plan_are_read() {
         "",
         "你明天想去河边走走",
     );
+    has(
+        "我今天不上班，想在镇上逛逛。",
+        FactKind::Plan,
+        "",
+        "你今天不上班，想在镇上逛逛",
+    );
+    assert!(
+        !facts("我想在你这儿多坐会儿。")
+            .iter()
+            .any(|f| f.0 == FactKind::Plan)
+    );
     // Someone else's birthday, someone else's age.
     assert!(
         !facts("我孙子的生日是五月二十号。")
