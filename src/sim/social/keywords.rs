@@ -9,13 +9,21 @@ use crate::scenario::KeywordTable;
 /// The label whose keywords occur most in `text` (each keyword counts once);
 /// ties go to the earlier table; `None` when nothing matches.
 fn best_label<'a>(tables: &'a [KeywordTable], text: &str) -> Option<&'a str> {
+    let held: Vec<bool> = keywords(tables)
+        .map(|k| text.contains(k.as_str()))
+        .collect();
+    best_of(tables, &held)
+}
+
+/// The label of `tables` with the most keywords among `held` (one flag per
+/// keyword, the tables' in order); ties go to the earlier table.
+fn best_of<'a>(tables: &'a [KeywordTable], held: &[bool]) -> Option<&'a str> {
     let mut best: Option<(&str, usize)> = None;
+    let mut at = 0;
     for t in tables {
-        let score = t
-            .keywords
-            .iter()
-            .filter(|k| text.contains(k.as_str()))
-            .count();
+        let n = t.keywords.len();
+        let score = held[at..at + n].iter().filter(|&&h| h).count();
+        at += n;
         if score > 0 && best.is_none_or(|(_, s)| score > s) {
             best = Some((&t.label, score));
         }
@@ -40,8 +48,12 @@ pub fn detect_topic<'a>(tables: &'a [KeywordTable], texts: &[&str]) -> &'a str {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeywordIndex {
     tables: Vec<KeywordTable>,
-    /// `None` when there is no keyword, or one with a space (it could span
-    /// two lines joined by one): then each keyword is checked in turn.
+    /// How many keywords the tables hold.
+    count: usize,
+    /// A keyword has a space: it could span two lines joined by one.
+    spaced: bool,
+    /// `None` when there is no keyword, an empty one or a spaced one: then
+    /// each keyword is checked in turn.
     finder: Option<aho_corasick::AhoCorasick>,
 }
 
@@ -49,12 +61,15 @@ impl KeywordIndex {
     /// The index of `tables`.
     pub(crate) fn new(tables: &[KeywordTable]) -> Self {
         let words: Vec<&str> = keywords(tables).map(String::as_str).collect();
-        let plain = words.iter().all(|w| !w.is_empty() && !w.contains(' '));
+        let spaced = words.iter().any(|w| w.contains(' '));
+        let plain = !spaced && words.iter().all(|w| !w.is_empty());
         let finder = (plain && !words.is_empty())
             .then(|| aho_corasick::AhoCorasick::new(&words).ok())
             .flatten();
         Self {
             tables: tables.to_vec(),
+            count: words.len(),
+            spaced,
             finder,
         }
     }
@@ -81,28 +96,11 @@ impl KeywordIndex {
         }
     }
 
-    /// The label whose keywords among `held` are the most (ties go to the
-    /// earlier table), as [`best_label`] counts them.
-    fn best(&self, held: &[bool]) -> Option<&str> {
-        let mut best: Option<(&str, usize)> = None;
-        let mut at = 0;
-        for t in &self.tables {
-            let n = t.keywords.len();
-            let score = held[at..at + n].iter().filter(|&&h| h).count();
-            at += n;
-            if score > 0 && best.is_none_or(|(_, s)| score > s) {
-                best = Some((&t.label, score));
-            }
-        }
-        best.map(|(l, _)| l)
-    }
-
     /// [`detect_emotion`] by this index (of the emotion tables).
     pub(crate) fn emotion(&self, text: &str) -> Emotion {
-        let mut held = vec![false; keywords(&self.tables).count()];
+        let mut held = vec![false; self.count];
         self.mark(text, &mut held);
-        self.best(&held)
-            .map_or(Emotion::Neutral, Emotion::from_label)
+        best_of(&self.tables, &held).map_or(Emotion::Neutral, Emotion::from_label)
     }
 }
 
@@ -130,14 +128,13 @@ impl TopicWords {
         messages: &[ChatMessage],
     ) -> &'a str {
         let tables = &index.tables;
-        if index.finder.is_none() && keywords(tables).any(|k| k.contains(' ')) {
+        if index.spaced {
             let texts: Vec<&str> = messages.iter().map(|m| m.text.as_str()).collect();
             return detect_topic(tables, &texts);
         }
-        let total = keywords(tables).count();
-        if self.held.len() != total || self.lines > messages.len() {
+        if self.held.len() != index.count || self.lines > messages.len() {
             *self = Self {
-                held: vec![false; total],
+                held: vec![false; index.count],
                 lines: 0,
             };
         }
@@ -145,7 +142,7 @@ impl TopicWords {
             index.mark(&m.text, &mut self.held);
         }
         self.lines = messages.len();
-        index.best(&self.held).unwrap_or("casual")
+        best_of(tables, &self.held).unwrap_or("casual")
     }
 }
 

@@ -93,7 +93,9 @@ pub(super) fn talk(
         }
     }
     let social = &turns.tuning.social;
-    if !keywords.topics.is_of(&social.topics) || !keywords.emotions.is_of(&social.emotions) {
+    // New topic tables: every talk's topic is read again from all its lines.
+    let retopic = !keywords.topics.is_of(&social.topics);
+    if retopic || !keywords.emotions.is_of(&social.emotions) {
         *keywords = Keywords {
             emotions: KeywordIndex::new(&social.emotions),
             topics: KeywordIndex::new(&social.topics),
@@ -105,7 +107,7 @@ pub(super) fn talk(
         tuning: &turns.tuning,
         q: &turns.q,
         asynchronous: &turns.asynchronous,
-        retuned: turns.tuning.is_changed(),
+        retopic,
     };
     let threads = crate::sim::pool_threads();
     if threads > 1 && open.len() >= PARALLEL_TALKS {
@@ -220,8 +222,8 @@ struct Lines<'a, 'w, 's> {
     tuning: &'a ActiveTuning,
     q: &'a Query<'w, 's, TalkerView<'static>>,
     asynchronous: &'a Query<'w, 's, (), With<AsyncMind>>,
-    /// The tuning changed since the last step (a slider, a reload).
-    retuned: bool,
+    /// The topic tables changed since the last step (a reload).
+    retopic: bool,
 }
 
 impl Lines<'_, '_, '_> {
@@ -231,8 +233,7 @@ impl Lines<'_, '_, '_> {
         if c.end.is_some() {
             return;
         }
-        if self.retuned {
-            // The keyword tables may have changed: read every line again.
+        if self.retopic {
             c.topic_words = Default::default();
         }
         let mut rng = turn_rng(self.inputs.settings.seed, c.id, self.inputs.clock.steps);
