@@ -17,7 +17,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::facts::FactKind;
-use super::said::Topic;
+use super::said::{Topic, Weather};
 use crate::base::{Diagnostic, Diagnostics, load_checked, parse_checked};
 
 /// The file a scenario keeps it in.
@@ -106,11 +106,18 @@ pub struct ChatBank {
     pub quit: Lines,
     /// A question it has no answer to.
     pub no_answer: Lines,
+    /// The weather spoken of (天气真好, 下雨了), by what it is.
+    #[serde(default)]
+    pub weather: BTreeMap<Weather, Lines>,
     /// Anything else: an answer to what was said (`{话题}`).
     pub small_talk: Lines,
     /// A known fact the message speaks of (its pet by name, a relative), by kind.
     #[serde(default)]
     pub mentioned: BTreeMap<FactKind, Lines>,
+    /// A plan the message speaks of whose day is still ahead (`{话题}`):
+    /// it has not come true yet.
+    #[serde(default)]
+    pub mentioned_ahead: Lines,
     /// A question to learn more, by the kind not known yet.
     pub ask_next: BTreeMap<FactKind, Lines>,
     /// A fact woven in when the message touches it.
@@ -192,7 +199,7 @@ impl ChatBank {
     }
 
     /// The lines of `kind` in `map`.
-    pub fn of(map: &BTreeMap<FactKind, Lines>, kind: FactKind) -> &[String] {
+    pub fn of<K: Ord>(map: &BTreeMap<K, Lines>, kind: K) -> &[String] {
         map.get(&kind).map(Vec::as_slice).unwrap_or_default()
     }
 }

@@ -13,7 +13,10 @@ use super::moments::{MomentStatus, fail_mark, judge, mark};
 use super::said::{Act, Question, Topic};
 use super::session::{ReplyContext, Speaker};
 
+mod days;
 mod views;
+
+use days::{as_of, in_month, plan_ahead};
 
 /// How many of its latest replies a new one avoids repeating.
 const RECENT: usize = 40;
@@ -328,6 +331,11 @@ impl<'a> Writer<'a> {
                     .find(|(a, _)| said.does(*a))
                     .and_then(|(_, lines)| simple(lines))
             })
+            // 「今天天气真好」: answered about the weather, not with a fallback.
+            .or_else(|| {
+                let w = said.weather.filter(|_| said.question.is_none())?;
+                simple(ChatBank::of(&b.weather, w))
+            })
             .or_else(|| {
                 matches!(said.question, Some(Question::AboutYou(Topic::Other)))
                     .then(|| self.about_me(Topic::Other))
@@ -409,7 +417,7 @@ impl<'a> Writer<'a> {
     fn told(&self) -> Option<String> {
         let mut out = String::new();
         let mut used: Vec<String> = Vec::new();
-        for (fact, learnt) in self.cx.learnt.iter().take(2) {
+        for (fact, learnt) in one_per_person(self.cx.learnt).iter().take(2) {
             let mut v = vars_of(fact);
             let loss = is_loss(&fact.value);
             let lines = match learnt {
@@ -564,9 +572,13 @@ impl<'a> Writer<'a> {
             if fresh || key.chars().count() < 2 || !cx.message.contains(&key) {
                 return None;
             }
-            // A relative who died is not asked after.
+            // A relative who died is not asked after; a plan whose day is
+            // still ahead has not come true.
+            let ahead = f.kind == FactKind::Plan && plan_ahead(&f.value, f.time, cx.now);
             let lines = if is_loss(&f.value) {
                 &self.bank.loss
+            } else if ahead && !self.bank.mentioned_ahead.is_empty() {
+                &self.bank.mentioned_ahead
             } else {
                 ChatBank::of(&self.bank.mentioned, f.kind)
             };
@@ -607,7 +619,7 @@ impl<'a> Writer<'a> {
         let mut v = vars_of(f);
         if matches!(f.kind, FactKind::Plan | FactKind::Worry) {
             let days = self.cx.now.day_number() - f.time.day_number();
-            v.fact = as_of(&v.fact, days);
+            v.fact = as_of(&in_month(&v.fact, f.time, self.cx.now), days);
         }
         v
     }
@@ -628,6 +640,29 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// The facts learnt, what one message told of one relative or friend as
+/// one (你男朋友是个程序员，话很少), so it is answered once.
+fn one_per_person(learnt: &[(PlayerFact, Learnt)]) -> Vec<(PlayerFact, Learnt)> {
+    let mut out: Vec<(PlayerFact, Learnt)> = Vec::new();
+    for (f, l) in learnt {
+        let person = matches!(f.kind, FactKind::Family | FactKind::Person);
+        match out.last_mut() {
+            Some((last, Learnt::New))
+                if person
+                    && matches!(l, Learnt::New)
+                    && (last.kind, &last.about) == (f.kind, &f.about)
+                    && !last.value.is_empty()
+                    && !f.value.is_empty()
+                    && !f.value.starts_with('叫') =>
+            {
+                last.value = format!("{}，{}", last.value, f.value);
+            }
+            _ => out.push((f.clone(), l.clone())),
+        }
+    }
+    out
+}
+
 /// Whether a fact tells of a death (老伴去年走了).
 fn is_loss(value: &str) -> bool {
     ["去世", "过世", "走了", "不在了", "离开了我们"]
@@ -641,43 +676,6 @@ fn strip_gesture(text: &str) -> &str {
         Some((_, rest)) => rest,
         None => text,
     }
-}
-
-/// `text`, said `days` ago, with its days as they are now.
-fn as_of(text: &str, days: i64) -> String {
-    let shifts: &[(&str, &str)] = match days {
-        ..=0 => &[],
-        1 => &[("明天", "今天"), ("今天", "昨天"), ("今晚", "昨晚")],
-        2 => &[
-            ("明天", "昨天"),
-            ("后天", "今天"),
-            ("今天", "前天"),
-            ("今晚", "前天晚上"),
-        ],
-        _ => &[
-            ("明天", "那天"),
-            ("后天", "那天"),
-            ("今天", "那天"),
-            ("今晚", "那晚"),
-        ],
-    };
-    // One pass, so that 明天 → 今天 is not shifted again to 昨天.
-    let mut out = String::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        match shifts.iter().find(|(from, _)| rest.starts_with(from)) {
-            Some((from, to)) => {
-                out.push_str(to);
-                rest = &rest[from.len()..];
-            }
-            None => {
-                let c = rest.chars().next().expect("not empty");
-                out.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-        }
-    }
-    out
 }
 
 /// Of `lines`, those that say `v`'s value when it is known and some do;

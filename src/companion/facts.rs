@@ -36,6 +36,8 @@ pub enum FactKind {
     Likes,
     /// Something they dislike.
     Dislikes,
+    /// Something they cannot do well (`about`: how it was put, 不太会).
+    Unable,
     /// Something that weighs on them.
     Worry,
     /// Something they mean to do.
@@ -44,7 +46,7 @@ pub enum FactKind {
 
 impl FactKind {
     /// Every kind, in the order a profile lists them.
-    pub const ALL: [FactKind; 14] = [
+    pub const ALL: [FactKind; 15] = [
         FactKind::Name,
         FactKind::Age,
         FactKind::Job,
@@ -57,6 +59,7 @@ impl FactKind {
         FactKind::Food,
         FactKind::Likes,
         FactKind::Dislikes,
+        FactKind::Unable,
         FactKind::Worry,
         FactKind::Plan,
     ];
@@ -76,6 +79,7 @@ impl FactKind {
             FactKind::Food => "爱吃",
             FactKind::Likes => "喜欢",
             FactKind::Dislikes => "不喜欢",
+            FactKind::Unable => "不擅长",
             FactKind::Worry => "心事",
             FactKind::Plan => "打算",
         }
@@ -92,6 +96,7 @@ impl FactKind {
             FactKind::Food => "口味",
             FactKind::Likes => "爱好",
             FactKind::Dislikes => "忌口",
+            FactKind::Unable => "短处",
             other => other.label(),
         }
     }
@@ -168,6 +173,7 @@ impl PlayerFact {
             FactKind::Food => format!("你爱吃{v}"),
             FactKind::Likes => format!("你喜欢{v}"),
             FactKind::Dislikes => format!("你不喜欢{v}"),
+            FactKind::Unable => format!("你{a}{v}"),
             FactKind::Worry | FactKind::Plan => v.to_string(),
         }
     }
@@ -178,6 +184,9 @@ impl PlayerFact {
             (true, _) => self.value.clone(),
             (false, false) if self.kind == FactKind::Name => self.value.clone(),
             (false, true) => self.about.clone(),
+            (false, false) if self.kind == FactKind::Unable => {
+                format!("{}{}", self.about, self.value)
+            }
             (false, false) if self.kind == FactKind::Pet => {
                 format!("{}「{}」", self.about, self.value)
             }

@@ -241,8 +241,17 @@ impl ReplyContext<'_> {
                 let mut first: Vec<&PlayerFact> = of.iter().copied().filter(named).collect();
                 // 「我孙子上几年级」: of what is known of him, what the question
                 // speaks of (上小学), not his birthday told last.
-                first.sort_by_key(|f| std::cmp::Reverse(shared_chars(&f.value, self.message)));
+                // 「我男朋友是做什么的」: of him, what tells his trade.
+                let trade = kinds.contains(&super::FactKind::Job);
+                let fits = |f: &&PlayerFact| {
+                    let job = trade && said::tells_trade(&f.value);
+                    (job, shared_chars(&f.value, self.message))
+                };
+                first.sort_by_key(|f| std::cmp::Reverse(fits(f)));
                 if first.is_empty() {
+                    // 「我下个月要干什么」: the plan that shares its words.
+                    let mut of = of;
+                    of.sort_by_key(|f| std::cmp::Reverse(fits(f)));
                     of.into_iter().take(2).collect::<Vec<_>>()
                 } else {
                     first
@@ -356,7 +365,7 @@ impl CompanionState {
             .map(|t| now.day_number() - t.day_number());
         self.started.get_or_insert(now);
         self.messages += 1;
-        let said = said::read(message);
+        let said = said::read_after(message, self.told_of_last());
         let mut stated = voice
             .read_facts(message, self)
             .unwrap_or_else(|| said.facts.clone());
@@ -395,6 +404,25 @@ impl CompanionState {
             changes,
             candidates,
         }
+    }
+
+    /// The relative or friend the player's last message told of
+    /// (「我男朋友下周来看我」), whom a 「他……」 now goes on about.
+    fn told_of_last(&self) -> Option<&str> {
+        let last = self
+            .lines
+            .iter()
+            .rev()
+            .find(|l| l.speaker == Speaker::Player)?;
+        self.facts
+            .0
+            .iter()
+            .rev()
+            .find(|f| {
+                matches!(f.kind, super::FactKind::Family | super::FactKind::Person)
+                    && f.said == last.content
+            })
+            .map(|f| f.about.as_str())
     }
 
     /// Ends the turn `opened` with the reply `raw` (still marked for the key

@@ -10,12 +10,13 @@ use bevy::prelude::*;
 use comfy_table::Table;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 
+use super::memory::{Consolidation, Remembering};
 use super::planning::PlanningSet;
 use super::social::SocialSet;
 use super::{SimSet, SimStep};
 
 /// The phases timed, in the order they run.
-pub const PHASES: [&str; 16] = [
+pub const PHASES: [&str; 17] = [
     "clock",
     "finish actions",
     "movement",
@@ -30,7 +31,8 @@ pub const PHASES: [&str; 16] = [
     "planning: answer",
     "planning: apply",
     "begin actions",
-    "memory",
+    "memory: record",
+    "memory: night",
     "end + log",
 ];
 
@@ -85,7 +87,8 @@ fn phase_sets() -> [(InternedSystemSet, InternedSystemSet); PHASES.len()] {
         one(PlanningSet::Answer.intern()),
         one(PlanningSet::Apply.intern()),
         one(SimSet::Begin.intern()),
-        one(SimSet::Memory.intern()),
+        one(Remembering.intern()),
+        (Consolidation.intern(), SimSet::Memory.intern()),
         (SimSet::End.intern(), SimSet::Log.intern()),
     ]
 }

@@ -319,7 +319,7 @@ fn print_changes(turn: &Turn, affection: i32) {
     }
     for (f, learnt) in &turn.learnt {
         if !matches!(learnt, Learnt::Known) {
-            println!("    （记下了：{}）", f.to_you().replacen('你', "对方", 1));
+            println!("    （记下了：{}）", third_person(&f.to_you()));
         }
     }
     if let Some(p) = &turn.profile {
@@ -382,5 +382,15 @@ impl Transcript {
                 .map_err(|e| CliError::failed(format!("cannot write the transcript: {e}")))?;
         }
         Ok(())
+    }
+}
+
+/// A fact told to the player (你男朋友下周来看你) as a note about them
+/// (对方男朋友下周来看对方); 「让我叫你」 keeps its 你, the name it is called by.
+fn third_person(told: &str) -> String {
+    let first = told.replacen('你', "对方", 1);
+    match first.contains("叫你") {
+        true => first,
+        false => first.replace('你', "对方"),
     }
 }

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 pub use ask::{Question, Topic};
 pub use correct::quits;
 pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, bare_name};
+pub use words::Weather;
 
 use super::facts::FactKind;
 
@@ -82,6 +83,8 @@ pub struct Said {
     pub retracts: Vec<String>,
     /// Other facts it says are not so (我其实不是老师了, 年糕不是橘猫).
     pub wrong: Vec<Stated>,
+    /// The weather it speaks of (天气真好, 下雨了).
+    pub weather: Option<Weather>,
 }
 
 impl Said {
@@ -134,6 +137,29 @@ pub fn fact_tags(facts: &[crate::companion::PlayerFact]) -> String {
     } else {
         format!("（{}）", lines.join("；"))
     }
+}
+
+/// Reads a message that follows one telling of a relative or friend
+/// (`told_of`: 男朋友): 「他是个程序员」 goes on about them, as
+/// 「我男朋友是个程序员」 would.
+pub fn read_after(message: &str, told_of: Option<&str>) -> Said {
+    let of_them = told_of.and_then(|who| {
+        let rest = message.trim_start().strip_prefix(['他', '她'])?;
+        (!rest.starts_with('们') && !rest.is_empty()).then(|| format!("我{who}{rest}"))
+    });
+    read(of_them.as_deref().unwrap_or(message))
+}
+
+/// Whether a relative's fact tells their trade (是个程序员, 在医院上班).
+pub fn tells_trade(value: &str) -> bool {
+    let v = value.trim_end_matches(['。', '了', '的']);
+    let trade = v
+        .split(['，', ','])
+        .next()
+        .unwrap_or(v)
+        .trim_start_matches(['是', '当', '做'])
+        .trim_start_matches(['一', '个', '名', '位']);
+    state::JOB_ENDS.iter().any(|e| trade.ends_with(e)) || v.ends_with("上班")
 }
 
 /// Reads a message.
@@ -210,6 +236,7 @@ pub fn read(message: &str) -> Said {
     said.facts = merged(said.facts, &clauses, &other_news);
     said.clauses = clauses.into_iter().map(|c| c.text).collect();
     said.acts = acts(message, &said);
+    said.weather = words::weather(message);
     said
 }
 
@@ -234,6 +261,13 @@ fn of_relative(fact: &Stated, clause: &str) -> bool {
 /// player's own (「外卖员」, 「养狗」, 「老伴去年走了」): read as 我… or 我是…, but
 /// a bare 「叫旺财」 names no player.
 fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
+    // 「虽然是成都人」: the link word is no part of what is told (not a home
+    // town 「虽然是成都」).
+    let clause = LINKS
+        .iter()
+        .find_map(|w| clause.strip_prefix(w))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(clause);
     let found = state::facts(clause, last_pet);
     let subject = ['我', '你', '他', '她', '它']
         .iter()
@@ -254,6 +288,11 @@ fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
         .filter(|f| matches!(f.kind, FactKind::Job | FactKind::Home))
         .collect()
 }
+
+/// Words that link a clause to the one before it (虽然, 不过 …).
+const LINKS: &[&str] = &[
+    "虽然", "尽管", "但是", "可是", "不过", "而且", "因为", "所以", "其实", "毕竟", "只是", "但",
+];
 
 /// The facts of one message, each once: a pet named later in the message
 /// is the one kept before it (我家有只柯基，名字叫馒头); a worry or a plan

@@ -104,8 +104,7 @@ macro_rules! pattern {
 
 const HAN: &str = r"[\p{Han}A-Za-z·]";
 /// Adverbs between 我 and the verb (我这人最爱吃, 我平时喜欢).
-const ADV: &str =
-    "(?:这人|平时|平常|一直|从小|向来|本来|也|还|就|真的|特别|最|很|超|超级|非常|可|挺|都)*";
+const ADV: &str = "(?:这人|平时|平常|一直|从小|向来|一向|本来|其实|确实|实在|压根|根本|倒是|也|还|就|真的|特别|最|很|超|超级|非常|可|挺|都)*";
 /// The `about` of a job fact that is what the player studies …
 pub const MAJOR: &str = "专业";
 /// … and of the year or school they are in.
@@ -199,14 +198,77 @@ pattern!(
         r"我最(?:怕|讨厌|不喜欢)的(?:就)?是({HAN}{{1,10}})|我{ADV}(?:不喜欢|讨厌|受不了|不爱|怕|不吃|不能吃|吃不了)(?:吃|喝)?({HAN}{{1,10}})"
     )
 );
+pattern!(
+    UNABLE,
+    &format!(r"我{ADV}(不太会|不怎么会|不大会|不太擅长|不擅长|不会)({HAN}{{1,8}})")
+);
+/// What a plain 「不会」 is a skill of (「我不会游泳」), not a promise
+/// (「我不会忘」, 「我不会去」).
+const SKILLS: &[&str] = &[
+    "游泳",
+    "做饭",
+    "做菜",
+    "烧菜",
+    "炒菜",
+    "开车",
+    "骑车",
+    "骑自行车",
+    "唱歌",
+    "跳舞",
+    "画画",
+    "弹",
+    "拉",
+    "吹",
+    "打",
+    "下棋",
+    "喝酒",
+    "化妆",
+    "滑冰",
+    "滑雪",
+    "钓鱼",
+    "织",
+    "缝",
+    "修",
+    "用电脑",
+    "用手机",
+    "说普通话",
+    "讲普通话",
+    "说英语",
+    "写",
+    "算",
+    "砍价",
+    "说话",
+    "聊天",
+];
+
+/// A clause's 「我不太会游泳」: how it was put and what.
+fn unable(clause: &str) -> Option<Stated> {
+    let c = UNABLE.captures(clause)?;
+    let (how, what) = (&c[1], clean(&c[2])?);
+    let fits = match how {
+        "不会" => SKILLS.iter().any(|s| what.starts_with(s)),
+        _ => ![
+            "忘", "再", "让", "有", "是", "吧", "去", "来", "怪", "放弃", "离开",
+        ]
+        .iter()
+        .any(|w| what.starts_with(w)),
+    };
+    fits.then(|| Stated::new(FactKind::Unable, how, &what))
+}
+
 /// When a plan is for, between 我 and its verb (我明天想去河边). A plan
 /// may be where one wants to be (想在镇上逛逛), not where the companion is
 /// (想在你这儿坐会儿 is no plan to remember).
 const WHEN: &str = "(?:明天|今天|后天|今晚|晚上|下午|周末|这周末|下周|下个月|明年|过两天|过几天|待会儿?|等会儿?|回头)?";
+/// A day said outright, without which 「我要去」 is no plan (我要去睡了).
+const WHEN_SAID: &str = "(?:明天|后天|周末|这周末|下周|下星期|下个月|明年|过两天|过几天|月底|年底)";
+/// A day named between 我 and its verb (我下个月八号要去, 我五月三号要).
+const ON_DAY: &str =
+    "(?:(?:下个?月|这个?月|[0-9一二三四五六七八九十]{1,3}月)?[0-9一二三四五六七八九十]{1,3}[号日])";
 pattern!(
     PLAN,
     &format!(
-        r"我{WHEN}(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬|逛|在[^你我]))(\p{{Han}}.{{0,16}})"
+        r"我{WHEN}{ON_DAY}?(?:打算|准备|计划|决定|下周要|下个月要|明天要|明年要|想要|想(?:去|回|学|考|换|开|买|攒|存|搬|逛|在[^你我]))(\p{{Han}}.{{0,16}})|我(?:{WHEN_SAID}{ON_DAY}?|{ON_DAY})(?:就)?要(?:去|回|参加|考|搬|办|结婚|出差|出发|出远门|开始|见|陪)(\p{{Han}}.{{0,16}})?"
     )
 );
 pattern!(
@@ -274,6 +336,7 @@ pub(super) fn facts(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> 
     out.extend(pet(clause, last_pet));
     out.extend(dates(clause));
     out.extend(tastes(clause));
+    out.extend(unable(clause));
     out.extend(relative(clause));
     if PLAN.is_match(clause) {
         out.push(Stated::new(FactKind::Plan, "", &to_you(clause)));
@@ -419,7 +482,7 @@ fn home(clause: &str) -> Option<Stated> {
     let bad = |v: &str| {
         [
             "个", "一", "普通", "好", "坏", "本地", "外地", "这里", "城里", "乡下", "很", "的",
-            "年轻", "老实", "成年", "家里",
+            "年轻", "老实", "成年", "家里", "虽然", "但是", "其实", "可是", "不过", "因为",
         ]
         .iter()
         .any(|b| v.contains(b))

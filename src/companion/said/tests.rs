@@ -471,3 +471,84 @@ fn what_follows_a_relative_is_theirs_and_a_bad_night_is_a_worry() {
         Some(Question::AboutYou(Topic::Places))
     );
 }
+
+#[test]
+fn a_link_word_is_no_home_a_cannot_is_kept_and_a_dated_plan_is_a_plan() {
+    // 「虽然是成都人」 once made a home town of 「虽然是成都」.
+    let f = facts("我其实不喜欢吃辣，虽然是成都人。");
+    assert!(
+        f.contains(&(FactKind::Dislikes, String::new(), "辣".into())),
+        "{f:?}"
+    );
+    assert!(
+        f.contains(&(FactKind::Home, String::new(), "成都".into())),
+        "{f:?}"
+    );
+    assert!(!f.iter().any(|(_, _, v)| v.contains("虽然")), "{f:?}");
+    has(
+        "我不太会游泳，小时候呛过水。",
+        FactKind::Unable,
+        "不太会",
+        "游泳",
+    );
+    has(
+        "我其实不太会做饭，天天吃食堂。",
+        FactKind::Unable,
+        "不太会",
+        "做饭",
+    );
+    has("我不会开车", FactKind::Unable, "不会", "开车");
+    // A plain 不会 that is a promise is no skill.
+    for promise in ["我不会忘记你的", "我不会去的", "我不会再迟到了"] {
+        assert!(
+            !facts(promise)
+                .iter()
+                .any(|(k, _, _)| *k == FactKind::Unable),
+            "{promise}"
+        );
+    }
+    has(
+        "我下个月八号要去参加表姐的婚礼。",
+        FactKind::Plan,
+        "",
+        "你下个月八号要去参加表姐的婚礼",
+    );
+    // 「我要去睡了」 names no day: no plan to remember.
+    assert!(
+        !facts("我要去睡了")
+            .iter()
+            .any(|(k, _, _)| *k == FactKind::Plan)
+    );
+    assert_eq!(
+        read("你还记得我下个月要干什么吗？").recall_kinds(),
+        Some(&[FactKind::Plan][..])
+    );
+    assert_eq!(
+        read("你还记得我不会什么吗？").recall_kinds(),
+        Some(&[FactKind::Unable][..])
+    );
+}
+
+#[test]
+fn he_after_a_relative_is_the_relative_and_the_weather_is_heard() {
+    let said = read_after("他是个程序员，话很少。", Some("男朋友"));
+    let f: Vec<_> = said
+        .facts
+        .iter()
+        .map(|s| (s.kind, &*s.about, &*s.value))
+        .collect();
+    assert!(
+        f.contains(&(FactKind::Person, "男朋友", "是个程序员")),
+        "{f:?}"
+    );
+    assert!(f.contains(&(FactKind::Person, "男朋友", "话很少")), "{f:?}");
+    assert!(tells_trade("是个程序员") && !tells_trade("下周来看你"));
+    // With no one told of before, 他 is nobody the player told of.
+    assert!(read_after("他是个程序员。", None).facts.is_empty());
+    assert_eq!(
+        read("今天天气真好，阳光暖暖的。").weather,
+        Some(Weather::Fine)
+    );
+    assert_eq!(read("下雨了，好冷啊。").weather, Some(Weather::Rain));
+    assert_eq!(read("我今天很开心").weather, None);
+}

@@ -368,3 +368,85 @@ pub(super) fn untitled(text: &str) -> String {
     }
     out
 }
+
+/// What the weather is, as a message speaks of it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Weather {
+    /// Fine, sunny.
+    Fine,
+    /// Raining.
+    Rain,
+    /// Snowing.
+    Snow,
+    /// Cold.
+    Cold,
+    /// Hot.
+    Hot,
+    /// Windy.
+    Wind,
+}
+
+/// Weather words, the first kind found wins (下雨了，好冷 is rain).
+const WEATHER: &[(Weather, &[&str])] = &[
+    (Weather::Snow, &["下雪", "雪下", "大雪", "雪好大", "飘雪"]),
+    (
+        Weather::Rain,
+        &[
+            "下雨",
+            "雨下",
+            "的雨",
+            "雨天",
+            "淋雨",
+            "大雨",
+            "暴雨",
+            "雨好大",
+            "下着雨",
+        ],
+    ),
+    (
+        Weather::Cold,
+        &[
+            "好冷",
+            "真冷",
+            "太冷",
+            "冷死",
+            "降温",
+            "变冷",
+            "冻死",
+            "冷飕飕",
+        ],
+    ),
+    (
+        Weather::Hot,
+        &["好热", "真热", "太热", "热死", "闷热", "晒死"],
+    ),
+    (
+        Weather::Wind,
+        &["风好大", "风真大", "风太大", "大风", "刮风"],
+    ),
+    (
+        Weather::Fine,
+        &[
+            "天气真好",
+            "天气不错",
+            "天气好",
+            "天气很好",
+            "阳光",
+            "晴天",
+            "出太阳",
+            "太阳真好",
+            "放晴",
+        ],
+    ),
+];
+
+/// The weather a message speaks of, if any.
+pub(super) fn weather(message: &str) -> Option<Weather> {
+    WEATHER
+        .iter()
+        .find(|(_, words)| words.iter().any(|w| message.contains(w)))
+        .map(|(w, _)| *w)
+}

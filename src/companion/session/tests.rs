@@ -288,3 +288,41 @@ fn nothing_is_asked_twice_and_one_who_quit_is_not_asked_the_job() {
     let job = ChatBank::of(&bank.ask_next, crate::companion::FactKind::Job);
     assert!(job.iter().all(|q| asked(q) == 0), "{replies:#?}");
 }
+
+#[test]
+fn a_boyfriend_told_of_then_he_is_kept_and_a_wedding_ahead_has_not_happened() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let r = chat(
+        &mut state,
+        &spec,
+        &[
+            ("我男朋友下周来看我。", 0),
+            ("他是个程序员，话很少。", 0),
+            ("我下个月八号要去参加表姐的婚礼。", 0),
+            ("今天天气真好。", 0),
+            ("婚礼的裙子我选了浅蓝色的。", 3),
+            ("你还记得我男朋友是做什么的吗？", 3),
+            ("你还记得我下个月要干什么吗？", 30),
+        ],
+    );
+    assert!(
+        r[1].contains("程序员，话很少"),
+        "one answer for him: {}",
+        r[1]
+    );
+    assert!(!r[2].contains("然后呢"), "a dated plan is heard: {}", r[2]);
+    assert!(
+        !r[3].contains("慢慢学"),
+        "the weather is answered: {}",
+        r[3]
+    );
+    assert!(
+        !r[4].contains("真去了"),
+        "the wedding is a month off: {}",
+        r[4]
+    );
+    assert!(r[5].contains("程序员"), "{}", r[5]);
+    // Told in April, asked in May: 下个月 was May.
+    assert!(r[6].contains("五月八号"), "{}", r[6]);
+}

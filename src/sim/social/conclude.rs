@@ -103,7 +103,8 @@ fn impression(
     if let Some(known) = here.get(occupation) {
         return known.clone();
     }
-    let new = Impression::from(format!("在{name}聊过天的{occupation}").as_str());
+    // Said as a clause after a name (「钟大川啊，星火酒馆老板，在心谷广场聊过几句」), not a record.
+    let new = Impression::from(format!("{occupation}，在{name}聊过几句").as_str());
     here.insert(occupation.to_owned(), new.clone());
     new
 }
