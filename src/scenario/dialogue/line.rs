@@ -72,6 +72,10 @@ pub struct Cond {
     /// (false): the one who comforted does not say 「说得我心里亮堂多了」.
     #[serde(default)]
     pub comforted: Option<bool>,
+    /// Said only to one who works at the same place (true) or does not
+    /// (false): 「你干这行多少年了？」 is not asked of a co-worker.
+    #[serde(default)]
+    pub same_work: Option<bool>,
 }
 
 /// A part of the day.
@@ -178,6 +182,9 @@ impl Cond {
             && self.at_home.is_none_or(|h| h == s.at_home)
             && self.staying.is_none_or(|h| h == s.staying)
             && self.comforted.is_none_or(|h| h == s.comforted)
+            && self
+                .same_work
+                .is_none_or(|w| w == same_work(s.speaker, s.listener))
             && (self.at.is_empty() || self.at.contains(&DayPart::of(s.minute)))
             && self.feels.is_none_or(|f| s.feels.contains(&f))
             && self
@@ -195,6 +202,14 @@ impl Cond {
     pub fn is_always(&self) -> bool {
         *self == Cond::default()
     }
+}
+
+/// Whether the two work at the same place.
+fn same_work(a: &Profile, b: &Profile) -> bool {
+    a.work
+        .as_ref()
+        .zip(b.work.as_ref())
+        .is_some_and(|(x, y)| x.place == y.place)
 }
 
 impl<'de> Deserialize<'de> for Line {

@@ -289,7 +289,12 @@ fn planned_turns(
         // The address, a word from each guest, and a little more.
         2 + enc.crowd.len() as i64 + rng.random_range(1..=3)
     } else {
-        (3.0 + mean_e / 25.0).round() as i64 + rng.random_range(-1..=3)
+        let aim = (3.0 + mean_e / 25.0).round() as i64 + rng.random_range(-1..=3);
+        // Two who agreed to meet came to talk: more than a hello and goodbye.
+        match enc.trigger {
+            Trigger::Appointment => aim + APPOINTMENT_EXTRA_TURNS,
+            _ => aim,
+        }
     };
     aim.clamp(c.min_turns as i64, c.max_turns as i64) as u32
 }
@@ -308,6 +313,9 @@ fn answer_invitation(
         reason: invites::answer(&persona.0, ties.strength(&g.organiser), g, roll),
     })
 }
+
+/// Turns a kept appointment's talk takes beyond a chance meeting's.
+const APPOINTMENT_EXTRA_TURNS: i64 = 3;
 
 /// Turns a talk with an invitation lasts at least: an opening, the
 /// invitation (the organiser's first line after it, one turn later when the

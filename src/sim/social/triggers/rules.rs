@@ -85,7 +85,14 @@ impl Pass<'_, '_> {
             } else {
                 [busy(m.a), busy(m.b)].into_iter().flatten().collect()
             };
-            let e = self.pair_up(m.a, m.b, Trigger::Appointment);
+            // The one who waited there opens: 「你来啦，我还怕你忘了」 is not
+            // said by the one who has just come.
+            let since = |i: RosterIdx| cx.awake_here(i).map(|(_, t)| t);
+            let (a, b) = match since(m.b) < since(m.a) {
+                true => (m.b, m.a),
+                false => (m.a, m.b),
+            };
+            let e = self.pair_up(a, b, Trigger::Appointment);
             e.interrupts = interrupts;
             e.meeting = Some(m.id);
         }
