@@ -44,7 +44,7 @@ const EAT_AT_HOME: &[&str] = &[
     "在{home}做点吃的，好好吃一顿。",
     "{meal}时间到了，在{home}随便吃点。",
 ];
-const HOME_HERE: &[&str] = &["在{home}歇会儿，泡杯茶。", "{period}了，在{home}看看书。"];
+const HOME_HERE: &[&str] = &["在{home}歇会儿，泡杯茶。", "{period}了，在{home}清静清静。"];
 const WORK_HERE: &[&str] = &["接着忙手头的活儿。", "{mood}手上的活儿还没完，接着干。"];
 const EAT: &[&str] = &[
     "{meal}时间到了，去{place}吃点东西。",
@@ -89,7 +89,7 @@ const LEISURE: &[&str] = &[
     "难得有空，去{place}走走。",
     "{period}的{place}应该很舒服。",
 ];
-const HOME: &[&str] = &["回{home}歇会儿，泡杯茶。", "{period}了，回家看看书。"];
+const HOME: &[&str] = &["回{home}歇会儿，泡杯茶。", "{period}了，回家清静清静。"];
 const IDLE: &[&str] = &["在{place}四处看看。", "{mood}先在{place}待一会儿。"];
 const REST: &[&str] = &["{mood}躺一会儿，缓缓神。", "歇口气再说。"];
 fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [&'a str]) -> &'a str {
