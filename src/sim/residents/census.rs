@@ -45,6 +45,11 @@ pub struct CensusEntry {
     pub(crate) underway: bool,
     /// Social satisfaction (the need), 0–100.
     pub(crate) social: f32,
+    /// Energy (the need), 0–100: whether one is too tired to go on talking
+    /// is read here, next to where one stands, rather than from each
+    /// talker's needs scattered in memory.
+    #[serde(default)]
+    pub(crate) energy: f32,
     /// Whom it came to keep company with (an underway plan "Chat with X").
     #[serde(default)]
     pub(crate) seeking: Option<RosterIdx>,
@@ -164,6 +169,7 @@ pub(super) fn take_census(
             kind: None,
             underway: false,
             social: 0.0,
+            energy: 0.0,
             seeking: None,
             until: crate::base::time::GameTime(0),
         },
@@ -182,6 +188,7 @@ pub(super) fn take_census(
             kind: act.map(|a| a.kind),
             underway: act.is_some_and(|a| a.underway),
             social: needs.social,
+            energy: needs.energy,
             seeking: act
                 .filter(|a| a.underway && a.kind == ActivityKind::Socialise)
                 .and_then(|a| a.with),

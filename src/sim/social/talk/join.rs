@@ -20,14 +20,27 @@ use crate::sim::event_log::events::{EventBody, SimEvent};
 use crate::sim::residents::census::Census;
 use crate::sim::residents::roster::RosterIdx;
 use crate::sim::social::message::Talking;
+use crate::sim::social::triggers::grid::Grid;
 use crate::sim::town::ActiveTuning;
 
 /// Who could join a talk this step, by place: a crowded square is looked
 /// through once a step, not once per talk in it.
 #[derive(Default)]
 pub(in crate::sim::social) struct Bystanders {
-    by_place: HashMap<LocIdx, Vec<RosterIdx>>,
+    by_place: HashMap<LocIdx, Here>,
 }
+
+/// Who could join a talk at one place. A crowd is sorted into a grid of
+/// cells as wide as the joining distance: each of its talks then looks
+/// through the cells around it, not through everyone there (a square of
+/// thousands with hundreds of talks).
+enum Here {
+    Few(Vec<RosterIdx>),
+    Crowd(Grid),
+}
+
+/// From this many bystanders at a place on, they are put in a grid.
+const CROWD: usize = 64;
 
 /// A bystander close to everyone in a talk, and its odds of joining it.
 #[derive(Debug, Clone, Copy)]
@@ -85,11 +98,9 @@ impl Crowd<'_, '_, '_> {
     /// Whether someone in `c` is too tired to go on (it ends before its turns).
     fn tired(&self, c: &Conversation) -> bool {
         let urgent = self.tuning.social.conversation.urgent_energy;
-        c.participants.iter().any(|&p| {
-            self.q
-                .get(self.inputs.roster.entity_of(p))
-                .is_ok_and(|v| v.5.energy < urgent)
-        })
+        c.participants
+            .iter()
+            .any(|&p| self.census.entries[p.i()].energy < urgent)
     }
 
     /// Whether this step's candidates for `c` are wanted.
@@ -102,18 +113,46 @@ impl Crowd<'_, '_, '_> {
     /// Who could join a talk at `place` this step: free, awake, settled in.
     /// Freedom is looked at again before each roll: someone may join another
     /// talk first.
-    fn at(&self, place: LocIdx) -> Vec<RosterIdx> {
+    fn at(&self, place: LocIdx) -> Here {
         let now = self.inputs.clock.now;
         let settle = self.tuning.social.proximity.seconds as i64;
         let settled = |b: RosterIdx| {
             self.state.stood[b.i()].is_some_and(|(_, since)| since.0 + settle <= now.0)
         };
-        self.census
+        let free: Vec<RosterIdx> = self
+            .census
             .standing_at(place)
             .iter()
             .copied()
             .filter(|&b| self.state.free(b, now) && !self.census.asleep(b) && settled(b))
-            .collect()
+            .collect();
+        if free.len() < CROWD {
+            return Here::Few(free);
+        }
+        let placed: Vec<(RosterIdx, bevy::math::Vec2)> = free
+            .into_iter()
+            .map(|b| (b, self.census.entries[b.i()].pos))
+            .collect();
+        let mut grid = Grid::default();
+        grid.fill(self.tuning.social.group.distance, &placed);
+        Here::Crowd(grid)
+    }
+
+    /// `c`'s candidates at its place, in roster order, into `out`.
+    fn candidates_at(&self, c: &Conversation, here: Option<&Here>, out: &mut Vec<Candidate>) {
+        match here {
+            None => {}
+            Some(Here::Few(list)) => self.candidates(c, list, out),
+            Some(Here::Crowd(grid)) => {
+                // Everyone close to all the talkers is close to the first,
+                // so in the cells around it.
+                let first = self.census.entries[c.participants[0].i()].pos;
+                let mut near: Vec<RosterIdx> =
+                    grid.around(first).flatten().map(|&(b, _)| b).collect();
+                near.sort_unstable();
+                self.candidates(c, &near, out);
+            }
+        }
     }
 
     /// `c`'s candidates among `here`, in their order, into `out`.
@@ -144,6 +183,9 @@ impl Crowd<'_, '_, '_> {
             let Ok(view) = self.q.get(self.inputs.roster.entity_of(b)) else {
                 continue;
             };
+            // The census's copy: one persona fewer to fetch per bystander.
+            let extraversion = self.census.traits[b.i()]
+                .map_or_else(|| view.1.personality.extraversion, |x| x.extraversion);
             stages.clear();
             stages.extend(c.participants.iter().map(|&p| {
                 let s = view.3.by_idx(p).map_or(0.0, |r| r.strength);
@@ -151,7 +193,7 @@ impl Crowd<'_, '_, '_> {
             }));
             out.push(Candidate {
                 who: b,
-                odds: odds(t, view.1.personality.extraversion, &stages, boost),
+                odds: odds(t, extraversion, &stages, boost),
             });
         }
     }
@@ -201,8 +243,7 @@ impl Bystanders {
             let mut out = std::mem::take(&mut c.could_join);
             out.clear();
             if crowd.wanted(c) {
-                let here = by_place.get(&c.place).map_or(&[][..], Vec::as_slice);
-                crowd.candidates(c, here, &mut out);
+                crowd.candidates_at(c, by_place.get(&c.place), &mut out);
             }
             c.could_join = out;
         };

@@ -12,7 +12,7 @@ use crate::sim::residents::roster::RosterIdx;
 /// linear, no hashing, and in roster order within each cell), so a cell is a
 /// contiguous slice.
 #[derive(Default)]
-pub(super) struct Grid {
+pub(in crate::sim::social) struct Grid {
     size: f32,
     /// Key of the bounding box's first cell, and the box's width and height in cells.
     origin: (i32, i32),
@@ -40,7 +40,7 @@ impl Grid {
     }
 
     /// Sorts `residents` (in roster order) into cells, reusing the buffers.
-    pub(super) fn fill(&mut self, size: f32, residents: &[(RosterIdx, Vec2)]) {
+    pub(in crate::sim::social) fn fill(&mut self, size: f32, residents: &[(RosterIdx, Vec2)]) {
         let mut size = size.max(1.0);
         let (lo, hi) = residents.iter().fold(
             (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
@@ -95,7 +95,10 @@ impl Grid {
     }
 
     /// The 3×3 cells around `pos`, as slices.
-    pub(super) fn around(&self, pos: Vec2) -> impl Iterator<Item = &[(RosterIdx, Vec2)]> + '_ {
+    pub(in crate::sim::social) fn around(
+        &self,
+        pos: Vec2,
+    ) -> impl Iterator<Item = &[(RosterIdx, Vec2)]> + '_ {
         let (cx, cy) = Self::key(self.size, pos);
         (-1..=1)
             .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))

@@ -3,7 +3,7 @@
 //! meetings of residents standing near each other (found through a uniform
 //! grid, so the pass stays linear in the number of residents).
 
-mod grid;
+pub(in crate::sim::social) mod grid;
 mod open;
 mod rules;
 
@@ -363,6 +363,7 @@ mod tests {
                 kind: None,
                 underway: false,
                 social: 50.0,
+                energy: 50.0,
                 seeking: None,
                 until: crate::base::time::GameTime(0),
             });
