@@ -97,6 +97,14 @@ pub struct ChatBank {
     /// … of someone in town it has no impression of (`{值}`, `{种类}`).
     #[serde(default)]
     pub judge_stranger: Lines,
+    /// Who in town is the most of something (「镇上谁最有意思？」): `{话题}`
+    /// what (有意思), `{值}` one it has an impression of, `{事实}` the
+    /// impression, `{种类}` their trade.
+    #[serde(default)]
+    pub judge_who: Lines,
+    /// … when it has an impression of nobody (`{话题}`).
+    #[serde(default)]
+    pub judge_who_none: Lines,
     /// An idea wanted (「我该给茶馆起个什么名字好？」): `{值}` something the
     /// player likes (a line with it is left out when none is known).
     #[serde(default)]

@@ -295,6 +295,7 @@ impl<'a> Writer<'a> {
             Some(Question::Opinion) => Some(self.opinion()),
             Some(Question::Advice) => self.advice(),
             Some(Question::Judge(subject)) => self.judge(subject),
+            Some(Question::Who(most)) => self.who(most),
             Some(Question::Suggest) => self.suggest(),
             Some(Question::AboutYou(topic)) if *topic != Topic::Other => {
                 Some(self.about_me(*topic))
@@ -305,6 +306,8 @@ impl<'a> Writer<'a> {
         let only_hello = said.question.is_none()
             && said.facts.is_empty()
             && said.feeling.is_none()
+            // 「吉他我能弹两首歌了」 after days apart does no act, yet says something.
+            && !said.acts.is_empty()
             && said
                 .acts
                 .iter()
@@ -419,7 +422,7 @@ impl<'a> Writer<'a> {
         let mut used: Vec<String> = Vec::new();
         for (fact, learnt) in one_per_person(self.cx.learnt).iter().take(2) {
             let mut v = vars_of(fact);
-            let loss = is_loss(&fact.value);
+            let loss = super::said::is_loss(&fact.value);
             let lines = match learnt {
                 // 「老伴去年走了」 is no news to welcome.
                 Learnt::New if loss && !self.bank.loss.is_empty() => &self.bank.loss,
@@ -447,9 +450,10 @@ impl<'a> Writer<'a> {
             let felt = self.cx.said.feeling.as_ref().map(|f| f.word.as_str());
             // News of a relative (妹妹下个月要考试) is answered with the news,
             // not with 「听起来是个很好的人」.
+            // A name and news together (叫林冬，在北京工作) is news too.
             let news = matches!(fact.kind, FactKind::Family | FactKind::Person)
                 && !fact.value.is_empty()
-                && !fact.value.starts_with('叫');
+                && (!fact.value.starts_with('叫') || fact.value.contains('，'));
             let fresh: Vec<String> = lines
                 .iter()
                 .filter(|l| !used.contains(l) && felt.is_none_or(|w| !l.contains(w)))
@@ -563,6 +567,14 @@ impl<'a> Writer<'a> {
                 FactKind::Pet if !f.value.is_empty() => f.value.clone(),
                 FactKind::Pet | FactKind::Family | FactKind::Person => f.about.clone(),
                 FactKind::Food | FactKind::Likes | FactKind::Home => f.value.clone(),
+                // 「吉他我能弹一首歌了」 after 「我在学弹吉他」: the instrument.
+                FactKind::Learning => {
+                    let v = f.value.as_str();
+                    let bare = v.strip_prefix(['弹', '拉', '吹', '打', '下']);
+                    bare.filter(|b| b.chars().count() >= 2)
+                        .unwrap_or(v)
+                        .to_owned()
+                }
                 // 「陶艺课太好玩了」 after 「我下周想去学陶艺」: the plan came true.
                 FactKind::Plan => super::profile::topic_of(&f.value)
                     .or_else(|| super::profile::place_of(&f.value))?,
@@ -575,7 +587,7 @@ impl<'a> Writer<'a> {
             // A relative who died is not asked after; a plan whose day is
             // still ahead has not come true.
             let ahead = f.kind == FactKind::Plan && plan_ahead(&f.value, f.time, cx.now);
-            let lines = if is_loss(&f.value) {
+            let lines = if super::said::is_loss(&f.value) {
                 &self.bank.loss
             } else if ahead && !self.bank.mentioned_ahead.is_empty() {
                 &self.bank.mentioned_ahead
@@ -600,7 +612,9 @@ impl<'a> Writer<'a> {
             } else {
                 f.about.as_str()
             };
+            // A death is not brought up in passing (「说起来，你老伴前年走了，对吧？」).
             let hit = !key.is_empty()
+                && !super::said::is_loss(&f.value)
                 && key.chars().count() >= 1
                 && cx.message.contains(key)
                 && !cx.message.contains(&f.value);
@@ -661,13 +675,6 @@ fn one_per_person(learnt: &[(PlayerFact, Learnt)]) -> Vec<(PlayerFact, Learnt)> 
         }
     }
     out
-}
-
-/// Whether a fact tells of a death (老伴去年走了).
-fn is_loss(value: &str) -> bool {
-    ["去世", "过世", "走了", "不在了", "离开了我们"]
-        .iter()
-        .any(|w| value.contains(w))
 }
 
 /// `text` without a leading （…） action.

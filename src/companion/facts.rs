@@ -38,6 +38,8 @@ pub enum FactKind {
     Dislikes,
     /// Something they cannot do well (`about`: how it was put, 不太会).
     Unable,
+    /// Something they are learning (`value`: what, 吉他, 开车).
+    Learning,
     /// Something that weighs on them.
     Worry,
     /// Something they mean to do.
@@ -46,7 +48,7 @@ pub enum FactKind {
 
 impl FactKind {
     /// Every kind, in the order a profile lists them.
-    pub const ALL: [FactKind; 15] = [
+    pub const ALL: [FactKind; 16] = [
         FactKind::Name,
         FactKind::Age,
         FactKind::Job,
@@ -60,6 +62,7 @@ impl FactKind {
         FactKind::Likes,
         FactKind::Dislikes,
         FactKind::Unable,
+        FactKind::Learning,
         FactKind::Worry,
         FactKind::Plan,
     ];
@@ -80,6 +83,7 @@ impl FactKind {
             FactKind::Likes => "喜欢",
             FactKind::Dislikes => "不喜欢",
             FactKind::Unable => "不擅长",
+            FactKind::Learning => "在学",
             FactKind::Worry => "心事",
             FactKind::Plan => "打算",
         }
@@ -97,6 +101,7 @@ impl FactKind {
             FactKind::Likes => "爱好",
             FactKind::Dislikes => "忌口",
             FactKind::Unable => "短处",
+            FactKind::Learning => "在学的东西",
             other => other.label(),
         }
     }
@@ -154,9 +159,12 @@ impl PlayerFact {
             FactKind::Job if a == crate::companion::said::MAJOR => format!("你学的是{v}"),
             FactKind::Job if a == crate::companion::said::GRADE_OF => format!("你在读{v}"),
             FactKind::Job => {
+                // 「退休前开公交车」: the trade one had.
+                let was = ["退休前", "以前", "之前", "原来", "年轻时", "年轻的时候"];
                 if ['在', '做', '当', '开', '干']
                     .iter()
                     .any(|c| v.starts_with(*c))
+                    || was.iter().any(|w| v.starts_with(w))
                 {
                     format!("你{v}")
                 } else {
@@ -174,6 +182,7 @@ impl PlayerFact {
             FactKind::Likes => format!("你喜欢{v}"),
             FactKind::Dislikes => format!("你不喜欢{v}"),
             FactKind::Unable => format!("你{a}{v}"),
+            FactKind::Learning => format!("你在学{v}"),
             FactKind::Worry | FactKind::Plan => v.to_string(),
         }
     }

@@ -95,6 +95,39 @@ impl Writer<'_> {
         self.pick(&self.bank.judge, &self.vars(f))
     }
 
+    /// Who in town is the most `most`: one it has an impression of (a
+    /// different one for a different question), else that it cannot say.
+    pub(super) fn who(&self, most: &str) -> Option<String> {
+        // 「谁最会做饭」 asks a skill: only one whose trade or impression
+        // speaks of it is named; 「谁最有意思」, anyone it knows.
+        let skill = most.strip_prefix('会').filter(|s| !s.is_empty());
+        let shows = |p: &&crate::companion::session::Acquaintance| {
+            skill.is_none_or(|s| {
+                let known = format!("{}{}", p.trade, p.impression);
+                s.chars().any(|c| known.contains(c))
+            })
+        };
+        let known: Vec<_> = (self.cx.people.iter())
+            .filter(|p| !p.impression.is_empty())
+            .filter(shows)
+            .collect();
+        let Some(p) = known.get(self.salt() as usize % known.len().max(1)) else {
+            let v = Vars {
+                topic: most.to_owned(),
+                ..Vars::default()
+            };
+            return self.pick(&self.bank.judge_who_none, &v);
+        };
+        let v = Vars {
+            topic: most.to_owned(),
+            value: p.name.clone(),
+            fact: p.impression.clone(),
+            about: p.trade.clone(),
+            ..Vars::default()
+        };
+        self.pick(&self.bank.judge_who, &v)
+    }
+
     /// An idea wanted: one from what the player likes, when it knows.
     pub(super) fn suggest(&self) -> Option<String> {
         let facts = &self.cx.state.facts;

@@ -19,6 +19,9 @@ pub enum Question {
     /// told (「我打算开茶馆，你觉得怎么样？」), or what the question names
     /// (「你觉得钟大川人怎么样」: 钟大川人).
     Judge(String),
+    /// Who in town is the most of something (「你觉得镇上谁最有意思？」:
+    /// 有意思).
+    Who(String),
     /// An idea wanted (「我该给茶馆起个什么名字好？」).
     Suggest,
     /// Why.
@@ -96,6 +99,10 @@ const KIND_WORDS: &[(FactKind, &[&str])] = &[
             "不太会什么",
             "什么不会",
         ],
+    ),
+    (
+        FactKind::Learning,
+        &["在学什么", "在学啥", "正在学", "最近在学", "在学的"],
     ),
     (
         FactKind::Plan,
@@ -312,6 +319,9 @@ pub(super) fn question(text: &str) -> Question {
     if !recall_words && PLACES.iter().any(|w| text.contains(w)) {
         return Question::AboutYou(Topic::Places);
     }
+    if let Some(most) = who_most(text) {
+        return Question::Who(most);
+    }
     if let Some(subject) = judged(text) {
         return Question::Judge(subject);
     }
@@ -377,6 +387,31 @@ fn judged(text: &str) -> Option<String> {
         || ["这个人", "这人", "人"].contains(&subject);
     let about_you = start.is_none() && before.contains('你');
     (!about_me && !about_you).then(|| subject.to_string())
+}
+
+/// What a 「镇上谁最有意思」 or 「最好相处的是谁」 asks someone to be the
+/// most of (有意思, 好相处), if it asks that.
+fn who_most(text: &str) -> Option<String> {
+    let end = |s: &str| {
+        s.split(['吗', '呢', '呀', '啊', '？', '?', '，', '。', '的'])
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let most = match ["谁最", "哪个人最", "哪位最"]
+        .iter()
+        .find_map(|w| text.split_once(w))
+    {
+        Some((_, rest)) => end(rest),
+        // 「镇上最好相处的是谁」
+        None if text.contains("是谁") => {
+            let (before, _) = text.split_once("是谁")?;
+            let (_, rest) = before.split_once('最')?;
+            end(rest)
+        }
+        None => return None,
+    };
+    (1..=5).contains(&most.chars().count()).then_some(most)
 }
 
 /// Whether the player speaks of themselves (我, not 我们 or 你我).

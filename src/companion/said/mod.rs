@@ -162,6 +162,13 @@ pub fn tells_trade(value: &str) -> bool {
     state::JOB_ENDS.iter().any(|e| trade.ends_with(e)) || v.ends_with("上班")
 }
 
+/// Whether a fact tells of a death (老伴去年走了).
+pub fn is_loss(value: &str) -> bool {
+    ["去世", "过世", "走了", "不在了", "离开了我们"]
+        .iter()
+        .any(|w| value.contains(w))
+}
+
 /// Reads a message.
 pub fn read(message: &str) -> Said {
     let clauses = words::clauses(message);
@@ -245,6 +252,10 @@ pub fn read(message: &str) -> Said {
 /// is no feeling or worry of the player's (「我妈住院了，好担心」).
 fn of_relative(fact: &Stated, clause: &str) -> bool {
     if !matches!(fact.kind, FactKind::Family | FactKind::Person) {
+        return false;
+    }
+    // 「我老伴前年走了，现在一个人住」: the one who lives alone is the player.
+    if is_loss(&fact.value) && !clause.starts_with(['她', '他']) {
         return false;
     }
     let theirs = clause.starts_with(['她', '他'])
@@ -351,7 +362,9 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
         Some(Question::AboutYou(_) | Question::Opinion) => Some(Act::AsksAboutYou),
         Some(Question::Advice) => Some(Act::NeedsHelp),
         Some(Question::Why) => Some(Act::AsksWhy),
-        Some(Question::Other | Question::Judge(_) | Question::Suggest) => Some(Act::Asks),
+        Some(Question::Other | Question::Judge(_) | Question::Who(_) | Question::Suggest) => {
+            Some(Act::Asks)
+        }
         None => None,
     };
     let candidates = [

@@ -104,7 +104,7 @@ macro_rules! pattern {
 
 const HAN: &str = r"[\p{Han}A-Za-z·]";
 /// Adverbs between 我 and the verb (我这人最爱吃, 我平时喜欢).
-const ADV: &str = "(?:这人|平时|平常|一直|从小|向来|一向|本来|其实|确实|实在|压根|根本|倒是|也|还|就|真的|特别|最|很|超|超级|非常|可|挺|都)*";
+const ADV: &str = "(?:年轻的时候|年轻时|小时候|这人|平时|平常|一直|从小|向来|一向|本来|其实|确实|实在|压根|根本|倒是|也|还|就|真的|特别|最|很|超|超级|非常|可|挺|都)*";
 /// The `about` of a job fact that is what the player studies …
 pub const MAJOR: &str = "专业";
 /// … and of the year or school they are in.
@@ -145,6 +145,10 @@ pattern!(
 pattern!(
     JOB_DO,
     r"(不)?我(?:是)?(?:做|搞|干)(\p{Han}{1,8}?)的(?:呀|啊|哦|啦)?$"
+);
+pattern!(
+    JOB_WAS,
+    r"(不)?我(退休前|以前|之前|原来|年轻时|年轻的时候)(?:是)?((?:开|跑|修|种|卖|教|送|做|干)\p{Han}{1,6}?)的(?:呀|啊|哦|啦)?$"
 );
 pattern!(JOB_WORK, r"我的(?:工作|职业)是(\p{Han}{1,10})");
 pattern!(
@@ -260,8 +264,24 @@ fn unable(clause: &str) -> Option<Stated> {
 /// may be where one wants to be (想在镇上逛逛), not where the companion is
 /// (想在你这儿坐会儿 is no plan to remember).
 const WHEN: &str = "(?:明天|今天|后天|今晚|晚上|下午|周末|这周末|下周|下个月|明年|过两天|过几天|待会儿?|等会儿?|回头)?";
+pattern!(
+    LEARNING,
+    &format!(
+        r"我{ADV}(?:(?:最近|这阵子|这段时间|这些天|近来|现在){ADV})?(?:正在|在|开始|刚开始)学(?:习|着)?({HAN}{{1,8}})"
+    )
+);
+
+/// A clause's 「我最近在学吉他」: what is being learnt (not 「我在学校」).
+fn learning(clause: &str) -> Option<Stated> {
+    let c = LEARNING.captures(clause)?;
+    let what = clean(&c[1])?;
+    let school = ["校", "院", "生", "期", "堂", "会", "费", "到", "了"];
+    (!school.iter().any(|w| what.starts_with(w)))
+        .then(|| Stated::new(FactKind::Learning, "", &what))
+}
+
 /// A day said outright, without which 「我要去」 is no plan (我要去睡了).
-const WHEN_SAID: &str = "(?:明天|后天|周末|这周末|下周|下星期|下个月|明年|过两天|过几天|月底|年底)";
+const WHEN_SAID: &str = "(?:(?:下|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|周末|这周末|下周|下星期|下个月|明年|过两天|过几天|月底|年底)";
 /// A day named between 我 and its verb (我下个月八号要去, 我五月三号要).
 const ON_DAY: &str =
     "(?:(?:下个?月|这个?月|[0-9一二三四五六七八九十]{1,3}月)?[0-9一二三四五六七八九十]{1,3}[号日])";
@@ -337,6 +357,7 @@ pub(super) fn facts(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> 
     out.extend(dates(clause));
     out.extend(tastes(clause));
     out.extend(unable(clause));
+    out.extend(learning(clause));
     out.extend(relative(clause));
     if PLAN.is_match(clause) {
         out.push(Stated::new(FactKind::Plan, "", &to_you(clause)));
@@ -463,6 +484,12 @@ fn job(clause: &str) -> Option<Stated> {
         && let Some(what) = clean(&c[3]).filter(|v| JOB_ENDS.iter().any(|e| v.ends_with(e)))
     {
         return Some(job(&format!("在{}做{what}", &c[2])));
+    }
+    // 「我退休前是开公交车的」: the trade one had.
+    if let Some(c) = JOB_WAS.captures(clause)
+        && c.get(1).is_none()
+    {
+        return clean(&c[3]).map(|v| job(&format!("{}{v}", &c[2])));
     }
     if let Some(c) = JOB_DO.captures(clause)
         && c.get(1).is_none()

@@ -552,3 +552,56 @@ fn he_after_a_relative_is_the_relative_and_the_weather_is_heard() {
     assert_eq!(read("下雨了，好冷啊。").weather, Some(Weather::Rain));
     assert_eq!(read("我今天很开心").weather, None);
 }
+
+#[test]
+fn what_one_is_learning_is_kept_and_who_is_most_asks_of_the_town() {
+    has("我最近在学吉他，手指好疼。", FactKind::Learning, "", "吉他");
+    has("我在学开车呢", FactKind::Learning, "", "开车");
+    has("我这阵子正在学习做饭。", FactKind::Learning, "", "做饭");
+    // 在学校 is a place, and a relative's lessons are not the player's.
+    for not in ["我在学校上班。", "我女儿在学钢琴。", "我在学生会帮忙"] {
+        assert!(
+            !facts(not).iter().any(|(k, _, _)| *k == FactKind::Learning),
+            "{not}: {:?}",
+            facts(not)
+        );
+    }
+    let q = |m: &str| read(m).question;
+    assert_eq!(
+        q("你觉得镇上谁最有意思？"),
+        Some(Question::Who("有意思".into()))
+    );
+    assert_eq!(
+        q("镇上最好相处的是谁？"),
+        Some(Question::Who("好相处".into()))
+    );
+    assert_eq!(q("谁最会做饭？"), Some(Question::Who("会做饭".into())));
+    assert!(
+        matches!(q("你还记得我最近在学什么吗？"), Some(Question::Recall(k)) if k[0] == FactKind::Learning)
+    );
+}
+
+#[test]
+fn a_retirees_trade_a_weekday_plan_and_what_follows_a_death_are_read_right() {
+    has(
+        "我退休前是开公交车的，开了三十年。",
+        FactKind::Job,
+        "",
+        "退休前开公交车",
+    );
+    has(
+        "我下周三要去医院复查。",
+        FactKind::Plan,
+        "",
+        "你下周三要去医院复查",
+    );
+    has("我年轻的时候最喜欢游泳。", FactKind::Likes, "", "游泳");
+    // The one who lives alone is the player, not the spouse who died.
+    let f = facts("我老伴前年走了，现在一个人住。");
+    assert!(!f.iter().any(|(_, _, v)| v.contains("一个人住")), "{f:?}");
+    // 「没什么大问题」 is good news, not a question.
+    let said = read("复查结果出来了，没什么大问题。");
+    assert_eq!(said.question, None);
+    assert!(said.feeling.is_some_and(|f| f.good));
+    assert!(read("好了，我该去吃饭了。").does(Act::Goodbye));
+}

@@ -98,7 +98,11 @@ fn asks(text: &str) -> bool {
             // 「我叫什么都行」, 「什么都不想做」: a statement after all.
             && !text.contains("都行")
             && !text.contains("都不")
-            && !text.contains("不知道"))
+            && !text.contains("不知道")
+            // 「没什么大问题」, 「没多少」, 「不怎么疼」: a negation, not a question.
+            && !["没什么", "没啥", "没多少", "不怎么", "没怎么", "没几"]
+                .iter()
+                .any(|w| text.contains(w)))
 }
 
 /// Whether a clause goes on from the one before with the same subject.
@@ -162,6 +166,10 @@ pub(super) const GOODBYE: &[&str] = &[
     "再来看你",
     "改天再聊",
     "告别",
+    "该去吃饭",
+    "去吃饭了",
+    "该吃饭了",
+    "我该睡了",
 ];
 /// Thanks.
 pub(super) const THANKS: &[&str] = &["谢谢", "多谢", "感谢", "谢啦"];
@@ -328,6 +336,10 @@ const GOOD: &[&str] = &[
     "好多了",
     "没大事",
     "没什么大事",
+    "没什么大问题",
+    "没大问题",
+    "虚惊一场",
+    "放心了",
     "好转",
     "康复",
 ];

@@ -326,3 +326,35 @@ fn a_boyfriend_told_of_then_he_is_kept_and_a_wedding_ahead_has_not_happened() {
     // Told in April, asked in May: 下个月 was May.
     assert!(r[6].contains("五月八号"), "{}", r[6]);
 }
+
+#[test]
+fn learning_is_heard_again_and_a_brothers_name_and_news_are_one_answer() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let r = chat(
+        &mut state,
+        &spec,
+        &[
+            ("你好", 0),
+            ("我最近在学吉他。", 0),
+            ("我有个弟弟，叫林冬，在北京工作。", 0),
+            ("吉他我已经能弹一首歌了。", 2),
+            ("你还记得我最近在学什么吗？", 3),
+            ("谁最会做饭？", 3),
+        ],
+    );
+    assert!(r[1].contains("吉他"), "{}", r[1]);
+    assert!(
+        r[2].contains("在北京工作"),
+        "the news is answered: {}",
+        r[2]
+    );
+    assert!(
+        r[3].contains("吉他") && r[3].contains('学'),
+        "the guitar is the one being learnt: {}",
+        r[3]
+    );
+    assert!(r[4].contains("你在学吉他"), "{}", r[4]);
+    // It knows nobody in this test town: it says so rather than names one.
+    assert!(r[5].contains("说不上谁最会做饭"), "{}", r[5]);
+}

@@ -132,7 +132,7 @@ fn overlap(a: &str, b: &str) -> usize {
 /// they say nothing about what is asked.
 const COMMON: &[&str] = &[
     "说说", "什么", "怎么", "最近", "一下", "可以", "没有", "有没", "是不", "不是", "这个", "那个",
-    "时候", "自己", "一个", "我们", "你们",
+    "时候", "自己", "一个", "我们", "你们", "平时",
 ];
 
 impl Human for Persona {

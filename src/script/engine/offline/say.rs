@@ -286,6 +286,21 @@ pub fn offline_question(req: &LlmRequest) -> String {
     }
     // 与{角色}{称呼}, both 妈妈: 与妈妈.
     let asked = without_doubles(&asked);
+    // 「与朋友林小溪日常相处的关系情况」: asked as one would ask it.
+    if let Some(rest) = asked.strip_prefix('与')
+        && let Some((who, _)) = rest
+            .split_once("日常相处")
+            .or_else(|| rest.split_once("相处"))
+    {
+        let roles = [
+            "家人", "朋友", "好友", "挚友", "同事", "熟人", "邻居", "恋人",
+        ];
+        let name = roles
+            .iter()
+            .find_map(|r| who.strip_prefix(r))
+            .filter(|n| !n.is_empty());
+        return format!("你跟{}平时处得怎么样？", name.unwrap_or(who));
+    }
     if QUESTION_WORDS.iter().any(|w| asked.contains(w)) {
         format!("{asked}？")
     } else if asked.chars().count() <= 4 && !asked.contains('你') {
@@ -300,17 +315,34 @@ mod tests {
     use super::offline_say;
     use crate::script::engine::{LlmKind, LlmRequest};
 
-    fn say(task: &str) -> String {
-        offline_say(&LlmRequest {
+    /// The guardian's request of `kind` for `task`.
+    fn request(kind: LlmKind, task: &str) -> LlmRequest {
+        LlmRequest {
             id: 1,
-            kind: LlmKind::Say,
+            kind,
             prompt: format!("你是守望精灵。\n\n任务：{task}"),
             tokens: Default::default(),
             schema: None,
             wants: Vec::new(),
             list: false,
             repair: false,
-        })
+        }
+    }
+
+    fn say(task: &str) -> String {
+        offline_say(&request(LlmKind::Say, task))
+    }
+
+    /// The relationship skill's task (§3.4.9) asked as one would ask it,
+    /// not read out from its field names.
+    #[test]
+    fn a_tie_is_asked_after_in_plain_words() {
+        let ask = |task: &str| super::offline_question(&request(LlmKind::AskRound, task));
+        assert_eq!(
+            ask("询问与朋友林小溪日常相处的关系情况，只要心旅者讲述了，就不再询问"),
+            "你跟林小溪平时处得怎么样？"
+        );
+        assert_eq!(ask("询问关系情况"), "能说说你的关系情况吗？");
     }
 
     /// The design's praise tasks (hello.yaml, §3.4.4) said, not echoed.
