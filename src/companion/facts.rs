@@ -160,11 +160,10 @@ impl PlayerFact {
             FactKind::Job if a == crate::companion::said::GRADE_OF => format!("你在读{v}"),
             FactKind::Job => {
                 // 「退休前开公交车」: the trade one had.
-                let was = ["退休前", "以前", "之前", "原来", "年轻时", "年轻的时候"];
                 if ['在', '做', '当', '开', '干']
                     .iter()
                     .any(|c| v.starts_with(*c))
-                    || was.iter().any(|w| v.starts_with(w))
+                    || crate::companion::said::WAS.iter().any(|w| v.starts_with(w))
                 {
                     format!("你{v}")
                 } else {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub use ask::{Question, Topic};
 pub use correct::quits;
-pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, bare_name};
+pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, WAS, bare_name};
 pub use words::Weather;
 
 use super::facts::FactKind;
