@@ -44,6 +44,9 @@ pub struct ChatBank {
     /// A loss told (a relative who died): `{事实}`, `{种类}`.
     #[serde(default)]
     pub loss: Lines,
+    /// A plan that is a matter of health (去医院复查): `{事实}`.
+    #[serde(default)]
+    pub plan_health: Lines,
     /// A fact that replaced an older one (`{旧事实}`).
     pub corrected: Lines,
     /// A fact told again.
@@ -58,6 +61,10 @@ pub struct ChatBank {
     pub feeling_bad: Lines,
     /// A good feeling shared.
     pub feeling_good: Lines,
+    /// Doubting oneself (「我觉得自己什么都做不好」): `{原因}` is something good
+    /// the player told of lately (a line with it is left out when none was).
+    #[serde(default)]
+    pub feeling_doubt: Lines,
     /// 「你觉得我是个什么样的人」: `{事实}` is what it makes of the player.
     pub opinion: Lines,
     /// A question about the speaker nobody wrote its own answer to.
@@ -86,6 +93,10 @@ pub struct ChatBank {
     /// (a line with it is left out when none was told).
     #[serde(default)]
     pub advice: Lines,
+    /// … when the worry is told in the same message (「你觉得我该怎么办？老是
+    /// 一个人有点闷」): `{事实}` is it.
+    #[serde(default)]
+    pub advice_here: Lines,
     /// 「我打算开茶馆，你觉得怎么样？」: what it thinks of what was told
     /// (`{事实}`: the plan, the job … told in the message, or the plan told last).
     #[serde(default)]

@@ -170,6 +170,7 @@ impl<'a> Writer<'a> {
                     ("{事实}", &v.fact),
                     ("{话题}", &v.topic),
                     ("{感受}", &v.feeling),
+                    ("{原因}", &v.cause),
                 ]
                 .iter()
                 .any(|(k, val)| l.contains(k) && empty(k, val))
@@ -426,6 +427,14 @@ impl<'a> Writer<'a> {
             let lines = match learnt {
                 // 「老伴去年走了」 is no news to welcome.
                 Learnt::New if loss && !self.bank.loss.is_empty() => &self.bank.loss,
+                // 「我下周三要去医院复查」 is not 「真好」.
+                Learnt::New
+                    if fact.kind == FactKind::Plan
+                        && super::said::is_health(&fact.value)
+                        && !self.bank.plan_health.is_empty() =>
+                {
+                    &self.bank.plan_health
+                }
                 Learnt::New => ChatBank::of(&self.bank.told, fact.kind),
                 // A pet told of before, named now: news, not a correction.
                 // 护士 now 在镇上的诊所当护士: the same, with more said of it.
@@ -469,9 +478,28 @@ impl<'a> Writer<'a> {
         (!out.is_empty()).then_some(out)
     }
 
-    /// A feeling shared: care that names it.
+    /// A feeling shared: care that names it; one doubting oneself is
+    /// reminded of something good it told lately.
     fn feeling(&self) -> Option<String> {
         let f = self.cx.said.feeling.as_ref()?;
+        if super::said::doubts_self(f) && !self.bank.feeling_doubt.is_empty() {
+            let v = Vars {
+                feeling: f.word.clone(),
+                cause: self.good_news().unwrap_or_default(),
+                ..Vars::default()
+            };
+            // What it did well, when it told of something: lines that say it first.
+            let lines = &self.bank.feeling_doubt;
+            let saying: Vec<String> = (lines.iter())
+                .filter(|l| l.contains("{原因}"))
+                .cloned()
+                .collect();
+            let lines = match v.cause.is_empty() || saying.is_empty() {
+                true => &lines[..],
+                false => &saying[..],
+            };
+            return self.pick(lines, &v);
+        }
         let v = Vars {
             feeling: f.word.clone(),
             cause: f.clause.clone(),
@@ -483,6 +511,17 @@ impl<'a> Writer<'a> {
             &self.bank.feeling_bad
         };
         self.pick(lines, &v)
+    }
+
+    /// The latest good thing the player told of before this message, in the
+    /// second person (论文终于写完初稿了).
+    fn good_news(&self) -> Option<String> {
+        let cx = self.cx;
+        (cx.state.lines.iter().rev())
+            .filter(|l| l.speaker == Speaker::Player && l.content != cx.message)
+            .take(RECENT)
+            .find_map(|l| super::said::read(&l.content).feeling.filter(|f| f.good))
+            .map(|f| f.clause)
     }
 
     /// Anything else: a line of its stage, or one about the message's topic.
@@ -586,7 +625,9 @@ impl<'a> Writer<'a> {
             }
             // A relative who died is not asked after; a plan whose day is
             // still ahead has not come true.
-            let ahead = f.kind == FactKind::Plan && plan_ahead(&f.value, f.time, cx.now);
+            let ahead = f.kind == FactKind::Plan
+                && plan_ahead(&f.value, f.time, cx.now)
+                && !super::said::tells_done(cx.message);
             let lines = if super::said::is_loss(&f.value) {
                 &self.bank.loss
             } else if ahead && !self.bank.mentioned_ahead.is_empty() {

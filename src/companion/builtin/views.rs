@@ -9,7 +9,22 @@ use crate::companion::said::Topic;
 impl Writer<'_> {
     /// What to do about the worry told last, or a question back about which.
     pub(super) fn advice(&self) -> Option<String> {
-        let worry = self.cx.state.facts.first(FactKind::Worry);
+        let cx = self.cx;
+        // 「你觉得我该怎么办？老是一个人有点闷」: the worry is in the question.
+        let here = (cx.learnt.iter().map(|(f, _)| f))
+            .find(|f| f.kind == FactKind::Worry)
+            .map(|f| self.vars(f))
+            .or_else(|| {
+                let felt = cx.said.feeling.as_ref().filter(|f| !f.good)?;
+                Some(Vars {
+                    fact: felt.clause.clone(),
+                    ..Vars::default()
+                })
+            });
+        if let Some(v) = here.filter(|_| !self.bank.advice_here.is_empty()) {
+            return self.pick(&self.bank.advice_here, &v);
+        }
+        let worry = cx.state.facts.first(FactKind::Worry);
         let v = worry.map(|f| self.vars(f)).unwrap_or_default();
         // A worry told: a line about it; none: a line asking which.
         let lines: Vec<String> = (self.bank.advice.iter())
@@ -38,21 +53,65 @@ impl Writer<'_> {
     /// A question about itself: its own answer, else the bank's (「你去过成都吗」:
     /// `{话题}` is the place).
     pub(super) fn about_me(&self, topic: Topic) -> String {
-        let own = self.cx.spec.about.get(&topic).filter(|l| !l.is_empty());
-        let lines = own
-            .or_else(|| self.bank.about_me.get(&topic))
+        let cx = self.cx;
+        let lines_of = |t: &Topic| {
+            (cx.spec.about.get(t).filter(|l| !l.is_empty())).or_else(|| self.bank.about_me.get(t))
+        };
+        // 「你喜欢下雨天吗」 to one who likes 下雨前的泥土味: that, in its words.
+        if topic == Topic::LikesThis
+            && let Some(own) = self.own_like(lines_of(&Topic::Likes))
+        {
+            return own;
+        }
+        // Nothing written for a thing liked: what it likes at all.
+        let lines = lines_of(&topic)
+            .or_else(|| {
+                (topic == Topic::LikesThis)
+                    .then(|| lines_of(&Topic::Likes))
+                    .flatten()
+            })
             .or_else(|| self.bank.about_me.get(&Topic::Other))
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let v = Vars {
-            topic: if topic == Topic::Been {
-                been_where(self.cx.message)
-            } else {
-                String::new()
+        let v = match topic {
+            Topic::Been => Vars {
+                topic: been_where(cx.message),
+                ..Vars::default()
             },
-            ..Vars::default()
+            Topic::LikesThis => self.liked_here(),
+            _ => Vars::default(),
         };
-        self.pick(lines, &v).unwrap_or_default()
+        let lines = holding_value(lines, &v);
+        self.pick(&lines, &v).unwrap_or_default()
+    }
+
+    /// Of its `likes` lines, one that speaks of the thing asked about (two
+    /// characters of it in a row).
+    fn own_like(&self, likes: Option<&Vec<String>>) -> Option<String> {
+        let thing: Vec<char> = crate::companion::said::liked_thing(self.cx.message)?
+            .chars()
+            .collect();
+        let pairs: Vec<String> = thing.windows(2).map(|w| w.iter().collect()).collect();
+        let speaking: Vec<String> = (likes?.iter())
+            .filter(|l| pairs.iter().any(|p| l.contains(p.as_str())))
+            .cloned()
+            .collect();
+        self.pick(&speaking, &Vars::default())
+    }
+
+    /// 「你喜欢猫吗」: the thing (`{话题}`), and the player's own pet of that
+    /// kind by name (`{值}`), if it has one.
+    fn liked_here(&self) -> Vars {
+        let thing = crate::companion::said::liked_thing(self.cx.message).unwrap_or_default();
+        let pet = (self.cx.state.facts.0.iter().rev())
+            .filter(|f| f.kind == FactKind::Pet && !f.value.is_empty() && !f.about.is_empty())
+            .filter(|_| !thing.is_empty())
+            .find(|f| f.about.contains(thing.as_str()) || thing.contains(f.about.as_str()));
+        Vars {
+            value: pet.map(|f| f.value.clone()).unwrap_or_default(),
+            topic: thing,
+            ..Vars::default()
+        }
     }
 
     /// What it thinks of someone in town the message names (by its

@@ -68,6 +68,10 @@ pub enum Topic {
     Lonely,
     /// What it does with its time (「你平时看书吗？」).
     Pastime,
+    /// Whether it will stay (「你会一直在这里吗？」).
+    Stay,
+    /// Whether it likes a thing the question names (「你喜欢猫吗？」: 猫).
+    LikesThis,
     /// Anything else about it.
     Other,
 }
@@ -316,7 +320,9 @@ pub(super) fn question(text: &str) -> Question {
         return help;
     }
     let recall_words = RECALL.iter().any(|w| text.contains(w));
-    if !recall_words && PLACES.iter().any(|w| text.contains(w)) {
+    // 「你最喜欢镇上的哪个地方？」: a place in town, not what it likes at all.
+    let fond_of_a_place = text.contains("地方") && text.contains("喜欢");
+    if !recall_words && (fond_of_a_place || PLACES.iter().any(|w| text.contains(w))) {
         return Question::AboutYou(Topic::Places);
     }
     if let Some(most) = who_most(text) {
@@ -458,7 +464,7 @@ fn date_topic(text: &str) -> Option<Topic> {
 
 fn topic(text: &str) -> Topic {
     let has = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
-    let can = has(&["你会", "会不会"]) && !has(&["想", "忘", "记得", "来"]);
+    let can = has(&["你会", "会不会"]) && !has(&["想", "忘", "记得", "来", "一直", "离开"]);
     if has(&[
         "我们算",
         "我们是朋友",
@@ -494,6 +500,18 @@ fn topic(text: &str) -> Topic {
         Topic::Fear
     } else if has(&["孤单", "孤独", "寂寞", "闷不闷", "无聊吗"]) {
         Topic::Lonely
+    } else if has(&[
+        "一直在",
+        "永远在",
+        "一直陪",
+        "会离开",
+        "会不会离开",
+        "会走吗",
+        "会不会走",
+        "会消失",
+        "会不见",
+    ]) {
+        Topic::Stay
     } else if can {
         Topic::Can
     } else if has(&[
@@ -512,7 +530,10 @@ fn topic(text: &str) -> Topic {
     } else if has(&["住", "哪里", "哪儿", "从哪", "家在"]) {
         Topic::Home
     } else if has(&["喜欢", "爱好", "爱吃"]) {
-        Topic::Likes
+        match liked_thing(text) {
+            Some(_) => Topic::LikesThis,
+            None => Topic::Likes,
+        }
     } else if has(&["平时", "闲下来", "空闲", "有空", "看书", "读书", "消遣"]) {
         Topic::Pastime
     } else if has(&["在干", "在做", "忙什么", "忙啥", "干嘛", "做什么", "干什么"])
@@ -523,4 +544,22 @@ fn topic(text: &str) -> Topic {
     } else {
         Topic::Other
     }
+}
+
+/// The thing a question asks whether one likes (「你喜欢猫吗」: 猫; 「你也爱吃
+/// 火锅吗」: 吃火锅); none for what it likes at all (「你喜欢什么」) or whom.
+pub fn liked_thing(text: &str) -> Option<String> {
+    let (_, rest) = ["你也喜欢", "你喜欢", "你也爱", "你爱"]
+        .iter()
+        .find_map(|w| text.split_once(w))?;
+    let thing = rest
+        .trim_end_matches(['？', '?', '。', '！', '!'])
+        .trim_end_matches(['吗', '么', '嘛', '呀', '呢'])
+        .trim();
+    let open = ["什么", "啥", "哪", "谁", "我", "你", "不"];
+    let n = thing.chars().count();
+    // 「你喜欢吃吗」 names no thing.
+    let bare_verb = n == 1 && "吃喝玩看听做".contains(thing);
+    ((1..=6).contains(&n) && !bare_verb && !open.iter().any(|w| thing.contains(w)))
+        .then(|| thing.to_string())
 }

@@ -12,10 +12,10 @@ mod words;
 
 use serde::{Deserialize, Serialize};
 
-pub use ask::{Question, Topic};
+pub use ask::{Question, Topic, liked_thing};
 pub use correct::quits;
 pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, WAS, bare_name};
-pub use words::Weather;
+pub use words::{Weather, doubts_self};
 
 use super::facts::FactKind;
 
@@ -162,6 +162,44 @@ pub fn tells_trade(value: &str) -> bool {
     state::JOB_ENDS.iter().any(|e| trade.ends_with(e)) || v.ends_with("上班")
 }
 
+/// Whether a message tells that something is over (「北京的会开完了」): a
+/// plan for a day still ahead came early.
+pub fn tells_done(message: &str) -> bool {
+    [
+        "完了",
+        "结束了",
+        "回来了",
+        "去过了",
+        "见过了",
+        "完成了",
+        "办成了",
+        "考完",
+        "讲完",
+        "开完",
+    ]
+    .iter()
+    .any(|w| message.contains(w))
+        && !["还没", "没完", "不完"].iter().any(|w| message.contains(w))
+}
+
+/// Whether a plan is a matter of health (去医院复查, 做手术): no treat.
+pub fn is_health(value: &str) -> bool {
+    [
+        "医院",
+        "复查",
+        "看病",
+        "手术",
+        "体检",
+        "检查",
+        "住院",
+        "看医生",
+        "拔牙",
+        "打针",
+    ]
+    .iter()
+    .any(|w| value.contains(w))
+}
+
 /// Whether a fact tells of a death (老伴去年走了).
 pub fn is_loss(value: &str) -> bool {
     ["去世", "过世", "走了", "不在了", "离开了我们"]
@@ -178,6 +216,9 @@ pub fn read(message: &str) -> Said {
     // of one told around them (「我在城里做程序员，最近压力有点大」).
     let mut other_news = vec![false; clauses.len()];
     for (k, c) in clauses.iter().enumerate() {
+        if c.question && words::calls_out(&c.text) {
+            continue;
+        }
         if c.question {
             let q = ask::question(&c.text);
             said.question = Some(match (said.question.take(), q) {
@@ -262,8 +303,9 @@ fn of_relative(fact: &Stated, clause: &str) -> bool {
         || !['我', '你', '他', '她', '它']
             .iter()
             .any(|p| clause.contains(*p));
+    // 「上个月住院了」 is news of them; 「好担心」 is the player's.
     theirs
-        && words::feeling(clause).is_none()
+        && words::named_feeling(clause).is_none()
         && !state::worries(clause)
         && state::facts(clause, &mut None).is_empty()
 }
@@ -279,6 +321,10 @@ fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
         .find_map(|w| clause.strip_prefix(w))
         .filter(|rest| !rest.is_empty())
         .unwrap_or(clause);
+    // 「这几天女儿回来了」: news of the player's own, as 「我女儿这几天回来了」.
+    if let Some(mine) = relative_first(clause) {
+        return state::facts(&mine, last_pet);
+    }
     let found = state::facts(clause, last_pet);
     let subject = ['我', '你', '他', '她', '它']
         .iter()
@@ -300,6 +346,30 @@ fn facts_of(clause: &str, last_pet: &mut Option<String>) -> Vec<Stated> {
         .collect()
 }
 
+/// A clause that opens with when, then a relative (「这几天女儿回来了」), as
+/// the player's relative's news (「我女儿这几天回来了」).
+fn relative_first(clause: &str) -> Option<String> {
+    const WHEN: &[&str] = &[
+        "这几天",
+        "前几天",
+        "这两天",
+        "昨天",
+        "今天",
+        "前天",
+        "上周",
+        "上个月",
+        "最近",
+        "刚才",
+        "周末",
+    ];
+    let when = WHEN.iter().find(|w| clause.starts_with(**w))?;
+    let rest = &clause[when.len()..];
+    let rel = (state::FAMILY.iter().chain(state::PEOPLE))
+        .filter(|r| rest.starts_with(**r))
+        .max_by_key(|r| r.len())?;
+    Some(format!("我{rel}{when}{}", &rest[rel.len()..]))
+}
+
 /// Words that link a clause to the one before it (虽然, 不过 …).
 const LINKS: &[&str] = &[
     "虽然", "尽管", "但是", "可是", "不过", "而且", "因为", "所以", "其实", "毕竟", "只是", "但",
@@ -311,13 +381,16 @@ const LINKS: &[&str] = &[
 fn merged(facts: Vec<Stated>, clauses: &[words::Clause], other_news: &[bool]) -> Vec<Stated> {
     // 「说实话，…」: a clause that only leads in says nothing of the worry.
     let lead_in = ["说实话", "老实说", "坦白说", "其实吧", "跟你说", "我跟你说"];
-    let whole: Vec<&str> = clauses
+    let told: Vec<&str> = clauses
         .iter()
         .zip(other_news)
         .filter(|(c, other)| !c.question && !**other && !lead_in.contains(&c.text.trim()))
         .map(|(c, _)| c.text.as_str())
         .collect();
-    let whole = state::to_you(&whole.join("，"));
+    // 「…，烦死了」: how it feels, not what the worry is.
+    let exclaims = |c: &&str| c.chars().count() <= 4 && words::named_feeling(c).is_some();
+    let what: Vec<&str> = told.iter().filter(|c| !exclaims(c)).copied().collect();
+    let whole = state::to_you(&if what.is_empty() { told } else { what }.join("，"));
     let mut out: Vec<Stated> = Vec::new();
     for mut f in facts {
         if matches!(f.kind, FactKind::Worry | FactKind::Plan) {
@@ -326,6 +399,18 @@ fn merged(facts: Vec<Stated>, clauses: &[words::Clause], other_news: &[bool]) ->
         out.retain(|o| {
             !(o.kind == f.kind && o.about == f.about && (o.value.is_empty() || o.value == f.value))
         });
+        // 「我妈妈复查了，医生说恢复得不错」: one piece of news of her, kept
+        // whole (a name stays apart: it is asked for alone).
+        if let Some(last) = out.last_mut()
+            && matches!(f.kind, FactKind::Family | FactKind::Person)
+            && (last.kind, &last.about) == (f.kind, &f.about)
+            && ![&last.value, &f.value]
+                .iter()
+                .any(|v| v.is_empty() || v.starts_with('叫'))
+        {
+            last.value = format!("{}，{}", last.value, f.value);
+            continue;
+        }
         out.push(f);
     }
     out

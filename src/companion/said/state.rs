@@ -200,7 +200,12 @@ pattern!(
     LIKES,
     &format!(r"(不)?我{ADV}(?:喜欢|热爱|爱)({HAN}{{1,10}})")
 );
-pattern!(HOBBY, &format!(r"我的爱好是({HAN}{{1,10}})"));
+pattern!(
+    HOBBY,
+    &format!(
+        r"我的爱好是({HAN}{{1,10}})|我(?:周末|平时|平常|每周|空闲时|闲下来|有空)(?:一般|经常|常常|常|总是|总|都|会|就)*(?:去|来)?((?:打|踢|游|跑|爬|下|弹|拉|练|画|钓|骑|唱|跳){HAN}{{1,6}})"
+    )
+);
 pattern!(
     DISLIKES,
     &format!(
@@ -624,7 +629,8 @@ fn tastes(clause: &str) -> Vec<Stated> {
             out.extend(clean(v).map(|v| Stated::new(FactKind::Likes, "", &v)));
         }
     } else if let Some(c) = HOBBY.captures(clause) {
-        out.extend(clean(&c[1]).map(|v| Stated::new(FactKind::Likes, "", &v)));
+        let v = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
+        out.extend(clean(v).map(|v| Stated::new(FactKind::Likes, "", &v)));
     }
     out
 }

@@ -98,6 +98,10 @@ fn asks(text: &str) -> bool {
             // 「我叫什么都行」, 「什么都不想做」: a statement after all.
             && !text.contains("都行")
             && !text.contains("都不")
+            // 「我觉得自己什么都做不好」: 什么都, 谁都 tell, they do not ask.
+            && !["什么都", "啥都", "谁都", "哪儿都", "哪里都", "怎么都"]
+                .iter()
+                .any(|w| text.contains(w))
             && !text.contains("不知道")
             // 「没什么大问题」, 「没多少」, 「不怎么疼」: a negation, not a question.
             && !["没什么", "没啥", "没多少", "不怎么", "没怎么", "没几"]
@@ -170,6 +174,10 @@ pub(super) const GOODBYE: &[&str] = &[
     "去吃饭了",
     "该吃饭了",
     "我该睡了",
+    "再聊",
+    "回头聊",
+    "下次聊",
+    "晚点聊",
 ];
 /// Thanks.
 pub(super) const THANKS: &[&str] = &["谢谢", "多谢", "感谢", "谢啦"];
@@ -216,6 +224,15 @@ const MISS: &[&str] = &["想你", "好久不见", "好久没来", "很久没来"
 /// Asking for help.
 pub(super) const HELP: &[&str] = &["帮帮我", "帮我", "怎么办", "救救我", "求你"];
 
+/// Whether a clause only calls out to see who is there (「在吗？」): a
+/// hello, not a question to answer.
+pub(super) fn calls_out(text: &str) -> bool {
+    let t = text
+        .trim_start_matches(['你', '您'])
+        .trim_end_matches(['呀', '啊']);
+    ["在吗", "在么", "在嘛", "在不在"].contains(&t)
+}
+
 /// Whether a (lower-cased) message opens with a greeting.
 pub(super) fn greets(lower: &str) -> bool {
     const HELLO: &[&str] = &[
@@ -231,13 +248,18 @@ pub(super) fn greets(lower: &str) -> bool {
         "下午好",
         "晚上好",
         "在吗",
+        "你在吗",
+        "在不在",
+        "你在不在",
         "我来了",
         "我回来了",
         "又见面",
         "好久不见",
     ];
     const BACK: &[&str] = &["又来了", "又来啦", "我来啦", "回来了", "回来啦", "我又来"];
-    HELLO.iter().any(|h| lower.starts_with(h)) || BACK.iter().any(|b| lower.contains(b))
+    // 「女儿回来了」 is someone else back.
+    let back = |b: &&str| lower.starts_with(b) || lower.contains(&format!("我{b}"));
+    HELLO.iter().any(|h| lower.starts_with(h)) || BACK.iter().any(back)
 }
 
 /// Whether it says it likes or loves the one spoken to.
@@ -291,6 +313,12 @@ const BAD: &[&str] = &[
     "崩溃",
     "失恋",
     "郁闷",
+    "有点闷",
+    "好闷",
+    "很闷",
+    "闷得慌",
+    "心里闷",
+    "没意思",
     "烦死",
     "好烦",
     "很烦",
@@ -344,8 +372,74 @@ const GOOD: &[&str] = &[
     "康复",
 ];
 
-/// The feeling a (statement) clause shares, if any.
+/// What happened, and the feeling it names: 「实验做砸了」 is no feeling
+/// word, yet the player is 沮丧. Checked after the feeling words.
+const HAPPENED: &[(&str, bool, &str)] = &[
+    ("什么都做不好", false, "灰心"),
+    ("什么都干不好", false, "灰心"),
+    ("一无是处", false, "灰心"),
+    ("做不好", false, "灰心"),
+    ("写不出来", false, "着急"),
+    ("想不出来", false, "着急"),
+    ("做不出来", false, "着急"),
+    ("催得", false, "着急"),
+    ("来不及", false, "着急"),
+    ("做砸", false, "沮丧"),
+    ("搞砸", false, "沮丧"),
+    ("考砸", false, "沮丧"),
+    ("弄砸", false, "沮丧"),
+    ("全废了", false, "沮丧"),
+    ("白做了", false, "沮丧"),
+    ("白费", false, "沮丧"),
+    ("失败了", false, "沮丧"),
+    ("没考好", false, "沮丧"),
+    ("挂科", false, "沮丧"),
+    ("被批评", false, "委屈"),
+    ("挨批", false, "委屈"),
+    ("加班", false, "累"),
+    ("住院", false, "担心"),
+    ("写完", true, "松了口气"),
+    ("做完", true, "松了口气"),
+    ("完成了", true, "松了口气"),
+    ("搞定", true, "松了口气"),
+    ("夸我", true, "开心"),
+    ("夸了我", true, "开心"),
+    ("表扬", true, "开心"),
+    ("得不错", true, "开心"),
+    ("得挺好", true, "开心"),
+    ("得很好", true, "开心"),
+    ("得还行", true, "松了口气"),
+];
+
+/// The feeling named by what happened in a clause (none when it did not:
+/// 「还没写完」).
+fn happened(text: &str) -> Option<Feeling> {
+    let (w, good, named) = HAPPENED.iter().find(|(w, ..)| text.contains(w))?;
+    let not = ["没", "不", "不用", "不必", "没有", "别"];
+    if not.iter().any(|n| text.contains(&format!("{n}{w}"))) {
+        return None;
+    }
+    Some(Feeling {
+        good: *good,
+        word: named.to_string(),
+        clause: text.replace('我', "你"),
+    })
+}
+
+/// Whether a feeling is doubting oneself (「我觉得自己什么都做不好」).
+pub fn doubts_self(f: &Feeling) -> bool {
+    !f.good && f.word == "灰心"
+}
+
+/// The feeling a (statement) clause shares, if any: in a word of feeling,
+/// else in what happened.
 pub(super) fn feeling(text: &str) -> Option<Feeling> {
+    named_feeling(text).or_else(|| happened(&untitled(text)))
+}
+
+/// The feeling a clause names in a word of feeling (「好担心」), if any: one
+/// that is the speaker's even after news of someone else.
+pub(super) fn named_feeling(text: &str) -> Option<Feeling> {
     let clause = text.replace('我', "你");
     // 「在看《百年孤独》」 is reading a book, not feeling lonely.
     let text = &untitled(text);
