@@ -509,6 +509,11 @@ fn joiners_who_say_nothing(ev: &[Value]) -> Vec<String> {
                     stormed.insert(c);
                 }
             }
+            // An appointment called someone away: the talk was cut short,
+            // as a storming off cuts it.
+            ("conversation_end", Some(c)) if e["reason"] == "interrupted" => {
+                stormed.insert(c);
+            }
             _ => {}
         }
     }

@@ -403,8 +403,9 @@ fn a_conversation_leaves_ties_and_memories_on_both_sides() {
 fn three_days_of_social_life() {
     // A seed with quarrels as well as friendships (whether a tie ever falls
     // in three days depends on the draws; seed 2 had no quarrel once chance
-    // meetings drew per pair).
-    let mut app = headless_app(default_scenario(), 4, 3, EventLog::in_memory());
+    // meetings drew per pair, seed 4 none once the good-natured stopped
+    // snapping at a sigh).
+    let mut app = headless_app(default_scenario(), 3, 3, EventLog::in_memory());
     heartvale::headless::run_to_end(&mut app, 5000);
     let ev = events(&app);
     let starts = of(&ev, "conversation_start");

@@ -180,7 +180,14 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     {
         return text.clone();
     }
+    // 「好久没进镇了，去老钟那儿喝碗炖菜」 is not said in the tavern itself.
+    let setting_off = |l: &str| {
+        ["去", "进镇", "回", "出门", "出发"]
+            .iter()
+            .any(|w| l.contains(w))
+    };
     if let Some(line) = &c.line
+        && !(c.target == cx.at && setting_off(line))
         && rng.random_bool(0.6)
     {
         return line.clone();

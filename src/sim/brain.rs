@@ -139,6 +139,8 @@ pub struct LineContext<'a> {
     pub(crate) trigger: crate::sim::social::message::Trigger,
     /// One of them works where they talk.
     pub(crate) at_work: bool,
+    /// The speaker works where they talk (behind its own counter, at its own bench).
+    pub(crate) speaker_at_work: bool,
     /// A gathering the speaker means to go to that has not begun (and does
     /// not organise), with its place's name: news to share.
     pub(crate) upcoming: Option<(&'a Gathering, &'a str)>,

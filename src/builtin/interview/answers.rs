@@ -65,6 +65,7 @@ impl Answering<'_, '_> {
             at_home: false,
             staying: false,
             comforted: false,
+            working: false,
         };
         let mut fillable: Vec<&Line> = list
             .iter()

@@ -130,8 +130,11 @@ const DINNER_HOURS: std::ops::RangeInclusive<u32> = 17..=20;
 pub(super) fn appointments(now: &Moment, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
     let wait = cx.tuning.social.appointments.wait_minutes as i64;
+    // From when the time left before setting off is shorter than any other
+    // action (`make_room_for_meetings`), the meeting is there to go to.
+    let shortest = cx.tuning.durations.min as i64 + super::APPOINTMENT_SLACK;
     for n in cx.agenda.meetings.iter().filter(|n| n.keep) {
-        let lead = now.walk(n.place) as i64 + APPOINTMENT_LEAD;
+        let lead = now.walk(n.place) as i64 + APPOINTMENT_LEAD.max(shortest);
         if cx.now < n.at.plus_minutes(-lead) || cx.now >= n.at.plus_minutes(wait - APPOINTMENT_TAIL)
         {
             continue;

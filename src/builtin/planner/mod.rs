@@ -299,6 +299,9 @@ fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
         return;
     };
     let least = cx.tuning.durations.min as i64;
+    let can_go = options.iter().any(|c| {
+        c.gathering.is_some() || matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..))
+    });
     let mut too_far = Vec::new();
     for (k, c) in options.iter_mut().enumerate() {
         let meeting = matches!(c.action, ActionText::Meet(..) | ActionText::DineWith(..));
@@ -309,7 +312,9 @@ fn make_room_for_meetings(cx: &PlanContext<'_>, options: &mut Vec<Candidate>) {
         let room = cx.now.minutes_until(leave_by) - walk;
         if room >= least && (c.duration as i64) > room {
             c.duration = room as u32;
-        } else if room < least && c.target != cx.at {
+        } else if room < least && (c.target != cx.at || can_go) {
+            // Staying on would be staying the shortest action, past the
+            // time to set off: with the meeting to go to, one goes.
             too_far.push(k);
         }
     }

@@ -223,13 +223,16 @@ impl Speaker<'_, '_> {
     /// her daughter over a sigh; a father back from a rested morning does not
     /// call his daughter's sleepless night nitpicking).
     pub(super) fn prickly(&self) -> bool {
+        /// Agreeableness from which one does not argue unless worn out.
+        const GOOD_NATURED: f32 = 65.0;
         let cx = self.cx;
         let worn = cx.needs.is_some_and(|n| n.energy < 35.0 || n.hunger < 30.0);
         let cool = cx.relation.is_none_or(|r| r.strength < 20.0);
         let dear = cx
             .relation
             .is_some_and(|r| r.kind == RelationKind::Family || r.strength >= super::CLOSE_TIE);
-        if dear && !worn {
+        // 「宜人的听者安慰」: a good-natured one snaps only when worn out.
+        if (dear || cx.speaker.personality.agreeableness >= GOOD_NATURED) && !worn {
             return false;
         }
         let temper = (100.0 - cx.speaker.personality.agreeableness) / 100.0

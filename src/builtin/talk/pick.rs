@@ -94,6 +94,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
                 && cx.speaker.home == cx.listener.home,
             staying: cx.stays,
             comforted: self.comforted,
+            working: cx.speaker_at_work,
         }
     }
 

@@ -76,6 +76,10 @@ pub struct Cond {
     /// (false): 「你干这行多少年了？」 is not asked of a co-worker.
     #[serde(default)]
     pub same_work: Option<bool>,
+    /// Said only by one at its workplace (true) or away from it (false):
+    /// 「出门就踩了一脚泥」 is not said behind one's own counter.
+    #[serde(default)]
+    pub working: Option<bool>,
 }
 
 /// A part of the day.
@@ -153,6 +157,8 @@ pub struct Situation<'a> {
     pub staying: bool,
     /// Someone comforted the speaker in this talk.
     pub comforted: bool,
+    /// The speaker is at its workplace.
+    pub working: bool,
 }
 
 /// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
@@ -182,6 +188,7 @@ impl Cond {
             && self.at_home.is_none_or(|h| h == s.at_home)
             && self.staying.is_none_or(|h| h == s.staying)
             && self.comforted.is_none_or(|h| h == s.comforted)
+            && self.working.is_none_or(|w| w == s.working)
             && self
                 .same_work
                 .is_none_or(|w| w == same_work(s.speaker, s.listener))

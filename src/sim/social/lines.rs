@@ -126,6 +126,7 @@ pub fn with_line_context<R>(
         at_work: [speaker.1, listener.1]
             .iter()
             .any(|p| p.work.as_ref().is_some_and(|w| w.place == c.place)),
+        speaker_at_work: (speaker.1.work.as_ref()).is_some_and(|w| w.place == c.place),
         upcoming,
         proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
         accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),

@@ -263,7 +263,13 @@ pub(super) fn begin(
         (ai, human),
         (
             &names[human.i()],
-            &partner_persona(&partner, names, &inputs.town, &ties),
+            &partner_persona(
+                &partner,
+                names,
+                inputs,
+                &ties,
+                inputs.census.standing_at(c.place),
+            ),
         ),
         &now,
     )
@@ -349,6 +355,52 @@ fn converse_fields(
     ]
 }
 
+/// What a resident is busy with these days, in its own words: an
+/// appointment it means to keep, a gathering it means to go to, else its work
+/// (「最近在忙…」 answers 「你最近在忙些什么？」).
+fn busy_with(
+    p: &crate::scenario::Profile,
+    agenda: &crate::sim::residents::Agenda,
+    (names, present): (&[String], &[RosterIdx]),
+    inputs: &super::LineInputs,
+) -> Option<String> {
+    let now = inputs.clock.now;
+    let work = p.work.as_ref().map(|w| inputs.town.name(w.place));
+    let busy = match work {
+        Some(place) => format!("最近在忙{place}的事"),
+        None => "最近在忙自己的事".to_string(),
+    };
+    let meeting = (agenda.meetings.iter())
+        .filter(|m| m.keep && m.at > now)
+        .min_by_key(|m| m.at);
+    if let Some(m) = meeting {
+        let place = inputs.town.name(m.place);
+        // One standing by is not spoken of as if away.
+        if present.contains(&m.with) {
+            return Some(format!("{busy}，晚些还约了人在{place}见面。"));
+        }
+        let who = &names[m.with.i()];
+        return Some(format!("{busy}，还跟{who}约好了在{place}见面。"));
+    }
+    let gathering = (agenda.appointments.iter())
+        .filter(|a| a.will_attend)
+        .filter_map(|a| inputs.gatherings.at(a.gathering))
+        .find(|g| g.starts > now);
+    if let Some(g) = gathering {
+        let title = &g.title;
+        if g.organiser == p.id {
+            return Some(format!("{busy}，还在张罗{title}。"));
+        }
+        let when = match g.starts.day_number() - now.day_number() {
+            0 => "今天晚些",
+            1 => "明天",
+            _ => "过几天",
+        };
+        return Some(format!("{busy}，{when}还要去{title}。"));
+    }
+    work.map(|_| format!("{busy}，一天到晚闲不下来。"))
+}
+
 /// A skill chosen for a conversation, and its start (or why it failed).
 pub(super) struct Began {
     pub(super) ai: RosterIdx,
@@ -364,10 +416,12 @@ pub(super) struct Began {
 fn partner_persona(
     partner: &crate::sim::social::TalkerView,
     names: &[String],
-    town: &crate::scenario::Town,
+    inputs: &super::LineInputs,
     close: &[&crate::sim::residents::Relationship],
+    present: &[RosterIdx],
 ) -> String {
-    let (_, persona, _, _, _, needs, _) = partner;
+    let town = &inputs.town;
+    let (_, persona, _, _, agenda, needs, _) = partner;
     let p = &persona.0;
     let mut lines = Vec::new();
     lines.push(if needs.energy < 35.0 {
@@ -377,6 +431,7 @@ fn partner_persona(
     } else {
         "最近还不错，每天都挺充实。".to_string()
     });
+    lines.extend(busy_with(p, agenda, (names, present), inputs));
     if let Some(w) = &p.work {
         lines.push(format!(
             "我是{}，平时在{}上班。",
