@@ -44,6 +44,10 @@ pub struct ChatBank {
     /// A loss told (a relative who died): `{事实}`, `{种类}`.
     #[serde(default)]
     pub loss: Lines,
+    /// News of a relative or friend that went well (妈妈复查了，医生说恢复得
+    /// 不错): `{事实}`, `{种类}`.
+    #[serde(default)]
+    pub news_good: Lines,
     /// A plan that is a matter of health (去医院复查): `{事实}`.
     #[serde(default)]
     pub plan_health: Lines,

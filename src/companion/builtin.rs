@@ -427,6 +427,14 @@ impl<'a> Writer<'a> {
             let lines = match learnt {
                 // 「老伴去年走了」 is no news to welcome.
                 Learnt::New if loss && !self.bank.loss.is_empty() => &self.bank.loss,
+                // 「我妈妈复查了，医生说恢复得不错」: relief, not 「你很挂着妈妈吧」.
+                Learnt::New
+                    if matches!(fact.kind, FactKind::Family | FactKind::Person)
+                        && super::said::is_good_news(&fact.value)
+                        && !self.bank.news_good.is_empty() =>
+                {
+                    &self.bank.news_good
+                }
                 // 「我下周三要去医院复查」 is not 「真好」.
                 Learnt::New
                     if fact.kind == FactKind::Plan

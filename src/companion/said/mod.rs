@@ -182,6 +182,13 @@ pub fn tells_done(message: &str) -> bool {
         && !["还没", "没完", "不完"].iter().any(|w| message.contains(w))
 }
 
+/// Whether news tells of something gone well (医生说恢复得不错).
+pub fn is_good_news(value: &str) -> bool {
+    value
+        .split(['，', ','])
+        .any(|part| words::feeling(part).is_some_and(|f| f.good))
+}
+
 /// Whether a plan is a matter of health (去医院复查, 做手术): no treat.
 pub fn is_health(value: &str) -> bool {
     [

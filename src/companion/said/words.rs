@@ -409,6 +409,8 @@ const HAPPENED: &[(&str, bool, &str)] = &[
     ("得挺好", true, "开心"),
     ("得很好", true, "开心"),
     ("得还行", true, "松了口气"),
+    ("出院", true, "放心"),
+    ("痊愈", true, "放心"),
 ];
 
 /// The feeling named by what happened in a clause (none when it did not:

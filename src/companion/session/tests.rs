@@ -381,6 +381,7 @@ fn what_happened_is_felt_and_a_doubt_is_answered_with_what_went_well() {
             ("你会一直在这里吗？", 3),
             ("晚上再聊", 3),
             ("你喜欢下雨天吗？", 4),
+            ("我妈妈复查了，医生说恢复得不错。", 4),
         ],
     );
     assert!(r[2].contains("团子"), "the cat it knows: {}", r[2]);
@@ -406,4 +407,9 @@ fn what_happened_is_felt_and_a_doubt_is_answered_with_what_went_well() {
     assert!(r[11].contains("在这儿"), "staying, not a skill: {}", r[11]);
     assert!(!r[12].contains("慢慢学"), "a goodbye: {}", r[12]);
     assert!(r[13].contains("下雨前"), "what it likes of rain: {}", r[13]);
+    assert!(
+        r[14].contains("恢复得不错") && (r[14].contains("放心") || r[14].contains("真好")),
+        "good news of her is a relief: {}",
+        r[14]
+    );
 }
