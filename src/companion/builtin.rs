@@ -497,16 +497,8 @@ impl<'a> Writer<'a> {
                 ..Vars::default()
             };
             // What it did well, when it told of something: lines that say it first.
-            let lines = &self.bank.feeling_doubt;
-            let saying: Vec<String> = (lines.iter())
-                .filter(|l| l.contains("{原因}"))
-                .cloned()
-                .collect();
-            let lines = match v.cause.is_empty() || saying.is_empty() {
-                true => &lines[..],
-                false => &saying[..],
-            };
-            return self.pick(lines, &v);
+            let lines = holding(&self.bank.feeling_doubt, "{原因}", &v.cause);
+            return self.pick(&lines, &v);
         }
         let v = Vars {
             feeling: f.word.clone(),
@@ -737,11 +729,21 @@ fn strip_gesture(text: &str) -> &str {
 /// Of `lines`, those that say `v`'s value when it is known and some do;
 /// else all of them.
 fn holding_value<'l>(lines: &'l [String], v: &Vars) -> std::borrow::Cow<'l, [String]> {
+    holding(lines, "{值}", &v.value)
+}
+
+/// Of `lines`, those with `placeholder` when its `value` is known and some
+/// have it; else all of them.
+fn holding<'l>(
+    lines: &'l [String],
+    placeholder: &str,
+    value: &str,
+) -> std::borrow::Cow<'l, [String]> {
     let holding: Vec<String> = (lines.iter())
-        .filter(|l| l.contains("{值}"))
+        .filter(|l| l.contains(placeholder))
         .cloned()
         .collect();
-    if v.value.is_empty() || holding.is_empty() {
+    if value.is_empty() || holding.is_empty() {
         std::borrow::Cow::Borrowed(lines)
     } else {
         std::borrow::Cow::Owned(holding)

@@ -462,87 +462,106 @@ fn date_topic(text: &str) -> Option<Topic> {
         .then_some(Topic::Date)
 }
 
+/// Words that point a question about the one asked at a topic, checked in
+/// this order (「我们算是朋友了吗」 before 「朋友」 anywhere else).
+const TOPIC_WORDS: &[(Topic, &[&str])] = &[
+    (
+        Topic::Us,
+        &[
+            "我们算",
+            "我们是朋友",
+            "我们是不是朋友",
+            "算是朋友",
+            "当我是朋友",
+            "把我当",
+            "我们是什么关系",
+            "我们的关系",
+            "有没有朋友",
+            "你有朋友",
+        ],
+    ),
+    (
+        Topic::Invite,
+        &[
+            "一起去",
+            "要不要一起",
+            "一起走",
+            "陪我去",
+            "你会来",
+            "你来不来",
+            "来我的",
+            "来我家",
+            "跟我去",
+            "和我去",
+            "一起吃",
+        ],
+    ),
+    (Topic::Wish, &["心愿", "愿望", "梦想", "最想要"]),
+    (Topic::Been, &["你去过", "你见过", "你到过"]),
+    (
+        Topic::Fear,
+        &["怕什么", "最怕", "害怕什么", "怕不怕", "你怕"],
+    ),
+    (Topic::Lonely, &["孤单", "孤独", "寂寞", "闷不闷", "无聊吗"]),
+    (
+        Topic::Stay,
+        &[
+            "一直在",
+            "永远在",
+            "一直陪",
+            "会离开",
+            "会不会离开",
+            "会走吗",
+            "会不会走",
+            "会消失",
+            "会不见",
+        ],
+    ),
+    // 「你会做什么菜」, not 「你会想我吗」 (see [`topic`]).
+    (Topic::Can, &["你会", "会不会"]),
+    (
+        Topic::Name,
+        &[
+            "名字",
+            "叫什么",
+            "叫啥",
+            "你是谁",
+            "怎么称呼",
+            "说说你",
+            "讲讲你",
+            "介绍一下你",
+        ],
+    ),
+    (Topic::Age, &["几岁", "多大", "多久", "多少年", "年纪"]),
+    (Topic::Home, &["住", "哪里", "哪儿", "从哪", "家在"]),
+    (Topic::Likes, &["喜欢", "爱好", "爱吃"]),
+    (
+        Topic::Pastime,
+        &["平时", "闲下来", "空闲", "有空", "看书", "读书", "消遣"],
+    ),
+    (
+        Topic::Doing,
+        &["在干", "在做", "忙什么", "忙啥", "干嘛", "做什么", "干什么"],
+    ),
+    (
+        Topic::How,
+        &["好吗", "怎么样", "还好", "累不累", "开心吗", "过得"],
+    ),
+];
+
 fn topic(text: &str) -> Topic {
     let has = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
-    let can = has(&["你会", "会不会"]) && !has(&["想", "忘", "记得", "来", "一直", "离开"]);
-    if has(&[
-        "我们算",
-        "我们是朋友",
-        "我们是不是朋友",
-        "算是朋友",
-        "当我是朋友",
-        "把我当",
-        "我们是什么关系",
-        "我们的关系",
-        "有没有朋友",
-        "你有朋友",
-    ]) {
-        Topic::Us
-    } else if has(&[
-        "一起去",
-        "要不要一起",
-        "一起走",
-        "陪我去",
-        "你会来",
-        "你来不来",
-        "来我的",
-        "来我家",
-        "跟我去",
-        "和我去",
-        "一起吃",
-    ]) {
-        Topic::Invite
-    } else if has(&["心愿", "愿望", "梦想", "最想要"]) {
-        Topic::Wish
-    } else if has(&["你去过", "你见过", "你到过"]) {
-        Topic::Been
-    } else if has(&["怕什么", "最怕", "害怕什么", "怕不怕", "你怕"]) {
-        Topic::Fear
-    } else if has(&["孤单", "孤独", "寂寞", "闷不闷", "无聊吗"]) {
-        Topic::Lonely
-    } else if has(&[
-        "一直在",
-        "永远在",
-        "一直陪",
-        "会离开",
-        "会不会离开",
-        "会走吗",
-        "会不会走",
-        "会消失",
-        "会不见",
-    ]) {
-        Topic::Stay
-    } else if can {
-        Topic::Can
-    } else if has(&[
-        "名字",
-        "叫什么",
-        "叫啥",
-        "你是谁",
-        "怎么称呼",
-        "说说你",
-        "讲讲你",
-        "介绍一下你",
-    ]) {
-        Topic::Name
-    } else if has(&["几岁", "多大", "多久", "多少年", "年纪"]) {
-        Topic::Age
-    } else if has(&["住", "哪里", "哪儿", "从哪", "家在"]) {
-        Topic::Home
-    } else if has(&["喜欢", "爱好", "爱吃"]) {
-        match liked_thing(text) {
-            Some(_) => Topic::LikesThis,
-            None => Topic::Likes,
-        }
-    } else if has(&["平时", "闲下来", "空闲", "有空", "看书", "读书", "消遣"]) {
-        Topic::Pastime
-    } else if has(&["在干", "在做", "忙什么", "忙啥", "干嘛", "做什么", "干什么"])
-    {
-        Topic::Doing
-    } else if has(&["好吗", "怎么样", "还好", "累不累", "开心吗", "过得"]) {
-        Topic::How
-    } else {
-        Topic::Other
+    // 「你会想我吗」「你会记得吗」 ask no skill.
+    let not_can = ["想", "忘", "记得", "来", "一直", "离开"];
+    let found = TOPIC_WORDS
+        .iter()
+        .filter(|(t, _)| *t != Topic::Can || !has(&not_can))
+        .find(|(_, words)| has(words))
+        .map(|(t, _)| *t);
+    match found {
+        Some(Topic::Likes) if liked_thing(text).is_some() => Topic::LikesThis,
+        Some(t) => t,
+        None => Topic::Other,
     }
 }
 
