@@ -230,6 +230,25 @@ fn plans_out_of_place(ev: &[Value], town: &Scenario) -> Vec<String> {
     bad
 }
 
+/// Plan lines of a body that the willow spirit has not: 「肚子咕咕叫了」
+/// 「被窝在召唤我」 (its plan lines were once the same as everyone's).
+fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
+    const BODY: [&str; 6] = ["肚子", "被窝", "饿", "饭菜", "填饱", "眼皮"];
+    let spirits: Vec<&str> = town
+        .residents
+        .iter()
+        .filter(|p| p.has_word("精灵"))
+        .map(|p| &*p.id.0)
+        .collect();
+    assert!(!spirits.is_empty(), "the town has its spirit");
+    kind(ev, "plan")
+        .filter(|e| spirits.contains(&e["resident"].as_str().unwrap()))
+        .filter_map(|e| e["dialogue"].as_str())
+        .filter(|line| BODY.iter().any(|w| line.contains(w)))
+        .map(|line| format!("the spirit plans with a body: {line}"))
+        .collect()
+}
+
 /// A question asked back (「吃过了，你呢？」) followed, in its talk, by a line
 /// that does not answer it: no reply of any exchange (its own question
 /// dropped) and no answer about a gathering.
@@ -597,6 +616,7 @@ fn three_days_in_town_make_sense_on_every_seed() {
         let checks = [
             untrue_lines(&ev),
             plans_out_of_place(&ev, &town),
+            bodily_plans_of_a_spirit(&ev, &town),
             questions_asked_back_unanswered(&ev),
             talked_about_within_earshot(&ev, &town),
             customers_hurrying_off(&ev),

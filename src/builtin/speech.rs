@@ -1,99 +1,37 @@
 //! Chinese lines from templates filled with persona, place, time, mood and memory.
-//! Templates use `{name}`-style slots; designers can read and extend the tables.
+//! Templates use `{name}`-style slots; a plan's lines are the scenario's
+//! (`plans:` in `dialogue.yaml`), chosen among those whose conditions fit.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::planner::Candidate;
-use crate::base::time::clock_text;
+use crate::base::time::{GameTime, clock_text};
+use crate::scenario::dialogue::{Feeling, Line, PlanMoods, Situation};
 use crate::scenario::{Gathering, LocationKind};
 use crate::sim::brain::{PlanContext, SummaryContext};
 use crate::sim::memory::MemoryKind;
 use crate::sim::residents::{ActivityKind, Mood, Needs};
 
-const SLEEP: &[&str] = &[
-    "{period}了，该回{home}睡觉了。",
-    "{mood}今天就到这儿吧，明天还有事要做。",
-    "困了困了，被窝在召唤我。",
-    "眼皮直打架，回{home}睡吧。",
-    "{period}了，早点歇着，明天才有精神。",
-];
-/// Going to work at the start of one's shift.
-const WORK: &[&str] = &[
-    "{mood}到{place}开工了。",
-    "{period}好！{place}的活儿可不等人。",
-    "又是充实的一天，先把{place}的事情做好。",
-    "去{place}，把昨天没做完的接着做。",
-    "{mood}该去{place}忙了。",
-    "{place}还有一摊事等着我呢。",
-];
-/// Going back to work later in the shift.
-const WORK_BACK: &[&str] = &[
-    "歇够了，回{place}接着干。",
-    "{place}还有一摊事等着我呢。",
-    "{mood}回{place}把手头的活儿干完。",
-];
-/// Staying where one is: no going to it.
-const HERE: &[&str] = &["就在{place}再待一会儿。", "{mood}不挪地方了，就在{place}。"];
-const SLEEP_HERE: &[&str] = &[
-    "{period}了，该睡觉了。",
-    "{mood}今天就到这儿吧，明天还有事要做。",
-    "困了困了，被窝在召唤我。",
-];
-const EAT_AT_HOME: &[&str] = &[
-    "在{home}做点吃的，好好吃一顿。",
-    "{meal}时间到了，在{home}随便吃点。",
-];
-const HOME_HERE: &[&str] = &["在{home}歇会儿，泡杯茶。", "{period}了，在{home}清静清静。"];
-const WORK_HERE: &[&str] = &["接着忙手头的活儿。", "{mood}手上的活儿还没完，接着干。"];
-const EAT: &[&str] = &[
-    "{meal}时间到了，去{place}吃点东西。",
-    "{mood}先填饱肚子再说。",
-    "{place}的饭菜香味好像已经飘过来了。",
-    "肚子咕咕叫了，去{place}吃点。",
-    "饿了，去{place}垫垫肚子。",
-    "去{place}坐下来，好好吃一顿。",
-];
-const EAT_HOME: &[&str] = &[
-    "{meal}时间到了，回{home}吃点东西。",
-    "{mood}先回{home}填饱肚子再说。",
-    "回{home}做点吃的，好好吃一顿。",
-];
-const SOCIAL_FRIEND: &[&str] = &[
-    "去{place}找{friend}聊聊天。",
-    "想和{friend}说说话，去{place}看看。",
-    "{friend}应该在{place}，过去打个招呼。",
-];
-const SOCIAL: &[&str] = &[
-    "去{place}转转，说不定能碰到熟人。",
-    "{mood}想找人说说话，去{place}吧。",
-];
-const ATTEND: &[&str] = &[
-    "{title}要开始了，去{place}！",
-    "说好了要去{title}，可不能食言。",
-];
-const HOST: &[&str] = &[
-    "{title}就要开始了，得先去{place}把场子布置好！",
-    "大家快来{place}，{title}开始啦！",
-];
-const ATTEND_HERE: &[&str] = &[
-    "{title}要开始了，就在{place}等着。",
-    "说好了要来{title}，可不能食言。",
-];
-const HOST_HERE: &[&str] = &[
-    "{title}就要开始了，得先把{place}的场子布置好！",
-    "大家快来，{title}开始啦！",
-];
-const LEISURE: &[&str] = &[
-    "{mood}去{place}放松一下。",
-    "难得有空，去{place}走走。",
-    "{period}的{place}应该很舒服。",
-];
-const HOME: &[&str] = &["回{home}歇会儿，泡杯茶。", "{period}了，回家清静清静。"];
-const IDLE: &[&str] = &["在{place}四处看看。", "{mood}先在{place}待一会儿。"];
-const REST: &[&str] = &["{mood}躺一会儿，缓缓神。", "歇口气再说。"];
-fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [&'a str]) -> &'a str {
-    table[rng.random_range(0..table.len())]
+/// One of the lines of `table` that fit `s`, drawn with one roll (any of
+/// the table when none fits; an empty table, which `check` rejects, says
+/// nothing). No list is built: a large town plans thousands of times a step.
+fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [Line], s: &Situation<'_>) -> &'a str {
+    let fitting = table.iter().filter(|l| l.cond.holds(s)).count();
+    let (count, fits): (usize, &dyn Fn(&Line) -> bool) = if fitting == 0 {
+        (table.len(), &|_| true)
+    } else {
+        (fitting, &|l| l.cond.holds(s))
+    };
+    if count == 0 {
+        return "";
+    }
+    let k = rng.random_range(0..count);
+    table
+        .iter()
+        .filter(|l| fits(l))
+        .nth(k)
+        .map_or("", |l| l.text.as_str())
 }
 
 /// Whether every slot of `template` has a non-empty value among `slots`.
@@ -152,16 +90,47 @@ pub(super) fn fill_into(out: &mut String, template: &str, slots: &[(&str, &str)]
     out.push_str(rest);
 }
 
-/// How a mood colours the start of a line the resident says.
-fn mood(needs: &Needs) -> &'static str {
-    match needs.mood() {
-        Mood::Tired => "有点累了，",
-        Mood::Hungry => "肚子咕咕叫，",
-        Mood::Lonely => "好想找人说说话，",
-        Mood::Bored => "有点闷，",
-        Mood::Lively => "精神不错，",
-        Mood::Calm => "",
-    }
+/// How a mood colours the start of a line the resident says: the first of
+/// the mood's openings that fits `s`, else none.
+fn mood<'a>(moods: &'a PlanMoods, needs: &Needs, s: &Situation<'_>) -> &'a str {
+    let list = match needs.mood() {
+        Mood::Tired => &moods.tired,
+        Mood::Hungry => &moods.hungry,
+        Mood::Lonely => &moods.lonely,
+        Mood::Bored => &moods.bored,
+        Mood::Lively => &moods.lively,
+        Mood::Calm => return "",
+    };
+    list.value
+        .iter()
+        .find(|l| l.cond.holds(s))
+        .map_or("", |l| l.text.as_str())
+}
+
+/// How one feels, from its needs at `now`: what a line's `feels:` reads
+/// when nobody is being talked with (a plan, an interview's answer).
+pub(super) fn feelings(n: &Needs, now: GameTime) -> Vec<Feeling> {
+    feeling_flags(n, now)
+        .into_iter()
+        .filter_map(|(on, f)| on.then_some(f))
+        .collect()
+}
+
+/// Each feeling [`feelings`] may name, and whether it holds.
+fn feeling_flags(n: &Needs, now: GameTime) -> [(bool, Feeling); 10] {
+    let since_meal = n.last_meal.minutes_until(now);
+    [
+        (n.energy < 35.0, Feeling::Tired),
+        (n.energy > 70.0, Feeling::Rested),
+        (n.hunger < 40.0 && since_meal >= 120, Feeling::Hungry),
+        (since_meal < 90, Feeling::Fed),
+        (since_meal < 180, Feeling::Ate),
+        (since_meal >= 180, Feeling::Unfed),
+        (since_meal >= 180, Feeling::Appetite),
+        (since_meal < 180, Feeling::Full),
+        (n.social < 35.0, Feeling::Lonely),
+        (n.fun < 35.0, Feeling::Bored),
+    ]
 }
 
 fn meal_zh(m: u32, wake: u32) -> &'static str {
@@ -197,8 +166,29 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     let table = plan_table(cx, c, gathering);
     let friend = c.friend.map_or("", |f| cx.roster.name_of(f));
     let home = own_home(cx);
+    // Kept on the stack: [`feelings`] without its list.
+    let mut feels = [Feeling::Tired; 10];
+    let mut held = 0;
+    for (on, f) in feeling_flags(cx.needs, cx.now) {
+        if on {
+            feels[held] = f;
+            held += 1;
+        }
+    }
+    // Nobody is talked to: the planner stands for the listener too.
+    let s = Situation {
+        speaker: me,
+        listener: me,
+        minute: cx.now.minute_of_day(),
+        feels: &feels[..held],
+        apart_days: None,
+        at_home: cx.at == me.home,
+        staying: c.target == cx.at,
+        comforted: false,
+        working: me.work.as_ref().is_some_and(|w| w.place == cx.at),
+    };
     let mut line = fill(
-        pick(rng, table),
+        pick(rng, table, &s),
         &[
             ("period", cx.now.period()),
             ("home", home),
@@ -210,7 +200,7 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
                     cx.town.name(c.target)
                 },
             ),
-            ("mood", mood(cx.needs)),
+            ("mood", mood(&cx.phrases.plans.moods, cx.needs, &s)),
             ("meal", meal_zh(cx.now.minute_of_day(), me.wake)),
             ("friend", friend),
             ("title", gathering.map_or("聚会", |g| g.title.as_str())),
@@ -256,40 +246,42 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
 
 /// The templates for a plan of `c`'s kind, where the resident is and where
 /// it goes: staying put is no going, one's own house is 家.
-fn plan_table(
-    cx: &PlanContext<'_>,
+fn plan_table<'a>(
+    cx: &PlanContext<'a>,
     c: &Candidate,
     gathering: Option<&Gathering>,
-) -> &'static [&'static str] {
+) -> &'a [Line] {
     let me = cx.me;
     let here = c.target == cx.at;
-    match c.kind {
-        ActivityKind::Sleep if here => SLEEP_HERE,
-        ActivityKind::Sleep => SLEEP,
-        ActivityKind::Eat if here && c.target == me.home => EAT_AT_HOME,
-        ActivityKind::Leisure if here && c.target == me.home => HOME_HERE,
-        ActivityKind::Work if here => WORK_HERE,
-        ActivityKind::Work if into_shift(cx) => WORK_BACK,
-        ActivityKind::Work => WORK,
-        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat if here => HERE,
-        ActivityKind::Eat if c.target == me.home => EAT_HOME,
-        ActivityKind::Eat => EAT,
-        ActivityKind::Socialise if c.friend.is_some() => SOCIAL_FRIEND,
-        ActivityKind::Socialise => SOCIAL,
+    let t = &cx.phrases.plans;
+    let lines = match c.kind {
+        ActivityKind::Sleep if here => &t.sleep_here,
+        ActivityKind::Sleep => &t.sleep,
+        ActivityKind::Eat if here && c.target == me.home => &t.eat_at_home,
+        ActivityKind::Leisure if here && c.target == me.home => &t.home_here,
+        ActivityKind::Work if here => &t.work_here,
+        ActivityKind::Work if into_shift(cx) => &t.work_back,
+        ActivityKind::Work => &t.work,
+        ActivityKind::Leisure | ActivityKind::Socialise | ActivityKind::Eat if here => &t.here,
+        ActivityKind::Eat if c.target == me.home => &t.eat_home,
+        ActivityKind::Eat => &t.eat,
+        ActivityKind::Socialise if c.friend.is_some() => &t.social_friend,
+        ActivityKind::Socialise => &t.social,
         ActivityKind::Attend if gathering.is_some_and(|g| g.organiser == me.id) => {
             if here {
-                HOST_HERE
+                &t.host_here
             } else {
-                HOST
+                &t.host
             }
         }
-        ActivityKind::Attend if here => ATTEND_HERE,
-        ActivityKind::Attend => ATTEND,
-        ActivityKind::Leisure if c.target == me.home => HOME,
-        ActivityKind::Leisure => LEISURE,
-        ActivityKind::Idle if c.action.is_rest() => REST,
-        ActivityKind::Idle | ActivityKind::PostNotice => IDLE,
-    }
+        ActivityKind::Attend if here => &t.attend_here,
+        ActivityKind::Attend => &t.attend,
+        ActivityKind::Leisure if c.target == me.home => &t.home,
+        ActivityKind::Leisure => &t.leisure,
+        ActivityKind::Idle if c.action.is_rest() => &t.rest,
+        ActivityKind::Idle | ActivityKind::PostNotice => &t.idle,
+    };
+    &lines.value
 }
 
 /// One's own home as one says it: a house is 家 ("回苏文的阁楼" and "回马家"
@@ -350,12 +342,22 @@ pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
     };
     let mut rest: Vec<(usize, &crate::sim::memory::Memory)> = rest.to_vec();
     rest.sort_by_key(|(i, _)| *i);
-    let more: Vec<String> = rest.iter().map(|(_, m)| gist(&m.text)).collect();
-    let mut text = format!("{date}回顾：{MOST_OF_ALL}{}。", gist(&top.text));
+    let more: Vec<String> = rest.iter().map(|(_, m)| gist(done(m))).collect();
+    let mut text = format!("{date}回顾：{MOST_OF_ALL}{}。", gist(done(top)));
     if !more.is_empty() {
         text.push_str(&format!("这一天还：{}。", more.join("；")));
     }
     text
+}
+
+/// What a memory says was done: a plan's is what it set out to do, not the
+/// words it set out with (「去松林找人说说话：好想找人说说话，不挪地方了」
+/// read as a day's moment).
+fn done(m: &crate::sim::memory::Memory) -> &str {
+    match m.kind {
+        MemoryKind::Plan => m.text.split_once('：').map_or(&m.text, |(what, _)| what),
+        _ => &m.text,
+    }
 }
 
 /// A memory in at most [`GIST_CHARS`] characters: its first clauses, whole
@@ -412,6 +414,46 @@ pub(super) fn most_of_all(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::fill;
+
+    #[test]
+    fn a_summary_tells_what_was_done_not_the_words_set_out_with() {
+        use crate::base::time::GameTime;
+        use crate::sim::memory::{Memory, MemoryKind};
+        let town = crate::headless::default_scenario();
+        let m = |kind, importance, text: &str| Memory {
+            time: GameTime(0),
+            kind,
+            importance,
+            text: text.into(),
+            last_access: GameTime(0),
+            vector: None,
+        };
+        let plan = "去松林找人说说话：好想找人说说话，不挪地方了，就在松林";
+        let entries = [
+            m(MemoryKind::Plan, 30, plan),
+            m(MemoryKind::Dialogue, 60, "和苏文在柳溪河畔随便聊了聊爱好"),
+            m(MemoryKind::Plan, 20, "打算去参加心谷联谊会"),
+        ];
+        let cx = crate::sim::brain::SummaryContext {
+            me: &town.residents[0],
+            night: chrono::NaiveDate::from_ymd_opt(2026, 4, 6).expect("a date"),
+            entries: &entries,
+        };
+        let text = super::summary(&cx);
+        assert!(text.contains("去松林找人说说话"), "{text}");
+        assert!(!text.contains("不挪地方"), "{text}");
+        assert!(text.contains("打算去参加心谷联谊会"), "{text}");
+        // The words are still the plan's memory: only the summary leaves them out.
+        let only_plan = [m(MemoryKind::Plan, 30, plan)];
+        let cx = crate::sim::brain::SummaryContext {
+            entries: &only_plan,
+            ..cx
+        };
+        assert_eq!(
+            super::summary(&cx),
+            "4月6日回顾：最难忘的是去松林找人说说话。"
+        );
+    }
 
     #[test]
     fn gists_keep_whole_clauses() {

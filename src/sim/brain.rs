@@ -79,6 +79,8 @@ pub struct PlanContext<'a> {
     pub(crate) roster: &'a Roster,
     /// Every gathering of the scenario.
     pub(crate) gatherings: &'a [Gathering],
+    /// The scenario's phrase bank (what it says with a plan).
+    pub(crate) phrases: &'a crate::scenario::PhraseBank,
     /// Meals it has set out for today.
     pub(crate) meals_today: u32,
 }

@@ -219,6 +219,8 @@ pub struct PlanInputs<'w, 's> {
     pub(crate) gatherings: Res<'w, Gatherings>,
     /// The brain in force.
     pub(crate) brain: Res<'w, ActiveBrain>,
+    /// The scenario (its phrase bank's plan lines).
+    pub(crate) scenario: Res<'w, super::LoadedScenario>,
     /// What is read of each resident.
     pub(crate) residents: Query<'w, 's, PlannerView<'static>>,
 }
@@ -342,6 +344,7 @@ struct Shared<'a> {
     census: &'a Census,
     roster: &'a Roster,
     gatherings: &'a [Gathering],
+    phrases: &'a crate::scenario::PhraseBank,
 }
 
 impl<'a> Shared<'a> {
@@ -364,6 +367,7 @@ impl<'a> Shared<'a> {
             census: self.census,
             roster: self.roster,
             gatherings: self.gatherings,
+            phrases: self.phrases,
             meals_today: tally.meals_on(now),
         }
     }
@@ -380,6 +384,7 @@ impl<'w, 's> PlanInputs<'w, 's> {
             census: &self.census,
             roster: &self.roster,
             gatherings: &self.gatherings,
+            phrases: &self.scenario.0.dialogue,
         };
         (shared, &mut self.residents)
     }

@@ -95,29 +95,9 @@ impl Answering<'_, '_> {
 
     /// How the one asked feels, from its needs.
     fn feelings(&self) -> Vec<crate::scenario::dialogue::Feeling> {
-        use crate::scenario::dialogue::Feeling;
-        let Some(n) = self.iv.who.needs else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        let since_meal = n.last_meal.minutes_until(self.iv.now);
-        for (on, f) in [
-            (n.energy < 35.0, Feeling::Tired),
-            (n.energy > 70.0, Feeling::Rested),
-            (n.hunger < 40.0 && since_meal >= 120, Feeling::Hungry),
-            (since_meal < 90, Feeling::Fed),
-            (since_meal < 180, Feeling::Ate),
-            (since_meal >= 180, Feeling::Unfed),
-            (since_meal >= 180, Feeling::Appetite),
-            (since_meal < 180, Feeling::Full),
-            (n.social < 35.0, Feeling::Lonely),
-            (n.fun < 35.0, Feeling::Bored),
-        ] {
-            if on {
-                out.push(f);
-            }
-        }
-        out
+        self.iv.who.needs.map_or_else(Vec::new, |n| {
+            crate::builtin::speech::feelings(n, self.iv.now)
+        })
     }
 
     /// How one is: by how one feels.

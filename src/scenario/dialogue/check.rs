@@ -31,6 +31,9 @@ pub(super) fn walk(b: &mut PhraseBank, w: &mut Walk<'_>) {
     walk_closings(&mut b.closings, w);
     walk_storylines(&mut b.storylines, w);
     walk_interview(&mut b.interview, w);
+    for (name, l) in b.plans.lists() {
+        (w.lines)(&format!("plans.{name}"), l);
+    }
 }
 
 fn walk_greetings(g: &mut super::Greetings, w: &mut Walk<'_>) {
@@ -275,8 +278,8 @@ impl PhraseBank {
             &mut copy,
             &mut Walk {
                 lines: &mut |field, l| {
-                    // An argument may be left out.
-                    let optional = field.ends_with(".argue");
+                    // An argument may be left out, and so may a mood's opening.
+                    let optional = field.ends_with(".argue") || field.starts_with("plans.moods.");
                     if l.value.is_empty() && !optional {
                         let mut d = Diagnostic::at(path, l, field, "the list is empty".into());
                         d.hint = Some("give it at least one line".into());

@@ -3,13 +3,15 @@
 //! topics as exchanges (a line and the replies that answer it), moods (a
 //! grumble answered by comfort or an argument), news told and what two who
 //! lived something together bring up, closings, the storyline lines
-//! (invitations, meetings, a host's welcome) and forms of address. Any line
+//! (invitations, meetings, a host's welcome), forms of address and what one
+//! says with a plan (`plans:`, see [`PlanLines`]). Any line
 //! may carry conditions (`if:`, see [`Cond`]) that keep it true of its
 //! speaker. Checked like every scenario file: `file:line:col`, the field, a
 //! hint. A scenario without one speaks with the default town's.
 
 mod check;
 mod line;
+mod plans;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,6 +22,7 @@ use serde_saphyr::Spanned;
 use super::{LocationKind, WorkRole};
 use crate::base::{Diagnostics, load_checked, parse_checked};
 pub use line::{Cond, DayPart, Feeling, Line, Situation};
+pub use plans::{PlanLines, PlanMoods};
 
 /// The file's name in a scenario folder.
 pub const FILE: &str = "dialogue.yaml";
@@ -35,8 +38,9 @@ pub type Exchanges = Spanned<Vec<Exchange>>;
 /// (`a`, `b`, `day`, `host`, `hobby`: in news and shared memories; `dish`:
 /// a staff member's regular; `gist`: what a last talk was about; `names`,
 /// `thing`, `fact`, `impression`, `kin`: in an interview's answers; `felt`:
-/// how one of a date's two says it went).
-pub const SLOTS: [&str; 21] = [
+/// how one of a date's two says it went; `home`, `mood`, `meal`, `friend`:
+/// in plan lines).
+pub const SLOTS: [&str; 25] = [
     "you",
     "me",
     "place",
@@ -58,6 +62,10 @@ pub const SLOTS: [&str; 21] = [
     "impression",
     "kin",
     "felt",
+    "home",
+    "mood",
+    "meal",
+    "friend",
 ];
 
 /// The whole bank.
@@ -82,6 +90,8 @@ pub struct PhraseBank {
     pub address: Address,
     /// Answers to the player's questions (`heartvale interview`, 问问TA).
     pub interview: InterviewLines,
+    /// What one says with a plan.
+    pub plans: PlanLines,
     /// Words that name this town's own people and places besides their
     /// names (老钟, 柳溪 …): a town that borrows this bank (a generated one)
     /// leaves out every line that uses one.
@@ -714,6 +724,35 @@ mod tests {
         assert!(text.contains("unknown slot `{yuo}`"), "{text}");
         assert!(text.contains("moods.storm_off"), "{text}");
         assert!(text.contains("dialogue.yaml:"), "{text}");
+    }
+
+    #[test]
+    fn plan_lines_are_checked_like_the_rest() {
+        let text = include_str!("../../../scenarios/heartvale/dialogue.yaml")
+            .replacen("\"歇口气再说。\"", "\"歇口气再说{moood}。\"", 1)
+            .replacen(
+                "  idle:           # 四处看看\n    - \"在{place}四处看看。\"\n    - \"{mood}先在{place}待一会儿。\"",
+                "  idle: []",
+                1,
+            );
+        let err = PhraseBank::parse(&text, Path::new("dialogue.yaml")).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("unknown slot `{moood}`"), "{text}");
+        assert!(text.contains("plans.rest[1]"), "{text}");
+        assert!(
+            text.contains("plans.idle") && text.contains("the list is empty"),
+            "{text}"
+        );
+        // A mood's opening may be left out: none of its lines fits a spirit.
+        let bank = PhraseBank::builtin();
+        assert!(
+            bank.plans
+                .moods
+                .hungry
+                .value
+                .iter()
+                .all(|l| !l.cond.is_always())
+        );
     }
 
     #[test]

@@ -11,14 +11,13 @@ use crate::sim::residents::roster::RosterIdx;
 /// array, and residents are kept grouped by cell in another (a counting sort:
 /// linear, no hashing, and in roster order within each cell), so a cell is a
 /// contiguous slice.
-#[derive(Default)]
-pub(in crate::sim::social) struct Grid {
+pub(in crate::sim::social) struct Grid<T = (RosterIdx, Vec2)> {
     size: f32,
     /// Key of the bounding box's first cell, and the box's width and height in cells.
     origin: (i32, i32),
     dims: (i32, i32),
-    /// (roster idx, position), grouped by cell.
-    items: Vec<(RosterIdx, Vec2)>,
+    /// The items (each with its position), grouped by cell.
+    items: Vec<T>,
     /// Cell `c` holds `items[starts[c]..starts[c + 1]]`.
     starts: Vec<u32>,
     /// Each resident's cell, and each cell's next free slot, while filling.
@@ -26,25 +25,54 @@ pub(in crate::sim::social) struct Grid {
     next: Vec<u32>,
 }
 
+/// What a grid holds: anything with a place on the map. A pass that reads
+/// more of each neighbour than its position keeps it in the item, so the
+/// cells around a resident are one contiguous read rather than a lookup per
+/// neighbour scattered over a large town's arrays.
+pub(in crate::sim::social) trait Placed: Copy {
+    /// Where it stands.
+    fn pos(&self) -> Vec2;
+}
+
+impl Placed for (RosterIdx, Vec2) {
+    fn pos(&self) -> Vec2 {
+        self.1
+    }
+}
+
+impl<T> Default for Grid<T> {
+    fn default() -> Self {
+        Self {
+            size: 0.0,
+            origin: (0, 0),
+            dims: (0, 0),
+            items: Vec::new(),
+            starts: Vec::new(),
+            cells: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+}
+
 /// At most this many cells (or four per resident, if more): a crowd spread
 /// thinly over a huge map gets coarser cells, which only adds candidates that
 /// the distance check then drops.
 pub(super) const GRID_CELLS: u64 = 1 << 16;
 
-impl Grid {
+impl<T: Placed> Grid<T> {
     #[cfg(test)]
-    pub(super) fn new(size: f32, residents: &[(RosterIdx, Vec2)]) -> Self {
+    pub(super) fn new(size: f32, residents: &[T]) -> Self {
         let mut grid = Self::default();
         grid.fill(size, residents);
         grid
     }
 
     /// Sorts `residents` (in roster order) into cells, reusing the buffers.
-    pub(in crate::sim::social) fn fill(&mut self, size: f32, residents: &[(RosterIdx, Vec2)]) {
+    pub(in crate::sim::social) fn fill(&mut self, size: f32, residents: &[T]) {
         let mut size = size.max(1.0);
         let (lo, hi) = residents.iter().fold(
             (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
-            |(lo, hi), &(_, p)| (lo.min(p), hi.max(p)),
+            |(lo, hi), r| (lo.min(r.pos()), hi.max(r.pos())),
         );
         let budget = GRID_CELLS.max(4 * residents.len() as u64);
         let (origin, dims) = loop {
@@ -64,8 +92,8 @@ impl Grid {
         self.starts.clear();
         self.starts.resize((dims.0 * dims.1) as usize + 1, 0);
         self.cells.clear();
-        for &(_, p) in residents {
-            let c = self.cell(Self::key(size, p)).expect("inside the box");
+        for r in residents {
+            let c = self.cell(Self::key(size, r.pos())).expect("inside the box");
             self.cells.push(c as u32);
             self.starts[c + 1] += 1;
         }
@@ -74,9 +102,11 @@ impl Grid {
         }
         self.next.clear();
         self.next.extend_from_slice(&self.starts);
+        // Every slot is written once below; the first resident fills the rest.
         self.items.clear();
-        self.items
-            .resize(residents.len(), (RosterIdx(0), Vec2::ZERO));
+        if let Some(&first) = residents.first() {
+            self.items.resize(residents.len(), first);
+        }
         for (&c, &item) in self.cells.iter().zip(residents) {
             self.items[self.next[c as usize] as usize] = item;
             self.next[c as usize] += 1;
@@ -95,10 +125,7 @@ impl Grid {
     }
 
     /// The 3×3 cells around `pos`, as slices.
-    pub(in crate::sim::social) fn around(
-        &self,
-        pos: Vec2,
-    ) -> impl Iterator<Item = &[(RosterIdx, Vec2)]> + '_ {
+    pub(in crate::sim::social) fn around(&self, pos: Vec2) -> impl Iterator<Item = &[T]> + '_ {
         let (cx, cy) = Self::key(self.size, pos);
         (-1..=1)
             .flat_map(move |dx| (-1..=1).map(move |dy| (cx + dx, cy + dy)))
@@ -239,6 +266,7 @@ mod tests {
                 assert_eq!(found, want, "{a} at {pa}");
             }
         }
-        assert!(Grid::new(50.0, &[]).around(Vec2::ZERO).next().is_none());
+        let empty: Grid = Grid::new(50.0, &[]);
+        assert!(empty.around(Vec2::ZERO).next().is_none());
     }
 }

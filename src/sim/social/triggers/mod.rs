@@ -218,8 +218,8 @@ pub fn plan_encounters(cx: &CrowdView, rng: &mut rand_chacha::ChaCha8Rng) -> Enc
 pub(super) struct Scratch {
     taken: Vec<bool>,
     settled: Vec<(RosterIdx, LocIdx)>,
-    near: Vec<(RosterIdx, Vec2)>,
-    grid: Grid,
+    near: Vec<rules::Near>,
+    grid: Grid<rules::Near>,
 }
 
 /// From this many residents, who stands settled is looked through on all threads.

@@ -6,7 +6,7 @@
 use bevy::prelude::Vec2;
 use rand::RngExt;
 
-use super::grid::{Grid, RollClock};
+use super::grid::{Grid, Placed, RollClock};
 use super::{CrowdView, Encounter};
 use crate::scenario::LocIdx;
 use crate::sim::residents::roster::RosterIdx;
@@ -264,8 +264,8 @@ impl Pass<'_, '_> {
     pub(super) fn chance_meetings(
         &mut self,
         settled: &[(RosterIdx, LocIdx)],
-        near: &mut Vec<(RosterIdx, Vec2)>,
-        grid: &mut Grid,
+        near: &mut Vec<Near>,
+        grid: &mut Grid<Near>,
         rng: &mut rand_chacha::ChaCha8Rng,
     ) {
         let cx = self.cx;
@@ -275,7 +275,15 @@ impl Pass<'_, '_> {
             settled
                 .iter()
                 .filter(|&&(i, _)| !self.taken[i.i()])
-                .map(|&(i, _)| (i, cx.pos(i))),
+                .map(|&(i, _)| {
+                    let x = cx.person(i).expect("settled");
+                    Near {
+                        idx: i,
+                        pos: cx.pos(i),
+                        extraversion: x.extraversion,
+                        social_need: x.social_need,
+                    }
+                }),
         );
         grid.fill(p.distance, near);
         let roll = Roll {
@@ -287,7 +295,7 @@ impl Pass<'_, '_> {
         };
         let found = crate::sim::par_chunks(near, PARALLEL_ROLLS, |part| {
             let mut out = Vec::new();
-            for &a in part {
+            for a in part {
                 roll.meets(a, &mut out);
             }
             out
@@ -317,10 +325,27 @@ fn best_stage(m: &crate::scenario::StageValues) -> Stage {
     .expect("four stages")
 }
 
+/// A resident standing about, with what its chance of a meeting reads of
+/// it beside its position: the rolls go through a crowd's neighbours by the
+/// hundred, and a lookup in the census for each would be a cache miss each.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Near {
+    idx: RosterIdx,
+    pos: Vec2,
+    extraversion: f32,
+    social_need: f32,
+}
+
+impl Placed for Near {
+    fn pos(&self) -> Vec2 {
+        self.pos
+    }
+}
+
 /// One step's chance-meeting rolls: read-only, so they run on any thread.
 struct Roll<'a, 'c> {
     cx: &'a CrowdView<'c>,
-    grid: &'a Grid,
+    grid: &'a Grid<Near>,
     clock: RollClock,
     best_stage: Stage,
     /// The step's draw from the social stream; each pair's draw derives from it.
@@ -331,15 +356,15 @@ impl Roll<'_, '_> {
     /// Everyone `a` (at `pa`) would meet among its higher-indexed neighbours,
     /// if it rolls this step, in the grid's order; the more outgoing of two
     /// opens.
-    fn meets(&self, (a, pa): (RosterIdx, Vec2), out: &mut Vec<(RosterIdx, RosterIdx)>) {
+    fn meets(&self, x: &Near, out: &mut Vec<(RosterIdx, RosterIdx)>) {
+        let (a, pa) = (x.idx, x.pos);
         if !self.clock.rolls(a) {
             return;
         }
         let cx = self.cx;
         let p = &cx.tuning.proximity;
         let d2 = p.distance * p.distance;
-        // What depends on `a` alone, once: its view, and a party where it stands.
-        let x = cx.person(a).expect("settled");
+        // What depends on `a` alone, once: a party where it stands.
         let party = cx.gathering_at(cx.census.entries[a.i()].at).is_some();
         let (boost, least_need) = if party {
             (cx.tuning.gathering_talk, 50.0)
@@ -347,11 +372,11 @@ impl Roll<'_, '_> {
             (1.0, 0.0)
         };
         for cellmates in self.grid.around(pa) {
-            for &(b, pb) in cellmates {
-                if b <= a || pa.distance_squared(pb) > d2 {
+            for y in cellmates {
+                let b = y.idx;
+                if b <= a || pa.distance_squared(y.pos) > d2 {
                     continue;
                 }
-                let y = cx.person(b).expect("settled");
                 let chance = |stage| {
                     let need = (x.social_need.max(least_need), y.social_need.max(least_need));
                     let p = analysis::proximity_chance(
