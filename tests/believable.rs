@@ -199,8 +199,10 @@ fn untrue_lines(ev: &[Value]) -> Vec<String> {
 }
 
 fn dish_of(line: &str) -> Option<&'static str> {
-    // Past the @ of whom one answers.
+    // Past the @ of whom one answers; 「给个面子来坐坐」 (an invitation after
+    // the tea is served) asks for face, not noodles.
     let line = line.split_once(' ').map_or(line, |(_, rest)| rest);
+    let line = line.replace("面子", "");
     DISHES.iter().copied().find(|d| line.contains(d))
 }
 

@@ -110,27 +110,63 @@ fn mood<'a>(moods: &'a PlanMoods, needs: &Needs, s: &Situation<'_>) -> &'a str {
 /// How one feels, from its needs at `now`: what a line's `feels:` reads
 /// when nobody is being talked with (a plan, an interview's answer).
 pub(super) fn feelings(n: &Needs, now: GameTime) -> Vec<Feeling> {
-    feeling_flags(n, now)
-        .into_iter()
-        .filter_map(|(on, f)| on.then_some(f))
-        .collect()
+    Feelings::of(n, now).as_slice().to_vec()
 }
 
-/// Each feeling [`feelings`] may name, and whether it holds.
-fn feeling_flags(n: &Needs, now: GameTime) -> [(bool, Feeling); 10] {
-    let since_meal = n.last_meal.minutes_until(now);
-    [
-        (n.energy < 35.0, Feeling::Tired),
-        (n.energy > 70.0, Feeling::Rested),
-        (n.hunger < 40.0 && since_meal >= 120, Feeling::Hungry),
-        (since_meal < 90, Feeling::Fed),
-        (since_meal < 180, Feeling::Ate),
-        (since_meal >= 180, Feeling::Unfed),
-        (since_meal >= 180, Feeling::Appetite),
-        (since_meal < 180, Feeling::Full),
-        (n.social < 35.0, Feeling::Lonely),
-        (n.fun < 35.0, Feeling::Bored),
-    ]
+/// [`feelings`] kept on the stack: a large town plans thousands of times a step.
+struct Feelings {
+    held: [Feeling; 10],
+    len: usize,
+}
+
+impl Feelings {
+    fn of(n: &Needs, now: GameTime) -> Self {
+        let since_meal = n.last_meal.minutes_until(now);
+        let mut out = Self {
+            held: [Feeling::Tired; 10],
+            len: 0,
+        };
+        for (on, f) in [
+            (n.energy < 35.0, Feeling::Tired),
+            (n.energy > 70.0, Feeling::Rested),
+            (n.hunger < 40.0 && since_meal >= 120, Feeling::Hungry),
+            (since_meal < 90, Feeling::Fed),
+            (since_meal < 180, Feeling::Ate),
+            (since_meal >= 180, Feeling::Unfed),
+            (since_meal >= 180, Feeling::Appetite),
+            (since_meal < 180, Feeling::Full),
+            (n.social < 35.0, Feeling::Lonely),
+            (n.fun < 35.0, Feeling::Bored),
+        ] {
+            if on {
+                out.held[out.len] = f;
+                out.len += 1;
+            }
+        }
+        out
+    }
+
+    fn as_slice(&self) -> &[Feeling] {
+        &self.held[..self.len]
+    }
+}
+
+/// What a plan line's conditions read: the planner (nobody is talked to, so
+/// it stands for the listener too), the time, and whether it stays, is at
+/// home or at work.
+fn plan_situation<'a>(cx: &PlanContext<'a>, c: &Candidate, feels: &'a [Feeling]) -> Situation<'a> {
+    let me = cx.me;
+    Situation {
+        speaker: me,
+        listener: me,
+        minute: cx.now.minute_of_day(),
+        feels,
+        apart_days: None,
+        at_home: cx.at == me.home,
+        staying: c.target == cx.at,
+        comforted: false,
+        working: me.work.as_ref().is_some_and(|w| w.place == cx.at),
+    }
 }
 
 fn meal_zh(m: u32, wake: u32) -> &'static str {
@@ -166,27 +202,8 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
     let table = plan_table(cx, c, gathering);
     let friend = c.friend.map_or("", |f| cx.roster.name_of(f));
     let home = own_home(cx);
-    // Kept on the stack: [`feelings`] without its list.
-    let mut feels = [Feeling::Tired; 10];
-    let mut held = 0;
-    for (on, f) in feeling_flags(cx.needs, cx.now) {
-        if on {
-            feels[held] = f;
-            held += 1;
-        }
-    }
-    // Nobody is talked to: the planner stands for the listener too.
-    let s = Situation {
-        speaker: me,
-        listener: me,
-        minute: cx.now.minute_of_day(),
-        feels: &feels[..held],
-        apart_days: None,
-        at_home: cx.at == me.home,
-        staying: c.target == cx.at,
-        comforted: false,
-        working: me.work.as_ref().is_some_and(|w| w.place == cx.at),
-    };
+    let feels = Feelings::of(cx.needs, cx.now);
+    let s = plan_situation(cx, c, feels.as_slice());
     let mut line = fill(
         pick(rng, table, &s),
         &[
@@ -206,7 +223,15 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
             ("title", gathering.map_or("聚会", |g| g.title.as_str())),
         ],
     );
-    // The first plan after waking recalls the night's summary of yesterday.
+    add_thought(cx, c, &mut line, rng);
+    line
+}
+
+/// What comes to mind with a plan, after its line: on waking, yesterday's
+/// moment from the night's summary; now and then a recent conversation,
+/// or, setting off to work, the resident's motto (「每本书都在等一个对的读者」
+/// fits the librarian's shift, not her supper).
+fn add_thought(cx: &PlanContext<'_>, c: &Candidate, line: &mut String, rng: &mut ChaCha8Rng) {
     let woke = cx.previous.is_some_and(|p| p.kind == ActivityKind::Sleep);
     // Looked up only on waking: the memories sit far apart in a large town.
     let yesterday = woke
@@ -220,11 +245,8 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
         .and_then(|m| most_of_all(&m.text));
     if woke && let Some(moment) = yesterday {
         line.push_str(&format!("（想起昨天：{moment}）"));
-        return line;
+        return;
     }
-    // Now and then a thought about a recent conversation, or, setting off to
-    // work, the resident's motto (「每本书都在等一个对的读者」 fits the
-    // librarian's shift, not her supper).
     let recent_talk = cx
         .relationships
         .iter()
@@ -236,12 +258,11 @@ pub(super) fn plan_line(cx: &PlanContext<'_>, c: &Candidate, rng: &mut ChaCha8Rn
             let who = cx.roster.name(recent_talk.expect("checked").1);
             line.push_str(&format!("（想起刚才和{who}的聊天）"));
         }
-        2 if !me.quote.is_empty() && c.kind == ActivityKind::Work => {
-            line.push_str(&me.quote);
+        2 if !cx.me.quote.is_empty() && c.kind == ActivityKind::Work => {
+            line.push_str(&cx.me.quote);
         }
         _ => {}
     }
-    line
 }
 
 /// The templates for a plan of `c`'s kind, where the resident is and where
