@@ -579,6 +579,7 @@ pub fn liked_thing(text: &str) -> Option<String> {
     let n = thing.chars().count();
     // 「你喜欢吃吗」 names no thing.
     let bare_verb = n == 1 && "吃喝玩看听做".contains(thing);
-    ((1..=6).contains(&n) && !bare_verb && !open.iter().any(|w| thing.contains(w)))
+    // Looked for before 么 is trimmed: 「你喜欢吃什么」 asks, it names no 「吃什」.
+    ((1..=6).contains(&n) && !bare_verb && !open.iter().any(|w| rest.contains(w)))
         .then(|| thing.to_string())
 }

@@ -226,6 +226,13 @@ pub fn read(message: &str) -> Said {
         if c.question && words::calls_out(&c.text) {
             continue;
         }
+        // 「你觉得我是不是很没用？」 asks for comfort, not for an opinion.
+        if c.question
+            && let Some(f) = words::feeling(&c.text).filter(words::doubts_self)
+        {
+            said.feeling.get_or_insert(f);
+            continue;
+        }
         if c.question {
             let q = ask::question(&c.text);
             said.question = Some(match (said.question.take(), q) {

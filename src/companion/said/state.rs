@@ -676,6 +676,13 @@ const WORRY: &[&str] = &[
     "心事",
     "挂科",
     "血压",
+    "心里慌",
+    "心里挺慌",
+    "心慌",
+    "没找到工作",
+    "没找到新工作",
+    "找不到工作",
+    "失业",
 ];
 
 /// A worry of the player's: said of themselves, or with no one else named.

@@ -413,3 +413,55 @@ fn what_happened_is_felt_and_a_doubt_is_answered_with_what_went_well() {
         r[14]
     );
 }
+
+/// A cook out of work (the 40-message 阿杰 chat): the job lost is felt, a
+/// quarrel heard, 没用 asked as a question answered as doubt, the worry kept
+/// for when it is asked about, making up heard as good news, and 吃什么
+/// never named as a thing liked.
+#[test]
+fn a_lost_job_a_quarrel_and_a_doubt_asked_are_heard() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let r = chat(
+        &mut state,
+        &spec,
+        &[
+            ("我叫阿杰，三十一岁，是个厨师。", 0),
+            ("我在杭州一家饭馆做了八年，上个月饭馆关门了。", 0),
+            ("现在还没找到新工作，心里挺慌的。", 0),
+            ("你喜欢吃什么？", 0),
+            ("今天带豆豆去钓鱼了，钓了三条鲫鱼。", 1),
+            ("昨天跟老婆吵了一架，为了钱的事。", 1),
+            ("你觉得我是不是很没用？", 1),
+            ("我跟老婆和好了，她说其实她也是担心。", 2),
+            ("面试结束了，感觉还不错。", 2),
+            ("你记得我之前最担心什么吗？", 2),
+        ],
+    );
+    assert!(
+        !r[1].contains("你怎么看"),
+        "a job lost is no topic: {}",
+        r[1]
+    );
+    assert!(!r[2].contains("慢慢学"), "慌 is a feeling: {}", r[2]);
+    assert!(!r[3].contains("吃什啊"), "{}", r[3]);
+    assert!(!r[5].contains("你接着说"), "a quarrel is heard: {}", r[5]);
+    let doubt = ["不这么看", "自己做到", "不是这样", "已经很好"];
+    assert!(
+        !r[6].contains("话不多") && doubt.iter().any(|w| r[6].contains(w)),
+        "a doubt, answered as one: {}",
+        r[6]
+    );
+    assert!(!r[7].contains("辛苦了"), "making up is good news: {}", r[7]);
+    let glad = ["高兴", "开心", "太好了"];
+    assert!(
+        glad.iter().any(|w| r[8].contains(w)),
+        "an interview gone well: {}",
+        r[8]
+    );
+    assert!(
+        r[9].contains("工作") || r[9].contains("慌"),
+        "the worry told: {}",
+        r[9]
+    );
+}
