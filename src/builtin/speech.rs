@@ -18,18 +18,14 @@ use crate::sim::residents::{ActivityKind, Mood, Needs};
 /// nothing). No list is built: a large town plans thousands of times a step.
 fn pick<'a>(rng: &mut ChaCha8Rng, table: &'a [Line], s: &Situation<'_>) -> &'a str {
     let fitting = table.iter().filter(|l| l.cond.holds(s)).count();
-    let (count, fits): (usize, &dyn Fn(&Line) -> bool) = if fitting == 0 {
-        (table.len(), &|_| true)
-    } else {
-        (fitting, &|l| l.cond.holds(s))
-    };
+    let count = if fitting == 0 { table.len() } else { fitting };
     if count == 0 {
         return "";
     }
     let k = rng.random_range(0..count);
     table
         .iter()
-        .filter(|l| fits(l))
+        .filter(|l| fitting == 0 || l.cond.holds(s))
         .nth(k)
         .map_or("", |l| l.text.as_str())
 }
