@@ -214,6 +214,25 @@ pub fn is_loss(value: &str) -> bool {
         .any(|w| value.contains(w))
 }
 
+/// A message's question so far, and another of its clauses that asks.
+fn joined(before: Option<Question>, q: Question) -> Question {
+    match (before, q) {
+        // 「我是哪里人，你还记得吗」: one recall, of what either clause names.
+        (Some(Question::Recall(mut a)), Question::Recall(b)) => {
+            for k in b {
+                if !a.contains(&k) {
+                    a.push(k);
+                }
+            }
+            Question::Recall(a)
+        }
+        (Some(Question::Recall(a)), _) => Question::Recall(a),
+        // 「给我点建议吗？怎么才能让师傅对我改观？」: still advice.
+        (Some(Question::Advice), _) => Question::Advice,
+        (_, q) => q,
+    }
+}
+
 /// Reads a message.
 pub fn read(message: &str) -> Said {
     let clauses = words::clauses(message);
@@ -234,22 +253,7 @@ pub fn read(message: &str) -> Said {
             continue;
         }
         if c.question {
-            let q = ask::question(&c.text);
-            said.question = Some(match (said.question.take(), q) {
-                // 「我是哪里人，你还记得吗」: one recall, of what either clause names.
-                (Some(Question::Recall(mut a)), Question::Recall(b)) => {
-                    for k in b {
-                        if !a.contains(&k) {
-                            a.push(k);
-                        }
-                    }
-                    Question::Recall(a)
-                }
-                (Some(Question::Recall(a)), _) => Question::Recall(a),
-                // 「给我点建议吗？怎么才能让师傅对我改观？」: still advice.
-                (Some(Question::Advice), _) => Question::Advice,
-                (_, q) => q,
-            });
+            said.question = Some(joined(said.question.take(), ask::question(&c.text)));
             continue;
         }
         said.retracts.extend(state::retracted_name(&c.text));
