@@ -232,10 +232,13 @@ fn plans_out_of_place(ev: &[Value], town: &Scenario) -> Vec<String> {
     bad
 }
 
-/// Plan lines of a body that the willow spirit has not: 「肚子咕咕叫了」
-/// 「被窝在召唤我」 (its plan lines were once the same as everyone's).
+/// A body that the willow spirit has not: plan lines 「肚子咕咕叫了」
+/// 「被窝在召唤我」 (its plan lines were once the same as everyone's), meals
+/// (it `eats: false`), and talk of hunger, thirst or soup (its food talk
+/// was once everyone's: 「天一凉，就想喝口热乎乎的汤」, 「有酸梅汤吗？渴坏了」).
 fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
     const BODY: [&str; 6] = ["肚子", "被窝", "饿", "饭菜", "填饱", "眼皮"];
+    const SAID: [&str; 5] = ["肚子", "饿", "渴", "汤", "一脚泥"];
     let spirits: Vec<&str> = town
         .residents
         .iter()
@@ -243,12 +246,22 @@ fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
         .map(|p| &*p.id.0)
         .collect();
     assert!(!spirits.is_empty(), "the town has its spirit");
-    kind(ev, "plan")
+    let plans: Vec<&Value> = kind(ev, "plan")
         .filter(|e| spirits.contains(&e["resident"].as_str().unwrap()))
+        .collect();
+    let meals = (plans.iter())
+        .filter(|e| e["activity"] == "eat")
+        .map(|e| format!("the spirit goes for a meal: {}", e["action"]));
+    let bodily = (plans.iter())
         .filter_map(|e| e["dialogue"].as_str())
         .filter(|line| BODY.iter().any(|w| line.contains(w)))
-        .map(|line| format!("the spirit plans with a body: {line}"))
-        .collect()
+        .map(|line| format!("the spirit plans with a body: {line}"));
+    let said = kind(ev, "message")
+        .filter(|e| spirits.contains(&e["speaker"].as_str().unwrap()))
+        .map(text)
+        .filter(|line| SAID.iter().any(|w| line.contains(w)))
+        .map(|line| format!("the spirit speaks with a body: {line}"));
+    meals.chain(bodily).chain(said).collect()
 }
 
 /// A question asked back (「吃过了，你呢？」) followed, in its talk, by a line

@@ -198,7 +198,14 @@ fn everyone_eats_every_day() {
 }
 
 fn check_everyone_eats_every_day(r: &Run) {
-    for p in &r.scenario.residents {
+    // The willow spirit (`eats: false`) has no meals: none may be planned.
+    for p in r.scenario.residents.iter().filter(|p| !p.eats()) {
+        let meals = kind(&r.events, "plan")
+            .filter(|e| e["resident"] == p.id.as_str() && e["activity"] == "eat")
+            .count();
+        assert_eq!(meals, 0, "{} does not eat, yet planned {meals} meals", p.id);
+    }
+    for p in r.scenario.residents.iter().filter(|p| p.eats()) {
         let days: BTreeMap<String, u32> = kind(&r.events, "plan")
             .filter(|e| e["resident"] == p.id.as_str() && e["activity"] == "eat")
             .fold(BTreeMap::new(), |mut m, e| {

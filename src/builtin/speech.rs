@@ -162,6 +162,8 @@ fn plan_situation<'a>(cx: &PlanContext<'a>, c: &Candidate, feels: &'a [Feeling])
         staying: c.target == cx.at,
         comforted: false,
         working: me.work.as_ref().is_some_and(|w| w.place == cx.at),
+        // A plan is made where one has been: not on coming in.
+        arrived: false,
     }
 }
 

@@ -101,6 +101,10 @@ pub struct ChatBank {
     /// 一个人有点闷」): `{事实}` is it.
     #[serde(default)]
     pub advice_here: Lines,
+    /// … when what was told last is a plan, not a worry (「下周一要去面试」,
+    /// then 「你说我该怎么准备？」): `{事实}` is the plan.
+    #[serde(default)]
+    pub advice_plan: Lines,
     /// 「我打算开茶馆，你觉得怎么样？」: what it thinks of what was told
     /// (`{事实}`: the plan, the job … told in the message, or the plan told last).
     #[serde(default)]

@@ -118,11 +118,6 @@ fn personality(said: &[&str], read: &[said::Said]) -> String {
     let count = |act: Act| read.iter().filter(|r| r.does(act)).count();
     let long = said.iter().filter(|s| s.chars().count() > 20).count();
     let mut traits = Vec::new();
-    traits.push(if long * 3 > n {
-        "话多，说起来有头有尾"
-    } else {
-        "话不多，说得简短"
-    });
     if count(Act::Feels) * 5 >= n {
         traits.push("愿意把心情说出来");
     }
@@ -139,6 +134,12 @@ fn personality(said: &[&str], read: &[said::Said]) -> String {
     if count(Act::Thanks) + count(Act::Forgives) > 0 {
         traits.push("客气、宽容");
     }
+    // How one writes comes last: what one shares says more of a person.
+    traits.push(if long * 3 > n {
+        "说起事来有头有尾"
+    } else {
+        "说话直来直去，不绕弯子"
+    });
     traits.join("；")
 }
 

@@ -359,6 +359,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         hobbies: pastimes(i, places, district),
         topics,
         food,
+        eats: true,
         knows: Vec::new(),
         brain: None,
         counsel: None,

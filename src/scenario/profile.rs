@@ -48,6 +48,8 @@ pub struct Profile {
     pub(crate) topics: Vec<String>,
     /// Dishes they like.
     pub(crate) food: Vec<String>,
+    /// Whether they eat at all (a willow spirit does not: never hungry, no meals).
+    pub(crate) eats: bool,
     /// What they know of everyone they have a tie with, beyond trade and family.
     pub(crate) knows: Vec<KnownAspect>,
     /// Their own LLM endpoint, or `builtin`; the town's otherwise.
@@ -78,6 +80,11 @@ impl Profile {
     /// The display name (Chinese).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether it eats at all (`eats: false`: a willow spirit).
+    pub fn eats(&self) -> bool {
+        self.eats
     }
 
     /// Whether `word` describes this resident: it is part of the occupation,

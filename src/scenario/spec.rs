@@ -114,6 +114,11 @@ fn default_capacity() -> u32 {
     20
 }
 
+/// serde's default for a field that is on unless said otherwise.
+fn yes() -> bool {
+    true
+}
+
 /// What kind of place a location is; decides what residents do there and how it is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -187,6 +192,10 @@ pub(super) struct ResidentSpec {
     /// Dishes this resident likes (what it orders by name at an eatery).
     #[serde(default)]
     pub(super) food: Vec<String>,
+    /// `false` for one without a body to feed (a willow spirit): it is never
+    /// hungry and never goes for a meal.
+    #[serde(default = "yes")]
+    pub(super) eats: bool,
     /// What this resident knows of everyone it has a tie with, beyond their
     /// trade and family (a keeper who remembers what everyone eats: `[food]`).
     #[serde(default)]

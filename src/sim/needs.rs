@@ -49,7 +49,7 @@ fn update_needs(
             &mut needs,
             (doing.map(|a| a.kind), walking),
             company,
-            food,
+            (food, census.eats(r.idx)),
             clock.now,
             (minutes, t),
         );
@@ -70,12 +70,13 @@ const PARALLEL_FROM: usize = 2048;
 
 /// One step of `minutes` for one resident: needs decay, and what it is doing
 /// (`kind`, under way and not walking) restores some. `company` counts the
-/// others at its place; `food` says the place serves food.
+/// others at its place; `food` says the place serves food, `eats` that the
+/// resident eats at all (one who does not is never hungry).
 fn tick(
     n: &mut Needs,
     (kind, walking): (Option<ActivityKind>, bool),
     company: impl Fn() -> f32,
-    food: bool,
+    (food, eats): (bool, bool),
     now: GameTime,
     (minutes, t): (f32, &NeedsTuning),
 ) {
@@ -85,7 +86,11 @@ fn tick(
     if !asleep {
         n.energy -= t.decay.energy * minutes * if walking { t.walking_decay } else { 1.0 };
     }
-    n.hunger -= t.decay.hunger * minutes * slow;
+    if eats {
+        n.hunger -= t.decay.hunger * minutes * slow;
+    } else {
+        n.hunger = 100.0;
+    }
     n.social -= t.decay.social * minutes * slow;
     n.fun -= t.decay.fun * minutes * slow;
     if let Some(kind) = kind {
@@ -116,12 +121,13 @@ fn tick(
 
 /// The needs a resident will wake to when `activity`, under way now, ends:
 /// each step until then as [`update_needs`] would take it, with the company
-/// at its place as it is now. A plan asked for ahead is asked from these.
+/// at its place as it is now (`food`: it serves food; `eats`: the resident
+/// eats at all). A plan asked for ahead is asked from these.
 pub(crate) fn projected(
     needs: &Needs,
     activity: &Activity,
     (now, step_minutes): (GameTime, u32),
-    (company, food): (f32, bool),
+    (company, food, eats): (f32, bool, bool),
     t: &NeedsTuning,
 ) -> Needs {
     let mut n = *needs;
@@ -134,7 +140,7 @@ pub(crate) fn projected(
             &mut n,
             (kind, false),
             || company,
-            food,
+            (food, eats),
             at,
             (step as f32, t),
         );
@@ -158,6 +164,35 @@ mod tests {
         assert_eq!((n.energy, n.hunger), (0.0, 100.0));
     }
 
+    #[test]
+    fn one_who_does_not_eat_is_never_hungry() {
+        let t = NeedsTuning::default();
+        let (mut eater, mut spirit) = (Needs::default(), Needs::default());
+        for step in 0..100 {
+            let at = GameTime(0).plus_minutes(step * 5);
+            tick(
+                &mut eater,
+                (None, false),
+                || 0.0,
+                (false, true),
+                at,
+                (5.0, &t),
+            );
+            tick(
+                &mut spirit,
+                (None, false),
+                || 0.0,
+                (false, false),
+                at,
+                (5.0, &t),
+            );
+        }
+        assert!(eater.hunger < 50.0, "{eater:?}");
+        assert_eq!(spirit.hunger, 100.0);
+        // The rest of its needs move as anyone's.
+        assert_eq!((spirit.energy, spirit.social), (eater.energy, eater.social));
+    }
+
     fn sleep_until(hours: i64) -> Activity {
         Activity {
             text: Box::new(crate::sim::residents::ActivityText {
@@ -170,6 +205,7 @@ mod tests {
             duration: hours as u32 * 60,
             busy_until: GameTime(0).plus_minutes(hours * 60),
             underway: true,
+            walked: false,
             with: None,
         }
     }
@@ -183,7 +219,7 @@ mod tests {
             ..default()
         };
         let night = sleep_until(7);
-        let woke = projected(&tired, &night, (GameTime(0), 5), (0.0, false), &t);
+        let woke = projected(&tired, &night, (GameTime(0), 5), (0.0, false, true), &t);
         assert!(woke.energy > tired.energy + 20.0, "{woke:?}");
         assert!(woke.hunger < tired.hunger, "{woke:?}");
         // Step by step, as the needs system takes them, to the same needs.
@@ -194,7 +230,7 @@ mod tests {
                 &mut n,
                 (Some(ActivityKind::Sleep), false),
                 || 0.0,
-                false,
+                (false, true),
                 at,
                 (5.0, &t),
             );
@@ -204,7 +240,7 @@ mod tests {
         // An action ending at the next step changes nothing before it.
         let nap = sleep_until(0);
         assert_eq!(
-            projected(&tired, &nap, (GameTime(0), 5), (0.0, false), &t),
+            projected(&tired, &nap, (GameTime(0), 5), (0.0, false, true), &t),
             tired
         );
     }

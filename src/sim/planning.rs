@@ -610,7 +610,7 @@ fn still_thinking(asked: &mut AskedNow, commands: &mut Commands) {
 /// keeping company `with`. The old texts' room is reused (the plan's own go
 /// to the log): a big town starts hundreds of plans a step, and allocating
 /// and freeing their texts was a good part of starting them.
-fn renew(a: &mut Activity, plan: &ValidPlan, (busy_until, with): (GameTime, Option<RosterIdx>)) {
+fn renew(a: &mut Activity, plan: &ValidPlan, (busy_until, with, walks): Renewal) {
     // Every field, so that a new one cannot be left stale.
     let Activity {
         text,
@@ -619,14 +619,18 @@ fn renew(a: &mut Activity, plan: &ValidPlan, (busy_until, with): (GameTime, Opti
         duration,
         busy_until: until,
         underway,
+        walked,
         with: company,
     } = a;
     text.action.clone_from(&plan.action);
     text.dialogue.clone_from(&plan.dialogue);
     text.emoji.clone_from(&plan.emoji);
     (*kind, *target, *duration) = (plan.kind, plan.target, plan.duration);
-    (*until, *underway, *company) = (busy_until, false, with);
+    (*until, *underway, *walked, *company) = (busy_until, false, walks, with);
 }
+
+/// A new action's end, company, and whether it walks there.
+type Renewal = (GameTime, Option<RosterIdx>, bool);
 
 /// `plan` validated for the resident `me` at `at`, and its way found.
 fn check(
@@ -685,8 +689,9 @@ impl Starting<'_, '_> {
         }
         let target = plan.target;
         let busy_until = now.plus_minutes(walk + plan.duration as i64);
+        let walks = !route.is_empty();
         match activity {
-            Some(mut a) => renew(&mut a, &plan, (busy_until, with)),
+            Some(mut a) => renew(&mut a, &plan, (busy_until, with, walks)),
             None => {
                 let text = Box::new(ActivityText {
                     action: plan.action.clone(),
@@ -700,6 +705,7 @@ impl Starting<'_, '_> {
                     duration: plan.duration,
                     busy_until,
                     underway: false,
+                    walked: walks,
                     with,
                 });
             }

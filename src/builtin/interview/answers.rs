@@ -66,6 +66,7 @@ impl Answering<'_, '_> {
             staying: false,
             comforted: false,
             working: false,
+            arrived: false,
         };
         let mut fillable: Vec<&Line> = list
             .iter()

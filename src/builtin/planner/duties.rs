@@ -152,7 +152,7 @@ pub(super) fn appointments(now: &Moment, out: &mut Vec<Candidate>) {
         } else {
             None
         }
-        .filter(|_| cx.town.get(n.place).has(Service::Food) && !ate_lately);
+        .filter(|_| cx.me.eats && cx.town.get(n.place).has(Service::Food) && !ate_lately);
         let (action, kind) = match meal {
             Some(meal) => (
                 ActionText::DineWith(meal, n.with, n.place),

@@ -106,9 +106,13 @@ impl Places {
 }
 
 /// Meals: hunger, plus a pull at meal times if not eaten lately; at home,
-/// and out at the eateries near or where friends are.
+/// and out at the eateries near or where friends are. None for one who
+/// does not eat.
 pub(super) fn meals(now: &Moment, on_shift: bool, places: &Places, out: &mut Vec<Candidate>) {
     let (cx, w, p) = (now.cx, now.w, &now.cx.me.personality);
+    if !cx.me.eats {
+        return;
+    }
     let meal = meal_name(now.m, cx.me.wake);
     let ate_lately = cx.needs.last_meal.minutes_until(cx.now) < ATE_LATELY;
     let starving = cx.needs.hunger < w.starving_below;

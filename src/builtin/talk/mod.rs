@@ -341,7 +341,8 @@ impl Speaker<'_, '_> {
         let (current, run) = self.current_topic();
         let mut scored: Vec<(f32, usize)> = Vec::new();
         for (i, t) in bank.topics.iter().enumerate() {
-            if t.close && cx.relation.is_none_or(|r| r.strength < CLOSE_TIE) {
+            let closed = t.close && cx.relation.is_none_or(|r| r.strength < CLOSE_TIE);
+            if closed || !(t.cond.is_always() || self.holds(&t.cond)) {
                 continue;
             }
             let mine = t.interests.iter().any(|x| cx.speaker.topics.contains(x));

@@ -95,6 +95,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             staying: cx.stays,
             comforted: self.comforted,
             working: cx.speaker_at_work,
+            arrived: cx.arrived,
         }
     }
 

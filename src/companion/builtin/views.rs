@@ -24,6 +24,15 @@ impl Writer<'_> {
         if let Some(v) = here.filter(|_| !self.bank.advice_here.is_empty()) {
             return self.pick(&self.bank.advice_here, &v);
         }
+        // A plan told after the last worry (an interview, after the lost
+        // job): how to go about it.
+        let latest = (cx.state.facts.0.iter().rev())
+            .find(|f| matches!(f.kind, FactKind::Worry | FactKind::Plan));
+        if let Some(plan) = latest.filter(|f| f.kind == FactKind::Plan)
+            && !self.bank.advice_plan.is_empty()
+        {
+            return self.pick(&self.bank.advice_plan, &self.vars(plan));
+        }
         let worry = cx.state.facts.first(FactKind::Worry);
         let v = worry.map(|f| self.vars(f)).unwrap_or_default();
         // A worry told: a line about it; none: a line asking which.

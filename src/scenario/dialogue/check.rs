@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_saphyr::Spanned;
 
-use super::{Exchanges, Line, Lines, MoodExchange, PhraseBank, SLOTS};
+use super::{Cond, Exchanges, Line, Lines, MoodExchange, PhraseBank, SLOTS};
 use crate::base::{Diagnostic, Diagnostics};
 
 /// What a walk over the bank is given, one call per list.
@@ -313,6 +313,9 @@ impl PhraseBank {
                 let msg = format!("topic id `{}` is used twice", t.id.value);
                 out.push(Diagnostic::at(path, &t.id, &format!("topics[{i}].id"), msg));
             }
+            if let Some(d) = never_holds(path, &t.id, &format!("topics[{i}]"), &t.cond) {
+                out.push(d);
+            }
         }
         if self.topics.is_empty() {
             out.push(Diagnostic::file(
@@ -386,19 +389,25 @@ fn line_problems<T>(
         ));
         push(d);
     }
-    let c = &line.cond;
+    if let Some(d) = never_holds(path, at, field, &line.cond) {
+        push(d);
+    }
+}
+
+/// Conditions that can never hold: a range written backwards.
+fn never_holds<T>(path: &Path, at: &Spanned<T>, field: &str, c: &Cond) -> Option<Diagnostic> {
     let backwards =
         c.age.is_some_and(|[lo, hi]| lo > hi) || c.extraversion.is_some_and(|[lo, hi]| lo > hi);
-    if backwards {
+    backwards.then(|| {
         let mut d = Diagnostic::at(
             path,
             at,
             &format!("{field}.if"),
-            "a range whose least is above its most: the line is never said".into(),
+            "a range whose least is above its most: it is never said".into(),
         );
         d.hint = Some("write ranges as [least, most]".into());
-        push(d);
-    }
+        d
+    })
 }
 
 /// The first `{slot}` in `line` that is not one of [`SLOTS`].

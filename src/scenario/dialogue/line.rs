@@ -80,6 +80,11 @@ pub struct Cond {
     /// 「出门就踩了一脚泥」 is not said behind one's own counter.
     #[serde(default)]
     pub working: Option<bool>,
+    /// Said only by one who came where they talk within the last half hour
+    /// (true) or earlier (false): 「出门就踩了一脚泥」 is said on coming in,
+    /// not after an afternoon by the fire.
+    #[serde(default)]
+    pub arrived: Option<bool>,
 }
 
 /// A part of the day.
@@ -159,6 +164,8 @@ pub struct Situation<'a> {
     pub comforted: bool,
     /// The speaker is at its workplace.
     pub working: bool,
+    /// The speaker came where they talk within the last half hour.
+    pub arrived: bool,
 }
 
 /// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
@@ -189,6 +196,7 @@ impl Cond {
             && self.staying.is_none_or(|h| h == s.staying)
             && self.comforted.is_none_or(|h| h == s.comforted)
             && self.working.is_none_or(|w| w == s.working)
+            && self.arrived.is_none_or(|a| a == s.arrived)
             && self
                 .same_work
                 .is_none_or(|w| w == same_work(s.speaker, s.listener))

@@ -271,6 +271,10 @@ pub struct TopicBank {
     /// Said only between friends (a tie of 60 or more): what one tells few.
     #[serde(default)]
     pub close: bool,
+    /// Who may bring it up, and to whom (the lines' `if:` conditions, for
+    /// the whole topic): a willow spirit does not talk of soup.
+    #[serde(default, rename = "if")]
+    pub cond: Cond,
     /// A line and the replies that answer it.
     pub exchanges: Exchanges,
 }

@@ -160,6 +160,7 @@ fn resident(
         hobbies,
         topics: r.topics.clone(),
         food: r.food.clone(),
+        eats: r.eats,
         knows: r.knows.clone(),
         brain: r.brain.clone(),
         counsel,

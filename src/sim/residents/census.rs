@@ -67,6 +67,8 @@ pub struct Traits {
     pub(crate) work: Option<(LocIdx, Option<WorkRole>)>,
     /// Where it lives.
     pub(crate) home: LocIdx,
+    /// Whether it eats at all (a willow spirit does not: never hungry).
+    pub(crate) eats: bool,
 }
 
 impl Traits {
@@ -76,6 +78,7 @@ impl Traits {
             extraversion: p.personality.extraversion,
             work: p.work.as_ref().map(|w| (w.place, w.role)),
             home: p.home,
+            eats: p.eats,
         }
     }
 }
@@ -99,6 +102,12 @@ impl Census {
     /// Standing at `place` or on the way there: what its capacity is weighed against.
     pub fn expected_at(&self, place: LocIdx) -> usize {
         self.count_at(place) + self.heading_to.get(place.i()).map_or(0, |&n| n as usize)
+    }
+    /// Whether the resident at `idx` eats at all (its persona's `eats`).
+    pub fn eats(&self, idx: RosterIdx) -> bool {
+        self.traits
+            .get(idx.i())
+            .is_none_or(|t| t.is_none_or(|t| t.eats))
     }
     /// Whether the resident at `idx` is asleep.
     pub fn asleep(&self, idx: RosterIdx) -> bool {

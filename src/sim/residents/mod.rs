@@ -288,6 +288,10 @@ pub struct Activity {
     pub busy_until: GameTime,
     /// Reached the target and doing it (false while walking there).
     pub(crate) underway: bool,
+    /// It walked to the target for this action (false: it was there
+    /// already): one who stays on where it was has not just come in.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) walked: bool,
     /// Whom it is done with ("Chat with 阿朵": 阿朵), if anyone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) with: Option<RosterIdx>,

@@ -142,6 +142,7 @@ fn asleep_at_start(p: &Profile, start: GameTime) -> Option<Activity> {
         duration: p.wake - start_minute,
         busy_until: start.at_minute(p.wake),
         underway: true,
+        walked: false,
         with: None,
     })
 }

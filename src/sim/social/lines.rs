@@ -51,6 +51,19 @@ fn stays_on(action: Option<&Activity>, place: LocIdx, now: GameTime) -> bool {
     })
 }
 
+/// Minutes after coming somewhere that one has "just arrived".
+const JUST_ARRIVED: i64 = 30;
+
+/// Whether one walked to `place` for its action and came within the last
+/// [`JUST_ARRIVED`] minutes (or is only now arriving).
+fn arrived(action: Option<&Activity>, place: LocIdx, now: GameTime) -> bool {
+    action.is_some_and(|a| {
+        let began = a.busy_until.plus_minutes(-(a.duration as i64));
+        let recently = !a.underway || began.minutes_until(now) <= JUST_ARRIVED;
+        a.target == place && a.walked && recently
+    })
+}
+
 /// Runs `f` with the context for the turn `c` waits on.
 pub fn with_line_context<R>(
     c: &Conversation,
@@ -106,6 +119,7 @@ pub fn with_line_context<R>(
         needs: Some(speaker.5),
         doing: doing_here(speaker.2, c.place),
         stays: stays_on(speaker.2, c.place, now),
+        arrived: arrived(speaker.2, c.place, now),
         place: inputs.town.get(c.place),
         topic: c.subject,
         turn: n,

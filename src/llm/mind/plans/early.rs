@@ -72,7 +72,7 @@ pub(in crate::llm::mind) fn ask_early(mut calls: PlanCalls, candidates: Candidat
                 wake: a.busy_until,
                 at: at.0,
                 mark: mark(memories),
-                needs: calls.waking_needs(needs, a),
+                needs: calls.waking_needs(needs, a, r.idx),
                 claim: Claim::Open,
                 checked: false,
             };
@@ -145,7 +145,8 @@ impl PlanCalls<'_, '_> {
     }
 
     /// The needs this resident will wake to: its action goes on until then.
-    fn waking_needs(&self, needs: &Needs, a: &Activity) -> Needs {
+    fn waking_needs(&self, needs: &Needs, a: &Activity, who: RosterIdx) -> Needs {
+        let eats = self.inputs.census.eats(who);
         let clock = &self.inputs.clock;
         let company = self.inputs.census.count_at(a.target).saturating_sub(1) as f32;
         let food = self.inputs.town.get(a.target).has(Service::Food);
@@ -154,7 +155,7 @@ impl PlanCalls<'_, '_> {
             needs,
             a,
             (clock.now, clock.step_minutes),
-            (company, food),
+            (company, food, eats),
             tuning,
         )
     }

@@ -116,7 +116,7 @@ fn praise(object: &str, basis: Option<&str>) -> String {
 
 /// The built-in line for an `ai_say` task with no model: the task's first
 /// clause, said rather than described where its verb is a familiar one
-/// (`祝福X` → `祝X一切顺利！`).
+/// (`祝福X` → `X，祝你一切顺利！`: the one blessed is the one talked to).
 pub fn offline_say(req: &LlmRequest) -> String {
     let (task, basis) = task_and_basis(req);
     if task.is_empty() {
@@ -142,7 +142,10 @@ pub fn offline_say(req: &LlmRequest) -> String {
     }
     let said = |prefix: &str| task.strip_prefix(prefix).filter(|r| !r.is_empty());
     if let Some(who) = said("祝福").or_else(|| said("祝")) {
-        format!("祝{who}一切顺利！")
+        match who {
+            "你" => "祝你一切顺利！".into(),
+            _ => format!("{who}，祝你一切顺利！"),
+        }
     } else if let Some(who) = said("鼓励") {
         format!("{who}，做得很好，继续加油！")
     } else if let Some(who) = said("安慰") {

@@ -405,6 +405,7 @@ mod tests {
                         extraversion: 50.0,
                         work: self.staff[i].as_ref().map(|(p, r, _)| (*p, Some(*r))),
                         home: crate::scenario::LocIdx(0),
+                        eats: true,
                     })
                 })
                 .collect();
