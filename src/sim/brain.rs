@@ -103,7 +103,7 @@ pub struct LineContext<'a> {
     /// The speaker's action keeps it where they talk a while yet: it does
     /// not take its leave with 「走了走了」.
     pub(crate) stays: bool,
-    /// The speaker came where it talks within the last half hour
+    /// The speaker came where it talks within the last quarter hour
     /// ([`crate::scenario::dialogue::Cond::arrived`]).
     pub(crate) arrived: bool,
     /// Where they talk.

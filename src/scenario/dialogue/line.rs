@@ -80,7 +80,7 @@ pub struct Cond {
     /// 「出门就踩了一脚泥」 is not said behind one's own counter.
     #[serde(default)]
     pub working: Option<bool>,
-    /// Said only by one who came where they talk within the last half hour
+    /// Said only by one who came where they talk within the last quarter hour
     /// (true) or earlier (false): 「出门就踩了一脚泥」 is said on coming in,
     /// not after an afternoon by the fire.
     #[serde(default)]
@@ -164,7 +164,7 @@ pub struct Situation<'a> {
     pub comforted: bool,
     /// The speaker is at its workplace.
     pub working: bool,
-    /// The speaker came where they talk within the last half hour.
+    /// The speaker came where they talk within the last quarter hour.
     pub arrived: bool,
 }
 

@@ -51,8 +51,9 @@ fn stays_on(action: Option<&Activity>, place: LocIdx, now: GameTime) -> bool {
     })
 }
 
-/// Minutes after coming somewhere that one has "just arrived".
-const JUST_ARRIVED: i64 = 30;
+/// Minutes after coming somewhere that one has "just arrived" (「出门就踩了
+/// 一脚泥」 is not said after twenty-seven minutes by the campfire).
+const JUST_ARRIVED: i64 = 15;
 
 /// Whether one walked to `place` for its action and came within the last
 /// [`JUST_ARRIVED`] minutes (or is only now arriving).
