@@ -264,6 +264,38 @@ fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
     meals.chain(bodily).chain(said).collect()
 }
 
+/// Talk of the sky that the day's sky (or the season) belies: 「雨后天边挂了
+/// 道彩虹」 on a dry day, 「这两天太阳晒得人暖洋洋的」 ninety seconds after
+/// 「下雨天最适合窝在屋里」, autumn leaves in April. Every banked line with a
+/// `weather:` or `season:` condition is looked for in what was said.
+fn skies_out_of_turn(ev: &[Value], seed: u64) -> Vec<String> {
+    use heartvale::base::weather::{Season, Weather};
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let moods = (bank.moods.grumble.value.iter())
+        .chain(&bank.moods.sad.value)
+        .map(|x| (&x.say.value, &x.cond));
+    let skyward: Vec<(&String, &heartvale::scenario::dialogue::Cond)> = (bank.topics.iter())
+        .flat_map(|t| &t.exchanges.value)
+        .map(|x| (&x.say.value, &x.cond))
+        .chain(moods)
+        .filter(|(_, c)| !c.weather.is_empty() || !c.season.is_empty())
+        .collect();
+    assert!(skyward.len() >= 10, "the bank talks of the sky");
+    let mut bad = Vec::new();
+    for e in kind(ev, "message") {
+        let date = time(e).date();
+        let (weather, season) = (Weather::of_day(seed, date), Season::of(date));
+        for (say, c) in &skyward {
+            let wrong = (!c.weather.is_empty() && !c.weather.contains(&weather))
+                || (!c.season.is_empty() && !c.season.contains(&season));
+            if wrong && text(e).contains(say.as_str()) {
+                bad.push(format!("{date} ({weather:?}, {season:?}): {}", text(e)));
+            }
+        }
+    }
+    bad
+}
+
 /// A question asked back (「吃过了，你呢？」) followed, in its talk, by a line
 /// that does not answer it: no reply of any exchange (its own question
 /// dropped) and no answer about a gathering.
@@ -641,6 +673,7 @@ fn three_days_in_town_make_sense_on_every_seed() {
             goodbyes_without_going(&ev),
             ordering_after_a_meal(&ev),
             proposals_answering_the_opening(&ev),
+            skies_out_of_turn(&ev, seed.parse().unwrap()),
         ];
         for bad in checks {
             assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));

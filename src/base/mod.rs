@@ -10,6 +10,7 @@ pub mod hash;
 pub(crate) mod json;
 pub(crate) mod pairs;
 pub mod time;
+pub mod weather;
 mod yaml;
 
 pub use diagnostic::{Diagnostic, Diagnostics, closest};

@@ -138,6 +138,17 @@ pub struct ChatBank {
     pub weather: BTreeMap<Weather, Lines>,
     /// Anything else: an answer to what was said (`{话题}`).
     pub small_talk: Lines,
+    /// The player will come less often (「以后可能没那么多时间来了」): it
+    /// will be here all the same.
+    #[serde(default)]
+    pub coming_less: Lines,
+    /// A short telling of something done (「晚上我给他做了鲫鱼汤」) said back
+    /// to the player (`{事实}`: its words, 我 as 你), before `small_talk`.
+    #[serde(default)]
+    pub echo_done: Lines,
+    /// … of something ahead (「下个月一号正式上班」).
+    #[serde(default)]
+    pub echo_ahead: Lines,
     /// A known fact the message speaks of (its pet by name, a relative), by kind.
     #[serde(default)]
     pub mentioned: BTreeMap<FactKind, Lines>,

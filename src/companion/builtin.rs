@@ -345,12 +345,26 @@ impl<'a> Writer<'a> {
                     .then(|| self.about_me(Topic::Other))
             })
             .or_else(|| said.does(Act::Asks).then(|| simple(&b.no_answer)).flatten())
+            .or_else(|| self.coming_less().then(|| simple(&b.coming_less)).flatten())
             .or_else(|| self.mentioned())
             .or_else(|| {
                 // A bare hello is answered by the opener.
                 (said.does(Act::Greets) && said.clauses.len() <= 1).then(String::new)
             })
             .unwrap_or_else(|| self.small_talk())
+    }
+
+    /// Whether the player says it will come less often from now on.
+    fn coming_less(&self) -> bool {
+        const LESS: &[&str] = &[
+            "没那么多时间来",
+            "没时间来",
+            "不能常来",
+            "不能经常来",
+            "很少来",
+            "少来了",
+        ];
+        LESS.iter().any(|w| self.cx.message.contains(w))
     }
 
     /// Goodbye lines for the hour: good night in the evening or when the
@@ -526,6 +540,9 @@ impl<'a> Writer<'a> {
 
     /// Anything else: a line of its stage, or one about the message's topic.
     fn small_talk(&self) -> String {
+        if let Some(line) = self.echo() {
+            return line;
+        }
         let cx = self.cx;
         // A title told of (《百年孤独》) is the topic, marks and all.
         let titled = cx
@@ -547,6 +564,44 @@ impl<'a> Writer<'a> {
             ..Vars::default()
         };
         self.pick(&lines, &v).unwrap_or_else(|| "嗯。".into())
+    }
+
+    /// A short telling (one or two clauses, no question) of something done
+    /// or ahead, said back: 「晚上你给他做了鲫鱼汤？真好，跟我多说说。」
+    /// rather than 「你那时候是怎么想的？」.
+    fn echo(&self) -> Option<String> {
+        const AHEAD: &[&str] = &[
+            "明天",
+            "后天",
+            "下周",
+            "下星期",
+            "下个月",
+            "下月",
+            "明年",
+            "过几天",
+            "过两天",
+            "到时候",
+        ];
+        const MOST_CHARS: usize = 20;
+        let said = self.cx.said;
+        let told = said.clauses.join("，");
+        let n = told.chars().count();
+        let asks = told.contains(['？', '?', '吗', '呢']);
+        if said.clauses.len() > 2 || !(4..=MOST_CHARS).contains(&n) || asks {
+            return None;
+        }
+        let lines = if AHEAD.iter().any(|w| told.contains(w)) {
+            &self.bank.echo_ahead
+        } else if told.contains('了') {
+            &self.bank.echo_done
+        } else {
+            return None;
+        };
+        let v = Vars {
+            fact: told.replace('我', "你"),
+            ..Vars::default()
+        };
+        self.pick(lines, &v)
     }
 
     /// After the answer: a fact the message touches woven in, or a question

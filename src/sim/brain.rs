@@ -17,6 +17,7 @@ use super::residents::roster::{Roster, RosterIdx};
 use super::residents::{Activity, ActivityKind, Agenda, Needs, Relationship, Relationships};
 use super::social::cue::Cue;
 use crate::base::time::GameTime;
+use crate::base::weather::{Season, Weather};
 use crate::scenario::{Gathering, LocIdx, Location, Profile, Town, Tuning, WorkRole};
 
 /// Which brain answers plans, lines and summaries.
@@ -144,7 +145,8 @@ pub struct LineContext<'a> {
     pub(crate) trigger: crate::sim::social::message::Trigger,
     /// One of them works where they talk.
     pub(crate) at_work: bool,
-    /// The speaker works where they talk (behind its own counter, at its own bench).
+    /// The speaker is at work where they talk: its workplace, on shift or at
+    /// its work (behind its own counter, at its own bench).
     pub(crate) speaker_at_work: bool,
     /// A gathering the speaker means to go to that has not begun (and does
     /// not organise), with its place's name: news to share.
@@ -155,6 +157,8 @@ pub struct LineContext<'a> {
     pub(crate) accepting: Option<(&'a str, &'a str)>,
     /// The run's seed (lines vary by it, deterministically).
     pub(crate) seed: u64,
+    /// The day's weather and the season: what talk of the sky agrees with.
+    pub(crate) sky: (Weather, Season),
     /// The speaker's roster index…
     pub(crate) speaker_idx: RosterIdx,
     /// …and the listener's.

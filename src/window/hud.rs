@@ -130,7 +130,7 @@ pub(crate) fn weekday_zh(index: usize) -> &'static str {
 /// panels' switches.
 fn top_bar(
     mut contexts: EguiContexts,
-    clock: Res<Clock>,
+    (clock, settings): (Res<Clock>, Res<crate::sim::RunSettings>),
     mut speed: ResMut<SimSpeed>,
     (census, social, outcome): (Res<Census>, Res<SocialState>, Res<SimOutcome>),
     mut panels: ResMut<Panels>,
@@ -152,7 +152,7 @@ fn top_bar(
     );
     egui::Panel::top("top_bar").show(&mut root, |ui| {
         ui.horizontal_wrapped(|ui| {
-            date_and_time(ui, &clock);
+            date_and_time(ui, &clock, settings.seed);
             ui.separator();
             speed_controls(ui, &mut speed);
             ui.separator();
@@ -176,8 +176,9 @@ fn top_bar(
     Ok(())
 }
 
-/// `2026-04-06 周一 06:00`, the part of the day, and the day of the run.
-fn date_and_time(ui: &mut egui::Ui, clock: &Clock) {
+/// `2026-04-06 周一 06:00`, the part of the day, the day's weather (what
+/// the residents' talk of the sky agrees with), and the day of the run.
+fn date_and_time(ui: &mut egui::Ui, clock: &Clock, seed: u64) {
     let now = clock.now;
     ui.strong(format!(
         "{} {} {:02}:{:02}",
@@ -187,6 +188,7 @@ fn date_and_time(ui: &mut egui::Ui, clock: &Clock) {
         now.minute_of_day() % 60
     ));
     ui.label(day_part(now.minute_of_day()));
+    ui.label(crate::base::weather::sky(seed, now).0.zh());
     ui.label(format!(
         "第 {}/{} 天",
         clock.day().min(clock.days),

@@ -48,7 +48,7 @@ impl Speaker<'_, '_> {
             }
             About::Hobby { who, hobby } => {
                 put("a", name(who));
-                put("hobby", w.hobby(who, hobby as usize));
+                put("hobby", self.as_said(w.hobby(who, hobby as usize), me));
             }
             About::Gathering { gathering } | About::Attended { gathering, .. } => {
                 if let Some(g) = w.gatherings.get(gathering.i()) {
@@ -67,6 +67,19 @@ impl Speaker<'_, '_> {
         out
     }
 
+    /// `words` (a pastime that names someone: 进镇找马铁磨斧子) as the
+    /// speaker says them when it is `me`: itself as 我, the one it tells as
+    /// 你 (马铁 does not tell of 石松 coming 「找马铁磨斧子」).
+    fn as_said(&self, words: String, me: RosterIdx) -> String {
+        let cx = self.cx;
+        if me != cx.speaker_idx {
+            return words;
+        }
+        words
+            .replace(cx.speaker.name.as_str(), "我")
+            .replace(cx.listener.name.as_str(), "你")
+    }
+
     /// The bank's lines for news of `about`'s kind (none for facts that
     /// are not news: a job, a family).
     fn news_lines(&self, about: &About) -> Option<&NewsLines> {
@@ -77,6 +90,9 @@ impl Speaker<'_, '_> {
             About::Date { went, .. } if !went.happy() => n.date_badly.as_ref().unwrap_or(&n.date),
             About::Date { .. } => &n.date,
             About::StoodUp { .. } => &n.stood_up,
+            About::Hobby { who, hobby } if self.cx.words.seldom(*who, *hobby as usize) => {
+                n.hobby_seldom.as_ref().unwrap_or(&n.hobby)
+            }
             About::Hobby { .. } => &n.hobby,
             _ => return None,
         })
@@ -85,6 +101,9 @@ impl Speaker<'_, '_> {
     /// Telling `about` to the listener: in the first person when one is
     /// part of it.
     pub(super) fn tell(&self, about: &About) -> Option<Said> {
+        if self.seen_at_work(about) {
+            return None;
+        }
         let lines = self.news_lines(about)?;
         let me = self.cx.speaker_idx;
         let first = about.people().contains(&me);
@@ -106,6 +125,19 @@ impl Speaker<'_, '_> {
                 first,
             },
         ))
+    }
+
+    /// A pastime one of the two sees at its own work (石松's stew at 钟大川's
+    /// tavern): no hearsay for the keeper, and not told to him as news.
+    fn seen_at_work(&self, about: &About) -> bool {
+        let cx = self.cx;
+        let About::Hobby { who, hobby } = *about else {
+            return false;
+        };
+        let place = cx.words.hobby_place(who, hobby as usize);
+        [cx.speaker, cx.listener]
+            .iter()
+            .any(|p| p.work.as_ref().is_some_and(|w| Some(w.place) == place))
     }
 
     /// Hearing news: a reaction that fits it.

@@ -216,8 +216,11 @@ impl Speaker<'_, '_> {
         list: &[crate::scenario::dialogue::MoodExchange],
         salt: u64,
     ) -> Option<(usize, String)> {
+        // A sigh said lately (or in this talk) is not sighed again: 「唉，天一黑
+        // 心里就没着没落的」 twice in an evening sounds like a machine.
         let lines: Vec<crate::scenario::dialogue::Line> = list
             .iter()
+            .filter(|x| !self.used(&x.say.value))
             .map(|x| crate::scenario::dialogue::Line {
                 text: x.say.value.clone(),
                 cond: x.cond.clone(),

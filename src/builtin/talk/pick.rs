@@ -6,7 +6,7 @@ use crate::builtin::address::address;
 use crate::scenario::PhraseBank;
 use crate::scenario::dialogue::{Cond, Exchange, Feeling, Line, Situation, without_mention};
 use crate::sim::brain::LineContext;
-use crate::sim::residents::ActivityKind;
+use crate::sim::residents::{ActivityKind, Needs};
 use crate::sim::social::Cue;
 use crate::sim::social::spoken::line_hash;
 
@@ -96,6 +96,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             comforted: self.comforted,
             working: cx.speaker_at_work,
             arrived: cx.arrived,
+            sky: Some(cx.sky),
         }
     }
 
@@ -238,9 +239,20 @@ impl<'a, 'c> Speaker<'a, 'c> {
     /// [`Self::used`] with the line's hash at hand.
     fn used_hashed(&self, line: &str, hash: u64) -> bool {
         let cx = self.cx;
-        cx.spoken.iter().any(|&(_, h)| h == hash) || self.history.contains(&line)
+        // Said in this talk, also after a name (「石松，这两天太阳晒得人暖洋洋的」
+        // is not said again bare half a minute later).
+        let whole = line.chars().count() >= MIN_SAID_AFTER_NAME;
+        cx.spoken.iter().any(|&(_, h)| h == hash)
+            || self
+                .history
+                .iter()
+                .any(|&h| h == line || (whole && h.ends_with(line)))
     }
 }
+
+/// Characters a line needs before a line that ends with it counts as it
+/// said after a name (「好。」 ends many a line).
+const MIN_SAID_AFTER_NAME: usize = 6;
 
 /// Times more than the town's least-heard fitting line a line may have
 /// been heard today and still be said.
@@ -253,6 +265,27 @@ fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
     let Some(n) = cx.needs else {
         return out;
     };
+    // One who does not eat (the willow spirit) feels neither hunger nor a
+    // meal: it does not say 「待会儿去吃」.
+    if cx.speaker.eats() {
+        meal_feelings(cx, n, &mut out);
+    }
+    if n.energy < LOW {
+        out.push(Feeling::Tired);
+    } else if n.energy > RESTED {
+        out.push(Feeling::Rested);
+    }
+    if n.social < LOW {
+        out.push(Feeling::Lonely);
+    }
+    if n.fun < LOW {
+        out.push(Feeling::Bored);
+    }
+    out
+}
+
+/// Hunger, a meal lately or not, an appetite: what one who eats feels.
+fn meal_feelings(cx: &LineContext<'_>, n: &Needs, out: &mut Vec<Feeling>) {
     let eating = cx.doing == Some(ActivityKind::Eat);
     let since_meal = n.last_meal.minutes_until(cx.now);
     let ate = n.last_meal.0 > 0;
@@ -276,16 +309,4 @@ fn feelings(cx: &LineContext<'_>) -> Vec<Feeling> {
     } else {
         Feeling::Full
     });
-    if n.energy < LOW {
-        out.push(Feeling::Tired);
-    } else if n.energy > RESTED {
-        out.push(Feeling::Rested);
-    }
-    if n.social < LOW {
-        out.push(Feeling::Lonely);
-    }
-    if n.fun < LOW {
-        out.push(Feeling::Bored);
-    }
-    out
 }

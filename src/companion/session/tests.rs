@@ -465,3 +465,32 @@ fn a_lost_job_a_quarrel_and_a_doubt_asked_are_heard() {
         r[9]
     );
 }
+
+#[test]
+fn a_short_telling_is_said_back_and_coming_less_is_heard() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let r = chat(
+        &mut state,
+        &spec,
+        &[
+            ("你好", 0),
+            ("叫我阿杰吧", 0),
+            ("晚上我给他做了鲫鱼汤。", 0),
+            ("下个月一号正式上班。", 0),
+            ("我以后可能没那么多时间来了，不过有空一定来看你。", 0),
+        ],
+    );
+    assert!(
+        r[2].contains("你给他做了鲫鱼汤"),
+        "said back, 我 as 你: {}",
+        r[2]
+    );
+    assert!(
+        r[3].contains("下个月一号正式上班") && !r[3].contains("后来呢"),
+        "ahead, not done: {}",
+        r[3]
+    );
+    let here = ["我就在这儿", "我一直在"];
+    assert!(here.iter().any(|w| r[4].contains(w)), "{}", r[4]);
+}

@@ -237,6 +237,7 @@ fn line_values(cx: &LineContext<'_>, x: &LineExtras<'_>) -> Vec<(&'static str, S
         ("place", cx.place.name.clone()),
         ("time", clock_text(cx.now.minute_of_day())),
         ("period", cx.now.period().to_string()),
+        ("weather", format!("{}，{}", cx.sky.1.zh(), cx.sky.0.zh())),
         ("my_action", x.my_action.to_string()),
         ("their_action", x.their_action.to_string()),
         ("topic", cx.topic.label().to_string()),

@@ -115,6 +115,7 @@ fn walk_moods(m: &mut super::Moods, w: &mut Walk<'_>) {
 
 fn walk_news(n: &mut super::News, w: &mut Walk<'_>) {
     let badly = n.date_badly.as_mut().map(|k| ("date_badly", k));
+    let seldom = n.hobby_seldom.as_mut().map(|k| ("hobby_seldom", k));
     for (name, k) in [
         ("gathering", &mut n.gathering),
         ("quarrel", &mut n.quarrel),
@@ -124,6 +125,7 @@ fn walk_news(n: &mut super::News, w: &mut Walk<'_>) {
     ]
     .into_iter()
     .chain(badly)
+    .chain(seldom)
     {
         (w.lines)(&format!("news.{name}.say"), &mut k.say);
         if let Some(first) = &mut k.first {

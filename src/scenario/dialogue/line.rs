@@ -7,6 +7,7 @@
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
+use crate::base::weather::{Season, Weather};
 use crate::scenario::Profile;
 
 /// A line (a template with `{slot}`s) and when it may be said.
@@ -76,7 +77,8 @@ pub struct Cond {
     /// (false): 「你干这行多少年了？」 is not asked of a co-worker.
     #[serde(default)]
     pub same_work: Option<bool>,
-    /// Said only by one at its workplace (true) or away from it (false):
+    /// Said only by one at work (true: at its workplace, on shift or at its
+    /// work there) or not (false):
     /// 「出门就踩了一脚泥」 is not said behind one's own counter.
     #[serde(default)]
     pub working: Option<bool>,
@@ -85,6 +87,15 @@ pub struct Cond {
     /// not after an afternoon by the fire.
     #[serde(default)]
     pub arrived: Option<bool>,
+    /// Said only under one of these skies (`sunny`, `cloudy`, `rain`): the
+    /// day's weather, the same for every line that day. Not said where the
+    /// sky is unknown (a chat with the player).
+    #[serde(default)]
+    pub weather: Vec<Weather>,
+    /// Said only in one of these seasons (`spring`, `summer`, `autumn`,
+    /// `winter`): 「风一起，树叶子哗啦啦掉了一地」 is not said in April.
+    #[serde(default)]
+    pub season: Vec<Season>,
 }
 
 /// A part of the day.
@@ -162,10 +173,12 @@ pub struct Situation<'a> {
     pub staying: bool,
     /// Someone comforted the speaker in this talk.
     pub comforted: bool,
-    /// The speaker is at its workplace.
+    /// The speaker is at work (its workplace, on shift or at its work there).
     pub working: bool,
     /// The speaker came where they talk within the last quarter hour.
     pub arrived: bool,
+    /// The day's weather and the season (`None` where unknown).
+    pub sky: Option<(Weather, Season)>,
 }
 
 /// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
@@ -197,6 +210,8 @@ impl Cond {
             && self.comforted.is_none_or(|h| h == s.comforted)
             && self.working.is_none_or(|w| w == s.working)
             && self.arrived.is_none_or(|a| a == s.arrived)
+            && (self.weather.is_empty() || s.sky.is_some_and(|(w, _)| self.weather.contains(&w)))
+            && (self.season.is_empty() || s.sky.is_some_and(|(_, x)| self.season.contains(&x)))
             && self
                 .same_work
                 .is_none_or(|w| w == same_work(s.speaker, s.listener))

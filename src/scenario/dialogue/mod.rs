@@ -290,7 +290,7 @@ pub struct Exchange {
     #[serde(default, rename = "if")]
     pub cond: Cond,
     /// A topic line: what it was about in a few words, to bring up another
-    /// day (「上回你说起{gist}」); shared as `label` is.
+    /// day (「上回咱们说起{gist}」); shared as `label` is.
     #[serde(default)]
     pub gist: Option<Arc<str>>,
     /// A staff order: the dish it names (a regular's favourite is ordered by name).
@@ -348,6 +348,11 @@ pub struct News {
     pub stood_up: NewsLines,
     /// Someone's pastime (`{a}`, `{hobby}`).
     pub hobby: NewsLines,
+    /// A pastime one takes up now and then, not most days (`often` below
+    /// one half: 石松 comes into town for a stew seldom, and 「石松常进镇」
+    /// would be untrue); `hobby` when left out.
+    #[serde(default)]
+    pub hobby_seldom: Option<NewsLines>,
 }
 
 /// One kind of news.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::facts::{About, Fact, Source};
 use crate::base::time::GameTime;
-use crate::scenario::{Gathering, Profile, Town};
+use crate::scenario::{Gathering, LocIdx, Profile, Town};
 use crate::sim::residents::roster::{Roster, RosterIdx};
 
 /// What a fact's words are made from.
@@ -39,7 +39,11 @@ impl FactWords<'_> {
             }
             About::Hobby { who, hobby } => {
                 let does = self.hobby(who, hobby as usize);
-                format!("{}平时爱{does}", self.name(who))
+                let how = match self.seldom(who, hobby as usize) {
+                    true => "偶尔会",
+                    false => "平时爱",
+                };
+                format!("{}{how}{does}", self.name(who))
             }
             About::Family { who, of } => {
                 format!(
@@ -135,6 +139,22 @@ impl FactWords<'_> {
         };
         let place = p.hobbies.get(hobby).map_or("", |h| self.town.name(h.place));
         p.hobby_words(hobby, place)
+    }
+
+    /// Where `who` goes for its pastime `hobby`.
+    pub fn hobby_place(&self, who: RosterIdx, hobby: usize) -> Option<LocIdx> {
+        self.persona(who)
+            .and_then(|p| p.hobbies.get(hobby))
+            .map(|h| h.place)
+    }
+
+    /// Whether `who` takes up its pastime `hobby` now and then rather than
+    /// most days (its `often` below one half).
+    pub fn seldom(&self, who: RosterIdx, hobby: usize) -> bool {
+        const MOST_DAYS: f32 = 0.5;
+        self.persona(who)
+            .and_then(|p| p.hobbies.get(hobby))
+            .is_some_and(|h| h.often < MOST_DAYS)
     }
 
     /// What `who` is to `of`: 妈妈, 女儿, 家人.

@@ -8,7 +8,7 @@ use super::message::split_end;
 use super::message::{Delivered, Proposal};
 use super::{Conversation, LineInputs, SocialState, TalkerView, meetings};
 use crate::base::time::GameTime;
-use crate::scenario::LocIdx;
+use crate::scenario::{LocIdx, Profile};
 use crate::sim::brain::LineContext;
 use crate::sim::residents::roster::RosterIdx;
 use crate::sim::residents::{Activity, ActivityKind};
@@ -36,6 +36,17 @@ fn doing_here(action: Option<&Activity>, place: LocIdx) -> Option<ActivityKind> 
     action
         .filter(|a| a.underway || a.target == place)
         .map(|a| a.kind)
+}
+
+/// Whether one is at work at `place`: it is its workplace and it is on
+/// shift or at its work there. A student reading in her library after
+/// hours is a customer there, not staff: she does not say 「你坐着，有事喊我一声」.
+fn on_duty(p: &Profile, action: Option<&Activity>, place: LocIdx, now: GameTime) -> bool {
+    p.work.as_ref().is_some_and(|w| {
+        w.place == place
+            && (w.covers(now.weekday_index(), now.minute_of_day())
+                || doing_here(action, place) == Some(ActivityKind::Work))
+    })
 }
 
 /// Whether one's action keeps it at `place` a while after `now`.
@@ -141,11 +152,12 @@ pub fn with_line_context<R>(
         at_work: [speaker.1, listener.1]
             .iter()
             .any(|p| p.work.as_ref().is_some_and(|w| w.place == c.place)),
-        speaker_at_work: (speaker.1.work.as_ref()).is_some_and(|w| w.place == c.place),
+        speaker_at_work: on_duty(speaker.1, speaker.2, c.place, now),
         upcoming,
         proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
         accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),
         seed: inputs.settings.seed,
+        sky: crate::base::weather::sky(inputs.settings.seed, now),
         speaker_idx: turn.speaker,
         listener_idx: turn.listener,
         knows: speaker.6,

@@ -331,6 +331,8 @@ mod tests {
         social_need: Vec<f32>,
         staff: Vec<Option<(LocIdx, WorkRole, Vec<ResidentId>)>>,
         gatherings: Vec<Gathering>,
+        /// Whether each eats (all do unless a test says otherwise).
+        eats: Vec<bool>,
     }
 
     impl World0 {
@@ -346,6 +348,7 @@ mod tests {
                 social_need: Vec::new(),
                 staff: Vec::new(),
                 gatherings: Vec::new(),
+                eats: Vec::new(),
             }
         }
 
@@ -376,6 +379,7 @@ mod tests {
             self.ties.push(Relationships::default());
             self.social_need.push(50.0);
             self.staff.push(None);
+            self.eats.push(true);
             i
         }
 
@@ -405,7 +409,7 @@ mod tests {
                         extraversion: 50.0,
                         work: self.staff[i].as_ref().map(|(p, r, _)| (*p, Some(*r))),
                         home: crate::scenario::LocIdx(0),
-                        eats: true,
+                        eats: self.eats[i],
                     })
                 })
                 .collect();
@@ -617,7 +621,17 @@ mod tests {
         w.now = GameTime(w.now.0 + 60);
         assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
         w.now = GameTime(w.now.0 + 6 * 3600);
+        w.state.stood[guest.i()] = Some((LocIdx(0), GameTime(w.now.0 - 10)));
         assert_eq!(pairs(&w.run())[0], (waiter, guest, Trigger::Work));
+        // One who has sat there for an hour is not welcomed in.
+        w.state.greeted.clear();
+        w.state.stood[guest.i()] = Some((LocIdx(0), GameTime(w.now.0 - 3600)));
+        assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
+        // A waiter takes no order from one who does not eat.
+        w.state.stood[guest.i()] = Some((LocIdx(0), GameTime(w.now.0 - 10)));
+        w.eats[guest.i()] = false;
+        assert!(pairs(&w.run()).iter().all(|p| p.2 != Trigger::Work));
+        w.eats[guest.i()] = true;
         // Nor a colleague who works here (arriving for a shift).
         let mut shop = World0::new(SocialTuning::default());
         let (s2, c2) = (shop.add(0, (0.0, 0.0), 3600), shop.add(0, (10.0, 0.0), 10));

@@ -116,6 +116,8 @@ impl Opening<'_, '_> {
             && invite.is_none()
             && close_enough(pa.2, enc.b, t)
             && close_enough(pb.2, enc.a, t)
+            // Those who share a home see each other there anyway.
+            && pa.1.home != pb.1.home
             && !self.meetings.pending_for(enc.a)
             && !self.meetings.pending_for(enc.b)
             && self.rng.random::<f32>() < t.appointments.probability)

@@ -8,7 +8,7 @@ use rand::RngExt;
 
 use super::grid::{Grid, Placed, RollClock};
 use super::{CrowdView, Encounter};
-use crate::scenario::LocIdx;
+use crate::scenario::{LocIdx, WorkRole};
 use crate::sim::residents::roster::RosterIdx;
 use crate::sim::social::analysis::{self, Stage};
 use crate::sim::social::meetings::MeetingStatus;
@@ -18,6 +18,9 @@ use crate::sim::social::message::Trigger;
 /// seconds (a regular is welcomed at lunch and again at dinner): serving
 /// regulars all day is not a conversation each time.
 const GREET_AGAIN_SECONDS: i64 = 6 * 3600;
+/// Staff greet one who came in within this long (「来啦！」 is not said to
+/// one who has sat there all afternoon).
+const GREET_WITHIN_SECONDS: i64 = 30 * 60;
 
 /// One who came to talk with someone settles in this long before going up
 /// to them.
@@ -138,22 +141,23 @@ impl Pass<'_, '_> {
     pub(super) fn greetings(&mut self) {
         let cx = self.cx;
         for &s in &cx.census.greeters {
-            let Some((place, _)) = cx.person(s).and_then(|p| p.staff) else {
+            let Some((place, role)) = cx.person(s).and_then(|p| p.staff) else {
                 continue;
             };
             if self.taken[s.i()] || cx.state.talking[s.i()].is_some() {
                 continue;
             }
-            if let Some(c) = self.customer(s, place) {
+            if let Some(c) = self.customer(s, place, role) {
                 self.pair_up(s, c, Trigger::Work);
             }
         }
     }
 
     /// The customer staff `s` greets next at `place`: free, not working
-    /// there (unless named on its list), on its list, and not greeted this
-    /// visit nor in the last six hours.
-    fn customer(&self, s: RosterIdx, place: LocIdx) -> Option<RosterIdx> {
+    /// there (unless named on its list), on its list, come in lately, and
+    /// not greeted this visit nor in the last six hours. A waiter does not
+    /// take the order of one who does not eat (the willow spirit).
+    fn customer(&self, s: RosterIdx, place: LocIdx, role: WorkRole) -> Option<RosterIdx> {
         let cx = self.cx;
         let greets = cx.lookup.greets(s);
         let taken = &self.taken;
@@ -171,8 +175,14 @@ impl Pass<'_, '_> {
                 named || cx.person(c).is_some_and(|p| p.workplace != Some(place))
             })
             .filter(|&c| greets.is_empty() || greets.contains(cx.roster.id_of(c)))
+            .filter(|&c| role != WorkRole::Waiter || cx.census.eats(c))
             .filter_map(|c| {
                 let (at, since) = cx.awake_here(c)?;
+                // One sitting here since before the shift (or a long talk)
+                // is not welcomed in as if just come.
+                if cx.now.0 - since.0 > GREET_WITHIN_SECONDS {
+                    return None;
+                }
                 let greeted = cx
                     .state
                     .greeted
