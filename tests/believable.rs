@@ -264,6 +264,43 @@ fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
     meals.chain(bodily).chain(said).collect()
 }
 
+/// A meeting one did not come to, brought up between the two more than
+/// once: once the one who stayed away has said sorry (「今天让你在林间营地白等了，
+/// 是我不好」), the one who waited does not ask 「你怎么没来？」 as if it had not.
+fn missed_meetings_raised_twice(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let s = &bank.greetings.shared;
+    let openings: Vec<&str> = (s.stood_up.value.iter())
+        .chain(&s.absent.value)
+        .map(|x| x.say.value.as_str())
+        .collect();
+    // Each missed meeting is learnt by both: two `learned` events.
+    let pair = |a: &str, b: &str| (a.min(b).to_owned(), a.max(b).to_owned());
+    let mut missed: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut by_text: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for e in kind(ev, "learned").filter(|e| e["fact"] == "stood_up" && e["source"] == "lived") {
+        by_text
+            .entry(e["text"].as_str().unwrap())
+            .or_default()
+            .push(e["resident"].as_str().unwrap());
+    }
+    for who in by_text.values().filter(|w| w.len() == 2) {
+        *missed.entry(pair(who[0], who[1])).or_default() += 1;
+    }
+    let mut raised: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for e in kind(ev, "message").filter(|e| openings.iter().any(|t| fits(t, text(e)))) {
+        let p = strs(&e["participants"]);
+        if p.len() == 2 {
+            *raised.entry(pair(p[0], p[1])).or_default() += 1;
+        }
+    }
+    raised
+        .into_iter()
+        .filter(|(p, n)| *n > missed.get(p).copied().unwrap_or(0))
+        .map(|(p, n)| format!("{p:?} raised a missed meeting {n} times"))
+        .collect()
+}
+
 /// Talk of the sky that the day's sky (or the season) belies: 「雨后天边挂了
 /// 道彩虹」 on a dry day, 「这两天太阳晒得人暖洋洋的」 ninety seconds after
 /// 「下雨天最适合窝在屋里」, autumn leaves in April. Every banked line with a
@@ -674,6 +711,7 @@ fn three_days_in_town_make_sense_on_every_seed() {
             ordering_after_a_meal(&ev),
             proposals_answering_the_opening(&ev),
             skies_out_of_turn(&ev, seed.parse().unwrap()),
+            missed_meetings_raised_twice(&ev),
         ];
         for bad in checks {
             assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));

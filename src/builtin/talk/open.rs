@@ -76,7 +76,7 @@ impl Speaker<'_, '_> {
         };
         let organiser = |g: &crate::scenario::Gathering| cx.words.roster.idx(&g.organiser);
         let (kind, about) = shared_with(me, you, cx.now, cx.words.gatherings, organiser)?;
-        let chance = if kind == SharedKind::StoodUp {
+        let chance = if matches!(kind, SharedKind::StoodUp | SharedKind::Absent) {
             GRUDGE_CHANCE
         } else {
             SHARED_CHANCE

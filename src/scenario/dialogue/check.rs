@@ -73,6 +73,7 @@ fn walk_greetings(g: &mut super::Greetings, w: &mut Walk<'_>) {
         ("guest", &mut s.guest),
         ("missed_gathering", &mut s.missed_gathering),
         ("stood_up", &mut s.stood_up),
+        ("absent", &mut s.absent),
         ("date", &mut s.date),
     ] {
         exchanges(w, &format!("greetings.shared.{name}"), x);

@@ -183,6 +183,10 @@ pub struct Shared {
     pub missed_gathering: Exchanges,
     /// The listener did not come to a meeting they had agreed (`{place}`, `{day}`).
     pub stood_up: Exchanges,
+    /// The speaker did not come to such a meeting: it says sorry first
+    /// (`{place}`, `{day}`); never brought up when left out.
+    #[serde(default = "no_exchanges")]
+    pub absent: Exchanges,
     /// The two went on a date (`{day}`).
     pub date: Exchanges,
     /// The two went on a date that went badly (`date` when left out).
@@ -204,6 +208,8 @@ pub enum SharedKind {
     MissedGathering,
     /// The listener did not come to meet the speaker.
     StoodUp,
+    /// The speaker did not come to meet the listener.
+    Absent,
     /// They went on a date.
     Date,
     /// They went on a date that went badly: an awkward opening.
@@ -396,6 +402,15 @@ pub struct Closings {
     pub customer: Lines,
     /// Answering a goodbye.
     pub answer: Lines,
+}
+
+/// An empty list of exchanges, for a section a bank may leave out.
+fn no_exchanges() -> Exchanges {
+    Spanned::new(
+        Vec::new(),
+        serde_saphyr::Location::UNKNOWN,
+        serde_saphyr::Location::UNKNOWN,
+    )
 }
 
 /// An empty list of lines, for a section a bank may leave out.
@@ -680,6 +695,7 @@ impl Shared {
             SharedKind::Guest => &self.guest,
             SharedKind::MissedGathering => &self.missed_gathering,
             SharedKind::StoodUp => &self.stood_up,
+            SharedKind::Absent => &self.absent,
             SharedKind::Date => &self.date,
             SharedKind::DateAwkward => self.date_awkward.as_ref().unwrap_or(&self.date),
         }

@@ -122,6 +122,25 @@ pub fn shared_with(
     if stood_up.is_some() {
         return stood_up;
     }
+    // …or one the speaker did not come to: it says sorry before anything.
+    let absent = me.knows.facts().iter().find_map(|f| match f.about {
+        About::StoodUp {
+            absent,
+            waiting,
+            day,
+            ..
+        } if absent == me.idx
+            && waiting == you.idx
+            && now.day_number() - i64::from(day) <= GRUDGE_DAYS
+            && fresh(&f.about) =>
+        {
+            Some((SharedKind::Absent, f.about))
+        }
+        _ => None,
+    });
+    if absent.is_some() {
+        return absent;
+    }
     let dated = me.knows.facts().iter().find(|f| {
         matches!(f.about, About::Date { a, b, day, .. }
             if (a, b) == (me.idx.min(you.idx), me.idx.max(you.idx))
