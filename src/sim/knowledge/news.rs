@@ -103,43 +103,33 @@ pub fn shared_with(
     organiser: impl Fn(&Gathering) -> Option<RosterIdx>,
 ) -> Option<(SharedKind, About)> {
     let fresh = |about: &About| !me.knows.raised_with(about, you.idx);
-    // A meeting the other did not come to, first.
-    let stood_up = me.knows.facts().iter().find_map(|f| match f.about {
-        About::StoodUp {
-            absent,
-            waiting,
-            day,
-            ..
-        } if absent == you.idx
-            && waiting == me.idx
-            && now.day_number() - i64::from(day) <= GRUDGE_DAYS
-            && fresh(&f.about) =>
-        {
-            Some((SharedKind::StoodUp, f.about))
-        }
-        _ => None,
-    });
-    if stood_up.is_some() {
-        return stood_up;
-    }
-    // …or one the speaker did not come to: it says sorry before anything.
-    let absent = me.knows.facts().iter().find_map(|f| match f.about {
-        About::StoodUp {
-            absent,
-            waiting,
-            day,
-            ..
-        } if absent == me.idx
-            && waiting == you.idx
-            && now.day_number() - i64::from(day) <= GRUDGE_DAYS
-            && fresh(&f.about) =>
-        {
-            Some((SharedKind::Absent, f.about))
-        }
-        _ => None,
-    });
-    if absent.is_some() {
-        return absent;
+    // A meeting the other did not come to, first; or one the speaker did
+    // not come to: it says sorry before anything.
+    let missed = |by_me: bool| {
+        let (who_absent, who_waiting) = if by_me { (me, you) } else { (you, me) };
+        me.knows.facts().iter().find_map(|f| match f.about {
+            About::StoodUp {
+                absent,
+                waiting,
+                day,
+                ..
+            } if absent == who_absent.idx
+                && waiting == who_waiting.idx
+                && now.day_number() - i64::from(day) <= GRUDGE_DAYS
+                && fresh(&f.about) =>
+            {
+                let kind = if by_me {
+                    SharedKind::Absent
+                } else {
+                    SharedKind::StoodUp
+                };
+                Some((kind, f.about))
+            }
+            _ => None,
+        })
+    };
+    if let Some(missed) = missed(false).or_else(|| missed(true)) {
+        return Some(missed);
     }
     let dated = me.knows.facts().iter().find(|f| {
         matches!(f.about, About::Date { a, b, day, .. }
