@@ -264,6 +264,35 @@ fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
     meals.chain(bodily).chain(said).collect()
 }
 
+/// A gathering asked about (「…你去不去？」) by one of another who heard it
+/// asked by them before: talked over once, it is not asked again. The
+/// participants of the talk it was first asked in all heard it.
+fn gatherings_asked_twice(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    let going: Vec<&str> = (bank.storylines.going.value.iter())
+        .map(|l| l.text.as_str())
+        .collect();
+    let mut heard: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut bad = Vec::new();
+    for e in kind(ev, "message").filter(|e| going.iter().any(|t| fits(t, text(e)))) {
+        let speaker = e["speaker"].as_str().unwrap().to_owned();
+        for p in strs(&e["participants"])
+            .into_iter()
+            .filter(|p| *p != speaker)
+        {
+            if !heard.insert((speaker.clone(), p.to_owned())) && strs(&e["participants"]).len() == 2
+            {
+                bad.push(format!(
+                    "{} {speaker} asked {p} again: {}",
+                    e["time"],
+                    text(e)
+                ));
+            }
+        }
+    }
+    bad
+}
+
 /// A meeting one did not come to, brought up between the two more than
 /// once: once the one who stayed away has said sorry (「今天让你在林间营地白等了，
 /// 是我不好」), the one who waited does not ask 「你怎么没来？」 as if it had not.
@@ -347,7 +376,7 @@ fn questions_asked_back_unanswered(ev: &[Value]) -> Vec<String> {
         .chain(&bank.greetings.family.value)
         .flat_map(|x| &x.replies.value)
         .chain(
-            [&g.going, &g.not_going, &g.new, &g.host]
+            [&g.going, &g.not_going, &g.new, &g.host, &g.asked_again]
                 .into_iter()
                 .flat_map(|l| &l.value),
         )
@@ -712,6 +741,7 @@ fn three_days_in_town_make_sense_on_every_seed() {
             proposals_answering_the_opening(&ev),
             skies_out_of_turn(&ev, seed.parse().unwrap()),
             missed_meetings_raised_twice(&ev),
+            gatherings_asked_twice(&ev),
         ];
         for bad in checks {
             assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));

@@ -57,6 +57,15 @@ pub struct ChatBank {
     pub known: Lines,
     /// A recall question answered, by kind.
     pub recall: BTreeMap<FactKind, Lines>,
+    /// A worry asked about after good news that eased it was told
+    /// (「你记得我之前最担心什么吗？」 after 「我被录取了」): `{事实}` the
+    /// worry, `{原因}` the news.
+    #[serde(default)]
+    pub worry_eased: Lines,
+    /// What ties good news to a worry: news with a word of a group eases a
+    /// worry told with a word of the same group (录取 eases 工作).
+    #[serde(default)]
+    pub worry_eased_by: Vec<Lines>,
     /// 「你还记得我吗」: what it knows, several facts in `{事实}`.
     pub recall_any: Lines,
     /// A recall question about something never told (`{问的}`).

@@ -395,7 +395,13 @@ impl<'a> Writer<'a> {
         }
         match facts.first() {
             Some(f) => {
-                let v = self.vars(f);
+                let mut v = self.vars(f);
+                if let Some(news) = self.eased(f) {
+                    v.cause = news;
+                    if let Some(line) = self.pick(&self.bank.worry_eased, &v) {
+                        return line;
+                    }
+                }
                 // Asked for a pet's name, say the name: lines that hold the value first.
                 let lines = holding_value(ChatBank::of(&self.bank.recall, f.kind), &v);
                 self.pick(&lines, &v)
@@ -416,6 +422,23 @@ impl<'a> Writer<'a> {
                 self.pick(&self.bank.unknown, &v).unwrap_or_default()
             }
         }
+    }
+
+    /// Good news told since worry `f` that eases it (a word of one of
+    /// `worry_eased_by`'s groups in each), the latest, in the second person.
+    fn eased(&self, f: &PlayerFact) -> Option<String> {
+        if f.kind != FactKind::Worry {
+            return None;
+        }
+        let groups = &self.bank.worry_eased_by;
+        let has = |text: &str, g: &[String]| g.iter().any(|w| text.contains(w.as_str()));
+        let tied = |news: &str| groups.iter().any(|g| has(&f.said, g) && has(news, g));
+        (self.cx.state.lines.iter().rev())
+            .take_while(|l| l.time >= f.time)
+            .filter(|l| l.speaker == Speaker::Player && l.content != f.said)
+            .filter(|l| tied(&l.content))
+            .find_map(|l| super::said::read(&l.content).feeling.filter(|x| x.good))
+            .map(|x| x.clause)
     }
 
     /// A job given up, and no new one told.

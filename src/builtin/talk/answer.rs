@@ -200,15 +200,22 @@ impl Speaker<'_, '_> {
     }
 
     /// 「…你去不去？」 answered by what one knows of the gathering: its
-    /// organiser as host, else going, staying away, or news to it.
+    /// organiser as host, else going (asked by others already: saying so),
+    /// staying away, or news to it.
     fn going_reply(&self, gathering: GatheringIdx) -> Option<Said> {
         let (cx, r) = (self.cx, &self.bank().storylines.going_replies);
         let g = cx.words.gatherings.get(gathering.i())?;
         let known = cx.agenda.appointments.iter().find(|a| a.gathering == g.id);
+        let about = crate::sim::knowledge::About::Gathering { gathering };
+        let asked_before =
+            (cx.knows.raised().iter()).any(|&(a, with)| a == about && with != cx.listener_idx);
         let list = if g.organiser == cx.speaker.id {
             &r.host
         } else {
             match known {
+                Some(a) if a.will_attend && asked_before && !r.asked_again.value.is_empty() => {
+                    &r.asked_again
+                }
                 Some(a) if a.will_attend => &r.going,
                 Some(_) => &r.not_going,
                 None => &r.new,

@@ -20,6 +20,7 @@ use crate::scenario::dialogue::{ExchangeList, ExchangeRef};
 use crate::scenario::{RelationKind, WorkRole};
 use crate::sim::brain::{LineContext, Said};
 use crate::sim::knowledge::news::{Side, news_for};
+use crate::sim::social::spoken::line_hash;
 use crate::sim::social::{Cue, Trigger};
 use pick::Speaker;
 
@@ -217,16 +218,21 @@ impl Speaker<'_, '_> {
         salt: u64,
     ) -> Option<(usize, String)> {
         // A sigh said lately (or in this talk) is not sighed again: 「唉，天一黑
-        // 心里就没着没落的」 twice in an evening sounds like a machine.
-        let lines: Vec<crate::scenario::dialogue::Line> = list
-            .iter()
-            .filter(|x| !self.used(&x.say.value))
-            .map(|x| crate::scenario::dialogue::Line {
-                text: x.say.value.clone(),
-                cond: x.cond.clone(),
-            })
-            .collect();
-        let text = self.pick(&lines, salt, &[])?;
+        // 心里就没着没落的」 twice in an evening sounds like a machine — nor,
+        // while another fits, one the town has heard today from someone else.
+        let town = &self.cx.town_spoken;
+        let lines = |unheard: bool| -> Vec<crate::scenario::dialogue::Line> {
+            list.iter()
+                .filter(|x| !self.used(&x.say.value))
+                .filter(|x| !unheard || town.heard_today(line_hash(&x.say.value)) == 0)
+                .map(|x| crate::scenario::dialogue::Line {
+                    text: x.say.value.clone(),
+                    cond: x.cond.clone(),
+                })
+                .collect()
+        };
+        let text =
+            (self.pick(&lines(true), salt, &[])).or_else(|| self.pick(&lines(false), salt, &[]))?;
         let i = list.iter().position(|x| x.say.value == text)?;
         Some((i, text))
     }
@@ -277,10 +283,15 @@ impl Speaker<'_, '_> {
         self.tell(&fact.about)
     }
 
-    /// The gathering one is going to, told once per conversation, now and then.
+    /// The gathering one is going to, told once per conversation, now and then,
+    /// and not to one it was talked over with already.
     fn going(&self) -> Option<Said> {
         let cx = self.cx;
         let (g, place) = cx.upcoming.filter(|(g, _)| g.organiser != cx.listener.id)?;
+        let about = crate::sim::knowledge::About::Gathering { gathering: g.id };
+        if cx.knows.raised_with(&about, cx.listener_idx) {
+            return None;
+        }
         let told = cx
             .history
             .iter()

@@ -464,6 +464,42 @@ fn a_lost_job_a_quarrel_and_a_doubt_asked_are_heard() {
         "the worry told: {}",
         r[9]
     );
+    assert!(
+        !r[9].contains("松口气"),
+        "an interview is no job yet: {}",
+        r[9]
+    );
+}
+
+/// A worry asked about after news that eased it is told as past, with the
+/// news; told days ago, its 现在 is not now.
+#[test]
+fn a_worry_eased_by_good_news_is_recalled_as_past() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let r = chat(
+        &mut state,
+        &spec,
+        &[
+            ("我是个厨师。", 0),
+            ("现在还没找到新工作，心里挺慌的。", 0),
+            ("我跟老婆和好了，她说其实她也是担心。", 1),
+            ("你记得我之前最担心什么吗？", 1),
+            ("酒店打电话来了，我被录取了！", 2),
+            ("你记得我之前最担心什么吗？", 2),
+        ],
+    );
+    assert!(
+        r[3].contains("那阵子还没找到新工作") && !r[3].contains("录取"),
+        "not eased by making up: {}",
+        r[3]
+    );
+    assert!(
+        r[5].contains("那阵子还没找到新工作") && r[5].contains("被录取了"),
+        "eased by the job: {}",
+        r[5]
+    );
+    assert!(!r[5].contains("好些了吗"), "{}", r[5]);
 }
 
 #[test]

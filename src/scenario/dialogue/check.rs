@@ -170,6 +170,7 @@ fn walk_storylines(st: &mut super::Storylines, w: &mut Walk<'_>) {
         ("going_replies.not_going", &mut r.not_going),
         ("going_replies.new", &mut r.new),
         ("going_replies.host", &mut r.host),
+        ("going_replies.asked_again", &mut r.asked_again),
     ] {
         (w.lines)(&format!("storylines.{name}"), l);
     }

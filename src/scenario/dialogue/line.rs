@@ -202,9 +202,8 @@ fn persona_fits(words: &[String], p: &Profile) -> bool {
 impl Cond {
     /// Whether a line with these conditions fits `s`.
     pub fn holds(&self, s: &Situation<'_>) -> bool {
-        persona_fits(&self.who, s.speaker)
-            && persona_fits(&self.to, s.listener)
-            && (!self.listener_works || s.listener.work.is_some())
+        // The words are searched last: most lines fail on a cheaper test.
+        (!self.listener_works || s.listener.work.is_some())
             && self.at_home.is_none_or(|h| h == s.at_home)
             && self.staying.is_none_or(|h| h == s.staying)
             && self.comforted.is_none_or(|h| h == s.comforted)
@@ -226,6 +225,8 @@ impl Cond {
             && self
                 .extraversion
                 .is_none_or(|[lo, hi]| (lo..=hi).contains(&s.speaker.personality.extraversion))
+            && persona_fits(&self.who, s.speaker)
+            && persona_fits(&self.to, s.listener)
     }
 
     /// Whether it has no conditions.

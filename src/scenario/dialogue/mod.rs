@@ -456,6 +456,10 @@ pub struct GoingReplies {
     pub new: Lines,
     /// It organises the gathering.
     pub host: Lines,
+    /// It means to go, and has talked it over with others already
+    /// (「这事儿大伙儿都在说呢」).
+    #[serde(default = "no_lines")]
+    pub asked_again: Lines,
 }
 
 /// Answers to an invitation, by the reason the guest gives.

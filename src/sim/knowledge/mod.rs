@@ -79,14 +79,14 @@ fn dates_learnt(
 }
 
 /// What was brought up is noted by whoever brought it up; a meeting one did
-/// not come to, by both (once sorry was said, or the grudge aired, neither
-/// brings it up again).
+/// not come to, and a gathering asked about, by both (once sorry was said,
+/// the grudge aired or 「你去不去？」 answered, neither brings it up again).
 fn raise(mut raised: MessageReader<Raise>, roster: Res<Roster>, mut q: Query<&mut Knowledge>) {
     for r in raised.read() {
         if let Ok(mut k) = q.get_mut(roster.entity_of(r.who)) {
             k.mark_raised(r.about, r.with);
         }
-        if matches!(r.about, About::StoodUp { .. })
+        if matches!(r.about, About::StoodUp { .. } | About::Gathering { .. })
             && let Ok(mut k) = q.get_mut(roster.entity_of(r.with))
         {
             k.mark_raised(r.about, r.who);

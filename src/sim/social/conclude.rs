@@ -5,12 +5,13 @@
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use std::sync::Arc;
 
 use super::analysis;
 use super::analysis::topic_zh;
 use super::emotion::Emotion;
 use super::meetings::{Meetings, when_text};
-use super::message::{ConversationState, Talking};
+use super::message::{ChatMessage, ConversationState, Talking};
 use super::{Conversation, RecapRequest, SocialState};
 use rand::RngExt;
 
@@ -376,7 +377,7 @@ impl Closing<'_, '_> {
     }
 
     /// A sharp word is a quarrel: the two know it, and so do those who
-    /// stood by and heard it.
+    /// stood by and heard it (the others in the talk among them).
     fn witness_quarrel(&mut self, c: &Conversation) {
         let Some(m) = c
             .messages
@@ -393,12 +394,15 @@ impl Closing<'_, '_> {
             .get(place.i())
             .cloned()
             .unwrap_or_default();
+        let (a, b) = (m.speaker, m.to.expect("checked"));
         let bystanders = here
             .into_iter()
             .filter(|b| !c.participants.contains(b) && !self.census.asleep(*b))
             .take(BYSTANDERS);
-        let lived = c.participants.iter().map(|&p| (p, Source::Lived));
-        for (who, source) in lived.chain(bystanders.map(|b| (b, Source::Saw))) {
+        let in_talk = c.participants.iter().filter(|&&p| p != a && p != b);
+        let lived = [a, b].into_iter().map(|p| (p, Source::Lived));
+        let saw = in_talk.copied().chain(bystanders).map(|p| (p, Source::Saw));
+        for (who, source) in lived.chain(saw) {
             self.learn.write(Learn {
                 who,
                 about,
@@ -410,7 +414,9 @@ impl Closing<'_, '_> {
 
     /// Each side keeps what the talk was about and how it went, to bring up
     /// when they next meet (a talk off the phrase bank's topics, being served
-    /// and a host's welcome leave nothing to bring up).
+    /// and a host's welcome leave nothing to bring up, unless it was a
+    /// quarrel: that is made up next time). A quarrel is kept by the two who
+    /// had it, not by those who stood by in the group.
     fn note_last_talk(&mut self, c: &Conversation, moved: &[f32], subject: Option<LastTalk>) {
         if matches!(
             c.trigger,
@@ -418,16 +424,27 @@ impl Closing<'_, '_> {
         ) {
             return;
         }
-        let Some(subject) = subject else {
-            return;
+        let sharp = c.messages.iter().any(|m| m.emotion == Emotion::Angry);
+        let subject = match subject {
+            Some(s) => s,
+            None if sharp => LastTalk {
+                subject: Arc::from(topic_zh(&c.topic)),
+                gist: None,
+                outcome: TalkOutcome::Plain,
+            },
+            None => return,
         };
         for (k, &a) in c.participants.iter().enumerate() {
-            let outcome = outcome(&heard_by(c, a), moved[k]);
+            let calm = outcome(&heard_calm(c, a), moved[k]);
             let Ok(mut me) = self.people.get_mut(self.roster.entity_of(a)) else {
                 continue;
             };
             // By key: a resident with many ties talks with few at a time.
             for &b in &c.participants {
+                let outcome = match quarrelled(c, a, b) {
+                    true => TalkOutcome::Argued,
+                    false => calm,
+                };
                 if let Some(r) = me.3.by_idx_mut(b) {
                     r.last_talk = Some(Box::new(LastTalk {
                         outcome,
@@ -447,12 +464,20 @@ impl Closing<'_, '_> {
         subject: Option<&str>,
     ) -> (String, String) {
         let heard = heard_by(c, a);
-        let others: Vec<&str> = c
+        let name = |&p: &RosterIdx| self.roster.name_of(p);
+        let all: Vec<&str> = c
             .participants
             .iter()
             .filter(|&&p| p != a)
-            .map(|&p| self.roster.name_of(p))
+            .map(name)
             .collect();
+        // One who quarrelled remembers whom with, not the first in the group.
+        let rows = c
+            .participants
+            .iter()
+            .filter(|&&p| p != a && quarrelled(c, a, p));
+        let foes: Vec<&str> = rows.map(name).collect();
+        let others = if foes.is_empty() { &all } else { &foes };
         let made = c
             .proposal
             .filter(|p| c.messages.len() as u32 > p.turn + 1)
@@ -467,7 +492,7 @@ impl Closing<'_, '_> {
             heard: &heard,
             moved,
         };
-        (summary_line(&others, &talk, made), others.join("、"))
+        (summary_line(others, &talk, made), all.join("、"))
     }
 
     /// The organiser's invitation counts once it has been said; the guest who
@@ -553,10 +578,34 @@ struct Talk<'a> {
     moved: f32,
 }
 
-/// The emotions of the lines `a` heard from the others.
+/// The emotions of the lines `a` heard from the others, a sharp word only
+/// when it was said to `a` (or to nobody in particular); and a sharp word of
+/// `a`'s own: one who snapped had the quarrel, one who stood by did not.
 fn heard_by(c: &Conversation, a: RosterIdx) -> Vec<Emotion> {
-    let others = c.messages.iter().filter(|m| m.speaker != a);
-    others.map(|m| m.emotion).collect()
+    let to_me = |m: &&ChatMessage| m.emotion != Emotion::Angry || m.to.is_none_or(|t| t == a);
+    let others = c.messages.iter().filter(|m| m.speaker != a).filter(to_me);
+    let mut heard: Vec<Emotion> = others.map(|m| m.emotion).collect();
+    let snapped = (c.messages.iter()).any(|m| m.speaker == a && m.emotion == Emotion::Angry);
+    if snapped {
+        heard.push(Emotion::Angry);
+    }
+    heard
+}
+
+/// [`heard_by`] without sharp words: how the talk went for `a` with one it
+/// did not quarrel with.
+fn heard_calm(c: &Conversation, a: RosterIdx) -> Vec<Emotion> {
+    let mut heard = heard_by(c, a);
+    heard.retain(|&e| e != Emotion::Angry);
+    heard
+}
+
+/// Whether `a` and `b` had sharp words with each other in `c`.
+fn quarrelled(c: &Conversation, a: RosterIdx, b: RosterIdx) -> bool {
+    c.messages.iter().any(|m| {
+        m.emotion == Emotion::Angry
+            && ((m.speaker == a && m.to == Some(b)) || (m.speaker == b && m.to == Some(a)))
+    })
 }
 
 /// How a talk went for one who heard `heard` and whose tie moved by `moved`:

@@ -493,6 +493,15 @@ fn pass_on(
             with: turn.listener,
         });
     }
+    // A gathering asked about is talked over with all who heard (not asked again).
+    if let Some(Cue::Going { gathering }) = cue {
+        let heard = c.participants.iter().filter(|&&p| p != turn.speaker);
+        out.raise.extend(heard.map(|&with| Raise {
+            who: turn.speaker,
+            about: About::Gathering { gathering },
+            with,
+        }));
+    }
 }
 
 /// Game seconds from a line to the next: the time to say it, then a pause

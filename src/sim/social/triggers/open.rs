@@ -363,12 +363,19 @@ fn propose(
     })
 }
 
-/// Where to meet again: here if it is a place to sit together, else the nearest eatery.
+/// Where to meet again: here if it is a place to sit together, else the
+/// nearest eatery open to all (a camp that serves its one dweller food is
+/// someone's home, not a place to meet at), else a square.
 fn meeting_place(town: &Town, here: LocIdx) -> LocIdx {
-    let l = town.get(here);
-    if matches!(l.kind, LocationKind::Food | LocationKind::Public) {
-        here
-    } else {
-        town.nearest_with(here, Service::Food).unwrap_or(here)
+    let kind = |l: LocIdx| town.get(l).kind;
+    let sits = |l: LocIdx| matches!(kind(l), LocationKind::Food | LocationKind::Public);
+    if sits(here) {
+        return here;
     }
+    let near = town.nearby(here);
+    (near.iter().copied())
+        .find(|&l| kind(l) == LocationKind::Food)
+        .or_else(|| near.iter().copied().find(|&l| sits(l)))
+        .or_else(|| town.nearest_with(here, Service::Food))
+        .unwrap_or(here)
 }
