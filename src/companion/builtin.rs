@@ -176,23 +176,20 @@ impl<'a> Writer<'a> {
                 .iter()
                 .any(|(k, val)| l.contains(k) && empty(k, val))
             })
-            .map(|l| self.fill(l, v))
+            .map(|l| (fixed_words(l), self.fill(l, v)))
             .enumerate()
-            .min_by_key(|(i, text)| {
+            .min_by_key(|(i, (fixed, text))| {
                 let open = opening(text);
-                let opened = self
-                    .recent
-                    .iter()
-                    .filter(|r| r.contains(open.as_str()))
-                    .count();
-                let same = self
-                    .recent
-                    .iter()
-                    .filter(|r| r.contains(text.as_str()))
-                    .count();
-                (opened, same, (*i as u64 + salt) % lines.len().max(1) as u64)
+                let said = |part: &str| self.recent.iter().filter(|r| r.contains(part)).count();
+                // A template said lately with other words in its slots
+                // (「都没回音……辛苦了。想说说是怎么回事吗？」 after 「吵了一架……辛苦了。
+                // 想说说是怎么回事吗？」) counts as its opening said.
+                let worn = fixed.map_or(0, said);
+                let same = said(text);
+                let turn = (*i as u64 + salt) % lines.len().max(1) as u64;
+                (said(&open) + worn, same, turn)
             })
-            .map(|(_, t)| t)
+            .map(|(_, (_, t))| t)
     }
 
     fn salt(&self) -> u64 {
@@ -729,6 +726,16 @@ fn one_per_person(learnt: &[(PlayerFact, Learnt)]) -> Vec<(PlayerFact, Learnt)> 
         }
     }
     out
+}
+
+/// A template's longest run of its own words between placeholders, when
+/// long enough to be recognised in a reply (「辛苦了。想说说是怎么回事吗？」).
+fn fixed_words(template: &str) -> Option<&str> {
+    /// Shorter runs (「，」, 「呀」) are in every reply.
+    const RECOGNISED: usize = 6;
+    let runs = template.split(['{', '}']).step_by(2);
+    runs.max_by_key(|r| r.chars().count())
+        .filter(|r| r.chars().count() >= RECOGNISED && template.contains('{'))
 }
 
 /// `text` without a leading （…） action.

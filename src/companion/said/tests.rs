@@ -199,6 +199,7 @@ fn acts_and_feelings() {
     assert!(read("没关系，谁都会说错").does(Act::Forgives));
     assert!(read("我喜欢你").does(Act::Confesses));
     assert!(read("晚安，明天见").does(Act::Goodbye));
+    assert!(read("今天就先聊到这，我去接豆豆放学。").does(Act::Goodbye));
     assert!(read("好久不见").does(Act::Misses));
     let good = read("我升职了！").feeling.unwrap();
     assert!(good.good);

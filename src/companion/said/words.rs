@@ -178,6 +178,8 @@ pub(super) const GOODBYE: &[&str] = &[
     "回头聊",
     "下次聊",
     "晚点聊",
+    // 「今天就先聊到这，我去接豆豆放学」: the talk is over for now.
+    "聊到这",
 ];
 /// Thanks.
 pub(super) const THANKS: &[&str] = &["谢谢", "多谢", "感谢", "谢啦"];
