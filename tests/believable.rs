@@ -264,6 +264,47 @@ fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
     meals.chain(bodily).chain(said).collect()
 }
 
+/// A meeting opened as if the other had just come in (「等你一会儿了，快坐」,
+/// lines with `to_arrived: true`) to one who came to the place more than a
+/// quarter hour before (served at the same table, 何青 at 钟大川's).
+fn waited_for_one_seated_long(ev: &[Value]) -> Vec<String> {
+    let bank = heartvale::scenario::PhraseBank::builtin();
+    // Named by their words, not by their conditions: the check must not
+    // follow the bank it checks.
+    let openings: Vec<&str> = (bank.greetings.appointment.value.iter())
+        .map(|l| l.text.as_str())
+        .filter(|t| t.contains("等你一会儿了") || t.contains("我还怕你忘了"))
+        .collect();
+    assert!(!openings.is_empty(), "the bank's waiting openings");
+    let mut came: HashMap<&str, (&str, NaiveDateTime)> = HashMap::new();
+    let mut bad = Vec::new();
+    for e in ev {
+        match e["kind"].as_str() {
+            Some("arrive") => {
+                let who = e["resident"].as_str().unwrap();
+                came.insert(who, (e["location"].as_str().unwrap(), time(e)));
+            }
+            Some("message") if openings.iter().any(|t| fits(t, text(e))) => {
+                let speaker = e["speaker"].as_str().unwrap();
+                let place = e["location"].as_str().unwrap();
+                for p in strs(&e["participants"])
+                    .into_iter()
+                    .filter(|p| *p != speaker)
+                {
+                    let fresh = came.get(p).is_some_and(|&(at, when)| {
+                        at == place && (time(e) - when).num_minutes() <= 15
+                    });
+                    if !fresh {
+                        bad.push(format!("{} {speaker} to {p}: {}", e["time"], text(e)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    bad
+}
+
 /// A gathering asked about (「…你去不去？」) by one of another who heard it
 /// asked by them before: talked over once, it is not asked again. The
 /// participants of the talk it was first asked in all heard it.
@@ -742,6 +783,7 @@ fn three_days_in_town_make_sense_on_every_seed() {
             skies_out_of_turn(&ev, seed.parse().unwrap()),
             missed_meetings_raised_twice(&ev),
             gatherings_asked_twice(&ev),
+            waited_for_one_seated_long(&ev),
         ];
         for bad in checks {
             assert!(bad.is_empty(), "seed {seed}:\n{}", bad.join("\n"));

@@ -164,6 +164,7 @@ fn plan_situation<'a>(cx: &PlanContext<'a>, c: &Candidate, feels: &'a [Feeling])
         working: me.work.as_ref().is_some_and(|w| w.place == cx.at),
         // A plan is made where one has been: not on coming in.
         arrived: false,
+        listener_arrived: false,
         sky: Some(crate::base::weather::sky(cx.seed, cx.now)),
     }
 }

@@ -107,6 +107,8 @@ pub struct LineContext<'a> {
     /// The speaker came where it talks within the last quarter hour
     /// ([`crate::scenario::dialogue::Cond::arrived`]).
     pub(crate) arrived: bool,
+    /// … and the listener.
+    pub(crate) listener_arrived: bool,
     /// Where they talk.
     pub(crate) place: &'a Location,
     /// What they talk about.

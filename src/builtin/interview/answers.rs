@@ -67,6 +67,7 @@ impl Answering<'_, '_> {
             comforted: false,
             working: false,
             arrived: false,
+            listener_arrived: false,
             sky: None,
         };
         let mut fillable: Vec<&Line> = list

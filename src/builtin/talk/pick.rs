@@ -96,6 +96,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             comforted: self.comforted,
             working: cx.speaker_at_work,
             arrived: cx.arrived,
+            listener_arrived: cx.listener_arrived,
             sky: Some(cx.sky),
         }
     }

@@ -87,6 +87,11 @@ pub struct Cond {
     /// not after an afternoon by the fire.
     #[serde(default)]
     pub arrived: Option<bool>,
+    /// Said only to one who came within the last quarter hour (true) or
+    /// earlier (false): 「等你一会儿了，快坐」 greets one coming in, not one
+    /// served at the same table half an hour ago.
+    #[serde(default)]
+    pub to_arrived: Option<bool>,
     /// Said only under one of these skies (`sunny`, `cloudy`, `rain`): the
     /// day's weather, the same for every line that day. Not said where the
     /// sky is unknown (a chat with the player).
@@ -177,6 +182,8 @@ pub struct Situation<'a> {
     pub working: bool,
     /// The speaker came where they talk within the last quarter hour.
     pub arrived: bool,
+    /// … and the listener.
+    pub listener_arrived: bool,
     /// The day's weather and the season (`None` where unknown).
     pub sky: Option<(Weather, Season)>,
 }
@@ -209,6 +216,7 @@ impl Cond {
             && self.comforted.is_none_or(|h| h == s.comforted)
             && self.working.is_none_or(|w| w == s.working)
             && self.arrived.is_none_or(|a| a == s.arrived)
+            && self.to_arrived.is_none_or(|a| a == s.listener_arrived)
             && (self.weather.is_empty() || s.sky.is_some_and(|(w, _)| self.weather.contains(&w)))
             && (self.season.is_empty() || s.sky.is_some_and(|(_, x)| self.season.contains(&x)))
             && self

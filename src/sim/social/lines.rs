@@ -132,6 +132,7 @@ pub fn with_line_context<R>(
         doing: doing_here(speaker.2, c.place),
         stays: stays_on(speaker.2, c.place, now),
         arrived: arrived(speaker.2, c.place, now),
+        listener_arrived: arrived(listener.2, c.place, now),
         place: inputs.town.get(c.place),
         topic: c.subject,
         turn: n,
