@@ -165,6 +165,7 @@ fn plan_situation<'a>(cx: &PlanContext<'a>, c: &Candidate, feels: &'a [Feeling])
         // A plan is made where one has been: not on coming in.
         arrived: false,
         listener_arrived: false,
+        listener_working: false,
         sky: Some(crate::base::weather::sky(cx.seed, cx.now)),
     }
 }

@@ -151,6 +151,26 @@ pub struct ChatBank {
     /// will be here all the same.
     #[serde(default)]
     pub coming_less: Lines,
+    /// 「你觉得我做得对吗？」: a word on what the player told last
+    /// (`{事实}`, 我 as 你).
+    #[serde(default)]
+    pub deed: Lines,
+    /// 「你会不会觉得我话太多了？」: no bother at all.
+    #[serde(default)]
+    pub bother: Lines,
+    /// 「算了，不说这个了」: the topic let go.
+    #[serde(default)]
+    pub drop_topic: Lines,
+    /// 「我想我妈了」 (`{话题}`: 你妈); with what is known of them, `{事实}`.
+    #[serde(default)]
+    pub miss_family: Lines,
+    /// 「下次我带红烧肉给你尝尝」: an offer taken gladly.
+    #[serde(default)]
+    pub offered: Lines,
+    /// Back on a later day, a worry or a relative's trouble told before
+    /// asked after (`{事实}`, as of now: 那阵子).
+    #[serde(default)]
+    pub follow_up: Lines,
     /// A short telling of something done (「晚上我给他做了鲫鱼汤」) said back
     /// to the player (`{事实}`: its words, 我 as 你), before `small_talk`.
     #[serde(default)]

@@ -13,6 +13,7 @@ use super::moments::{MomentStatus, fail_mark, judge, mark};
 use super::said::{Act, Question, Topic};
 use super::session::{ReplyContext, Speaker};
 
+mod acts;
 mod days;
 mod small_talk;
 mod views;
@@ -296,6 +297,7 @@ impl<'a> Writer<'a> {
             Some(Question::Judge(subject)) => self.judge(subject),
             Some(Question::Who(most)) => self.who(most),
             Some(Question::Suggest) => self.suggest(),
+            Some(Question::Deed | Question::Bother) => self.act(),
             Some(Question::AboutYou(topic)) if *topic != Topic::Other => {
                 Some(self.about_me(*topic))
             }
@@ -315,6 +317,7 @@ impl<'a> Writer<'a> {
             return String::new();
         }
         answer
+            .or_else(|| self.act())
             .or_else(|| self.quit())
             .or_else(|| self.told())
             .or_else(|| self.feeling())
@@ -382,7 +385,8 @@ impl<'a> Writer<'a> {
         let cx = self.cx;
         let facts = cx.asked_facts();
         let asked_any = cx.said.recall_kinds().is_some_and(<[FactKind]>::is_empty);
-        if asked_any && !facts.is_empty() {
+        // One fact (the one the question names): said as its kind's recall.
+        if asked_any && facts.len() > 1 {
             let all: Vec<String> = facts.iter().map(|f| f.to_you()).collect();
             let v = Vars {
                 fact: all.join("，"),
@@ -399,8 +403,13 @@ impl<'a> Writer<'a> {
                         return line;
                     }
                 }
-                // Asked for a pet's name, say the name: lines that hold the value first.
-                let lines = holding_value(ChatBank::of(&self.bank.recall, f.kind), &v);
+                // Asked for a pet's name, say the name: lines that hold the value
+                // first; asked who 豆豆 is, say what it is (lines with its kind).
+                let all = ChatBank::of(&self.bank.recall, f.kind);
+                let lines = match !v.value.is_empty() && cx.message.contains(&v.value) {
+                    true => holding_kind(all),
+                    false => holding_value(all, &v),
+                };
                 self.pick(&lines, &v)
                     // No line fits what is known (a pet without a name): the fact as told.
                     .or_else(|| self.pick(&self.bank.known, &v))
@@ -429,7 +438,25 @@ impl<'a> Writer<'a> {
         }
         let groups = &self.bank.worry_eased_by;
         let has = |text: &str, g: &[String]| g.iter().any(|w| text.contains(w.as_str()));
-        let tied = |news: &str| groups.iter().any(|g| has(&f.said, g) && has(news, g));
+        // Tied by a word group, or by three characters told in both
+        // (「送信的路太远了」 and 「跟组长说了路太远的事」).
+        let shared = |news: &str| {
+            let worry: Vec<char> = f.said.chars().collect();
+            (worry.windows(3))
+                .map(|w| w.iter().collect::<String>())
+                .filter(|w| {
+                    w.chars()
+                        .all(|c| c > '\u{2E7F}' && !"，。！？、我你他她的了是在".contains(c))
+                })
+                .filter(|w| {
+                    !["今天", "昨天", "明天", "最近"]
+                        .iter()
+                        .any(|d| w.contains(d))
+                })
+                .any(|w| news.contains(&w))
+        };
+        let tied =
+            |news: &str| groups.iter().any(|g| has(&f.said, g) && has(news, g)) || shared(news);
         (self.cx.state.lines.iter().rev())
             .take_while(|l| l.time >= f.time)
             .filter(|l| l.speaker == Speaker::Player && l.content != f.said)
@@ -565,8 +592,12 @@ impl<'a> Writer<'a> {
         let cx = self.cx;
         let said = cx.said;
         let closing = said.does(Act::Goodbye) || so_far.ends_with('？') || so_far.ends_with('?');
-        if closing || said.question.is_some() || !cx.learnt.is_empty() {
+        if closing || said.question.is_some() || !cx.learnt.is_empty() || self.acted() {
             return None;
+        }
+        // Back the next day: yesterday's worry first.
+        if let Some(line) = self.follow_up() {
+            return Some(line);
         }
         if let Some(f) = self.touched() {
             return self.pick(&self.bank.weave, &self.vars(f));
@@ -750,6 +781,19 @@ fn strip_gesture(text: &str) -> &str {
 /// else all of them.
 fn holding_value<'l>(lines: &'l [String], v: &Vars) -> std::borrow::Cow<'l, [String]> {
     holding(lines, "{值}", &v.value)
+}
+
+/// Of `lines`, those that say what a fact is (`{事实}` or `{种类}`) when
+/// some do; else all of them.
+fn holding_kind(lines: &[String]) -> std::borrow::Cow<'_, [String]> {
+    let kind: Vec<String> = (lines.iter())
+        .filter(|l| l.contains("{事实}") || l.contains("{种类}"))
+        .cloned()
+        .collect();
+    match kind.is_empty() {
+        true => std::borrow::Cow::Borrowed(lines),
+        false => std::borrow::Cow::Owned(kind),
+    }
 }
 
 /// Of `lines`, those with `placeholder` when its `value` is known and some

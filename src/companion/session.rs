@@ -219,6 +219,21 @@ impl ReplyContext<'_> {
             return Vec::new();
         };
         let facts = &self.state.facts;
+        // 「你还记得豆豆是谁吗？」: what it knows of the one the question names
+        // (a pet's name, a relative), not the name and job.
+        let names = |f: &&PlayerFact| {
+            let key = match f.kind {
+                super::FactKind::Pet => f.value.as_str(),
+                super::FactKind::Family | super::FactKind::Person => f.about.as_str(),
+                _ => "",
+            };
+            key.chars().count() >= 2 && self.message.contains(key)
+        };
+        if kinds.is_empty()
+            && let Some(f) = facts.0.iter().rev().find(names)
+        {
+            return vec![f];
+        }
         if kinds.is_empty() {
             // 「你还记得我吗」: the name first, then what matters most.
             return super::FactKind::ALL

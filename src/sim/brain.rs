@@ -150,6 +150,8 @@ pub struct LineContext<'a> {
     /// The speaker is at work where they talk: its workplace, on shift or at
     /// its work (behind its own counter, at its own bench).
     pub(crate) speaker_at_work: bool,
+    /// … and the listener.
+    pub(crate) listener_at_work: bool,
     /// A gathering the speaker means to go to that has not begun (and does
     /// not organise), with its place's name: news to share.
     pub(crate) upcoming: Option<(&'a Gathering, &'a str)>,

@@ -68,6 +68,7 @@ impl Answering<'_, '_> {
             working: false,
             arrived: false,
             listener_arrived: false,
+            listener_working: false,
             sky: None,
         };
         let mut fillable: Vec<&Line> = list

@@ -15,23 +15,35 @@ impl Speaker<'_, '_> {
     pub(super) fn fact_slots(&self, about: &About, me: RosterIdx) -> Vec<(String, String)> {
         let (cx, w) = (self.cx, &self.cx.words);
         let name = |i: RosterIdx| w.roster.name_of(i).to_string();
-        // One's own family is 我爸爸, not a full name.
-        let other = |i: RosterIdx| match cx.knows.knows(&About::Family { who: i, of: me }) {
-            true => format!("我{}", w.kin(i, me)),
-            false => name(i),
+        // One's own family is 我爸爸, not a full name; told to one's family,
+        // 你爸爸 (沈月 hears of a date with 你爸爸, not with 沈博远).
+        let telling = me == cx.speaker_idx;
+        let kin_of = |i: RosterIdx, of: RosterIdx| cx.knows.knows(&About::Family { who: i, of });
+        let other = |i: RosterIdx| {
+            if i == me {
+                name(i)
+            } else if kin_of(i, me) {
+                format!("我{}", w.kin(i, me))
+            } else if telling && kin_of(i, cx.listener_idx) {
+                format!("你{}", w.kin(i, cx.listener_idx))
+            } else {
+                name(i)
+            }
         };
+        // `{a}` is said by the teller; a reply names one plainly.
+        let third = |i: RosterIdx| if telling { other(i) } else { name(i) };
         let mut out: Vec<(String, String)> = Vec::new();
         let mut put = |k: &str, v: String| out.push((k.to_string(), v));
         match *about {
             About::Quarrel { a, b, place, day } => {
-                put("a", name(a));
+                put("a", third(a));
                 put("b", other(other_of(a, b, me)));
                 put("day", day_from(cx.now, i64::from(day)));
                 put("place", w.town.name(place).to_string());
             }
             About::Date { a, b, day, went } => {
                 put("felt", went.felt().to_string());
-                put("a", name(a));
+                put("a", third(a));
                 put("b", other(other_of(a, b, me)));
                 put("day", day_from(cx.now, i64::from(day)));
             }
@@ -41,7 +53,7 @@ impl Speaker<'_, '_> {
                 place,
                 day,
             } => {
-                put("a", name(absent));
+                put("a", third(absent));
                 put("b", other(if waiting == me { absent } else { waiting }));
                 put("day", day_from(cx.now, i64::from(day)));
                 put("place", w.town.name(place).to_string());

@@ -97,6 +97,7 @@ impl<'a, 'c> Speaker<'a, 'c> {
             working: cx.speaker_at_work,
             arrived: cx.arrived,
             listener_arrived: cx.listener_arrived,
+            listener_working: cx.listener_at_work,
             sky: Some(cx.sky),
         }
     }

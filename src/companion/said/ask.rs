@@ -24,6 +24,11 @@ pub enum Question {
     Who(String),
     /// An idea wanted (「我该给茶馆起个什么名字好？」).
     Suggest,
+    /// Whether what the player did was right (「你觉得我做得对吗？」): of
+    /// what it told last.
+    Deed,
+    /// Whether the player is a bother (「你会不会觉得我话太多了？」).
+    Bother,
     /// Why.
     Why,
     /// Anything else.
@@ -299,6 +304,33 @@ const PLACES: &[&str] = &[
     "哪家",
 ];
 
+/// Words of one who fears being a bother.
+const BOTHER: &[&str] = &[
+    "话太多",
+    "话多",
+    "啰嗦",
+    "唠叨",
+    "烦你",
+    "打扰你",
+    "吵到你",
+    "吵着你",
+    "嫌我烦",
+    "觉得我烦",
+    "很烦人",
+];
+
+/// Words asking whether something done was right.
+const DEED: &[&str] = &[
+    "做得对",
+    "做的对",
+    "做对了吗",
+    "这样做对",
+    "这么做对",
+    "做错了吗",
+    "做得好吗",
+    "我没做错",
+];
+
 /// A question that asks for help: what to do, or an idea. 「我该…」 asks
 /// what to do (「我该坚持下去吗」), but 「我该起个什么名字」 wants an idea.
 fn wants_help(text: &str) -> Option<Question> {
@@ -330,6 +362,14 @@ pub(super) fn question(text: &str) -> Question {
     }
     if let Some(subject) = judged(text) {
         return Question::Judge(subject);
+    }
+    // 「你会不会觉得我话太多了？」 wants to hear it is no bother, and
+    // 「你觉得我做得对吗？」 a word on what was done: neither asks who I am.
+    if BOTHER.iter().any(|w| text.contains(w)) && mentions_me(text) {
+        return Question::Bother;
+    }
+    if DEED.iter().any(|w| text.contains(w)) {
+        return Question::Deed;
     }
     let opinion = [
         "什么样的人",

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub use ask::{Question, Topic, liked_thing};
 pub use correct::quits;
 pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, WAS, bare_name};
-pub use words::{Weather, doubts_self};
+pub use words::{Weather, doubts_self, drops_topic, missed_relative, offers};
 
 use super::facts::FactKind;
 
@@ -189,6 +189,24 @@ pub fn is_good_news(value: &str) -> bool {
         .any(|part| words::feeling(part).is_some_and(|f| f.good))
 }
 
+/// Whether news of someone is trouble (身体不太好, 腿脚不方便, 住院了): asked
+/// after on a later day.
+pub fn is_trouble(value: &str) -> bool {
+    const TROUBLE: &[&str] = &[
+        "不太好",
+        "不方便",
+        "生病",
+        "病了",
+        "住院",
+        "疼",
+        "不舒服",
+        "摔",
+        "手术",
+    ];
+    TROUBLE.iter().any(|w| value.contains(w))
+        || (value.split(['，', ','])).any(|p| words::feeling(p).is_some_and(|f| !f.good))
+}
+
 /// Whether a plan is a matter of health (去医院复查, 做手术): no treat.
 pub fn is_health(value: &str) -> bool {
     [
@@ -321,9 +339,12 @@ fn of_relative(fact: &Stated, clause: &str) -> bool {
         || !['我', '你', '他', '她', '它']
             .iter()
             .any(|p| clause.contains(*p));
-    // 「上个月住院了」 is news of them; 「好担心」 is the player's.
+    // 「上个月住院了」 is news of them; 「好担心」 is the player's, but
+    // 「说腿好多了」 and 「他说下个月给我加工资」 are what they said or how they are.
+    let news = clause.starts_with('说') || words::news_of_others(clause);
+    let theirs = theirs || (news && !clause.starts_with('我'));
     theirs
-        && words::named_feeling(clause).is_none()
+        && (news || words::named_feeling(clause).is_none())
         && !state::worries(clause)
         && state::facts(clause, &mut None).is_empty()
 }
@@ -465,9 +486,14 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
         Some(Question::AboutYou(_) | Question::Opinion) => Some(Act::AsksAboutYou),
         Some(Question::Advice) => Some(Act::NeedsHelp),
         Some(Question::Why) => Some(Act::AsksWhy),
-        Some(Question::Other | Question::Judge(_) | Question::Who(_) | Question::Suggest) => {
-            Some(Act::Asks)
-        }
+        Some(
+            Question::Other
+            | Question::Judge(_)
+            | Question::Who(_)
+            | Question::Suggest
+            | Question::Deed
+            | Question::Bother,
+        ) => Some(Act::Asks),
         None => None,
     };
     let candidates = [

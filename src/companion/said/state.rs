@@ -507,7 +507,16 @@ fn job(clause: &str) -> Option<Stated> {
         return clean(&c[2]).map(|v| job(&format!("做{v}的")));
     }
     let c = JOB_IS.captures(clause)?;
-    let v = clean(&c[2])?;
+    let mut v = clean(&c[2])?;
+    // 「我是镇上新来的邮递员」: the trade after what is said of it, unless it
+    // is someone's (「我是他的学生」, 「我是老板的助手」).
+    if let Some((before, trade)) = v.rsplit_once('的')
+        && trade.chars().count() >= 2
+        && !["他", "她", "你", "我"].iter().any(|p| before.contains(p))
+        && !PEOPLE.iter().chain(FAMILY).any(|p| before.contains(p))
+    {
+        v = trade.to_string();
+    }
     let is_job = c.get(1).is_none()
         && JOB_ENDS.iter().any(|e| v.ends_with(e))
         && !v.contains('的')
@@ -628,7 +637,10 @@ fn tastes(clause: &str) -> Vec<Stated> {
         if !someone {
             out.extend(clean(v).map(|v| Stated::new(FactKind::Likes, "", &v)));
         }
-    } else if let Some(c) = HOBBY.captures(clause) {
+    } else if let Some(c) = HOBBY.captures(clause)
+        // 「周末钓鱼钓到一条大鲤鱼」 tells what happened, not a pastime.
+        && !clause.contains(['到', '了'])
+    {
         let v = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
         out.extend(clean(v).map(|v| Stated::new(FactKind::Likes, "", &v)));
     }
@@ -683,6 +695,8 @@ const WORRY: &[&str] = &[
     "没找到新工作",
     "找不到工作",
     "失业",
+    "不顺",
+    "不太顺",
 ];
 
 /// A worry of the player's: said of themselves, or with no one else named.

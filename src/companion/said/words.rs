@@ -246,6 +246,9 @@ pub(super) fn greets(lower: &str) -> bool {
         "hello",
         "早上好",
         "早安",
+        "早啊",
+        "早呀",
+        "早哇",
         "中午好",
         "下午好",
         "晚上好",
@@ -361,6 +364,8 @@ const GOOD: &[&str] = &[
     "太好了",
     "升职",
     "加薪",
+    "加工资",
+    "涨工资",
     "通过了",
     "考上",
     "顺利",
@@ -382,6 +387,36 @@ const GOOD: &[&str] = &[
     "感觉不错",
     "感觉挺好",
 ];
+
+/// Good news told of someone else (how they are, what they said), not a
+/// feeling of the player's own: 「说腿好多了」, 「他说下个月给我加工资」.
+const NEWS_OF_OTHERS: &[&str] = &[
+    "好多了",
+    "好转",
+    "康复",
+    "出院",
+    "没大事",
+    "没什么大事",
+    "没大问题",
+    "没什么大问题",
+    "虚惊一场",
+    "加工资",
+    "涨工资",
+    "加薪",
+    "升职",
+    "答应给我",
+    "答应帮我",
+];
+
+/// Whether a clause tells good news of someone else ([`NEWS_OF_OTHERS`],
+/// not negated).
+pub(super) fn news_of_others(clause: &str) -> bool {
+    NEWS_OF_OTHERS.iter().any(|w| {
+        clause.contains(w)
+            && !clause.contains(&format!("不{w}"))
+            && !clause.contains(&format!("没{w}"))
+    })
+}
 
 /// What happened, and the feeling it names: 「实验做砸了」 is no feeling
 /// word, yet the player is 沮丧. Checked after the feeling words.
@@ -437,6 +472,8 @@ const HAPPENED: &[(&str, bool, &str)] = &[
     ("痊愈", true, "放心"),
     ("和好了", true, "放心"),
     ("被录取", true, "开心"),
+    ("答应给我", true, "开心"),
+    ("答应帮我", true, "开心"),
 ];
 
 /// The feeling named by what happened in a clause (none when it did not:
@@ -583,4 +620,44 @@ pub(super) fn weather(message: &str) -> Option<Weather> {
         .iter()
         .find(|(_, words)| words.iter().any(|w| message.contains(w)))
         .map(|(w, _)| *w)
+}
+
+/// Whether a message lets a topic drop (「算了，不说这个了」).
+pub fn drops_topic(message: &str) -> bool {
+    const DROP: &[&str] = &[
+        "不说这个",
+        "不说了",
+        "不提了",
+        "不提这个",
+        "别提了",
+        "换个话题",
+        "不聊这个",
+    ];
+    DROP.iter().any(|w| message.contains(w))
+}
+
+/// The relative a message says the player misses (「我想我妈了」: 妈), if any.
+pub fn missed_relative(message: &str) -> Option<&'static str> {
+    // 「我想我妈了」, 「有点想我爸了」; not 「我想我妈做的菜」.
+    let m = message.trim_end_matches(['。', '！', '…', '~']);
+    super::state::FAMILY.iter().copied().find(|w| {
+        m.contains(&format!("想{w}了")) || (m.contains(&format!("想我{w}")) && m.ends_with('了'))
+    })
+}
+
+/// Whether a message offers the one spoken to something (「下次我带红烧肉给你
+/// 尝尝」, 「我想给你做个小木盒」).
+pub fn offers(message: &str) -> bool {
+    const GIVE: &[&str] = &[
+        "给你尝",
+        "带给你",
+        "送给你",
+        "送你",
+        "给你做",
+        "给你带",
+        "给你送",
+    ];
+    GIVE.iter().any(|w| message.contains(w))
+        && !message.contains(['？', '?', '吗'])
+        && !message.contains("你给我")
 }

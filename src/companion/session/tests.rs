@@ -530,3 +530,55 @@ fn a_short_telling_is_said_back_and_coming_less_is_heard() {
     let here = ["我就在这儿", "我一直在"];
     assert!(here.iter().any(|w| r[4].contains(w)), "{}", r[4]);
 }
+
+#[test]
+fn yesterdays_trouble_is_asked_after_and_what_was_done_or_missed_is_answered() {
+    let spec = spec();
+    let mut state = CompanionState::default();
+    let r = chat(
+        &mut state,
+        &spec,
+        &[
+            ("我叫小周", 0),
+            ("我妈身体不太好，腿脚不方便。", 0),
+            ("我养了一只猫，叫豆豆。", 0),
+            ("我回来了", 1),
+            ("我妈昨天打电话了，说腿好多了", 1),
+            ("你还记得豆豆是谁吗？", 1),
+            ("我跟老板谈了谈，他说下个月给我加工资。", 1),
+            ("你觉得我做得对吗？", 1),
+            ("你会不会觉得我话太多了？", 1),
+            ("算了，不说这个了", 1),
+            ("我想我妈了", 1),
+            ("下次我带红烧肉给你尝尝", 1),
+        ],
+    );
+    let has = |k: usize, any: &[&str]| any.iter().any(|w| r[k].contains(w));
+    assert!(r[3].contains("你妈身体不太好"), "asked after: {}", r[3]);
+    assert!(has(4, &["太好了", "真好"]), "good news: {}", r[4]);
+    assert!(
+        r[5].contains("猫") && !r[5].contains("小周"),
+        "the cat: {}",
+        r[5]
+    );
+    assert!(has(6, &["太好了", "真好"]), "a raise: {}", r[6]);
+    let deed = r[7].contains("你跟老板谈了谈") && !r[7].contains("加工资");
+    assert!(deed, "the deed alone: {}", r[7]);
+    assert!(
+        !r[8].contains("在我看来") && has(8, &["不会", "怎么会"]),
+        "{}",
+        r[8]
+    );
+    assert!(has(9, &["不说了", "放一放"]), "dropped: {}", r[9]);
+    assert!(
+        r[10].contains("你妈") && !r[10].contains("后来呢"),
+        "{}",
+        r[10]
+    );
+    assert!(
+        !r[10].contains("对吧"),
+        "her news not woven in again: {}",
+        r[10]
+    );
+    assert!(has(11, &["等着", "说定了"]), "the offer: {}", r[11]);
+}

@@ -92,6 +92,11 @@ pub struct Cond {
     /// served at the same table half an hour ago.
     #[serde(default)]
     pub to_arrived: Option<bool>,
+    /// Said only to one at work (true: at its workplace, on shift or at its
+    /// work there) or not (false): 「我还以为你在家呢」 is not said to one
+    /// working its own fields.
+    #[serde(default)]
+    pub to_working: Option<bool>,
     /// Said only under one of these skies (`sunny`, `cloudy`, `rain`): the
     /// day's weather, the same for every line that day. Not said where the
     /// sky is unknown (a chat with the player).
@@ -184,6 +189,8 @@ pub struct Situation<'a> {
     pub arrived: bool,
     /// … and the listener.
     pub listener_arrived: bool,
+    /// The listener is at work (as `working`).
+    pub listener_working: bool,
     /// The day's weather and the season (`None` where unknown).
     pub sky: Option<(Weather, Season)>,
 }
@@ -217,6 +224,7 @@ impl Cond {
             && self.working.is_none_or(|w| w == s.working)
             && self.arrived.is_none_or(|a| a == s.arrived)
             && self.to_arrived.is_none_or(|a| a == s.listener_arrived)
+            && self.to_working.is_none_or(|w| w == s.listener_working)
             && (self.weather.is_empty() || s.sky.is_some_and(|(w, _)| self.weather.contains(&w)))
             && (self.season.is_empty() || s.sky.is_some_and(|(_, x)| self.season.contains(&x)))
             && self

@@ -577,6 +577,22 @@ pub struct Address {
     pub elder_man: String,
     /// To a woman a generation older, not family.
     pub elder_woman: String,
+    /// To a man some years older (not a generation), not family: 苏哥.
+    /// Empty: by name.
+    #[serde(default)]
+    pub older_man: String,
+    /// … a woman: 苏姐.
+    #[serde(default)]
+    pub older_woman: String,
+    /// To one some years younger, not family: 小溪, 小月 (`{small}`: a
+    /// one-character given name with 小 before it; 小苏 for a grown-up).
+    /// Empty: by name.
+    #[serde(default)]
+    pub junior: String,
+    /// An apprentice to an elder where both work: 马师傅. Empty: as to
+    /// any elder.
+    #[serde(default)]
+    pub master: String,
 }
 
 /// Where an exchange stands in the bank: what a line awaiting its answer

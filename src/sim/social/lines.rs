@@ -154,6 +154,7 @@ pub fn with_line_context<R>(
             .iter()
             .any(|p| p.work.as_ref().is_some_and(|w| w.place == c.place)),
         speaker_at_work: on_duty(speaker.1, speaker.2, c.place, now),
+        listener_at_work: on_duty(listener.1, listener.2, c.place, now),
         upcoming,
         proposing: proposing.as_ref().map(|(p, w)| (*p, w.as_str())),
         accepting: accepting.as_ref().map(|(p, w)| (*p, w.as_str())),

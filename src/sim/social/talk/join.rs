@@ -64,7 +64,8 @@ const PARALLEL_TALKS: usize = 16;
 /// A skill is a talk for two: nobody joins it; nor a talk waiting for a
 /// line, nor one about to close (a joiner gets the next line, and the talk
 /// at least one more after it), nor a quarrel, nor staff serving a customer
-/// (nobody joins an order with 「聊什么呢，这么热闹？」); and only once a step.
+/// (nobody joins an order with 「聊什么呢，这么热闹？」), nor two who agreed
+/// to meet (the one keeping the date is not talked over); and only once a step.
 pub(in crate::sim::social) fn open_to_joiners(
     c: &Conversation,
     tuning: &ActiveTuning,
@@ -74,7 +75,11 @@ pub(in crate::sim::social) fn open_to_joiners(
     let cap = c.messages.len() as u32 >= tuning.social.conversation.max_turns;
     c.end.is_none()
         && c.script.is_none()
-        && c.trigger != crate::sim::social::message::Trigger::Work
+        && !matches!(
+            c.trigger,
+            crate::sim::social::message::Trigger::Work
+                | crate::sim::social::message::Trigger::Appointment
+        )
         && c.awaiting.is_none()
         && c.messages.len() >= 2
         && c.messages.len() + LEFT_FOR_A_JOINER <= c.planned as usize
