@@ -515,7 +515,10 @@ impl<'a> Writer<'a> {
         if let Some(line) = self.follow_up() {
             return Some(line);
         }
-        if let Some(f) = self.touched() {
+        // Good news is not followed by an old trouble of the same person
+        // (「……加工资」 then 「我还记得，你老板总挑刺」).
+        let glad = said.feeling.as_ref().is_some_and(|f| f.good);
+        if let Some(f) = self.touched().filter(|_| !glad) {
             return self.pick(&self.bank.weave, &self.vars(f));
         }
         // Someone telling of something (阿福学会说话了, 不太会做饭) is not
