@@ -66,7 +66,9 @@ impl<'a> Writer<'a> {
         let who = said::missed_relative(cx.message)?;
         let known = (cx.state.facts.0.iter().rev())
             .find(|f| {
-                f.kind == FactKind::Family && (f.about.contains(who) || who.contains(&*f.about))
+                f.kind == FactKind::Family
+                    && !f.about.is_empty()
+                    && (f.about.contains(who) || who.contains(&*f.about))
             })
             .filter(|f| !f.value.is_empty() && !said::is_loss(&f.value));
         let v = Vars {
