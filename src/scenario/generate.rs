@@ -367,6 +367,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         companion: None,
         host: None,
         sprite: None,
+        word_memo: Default::default(),
     }
 }
 

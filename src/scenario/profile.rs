@@ -64,6 +64,8 @@ pub struct Profile {
     pub host: Option<super::HostRole>,
     /// The character sheet the window draws (`sprite:`; else a stable pick).
     pub(crate) sprite: Option<String>,
+    /// Which of the lines' persona words it has, as far as asked.
+    pub(crate) word_memo: super::dialogue::WordMemo,
 }
 
 /// Something one may know of the people one has ties with.

@@ -7,6 +7,7 @@
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
+use super::words::{PersonaWord, persona_fits};
 use crate::base::weather::{Season, Weather};
 use crate::scenario::Profile;
 
@@ -38,10 +39,10 @@ pub struct Cond {
     /// goals) has one of these words: a first-person line about a hobby or
     /// a trade.
     #[serde(default)]
-    pub who: Vec<String>,
+    pub who: Vec<PersonaWord>,
     /// Said only to one whose persona has one of these words.
     #[serde(default)]
-    pub to: Vec<String>,
+    pub to: Vec<PersonaWord>,
     /// Said only at these times of day.
     #[serde(default)]
     pub at: Vec<DayPart>,
@@ -195,24 +196,6 @@ pub struct Situation<'a> {
     pub sky: Option<(Weather, Season)>,
 }
 
-/// Whether `p` fits a `who:`/`to:` list: one of its words describes `p`
-/// (when any is given) and none of its `!words` does.
-fn persona_fits(words: &[String], p: &Profile) -> bool {
-    // Checked for every candidate line: no lists built.
-    let (mut wanted, mut found) = (false, false);
-    for w in words {
-        match w.strip_prefix('!') {
-            Some(not) if p.has_word(not) => return false,
-            Some(_) => {}
-            None => {
-                wanted = true;
-                found = found || p.has_word(w);
-            }
-        }
-    }
-    !wanted || found
-}
-
 impl Cond {
     /// Whether a line with these conditions fits `s`.
     pub fn holds(&self, s: &Situation<'_>) -> bool {
@@ -310,7 +293,7 @@ mod tests {
         let l: List = serde_saphyr::from_str(yaml).unwrap();
         assert_eq!(l.lines[0], Line::plain("早！"));
         assert_eq!(l.lines[1].text, "吹笛子去");
-        assert_eq!(l.lines[1].cond.who, vec!["长笛".to_string()]);
+        assert_eq!(l.lines[1].cond.who, vec![PersonaWord::parse("长笛")]);
         assert_eq!(l.lines[1].cond.at, vec![DayPart::Evening]);
         let bad = "lines:\n  - { say: 早, if: { whom: [x] } }\n";
         assert!(serde_saphyr::from_str::<List>(bad).is_err());

@@ -12,6 +12,7 @@
 mod check;
 mod line;
 mod plans;
+mod words;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use super::{LocationKind, WorkRole};
 use crate::base::{Diagnostics, load_checked, parse_checked};
 pub use line::{Cond, DayPart, Feeling, Line, Situation};
 pub use plans::{PlanLines, PlanMoods};
+pub use words::{PersonaWord, WordMemo};
 
 /// The file's name in a scenario folder.
 pub const FILE: &str = "dialogue.yaml";

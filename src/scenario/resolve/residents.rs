@@ -168,6 +168,7 @@ fn resident(
         companion,
         host: r.host,
         sprite: sprite(cx, known, r, p),
+        word_memo: Default::default(),
     }
 }
 
