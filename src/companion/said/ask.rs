@@ -606,11 +606,15 @@ fn topic(text: &str) -> Topic {
 }
 
 /// The thing a question asks whether one likes (「你喜欢猫吗」: 猫; 「你也爱吃
-/// 火锅吗」: 吃火锅); none for what it likes at all (「你喜欢什么」) or whom.
+/// 火锅吗」: 吃火锅), or the kind it asks which of one likes (「你喜欢什么样的
+/// 花纹」: 花纹); none for what it likes at all (「你喜欢什么」) or whom.
 pub fn liked_thing(text: &str) -> Option<String> {
     let (_, rest) = ["你也喜欢", "你喜欢", "你也爱", "你爱"]
         .iter()
         .find_map(|w| text.split_once(w))?;
+    if let Some(kind) = liked_kind(rest) {
+        return Some(kind.to_string());
+    }
     let thing = rest
         .trim_end_matches(['？', '?', '。', '！', '!'])
         .trim_end_matches(['吗', '么', '嘛', '呀', '呢'])
@@ -622,4 +626,29 @@ pub fn liked_thing(text: &str) -> Option<String> {
     // Looked for before 么 is trimmed: 「你喜欢吃什么」 asks, it names no 「吃什」.
     ((1..=6).contains(&n) && !bare_verb && !open.iter().any(|w| rest.contains(w)))
         .then(|| thing.to_string())
+}
+
+/// 「什么样的花纹」「哪种花」: the kind a question asks which of one likes.
+/// None for a person or a time (「什么样的人」 is answered by what it likes
+/// at all) and for a verb (「吃什么」 names no kind).
+fn liked_kind(rest: &str) -> Option<&str> {
+    let kind = [
+        "什么样的",
+        "什么样",
+        "什么",
+        "哪一种",
+        "哪种",
+        "哪样的",
+        "哪类",
+        "哪些",
+    ]
+    .iter()
+    .find_map(|w| rest.strip_prefix(w))?
+    .trim_end_matches(['？', '?', '。', '！', '!'])
+    .trim_end_matches(['呢', '呀', '啊', '吗'])
+    .trim();
+    let n = kind.chars().count();
+    let vague = ["人", "的人", "东西", "事", "时候", "地方", "样子"];
+    ((1..=4).contains(&n) && !vague.contains(&kind) && !kind.contains('你') && !kind.contains('我'))
+        .then_some(kind)
 }

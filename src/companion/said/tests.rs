@@ -431,6 +431,18 @@ fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
         Some(Question::AboutYou(Topic::Us))
     );
     assert_eq!(q("你去过成都吗？"), Some(Question::AboutYou(Topic::Been)));
+    // Which of a kind it likes is about that kind, not all it likes.
+    assert_eq!(
+        q("你喜欢什么样的花纹？"),
+        Some(Question::AboutYou(Topic::LikesThis))
+    );
+    assert_eq!(
+        crate::companion::said::liked_thing("你喜欢哪种花呀？").as_deref(),
+        Some("花")
+    );
+    for all in ["你喜欢什么？", "你喜欢吃什么？", "你喜欢什么样的人？"] {
+        assert_eq!(q(all), Some(Question::AboutYou(Topic::Likes)), "{all}");
+    }
     assert_eq!(
         q("镇上有什么好玩的地方推荐吗？"),
         Some(Question::AboutYou(Topic::Places))
