@@ -358,14 +358,26 @@ pub(super) fn summary(cx: &SummaryContext<'_>) -> String {
     let mut ranked: Vec<(usize, &crate::sim::memory::Memory)> =
         cx.entries.iter().enumerate().collect();
     ranked.sort_by(|a, b| b.1.importance.cmp(&a.1.importance).then(a.0.cmp(&b.0)));
-    ranked.truncate(4);
-    let Some(((_, top), rest)) = ranked.split_first() else {
+    // Four different things: going to the square twice to find company is
+    // one moment of the day, not two (「最难忘的是去心谷广场找人说说话。
+    // 这一天还：去心谷广场找人说说话」).
+    let mut picked: Vec<(usize, String)> = Vec::new();
+    for (i, m) in ranked {
+        let g = gist(done(m));
+        if !picked.iter().any(|(_, p)| *p == g) {
+            picked.push((i, g));
+        }
+        if picked.len() == 4 {
+            break;
+        }
+    }
+    let Some(((_, top), rest)) = picked.split_first() else {
         return format!("{date}：平静的一天。");
     };
-    let mut rest: Vec<(usize, &crate::sim::memory::Memory)> = rest.to_vec();
+    let mut rest = rest.to_vec();
     rest.sort_by_key(|(i, _)| *i);
-    let more: Vec<String> = rest.iter().map(|(_, m)| gist(done(m))).collect();
-    let mut text = format!("{date}回顾：{MOST_OF_ALL}{}。", gist(done(top)));
+    let more: Vec<String> = rest.into_iter().map(|(_, g)| g).collect();
+    let mut text = format!("{date}回顾：{MOST_OF_ALL}{top}。");
     if !more.is_empty() {
         text.push_str(&format!("这一天还：{}。", more.join("；")));
     }
@@ -469,6 +481,16 @@ mod tests {
         let only_plan = [m(MemoryKind::Plan, 30, plan)];
         let cx = crate::sim::brain::SummaryContext {
             entries: &only_plan,
+            ..cx
+        };
+        assert_eq!(
+            super::summary(&cx),
+            "4月6日回顾：最难忘的是去松林找人说说话。"
+        );
+        // The same thing twice is told once.
+        let twice = [m(MemoryKind::Plan, 30, plan), m(MemoryKind::Plan, 30, plan)];
+        let cx = crate::sim::brain::SummaryContext {
+            entries: &twice,
             ..cx
         };
         assert_eq!(

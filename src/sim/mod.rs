@@ -10,6 +10,7 @@ pub mod brain;
 pub mod clock;
 pub mod companion;
 pub mod dating;
+pub(crate) mod disjoint;
 pub mod end;
 pub mod event_log;
 pub mod interview;

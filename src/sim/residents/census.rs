@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use super::roster::{Roster, RosterIdx};
 use super::{Activity, ActivityKind, MapPosition, Needs, Persona, Resident, Walking, Whereabouts};
 use crate::scenario::{LocIdx, Profile, Town, WorkRole};
+use crate::sim::disjoint::Disjoint;
 
 /// Where everyone is and what they do, taken once per step, indexed by roster idx.
 /// A save keeps where everyone was and what they did (the next step's needs
@@ -142,6 +143,9 @@ type CensusView<'a> = (
     &'a Needs,
 );
 
+/// Residents from which the census is written on all threads.
+const PARALLEL_FROM: usize = 2048;
+
 /// Takes the census for this step.
 pub(super) fn take_census(
     mut census: ResMut<Census>,
@@ -189,8 +193,11 @@ pub(super) fn take_census(
     }
     census.heading_to.clear();
     census.heading_to.resize(town.len(), 0);
-    for (r, at, pos, act, needs) in &q {
-        census.entries[r.idx.i()] = CensusEntry {
+    // Each resident's entry is its own (its roster idx): a large town's are
+    // written on every core.
+    let entries = Disjoint::new(&mut census.entries);
+    let one = |(r, at, pos, act, needs): CensusView<'_>| {
+        let entry = CensusEntry {
             at: at.0,
             pos: pos.0,
             walking: false,
@@ -203,6 +210,16 @@ pub(super) fn take_census(
                 .and_then(|a| a.with),
             until: act.map_or(crate::base::time::GameTime(0), |a| a.busy_until),
         };
+        // SAFETY: roster indices are unique, so no two residents of the
+        // pass write one entry.
+        unsafe { entries.put(r.idx.i(), entry) };
+    };
+    if crate::sim::pool_threads() > 1 && roster.len() >= PARALLEL_FROM {
+        q.par_iter()
+            .batching_strategy(crate::sim::batching())
+            .for_each(one);
+    } else {
+        q.iter().for_each(one);
     }
     // The walkers apart: with the sparse `Walking` in the main query, Bevy would
     // visit everyone archetype by archetype, in no order in memory.
