@@ -164,6 +164,10 @@ pub struct ChatBank {
     /// 「我想我妈了」 (`{话题}`: 你妈); with what is known of them, `{事实}`.
     #[serde(default)]
     pub miss_family: Lines,
+    /// 「我想我老伴了」 of one the player has lost (`{话题}`: 你老伴): no
+    /// 「打个电话吧」.
+    #[serde(default)]
+    pub miss_gone: Lines,
     /// 「下次我带红烧肉给你尝尝」: an offer taken gladly.
     #[serde(default)]
     pub offered: Lines,

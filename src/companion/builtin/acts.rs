@@ -64,15 +64,26 @@ impl<'a> Writer<'a> {
     fn missed(&self) -> Option<String> {
         let cx = self.cx;
         let who = said::missed_relative(cx.message)?;
-        let known = (cx.state.facts.0.iter().rev())
-            .find(|f| {
-                f.kind == FactKind::Family
-                    && !f.about.is_empty()
-                    && (f.about.contains(who) || who.contains(&*f.about))
-            })
+        let of_them = |f: &&PlayerFact| {
+            f.kind == FactKind::Family
+                && !f.about.is_empty()
+                && (f.about.contains(who) || who.contains(&*f.about))
+        };
+        let facts = || cx.state.facts.0.iter().rev().filter(of_them);
+        let topic = format!("你{who}");
+        // 「老伴前年走了」: missed, not to be phoned.
+        if facts().any(|f| said::is_loss(&f.value)) && !self.bank.miss_gone.is_empty() {
+            let v = Vars {
+                topic,
+                ..Vars::default()
+            };
+            return self.pick(&self.bank.miss_gone, &v);
+        }
+        let known = facts()
+            .next()
             .filter(|f| !f.value.is_empty() && !said::is_loss(&f.value));
         let v = Vars {
-            topic: format!("你{who}"),
+            topic,
             fact: known.map(|f| self.vars(f).fact).unwrap_or_default(),
             ..Vars::default()
         };

@@ -271,8 +271,10 @@ const ADVICE: &[&str] = &[
     "给我点建议",
     "给我出出主意",
     "有什么办法",
+    "有什么好办法",
     "怎么才能",
     "我要不要",
+    "是不是该",
 ];
 
 /// Words that want an idea.
@@ -329,6 +331,9 @@ const DEED: &[&str] = &[
     "做错了吗",
     "做得好吗",
     "我没做错",
+    "这样对吗",
+    "这样对不对",
+    "这么决定对",
 ];
 
 /// A question that asks for help: what to do, or an idea. 「我该…」 asks
@@ -647,6 +652,8 @@ fn liked_kind(rest: &str) -> Option<&str> {
     .trim_end_matches(['？', '?', '。', '！', '!'])
     .trim_end_matches(['呢', '呀', '啊', '吗'])
     .trim();
+    // 「什么颜色的花」: flowers, whatever their colour.
+    let kind = kind.rsplit_once('的').map_or(kind, |(_, head)| head);
     let n = kind.chars().count();
     let vague = ["人", "的人", "东西", "事", "时候", "地方", "样子"];
     ((1..=4).contains(&n) && !vague.contains(&kind) && !kind.contains('你') && !kind.contains('我'))

@@ -317,6 +317,11 @@ pub fn read(message: &str) -> Said {
         *kinds = ask::kinds_in(message);
     }
     said.facts.extend(birthday_apart(&clauses, &said.facts));
+    // 「我包的饺子，邻居都说好吃」: praise of the player's work, not news
+    // of the neighbours.
+    said.facts.retain(|f| {
+        !(matches!(f.kind, FactKind::Family | FactKind::Person) && f.value.starts_with("都说"))
+    });
     said.facts = merged(said.facts, &clauses, &other_news);
     said.clauses = clauses.into_iter().map(|c| c.text).collect();
     said.acts = acts(message, &said);
@@ -498,7 +503,7 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
     };
     let candidates = [
         (words::greets(&lower), Act::Greets),
-        (has(words::GOODBYE), Act::Goodbye),
+        (has(words::GOODBYE) || words::leaving(message), Act::Goodbye),
         (has(words::THANKS), Act::Thanks),
         (!said.facts.is_empty(), Act::Tells),
         (

@@ -440,6 +440,16 @@ fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
         crate::companion::said::liked_thing("你喜欢哪种花呀？").as_deref(),
         Some("花")
     );
+    assert_eq!(
+        crate::companion::said::liked_thing("你喜欢什么颜色的花？").as_deref(),
+        Some("花")
+    );
+    assert_eq!(
+        q("你觉得我是不是该去省城跟儿子住？"),
+        Some(Question::Advice)
+    );
+    assert_eq!(q("你觉得我这样对吗？"), Some(Question::Deed));
+    assert_eq!(q("你有什么好办法吗？"), Some(Question::Advice));
     for all in ["你喜欢什么？", "你喜欢吃什么？", "你喜欢什么样的人？"] {
         assert_eq!(q(all), Some(Question::AboutYou(Topic::Likes)), "{all}");
     }
@@ -617,4 +627,12 @@ fn a_retirees_trade_a_weekday_plan_and_what_follows_a_death_are_read_right() {
     assert_eq!(said.question, None);
     assert!(said.feeling.is_some_and(|f| f.good));
     assert!(read("好了，我该去吃饭了。").does(Act::Goodbye));
+    assert!(read("我去给花浇水了").does(Act::Goodbye));
+    assert!(!read("我去诊所看了膝盖").does(Act::Goodbye));
+    // Praise of what the player made is the player's good news.
+    let praised = read("我包的饺子，邻居都说好吃");
+    assert!(praised.facts.is_empty(), "{:?}", praised.facts);
+    assert!(praised.feeling.is_some_and(|f| f.good));
+    // Someone else missing the player is not the player missing it.
+    assert!(!read("昨天朵朵给我打视频，说想我了").does(Act::Misses));
 }

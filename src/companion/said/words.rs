@@ -181,6 +181,19 @@ pub(super) const GOODBYE: &[&str] = &[
     // 「今天就先聊到这，我去接豆豆放学」: the talk is over for now.
     "聊到这",
 ];
+/// Whether the whole message says the player is off to do something
+/// (「我去给花浇水了」), not where it went (「我去诊所看了膝盖」).
+pub(super) fn leaving(message: &str) -> bool {
+    let m = message.trim_end_matches(['。', '！', '!', '~', '…']);
+    let rest = ["我先去", "我要去", "我这就去", "我去"]
+        .iter()
+        .find_map(|w| m.strip_prefix(w));
+    let doing = rest.and_then(|r| r.strip_suffix('了').or_else(|| r.strip_suffix('啦')));
+    doing.is_some_and(|d| {
+        (1..=8).contains(&d.chars().count()) && !d.contains(['了', '过', '，', ','])
+    })
+}
+
 /// Thanks.
 pub(super) const THANKS: &[&str] = &["谢谢", "多谢", "感谢", "谢啦"];
 /// Forgiving.
@@ -210,9 +223,10 @@ pub(super) const BLAME: &[&str] = &[
 ];
 /// Whether it misses the one spoken to: 「想我吗」, not 「想我老伴了」.
 pub(super) fn misses(message: &str) -> bool {
+    // 「朵朵说想我了」 is someone else missing the player.
     let about_me = message.match_indices("想我").any(|(i, w)| {
         let next = message[i + w.len()..].chars().next();
-        next.is_none_or(|c| !is_han(c) || "吗了呢吧没".contains(c))
+        !message[..i].ends_with('说') && next.is_none_or(|c| !is_han(c) || "吗了呢吧没".contains(c))
     });
     about_me || MISS.iter().any(|w| message.contains(w))
 }
@@ -364,6 +378,7 @@ const GOOD: &[&str] = &[
     "太好了",
     "升职",
     "加薪",
+    "回来看我",
     "加工资",
     "涨工资",
     "通过了",
@@ -400,6 +415,7 @@ const NEWS_OF_OTHERS: &[&str] = &[
     "没大问题",
     "没什么大问题",
     "虚惊一场",
+    "回来看我",
     "加工资",
     "涨工资",
     "加薪",
@@ -461,6 +477,8 @@ const HAPPENED: &[(&str, bool, &str)] = &[
     ("做完", true, "松了口气"),
     ("完成了", true, "松了口气"),
     ("搞定", true, "松了口气"),
+    ("开了第一朵", true, "开心"),
+    ("回来看我", true, "开心"),
     ("夸我", true, "开心"),
     ("都夸", true, "开心"),
     ("说好吃", true, "开心"),
@@ -635,6 +653,10 @@ pub fn drops_topic(message: &str) -> bool {
         "别提了",
         "换个话题",
         "不聊这个",
+        "不想这些",
+        "不想这个",
+        "不说这些",
+        "不谈这个",
     ];
     DROP.iter().any(|w| message.contains(w))
 }
