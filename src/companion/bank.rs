@@ -110,6 +110,10 @@ pub struct ChatBank {
     /// 一个人有点闷」): `{事实}` is it.
     #[serde(default)]
     pub advice_here: Lines,
+    /// … when the question weighs a choice and no worry was told
+    /// (「我是不是该去省城跟儿子住？」): `{事实}` is the choice.
+    #[serde(default)]
+    pub advice_choice: Lines,
     /// … when what was told last is a plan, not a worry (「下周一要去面试」,
     /// then 「你说我该怎么准备？」): `{事实}` is the plan.
     #[serde(default)]

@@ -289,7 +289,11 @@ impl Speaker<'_, '_> {
         let cx = self.cx;
         let (g, place) = cx.upcoming.filter(|(g, _)| g.organiser != cx.listener.id)?;
         let about = crate::sim::knowledge::About::Gathering { gathering: g.id };
-        if cx.knows.raised_with(&about, cx.listener_idx) {
+        // Not asked of the one who told the speaker of it: they are going.
+        let told_by_them = cx.knows.get(&about).is_some_and(|f| {
+            matches!(f.source, crate::sim::knowledge::Source::Told { by, .. } if by == cx.listener_idx)
+        });
+        if told_by_them || cx.knows.raised_with(&about, cx.listener_idx) {
             return None;
         }
         let told = cx

@@ -24,6 +24,17 @@ impl Writer<'_> {
         if let Some(v) = here.filter(|_| !self.bank.advice_here.is_empty()) {
             return self.pick(&self.bank.advice_here, &v);
         }
+        // 「我是不是该去省城跟儿子住？」 with no worry told: the choice itself.
+        let worried = cx.state.facts.first(FactKind::Worry).is_some();
+        if let Some(choice) = crate::companion::said::choice(cx.message).filter(|_| !worried)
+            && !self.bank.advice_choice.is_empty()
+        {
+            let v = Vars {
+                fact: choice,
+                ..Vars::default()
+            };
+            return self.pick(&self.bank.advice_choice, &v);
+        }
         // A plan told after the last worry (an interview, after the lost
         // job): how to go about it.
         let latest = (cx.state.facts.0.iter().rev())

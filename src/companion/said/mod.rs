@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub use ask::{Question, Topic, liked_thing};
 pub use correct::quits;
 pub use state::{CALL_ME, GRADE_OF, MAJOR, Stated, WAS, bare_name};
-pub use words::{Weather, doubts_self, drops_topic, missed_relative, offers};
+pub use words::{Weather, choice, doubts_self, drops_topic, missed_relative, offers};
 
 use super::facts::FactKind;
 

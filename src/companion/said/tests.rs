@@ -450,6 +450,11 @@ fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
     );
     assert_eq!(q("你觉得我这样对吗？"), Some(Question::Deed));
     assert_eq!(q("你有什么好办法吗？"), Some(Question::Advice));
+    assert_eq!(
+        crate::companion::said::choice("你觉得我是不是该去省城跟儿子住？").as_deref(),
+        Some("去省城跟儿子住")
+    );
+    assert_eq!(crate::companion::said::choice("你觉得我该怎么办？"), None);
     for all in ["你喜欢什么？", "你喜欢吃什么？", "你喜欢什么样的人？"] {
         assert_eq!(q(all), Some(Question::AboutYou(Topic::Likes)), "{all}");
     }

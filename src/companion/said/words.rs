@@ -643,6 +643,20 @@ pub(super) fn weather(message: &str) -> Option<Weather> {
         .map(|(w, _)| *w)
 }
 
+/// The choice a question weighs (「我是不是该去省城跟儿子住？」: 去省城跟儿子住,
+/// 我 as 你), if any.
+pub fn choice(message: &str) -> Option<String> {
+    let (_, rest) = ["是不是应该", "是不是该", "该不该", "要不要"]
+        .iter()
+        .find_map(|w| message.split_once(w))?;
+    let what = rest
+        .trim_end_matches(['？', '?', '。', '！', '!'])
+        .trim_end_matches(['呢', '吗', '啊', '呀'])
+        .trim();
+    ((2..=16).contains(&what.chars().count()) && !what.contains(['，', ',']))
+        .then(|| what.replace('我', "你"))
+}
+
 /// Whether a message lets a topic drop (「算了，不说这个了」).
 pub fn drops_topic(message: &str) -> bool {
     const DROP: &[&str] = &[
