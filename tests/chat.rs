@@ -173,6 +173,32 @@ fn asked_what_to_do_the_companion_speaks_of_the_worry() {
     assert!(!last.contains("在我看来"), "{shown}");
 }
 
+/// 「何医生」 is 何青 the doctor: asked about by surname and trade, the
+/// companion speaks of her (it once said 「我也不知道呢」); and a choice asked
+/// about with no worry told is answered about that choice.
+#[test]
+fn a_townsfolk_named_by_title_and_a_choice_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (shown, _) = chat(
+        dir.path(),
+        "title",
+        &[
+            "我叫王老师。",
+            "镇上的何医生人怎么样？",
+            "你觉得我是不是该去省城跟儿子住？",
+        ],
+        &[],
+    );
+    let replies: Vec<&str> = shown
+        .lines()
+        .filter_map(|l| l.strip_prefix("守望精灵："))
+        .collect();
+    let n = replies.len();
+    assert!(n >= 2, "{shown}");
+    assert!(replies[n - 2].contains("何青"), "{shown}");
+    assert!(replies[n - 1].contains("去省城跟儿子住"), "{shown}");
+}
+
 #[test]
 fn an_unknown_resident_is_a_clear_error() {
     let out = heartvale(&["chat", "nobody", "--input", "/dev/null"]);

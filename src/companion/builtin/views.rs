@@ -144,7 +144,8 @@ impl Writer<'_> {
             .people
             .iter()
             .filter(|p| p.name.chars().count() >= 2 && cx.message.contains(p.name.as_str()))
-            .max_by_key(|p| p.name.len());
+            .max_by_key(|p| p.name.len())
+            .or_else(|| self.by_title());
         if let Some(p) = named {
             let v = Vars {
                 value: p.name.clone(),
@@ -172,6 +173,23 @@ impl Writer<'_> {
         };
         let f = told.or_else(earlier)?;
         self.pick(&self.bank.judge, &self.vars(f))
+    }
+
+    /// Someone in town the message names by surname and trade (「何医生」 for
+    /// 何青 the doctor).
+    fn by_title(&self) -> Option<&crate::companion::session::Acquaintance> {
+        let m = self.cx.message;
+        self.cx.people.iter().find(|p| {
+            let Some(surname) = p.name.chars().next() else {
+                return false;
+            };
+            let trade: Vec<char> = p.trade.chars().collect();
+            let tail: String = trade[trade.len().saturating_sub(2)..].iter().collect();
+            [p.trade.as_str(), tail.as_str()]
+                .iter()
+                .filter(|t| t.chars().count() >= 2)
+                .any(|t| m.contains(&format!("{surname}{t}")))
+        })
     }
 
     /// Who in town is the most `most`: one it has an impression of (a
