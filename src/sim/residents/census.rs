@@ -193,9 +193,25 @@ pub(super) fn take_census(
     }
     census.heading_to.clear();
     census.heading_to.resize(town.len(), 0);
-    // Each resident's entry is its own (its roster idx): a large town's are
-    // written on every core.
-    let entries = Disjoint::new(&mut census.entries);
+    write_entries(&mut census.entries, &q, roster.len());
+    // The walkers apart: with the sparse `Walking` in the main query, Bevy would
+    // visit everyone archetype by archetype, in no order in memory.
+    for (r, a) in &walkers {
+        census.entries[r.idx.i()].walking = true;
+        census.heading_to[a.target.i()] += 1;
+    }
+    // Filled in index order so each list is sorted and the same every run.
+    for (i, e) in census.entries.iter().enumerate() {
+        if !e.walking {
+            census.at_place[e.at.i()].push(RosterIdx(i as u32));
+        }
+    }
+}
+
+/// Writes everyone's entry at its roster index (`residents` in all). Each
+/// resident's entry is its own, so a large town's are written on every core.
+fn write_entries(entries: &mut [CensusEntry], q: &Query<CensusView>, residents: usize) {
+    let entries = Disjoint::new(entries);
     let one = |(r, at, pos, act, needs): CensusView<'_>| {
         let entry = CensusEntry {
             at: at.0,
@@ -214,23 +230,11 @@ pub(super) fn take_census(
         // pass write one entry.
         unsafe { entries.put(r.idx.i(), entry) };
     };
-    if crate::sim::pool_threads() > 1 && roster.len() >= PARALLEL_FROM {
+    if crate::sim::pool_threads() > 1 && residents >= PARALLEL_FROM {
         q.par_iter()
             .batching_strategy(crate::sim::batching())
             .for_each(one);
     } else {
         q.iter().for_each(one);
-    }
-    // The walkers apart: with the sparse `Walking` in the main query, Bevy would
-    // visit everyone archetype by archetype, in no order in memory.
-    for (r, a) in &walkers {
-        census.entries[r.idx.i()].walking = true;
-        census.heading_to[a.target.i()] += 1;
-    }
-    // Filled in index order so each list is sorted and the same every run.
-    for (i, e) in census.entries.iter().enumerate() {
-        if !e.walking {
-            census.at_place[e.at.i()].push(RosterIdx(i as u32));
-        }
     }
 }
