@@ -214,7 +214,11 @@ fn plans_out_of_place(ev: &[Value], town: &Scenario) -> Vec<String> {
     for e in kind(ev, "plan") {
         let who = e["resident"].as_str().unwrap();
         let line = e["dialogue"].as_str().unwrap_or("");
-        let me = town.residents.iter().find(|p| &*p.id.0 == who).unwrap();
+        let me = town
+            .residents
+            .iter()
+            .find(|p| p.id.as_str() == who)
+            .unwrap();
         // A notice is signed.
         if e["activity"] != "post_notice" && line.contains(me.name()) {
             bad.push(format!("{} names itself: {line}", me.name()));
@@ -223,7 +227,7 @@ fn plans_out_of_place(ev: &[Value], town: &Scenario) -> Vec<String> {
         let Some(place) = to.filter(|_| from == to).and_then(name) else {
             continue;
         };
-        let home = e["target_location"] == town.town.id(me.home).0.as_ref();
+        let home = e["target_location"] == town.town.id(me.home).as_str();
         let going = [format!("去{place}"), format!("回{place}")];
         if going.iter().any(|g| line.contains(g.as_str())) || (home && line.contains("回家")) {
             bad.push(format!("{} is at {place} already: {line}", me.name()));
@@ -243,7 +247,7 @@ fn bodily_plans_of_a_spirit(ev: &[Value], town: &Scenario) -> Vec<String> {
         .residents
         .iter()
         .filter(|p| p.has_word("精灵"))
-        .map(|p| &*p.id.0)
+        .map(|p| p.id.as_str())
         .collect();
     assert!(!spirits.is_empty(), "the town has its spirit");
     let plans: Vec<&Value> = kind(ev, "plan")
@@ -470,7 +474,12 @@ fn talked_about_within_earshot(ev: &[Value], town: &Scenario) -> Vec<String> {
     let mut at: HashMap<&str, Option<String>> = town
         .residents
         .iter()
-        .map(|p| (&*p.id.0, Some(town.town.id(p.home).0.to_string())))
+        .map(|p| {
+            (
+                p.id.as_str(),
+                Some(town.town.id(p.home).as_str().to_string()),
+            )
+        })
         .collect();
     let mut bad = Vec::new();
     for e in ev {
@@ -497,7 +506,7 @@ fn talked_about_within_earshot(ev: &[Value], town: &Scenario) -> Vec<String> {
                 else {
                     continue;
                 };
-                let id = &*p.id.0;
+                let id = p.id.as_str();
                 let here = e["location"].as_str();
                 let near = at.get(id).is_some_and(|l| l.as_deref() == here);
                 if near && !strs(&e["participants"]).contains(&id) {

@@ -7,6 +7,7 @@ pub(crate) mod files;
 #[cfg(test)]
 pub(crate) mod fuzz;
 pub mod hash;
+pub mod intern;
 pub(crate) mod json;
 pub(crate) mod pairs;
 pub mod time;

@@ -38,7 +38,7 @@ impl Minds for Unruly {
             host: HostTurn {
                 action: HostAction {
                     kind: "predict".into(),
-                    object: ResidentId(Arc::from("nobody")),
+                    object: ResidentId::new("nobody"),
                     question: "场景".into(),
                     answers: "A. 随便写的".into(),
                 },

@@ -518,7 +518,7 @@ fn read_ties(db: &Connection, id: &str) -> Result<Vec<Relationship>, SaveError> 
             .transpose()
             .map_err(|e| SaveError::Corrupt(format!("a tie's last talk: {e}")))?;
         out.push(Relationship::restored(
-            ResidentId(other.into()),
+            ResidentId::new(&other),
             from_text(&kind, "relationship kind")?,
             strength,
             impression,
@@ -586,7 +586,7 @@ fn read_notices(db: &Connection, place: &PlaceOf) -> Result<NoticeBoard, SaveErr
         let (id, author, posted, location, text) = row?;
         notices.push(Notice {
             id,
-            author: ResidentId(author.into()),
+            author: ResidentId::new(&author),
             posted: GameTime(posted),
             location: place(&location)?,
             text,

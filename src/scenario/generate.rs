@@ -83,7 +83,7 @@ impl Places {
         services: Vec<Service>,
     ) -> LocIdx {
         self.locations.push(Location {
-            id: LocationId(Arc::from(id.as_str())),
+            id: LocationId::new(id.as_str()),
             name,
             description: String::new(),
             kind,
@@ -313,7 +313,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
         Vec::new()
     };
     let neighbour = (!i.is_multiple_of(PER_HOME)).then(|| InitialRelationship {
-        with: ResidentId(Arc::from(format!("r{}", i - 1).as_str())),
+        with: ResidentId::new(format!("r{}", i - 1).as_str()),
         kind: RelationKind::Acquaintance,
         strength: 30.0,
         impression: NEIGHBOUR.clone(),
@@ -331,7 +331,7 @@ fn resident(i: usize, rng: &mut ChaCha8Rng, layout: &Layout, places: &Places) ->
     let (quote, food, topics) = people::likes(rng);
     let district = (i / PER_HOME) % layout.districts;
     Profile {
-        id: ResidentId(Arc::from(format!("r{i}").as_str())),
+        id: ResidentId::new(format!("r{i}").as_str()),
         name: people::name(i),
         age: rng.random_range(18..80),
         gender: if i.is_multiple_of(2) { "女" } else { "男" }.into(),

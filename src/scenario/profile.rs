@@ -233,11 +233,15 @@ impl Counsel {
 }
 
 /// Strong, human-readable resident id as written in the scenario; used in logs and prompts.
-#[derive(Debug, Clone, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(transparent)]
-pub struct ResidentId(pub Arc<str>);
+/// Interned ([`crate::base::intern`]): copies are free, and equal ids are
+/// the same pointer.
+#[derive(Debug, Clone, Eq, PartialOrd, Ord)]
+pub struct ResidentId(&'static str);
 
-// Hash the text, as `Eq` compares it (the pointer check is only a shortcut).
+crate::interned_serde!(ResidentId);
+
+// Hash the text, as `Ord` orders it (a pointer's hash would change the order
+// of maps keyed by ids from run to run).
 impl std::hash::Hash for ResidentId {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.0.hash(state);
@@ -246,25 +250,30 @@ impl std::hash::Hash for ResidentId {
 
 impl PartialEq for ResidentId {
     fn eq(&self, other: &Self) -> bool {
-        // Ids are shared Arcs, so the pointer check settles most comparisons.
-        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+        // Interned: the same text is the same pointer.
+        std::ptr::eq(self.0, other.0)
     }
 }
 
 impl ResidentId {
     /// An id from its text.
     pub fn new(id: &str) -> Self {
-        Self(Arc::from(id))
+        Self(crate::base::intern::intern(id))
     }
     /// The id's text.
-    pub fn as_str(&self) -> &str {
-        &self.0
+    pub fn as_str(&self) -> &'static str {
+        self.0
+    }
+    /// A key as cheap to hash as a number: the id's one copy's address
+    /// (for lookups only; never iterated, as it changes from run to run).
+    pub fn address(&self) -> usize {
+        self.0.as_ptr() as usize
     }
 }
 
 impl std::fmt::Display for ResidentId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.0)
     }
 }
 

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use bevy::math::Vec2;
 use bevy::prelude::Resource;
-use serde::{Deserialize, Serialize};
 
 use super::spec::{LocationKind, MapSize, Service};
 
@@ -27,21 +26,27 @@ impl LocIdx {
     }
 }
 
-/// Strong place id as written in the scenario.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct LocationId(pub Arc<str>);
+/// Strong place id as written in the scenario; interned like
+/// [`super::ResidentId`] (every event names a place: a copy is free).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LocationId(&'static str);
+
+crate::interned_serde!(LocationId);
 
 impl LocationId {
+    /// An id from its text.
+    pub fn new(id: &str) -> Self {
+        Self(crate::base::intern::intern(id))
+    }
     /// The id's text.
-    pub fn as_str(&self) -> &str {
-        &self.0
+    pub fn as_str(&self) -> &'static str {
+        self.0
     }
 }
 
 impl std::fmt::Display for LocationId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.0)
     }
 }
 
@@ -86,7 +91,7 @@ pub struct Town {
     pub map: MapSize,
     /// Every place, indexed by [`LocIdx`].
     pub locations: Vec<Location>,
-    by_id: HashMap<Arc<str>, LocIdx>,
+    by_id: HashMap<&'static str, LocIdx>,
     /// Each place's connected part of the map: two places are reachable from
     /// each other when it is the same. Linear in places and paths, so `check`
     /// of a town of 40,000 places needs no route table.
@@ -144,7 +149,7 @@ impl Town {
         let by_id = locations
             .iter()
             .enumerate()
-            .map(|(i, l)| (l.id.0.clone(), LocIdx(i as u32)))
+            .map(|(i, l)| (l.id.0, LocIdx(i as u32)))
             .collect();
         let component = components(&locations);
         Self {
@@ -491,7 +496,7 @@ mod tests {
 
     fn place(id: &str, x: f32, y: f32, neighbours: &[u32]) -> Location {
         Location {
-            id: LocationId(Arc::from(id)),
+            id: LocationId::new(id),
             name: id.to_string(),
             description: String::new(),
             kind: LocationKind::Public,

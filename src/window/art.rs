@@ -78,7 +78,7 @@ pub(crate) fn sheet_name(id: &ResidentId, sprite: Option<&str>) -> String {
         return s.to_string();
     }
     // FNV-1a of the id: the same resident gets the same look every run.
-    let h = id.0.bytes().fold(0x811c_9dc5u32, |h, b| {
+    let h = id.as_str().bytes().fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     });
     TOWNSFOLK[h as usize % TOWNSFOLK.len()].to_string()

@@ -164,7 +164,7 @@ impl Items<'_> {
         it.text = text.map(str::to_string);
         it.place = place
             .filter(|i| i.i() < self.town.len())
-            .map(|i| self.town.get(i).id.0.to_string());
+            .map(|i| self.town.get(i).id.as_str().to_string());
         self.out.push(it);
         self.out.last_mut()
     }
@@ -212,7 +212,7 @@ fn write_draw_list(
     };
     for (r, sprite, gt, shown, here) in &figures {
         let b = sprite_box(sprite, gt, None);
-        items.add("sprite", b, shown, Some(&r.id.0), here.map(|w| w.0));
+        items.add("sprite", b, shown, Some(r.id.as_str()), here.map(|w| w.0));
     }
     for (text, info, gt, shown) in &names {
         items.add("name", text_box(info, gt), shown, Some(&text.0), None);

@@ -350,7 +350,7 @@ fn read_host(text: &str, ids: [&str; 2]) -> Result<HostRead, Unusable> {
     let turn = HostTurn {
         action: HostAction {
             kind: if end { "end" } else { "predict" }.into(),
-            object: crate::scenario::ResidentId(Arc::from(object.as_str())),
+            object: crate::scenario::ResidentId::new(object.as_str()),
             question,
             answers,
         },

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use bevy::math::Vec2;
 
@@ -34,7 +33,7 @@ pub(super) fn resolve_locations(
         .iter()
         .zip(neighbours)
         .map(|(l, neighbours)| Location {
-            id: LocationId(Arc::from(l.id.value.as_str())),
+            id: LocationId::new(l.id.value.as_str()),
             name: l.name.clone(),
             description: l.description.clone(),
             kind: l.kind,

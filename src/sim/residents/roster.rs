@@ -42,18 +42,16 @@ pub struct Roster {
     ids: Vec<ResidentId>,
     names: Vec<String>,
     entities: Vec<Entity>,
-    by_id: HashMap<ResidentId, RosterIdx>,
-    /// The same index keyed by the id's shared allocation: ids in events are
-    /// clones of the roster's, so most lookups hash a pointer, not a string.
-    by_ptr: HashMap<usize, RosterIdx>,
+    /// Each index by its id's address: ids are interned, so a lookup hashes
+    /// a number, not a string.
+    by_address: HashMap<usize, RosterIdx>,
 }
 
 impl Roster {
     /// Adds a resident at the next index and returns it.
     pub fn push(&mut self, id: ResidentId, name: String, entity: Entity) -> RosterIdx {
         let i = RosterIdx(self.ids.len() as u32);
-        self.by_id.insert(id.clone(), i);
-        self.by_ptr.insert(id.0.as_ptr() as usize, i);
+        self.by_address.insert(id.address(), i);
         self.ids.push(id);
         self.names.push(name);
         self.entities.push(entity);
@@ -67,13 +65,7 @@ impl Roster {
 
     /// The index of resident `id`.
     pub fn idx(&self, id: &ResidentId) -> Option<RosterIdx> {
-        let ptr = id.0.as_ptr() as usize;
-        if let Some(&i) = self.by_ptr.get(&ptr)
-            && std::sync::Arc::ptr_eq(&self.ids[i.i()].0, &id.0)
-        {
-            return Some(i);
-        }
-        self.by_id.get(id).copied()
+        self.by_address.get(&id.address()).copied()
     }
 
     /// Resident `id`'s entity.

@@ -248,7 +248,7 @@ mod tests {
                 body: EventBody::Message {
                     conversation: 1,
                     participants: vec![a.clone(), b.clone()],
-                    location: crate::scenario::LocationId("square".into()),
+                    location: crate::scenario::LocationId::new("square"),
                     speaker: a.clone(),
                     text: text.into(),
                     emotion: crate::sim::social::Emotion::Happy,
@@ -374,11 +374,11 @@ mod tests {
                     resident: id.clone(),
                     action: "Rest".into(),
                     activity: crate::sim::residents::ActivityKind::Leisure,
-                    target_location: crate::scenario::LocationId("square".into()),
+                    target_location: crate::scenario::LocationId::new("square"),
                     dialogue: words.into(),
                     emoji: String::new(),
                     duration: 30,
-                    from: crate::scenario::LocationId("square".into()),
+                    from: crate::scenario::LocationId::new("square"),
                 },
             });
         }

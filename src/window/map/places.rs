@@ -340,7 +340,7 @@ mod tests {
             let i = s
                 .town
                 .indices()
-                .find(|&i| &*s.town.get(i).id.0 == id)
+                .find(|&i| s.town.get(i).id.as_str() == id)
                 .unwrap();
             (s.town.get(i).look, area(&s.town, i))
         };

@@ -139,7 +139,7 @@ mod tests {
             time: t(9),
             body: crate::sim::event_log::EventBody::Notice {
                 resident: id.clone(),
-                location: crate::scenario::LocationId("square".into()),
+                location: crate::scenario::LocationId::new("square"),
                 notice: 1,
                 text: "联谊会".into(),
             },
