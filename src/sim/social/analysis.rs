@@ -125,7 +125,37 @@ pub struct Delta {
     /// Strength points the tie gains (or loses).
     pub(crate) points: f32,
     /// The rules that applied, e.g. `对话+2`, for the event's reason.
-    pub(crate) rules: Vec<String>,
+    pub(crate) rules: Rules,
+}
+
+/// The rules that moved a tie, as the event's reason lists them
+/// (`对话+2、长谈+1`): written into one text as they apply, as a big town
+/// closes hundreds of talks a step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rules(String);
+
+impl Rules {
+    /// Adds a rule after those before it.
+    pub(crate) fn push(&mut self, rule: std::fmt::Arguments) {
+        use std::fmt::Write;
+        if !self.0.is_empty() {
+            self.0.push('、');
+        }
+        // Writing to a String cannot fail.
+        let _ = self.0.write_fmt(rule);
+    }
+
+    /// Adds `other`'s rules after these.
+    pub(crate) fn append(&mut self, other: &Rules) {
+        if !other.0.is_empty() {
+            self.push(format_args!("{}", other.0));
+        }
+    }
+
+    /// The rules joined, as the reason shows them.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// What one conversation does to the tie between `a` and `b`, by cause:
@@ -141,11 +171,11 @@ pub fn tie_delta(
 ) -> Delta {
     let mut d = Delta {
         points: 0.0,
-        rules: Vec::new(),
+        rules: Rules::default(),
     };
     let mut add = |points: f32, what: &str| {
         d.points += points;
-        d.rules.push(format!("{what}{points:+}"));
+        d.rules.push(format_args!("{what}{points:+}"));
     };
     let between: Vec<&super::message::ChatMessage> = messages
         .iter()
@@ -208,16 +238,16 @@ pub fn diminished(r: &RelationshipTuning, strength: f32, points: f32) -> f32 {
 
 /// Personality compatibility of two residents: similar extraversion ×1.2,
 /// opposite agreeableness ×0.8 (both may apply).
-pub fn compatibility(r: &RelationshipTuning, a: &BigFive, b: &BigFive) -> (f32, Vec<String>) {
+pub fn compatibility(r: &RelationshipTuning, a: &BigFive, b: &BigFive) -> (f32, Rules) {
     let mut m = 1.0;
-    let mut why = Vec::new();
+    let mut why = Rules::default();
     if (a.extraversion - b.extraversion).abs() <= r.similar_within {
         m *= r.similar_extraversion;
-        why.push(format!("性格相近×{}", r.similar_extraversion));
+        why.push(format_args!("性格相近×{}", r.similar_extraversion));
     }
     if (a.agreeableness - b.agreeableness).abs() >= r.opposite_gap {
         m *= r.opposite_agreeableness;
-        why.push(format!("脾气相左×{}", r.opposite_agreeableness));
+        why.push(format_args!("脾气相左×{}", r.opposite_agreeableness));
     }
     (m, why)
 }

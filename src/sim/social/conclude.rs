@@ -89,6 +89,18 @@ pub(super) fn conclude(mut closing: Closing, mut conversations: Query<&mut Conve
     }
 }
 
+/// Why a tie moved, as its event says: the talk, then the rules that applied
+/// (made only for the ties that did move).
+fn reason(c: &Conversation, rules: &analysis::Rules) -> String {
+    format!(
+        "{}（{}句，话题：{}）：{}",
+        if c.is_group() { "群聊" } else { "对话" },
+        c.messages.len(),
+        topic_zh(&c.topic),
+        rules.as_str()
+    )
+}
+
 /// A staff greeting's gain in a tie counts this much (quarrels in full).
 const STAFF_GREETING_WEIGHT: f32 = 0.3;
 
@@ -215,7 +227,7 @@ impl Closing<'_, '_> {
                 if a == b {
                     continue;
                 }
-                let Some((old, new, kind, old_kind, reason)) = self.change_tie(c, a, b) else {
+                let Some((old, new, kind, old_kind, rules)) = self.change_tie(c, a, b) else {
                     continue;
                 };
                 if (new - old).abs() > moved[k].abs() {
@@ -240,7 +252,7 @@ impl Closing<'_, '_> {
                         new_strength: new,
                         previous_relation: (kind != old_kind).then_some(old_kind),
                         relation: kind,
-                        reason,
+                        reason: reason(c, &rules),
                     },
                 });
             }
@@ -255,7 +267,7 @@ impl Closing<'_, '_> {
         c: &Conversation,
         a: RosterIdx,
         b: RosterIdx,
-    ) -> Option<(f32, f32, RelationKind, RelationKind, String)> {
+    ) -> Option<(f32, f32, RelationKind, RelationKind, analysis::Rules)> {
         let t = &self.tuning.social;
         let mut delta = analysis::tie_delta(
             &t.relationship,
@@ -268,7 +280,7 @@ impl Closing<'_, '_> {
             delta.points *= STAFF_GREETING_WEIGHT;
             delta
                 .rules
-                .push(format!("招呼客人×{STAFF_GREETING_WEIGHT}"));
+                .push(format_args!("招呼客人×{STAFF_GREETING_WEIGHT}"));
         }
         let entities = [self.roster.entity_of(a), self.roster.entity_of(b)];
         let [mut me, other] = self.people.get_many_mut(entities).ok()?;
@@ -279,11 +291,11 @@ impl Closing<'_, '_> {
         let today = self.clock.now.social_day() as i32;
         if delta.points > 0.0 && rel.talk_days.last() == Some(today) {
             delta.points *= t.relationship.again_today;
-            delta.rules.push("今天已聊过，增幅减半".into());
+            delta.rules.push(format_args!("今天已聊过，增幅减半"));
         }
         let points = analysis::diminished(&t.relationship, rel.strength, delta.points * factor);
         if points < delta.points * factor {
-            delta.rules.push("交情已深，增幅递减".into());
+            delta.rules.push(format_args!("交情已深，增幅递减"));
         }
         let (old, old_kind) = analysis::meet(rel, points, self.clock.now, &t.relationship);
         if rel.impression.is_empty() {
@@ -291,15 +303,8 @@ impl Closing<'_, '_> {
             rel.impression = impression(&mut self.impressions, place, &other.1.occupation);
         }
         let mut rules = delta.rules;
-        rules.extend(why);
-        let reason = format!(
-            "{}（{}句，话题：{}）：{}",
-            if c.is_group() { "群聊" } else { "对话" },
-            c.messages.len(),
-            topic_zh(&c.topic),
-            rules.join("、")
-        );
-        Some((old, rel.strength, rel.kind, old_kind, reason))
+        rules.append(&why);
+        Some((old, rel.strength, rel.kind, old_kind, rules))
     }
 
     /// Each participant's company restored, the talk counted, and a memory
