@@ -175,7 +175,7 @@ fn asked_what_to_do_the_companion_speaks_of_the_worry() {
 
 /// 「何医生」 is 何青 the doctor: asked about by surname and trade, the
 /// companion speaks of her (it once said 「我也不知道呢」); and a choice asked
-/// about with no worry told is answered about that choice.
+/// about is answered about that choice, a sore knee told before or not.
 #[test]
 fn a_townsfolk_named_by_title_and_a_choice_are_answered() {
     let dir = tempfile::tempdir().unwrap();
@@ -184,6 +184,7 @@ fn a_townsfolk_named_by_title_and_a_choice_are_answered() {
         "title",
         &[
             "我叫王老师。",
+            "最近膝盖疼，上下楼有点吃力",
             "镇上的何医生人怎么样？",
             "你觉得我是不是该去省城跟儿子住？",
         ],

@@ -24,9 +24,9 @@ impl Writer<'_> {
         if let Some(v) = here.filter(|_| !self.bank.advice_here.is_empty()) {
             return self.pick(&self.bank.advice_here, &v);
         }
-        // 「我是不是该去省城跟儿子住？」 with no worry told: the choice itself.
-        let worried = cx.state.facts.first(FactKind::Worry).is_some();
-        if let Some(choice) = crate::companion::said::choice(cx.message).filter(|_| !worried)
+        // 「我是不是该去省城跟儿子住？」: the choice itself, even after a worry
+        // (a sore knee told before is not what the question weighs).
+        if let Some(choice) = crate::companion::said::choice(cx.message)
             && !self.bank.advice_choice.is_empty()
         {
             let v = Vars {
@@ -83,10 +83,10 @@ impl Writer<'_> {
         {
             return own;
         }
-        // Nothing written for a thing liked: what it likes at all.
+        // Nothing written for a thing liked or for food: what it likes at all.
         let lines = lines_of(&topic)
             .or_else(|| {
-                (topic == Topic::LikesThis)
+                matches!(topic, Topic::LikesThis | Topic::Food)
                     .then(|| lines_of(&Topic::Likes))
                     .flatten()
             })

@@ -77,6 +77,10 @@ pub enum Topic {
     Stay,
     /// Whether it likes a thing the question names (「你喜欢猫吗？」: 猫).
     LikesThis,
+    /// What it eats and drinks (「你喜欢吃什么？」).
+    Food,
+    /// Whom it talks with (「你平时都跟谁说话？」).
+    Company,
     /// Anything else about it.
     Other,
 }
@@ -547,7 +551,10 @@ const TOPIC_WORDS: &[(Topic, &[&str])] = &[
         Topic::Fear,
         &["怕什么", "最怕", "害怕什么", "怕不怕", "你怕"],
     ),
-    (Topic::Lonely, &["孤单", "孤独", "寂寞", "闷不闷", "无聊吗"]),
+    (
+        Topic::Lonely,
+        &["孤单", "孤独", "寂寞", "闷不闷", "不闷", "闷吗", "无聊吗"],
+    ),
     (
         Topic::Stay,
         &[
@@ -579,7 +586,24 @@ const TOPIC_WORDS: &[(Topic, &[&str])] = &[
     ),
     (Topic::Age, &["几岁", "多大", "多久", "多少年", "年纪"]),
     (Topic::Home, &["住", "哪里", "哪儿", "从哪", "家在"]),
-    (Topic::Likes, &["喜欢", "爱好", "爱吃"]),
+    // 「你平时都跟谁说话」 before 「平时」; 「你喜欢吃什么」 before 「喜欢」.
+    (
+        Topic::Company,
+        &["跟谁", "和谁", "同谁", "谁陪你", "谁来看你", "朋友多"],
+    ),
+    (
+        Topic::Food,
+        &[
+            "吃什么",
+            "喜欢吃",
+            "爱吃",
+            "吃啥",
+            "喜欢喝",
+            "爱喝",
+            "喝什么",
+        ],
+    ),
+    (Topic::Likes, &["喜欢", "爱好"]),
     (
         Topic::Pastime,
         &["平时", "闲下来", "空闲", "有空", "看书", "读书", "消遣"],
@@ -597,14 +621,17 @@ const TOPIC_WORDS: &[(Topic, &[&str])] = &[
 fn topic(text: &str) -> Topic {
     let has = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
     // 「你会想我吗」「你会记得吗」 ask no skill.
-    let not_can = ["想", "忘", "记得", "来", "一直", "离开"];
+    // 「你会紧张吗」 asks a feeling, not a skill.
+    let not_can = [
+        "想", "忘", "记得", "来", "一直", "离开", "紧张", "难过", "伤心", "生气", "害羞",
+    ];
     let found = TOPIC_WORDS
         .iter()
         .filter(|(t, _)| *t != Topic::Can || !has(&not_can))
         .find(|(_, words)| has(words))
         .map(|(t, _)| *t);
     match found {
-        Some(Topic::Likes) if liked_thing(text).is_some() => Topic::LikesThis,
+        Some(Topic::Likes | Topic::Food) if liked_thing(text).is_some() => Topic::LikesThis,
         Some(t) => t,
         None => Topic::Other,
     }

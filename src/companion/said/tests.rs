@@ -455,9 +455,20 @@ fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
         Some("去省城跟儿子住")
     );
     assert_eq!(crate::companion::said::choice("你觉得我该怎么办？"), None);
-    for all in ["你喜欢什么？", "你喜欢吃什么？", "你喜欢什么样的人？"] {
+    for all in ["你喜欢什么？", "你喜欢什么样的人？"] {
         assert_eq!(q(all), Some(Question::AboutYou(Topic::Likes)), "{all}");
     }
+    for food in ["你喜欢吃什么？", "你平时爱吃啥？"] {
+        assert_eq!(q(food), Some(Question::AboutYou(Topic::Food)), "{food}");
+    }
+    assert_eq!(
+        q("你平时都跟谁说话？"),
+        Some(Question::AboutYou(Topic::Company))
+    );
+    assert_eq!(
+        q("你也爱吃火锅吗？"),
+        Some(Question::AboutYou(Topic::LikesThis))
+    );
     assert_eq!(
         q("镇上有什么好玩的地方推荐吗？"),
         Some(Question::AboutYou(Topic::Places))
@@ -479,6 +490,13 @@ fn what_follows_a_relative_is_theirs_and_a_bad_night_is_a_worry() {
     let f = facts("我妈住院了，好担心");
     assert!(f.iter().any(|(k, _, _)| *k == FactKind::Worry), "{f:?}");
     has("我有个哥哥，我是护士", FactKind::Job, "", "护士");
+    // An aching knee is a worry, and a feeling.
+    let said = read("最近膝盖疼，上下楼有点吃力");
+    assert!(
+        said.facts.iter().any(|s| s.kind == FactKind::Worry),
+        "{said:?}"
+    );
+    assert!(said.feeling.is_some_and(|f| !f.good));
     // A bad night is a worry, and a feeling.
     let said = read("最近夜班太多了，总是睡不好。");
     assert!(said.facts.iter().any(|s| s.kind == FactKind::Worry));
