@@ -130,6 +130,10 @@ pub struct ProximityTuning {
     /// A pair standing near each other rolls once in every window of this many game
     /// minutes (at a minute fixed by the pair).
     pub(crate) reroll_minutes: u32,
+    /// The chance's multiplier for two who work at the same place and both
+    /// stand at it: side by side all day, they chat now and then, not at
+    /// every roll.
+    pub(crate) coworkers: f32,
 }
 
 impl Default for ProximityTuning {
@@ -145,6 +149,7 @@ impl Default for ProximityTuning {
                 close_friend: 1.5,
             },
             reroll_minutes: 30,
+            coworkers: 1.0,
         }
     }
 }

@@ -403,7 +403,7 @@ impl Roll<'_, '_> {
                 if draw >= chance(self.best_stage) || !cx.state.pair_ready(a, b, cx.now) {
                     continue;
                 }
-                if draw < chance(cx.stage(a, b)) {
+                if draw < chance(cx.stage(a, b)) * self.coworkers(a, b) {
                     out.push(if y.extraversion > x.extraversion {
                         (b, a)
                     } else {
@@ -411,6 +411,22 @@ impl Roll<'_, '_> {
                     });
                 }
             }
+        }
+    }
+}
+
+impl Roll<'_, '_> {
+    /// [`crate::scenario::ProximityTuning::coworkers`] for two who work
+    /// where they both stand, else 1.
+    fn coworkers(&self, a: RosterIdx, b: RosterIdx) -> f32 {
+        let cx = self.cx;
+        let at_work = |i: RosterIdx| {
+            let work = cx.census.traits.get(i.i()).copied().flatten()?.work?.0;
+            (cx.census.entries[i.i()].at == work).then_some(work)
+        };
+        match (at_work(a), at_work(b)) {
+            (Some(x), Some(y)) if x == y => cx.tuning.proximity.coworkers,
+            _ => 1.0,
         }
     }
 }
