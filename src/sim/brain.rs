@@ -84,6 +84,8 @@ pub struct PlanContext<'a> {
     pub(crate) phrases: &'a crate::scenario::PhraseBank,
     /// Meals it has set out for today.
     pub(crate) meals_today: u32,
+    /// Who is in a talk or on a date, where the town talks.
+    pub(crate) social: Option<&'a crate::sim::social::SocialState>,
 }
 
 /// Inputs for one line of a conversation.

@@ -221,6 +221,8 @@ pub struct PlanInputs<'w, 's> {
     pub(crate) brain: Res<'w, ActiveBrain>,
     /// The scenario (its phrase bank's plan lines).
     pub(crate) scenario: Res<'w, super::LoadedScenario>,
+    /// Who is in a talk or on a date (absent where no town talks).
+    pub(crate) social: Option<Res<'w, super::social::SocialState>>,
     /// What is read of each resident.
     pub(crate) residents: Query<'w, 's, PlannerView<'static>>,
 }
@@ -345,6 +347,7 @@ struct Shared<'a> {
     roster: &'a Roster,
     gatherings: &'a [Gathering],
     phrases: &'a crate::scenario::PhraseBank,
+    social: Option<&'a super::social::SocialState>,
 }
 
 impl<'a> Shared<'a> {
@@ -368,6 +371,7 @@ impl<'a> Shared<'a> {
             roster: self.roster,
             gatherings: self.gatherings,
             phrases: self.phrases,
+            social: self.social,
             meals_today: tally.meals_on(now),
         }
     }
@@ -385,6 +389,7 @@ impl<'w, 's> PlanInputs<'w, 's> {
             roster: &self.roster,
             gatherings: &self.gatherings,
             phrases: &self.scenario.0.dialogue,
+            social: self.social.as_deref(),
         };
         (shared, &mut self.residents)
     }

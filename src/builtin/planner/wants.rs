@@ -405,8 +405,10 @@ fn known_whereabouts(now: &Moment) -> Vec<Known> {
                 .last_interaction
                 .get()
                 .is_some_and(|t| t.minutes_until(cx.now) < CHAT_AGAIN_MINUTES);
-            // One about to leave is not worth walking over to.
-            let leaving = cx.now.minutes_until(e.until) < STAYING_MINUTES;
+            // One about to leave is not worth walking over to, nor one on a
+            // date (it talks to no one else until it ends).
+            let leaving = cx.now.minutes_until(e.until) < STAYING_MINUTES
+                || cx.social.is_some_and(|s| s.engaged(i, cx.now));
             (!e.walking && !cx.census.asleep(i)).then_some(Known {
                 at: e.at,
                 strength: r.strength,

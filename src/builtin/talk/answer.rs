@@ -92,7 +92,17 @@ impl Speaker<'_, '_> {
             });
             return Some(s);
         }
-        Some(said(self.pick(&g.back.value, 2, &[])?, Cue::Answer))
+        let met_today = cx
+            .relation
+            .and_then(|r| r.last_interaction.get())
+            .is_some_and(|t| t.day_number() == cx.now.day_number());
+        let again = met_today
+            .then(|| self.pick(&g.again_back.value, 2, &[]))
+            .flatten();
+        Some(said(
+            again.or_else(|| self.pick(&g.back.value, 2, &[]))?,
+            Cue::Answer,
+        ))
     }
 
     /// A regular offered its usual takes it, unless it has just eaten and

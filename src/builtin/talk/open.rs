@@ -140,9 +140,13 @@ impl Speaker<'_, '_> {
             return s;
         }
         let ask = kind == RelationKind::Family
-            || (kind != RelationKind::Stranger && self.roll(18) < ASK_CHANCE);
+            || (kind != RelationKind::Stranger && !met_today && self.roll(18) < ASK_CHANCE);
         if ask && let Some(line) = self.ask(kind == RelationKind::Family) {
             return line;
+        }
+        // Talked already today: no second 「上午好」.
+        if met_today && let Some(text) = self.pick(&g.again.value, 1, &[]) {
+            return said(text, Cue::Greeting);
         }
         let list = match kind {
             _ if chance && self.roll(7) < 0.5 => &g.chance,

@@ -132,6 +132,13 @@ pub struct Greetings {
     pub join: Lines,
     /// Answering a greeting.
     pub back: Lines,
+    /// Opening with one already talked to today (「又碰上了」, not a second
+    /// 「上午好」). Optional: else the greeting by the tie.
+    #[serde(default = "no_lines")]
+    pub again: Lines,
+    /// Answering such an opening. Optional: else `back`.
+    #[serde(default = "no_lines")]
+    pub again_back: Lines,
     /// Opening with the last talk (on an earlier day), by how it went
     /// (`{gist}`: what was said then; `{topic}`: its subject).
     pub recall: Recall,
