@@ -162,6 +162,9 @@ pub struct ChatBank {
     /// 「你会不会觉得我话太多了？」: no bother at all.
     #[serde(default)]
     pub bother: Lines,
+    /// 「你觉得我能考过吗？」: faith in the player (none: what it makes of them).
+    #[serde(default)]
+    pub believe: Lines,
     /// 「算了，不说这个了」: the topic let go.
     #[serde(default)]
     pub drop_topic: Lines,

@@ -294,6 +294,7 @@ impl<'a> Writer<'a> {
         let answer = match &said.question {
             Some(Question::Recall(_)) => Some(self.recall()),
             Some(Question::Opinion) => Some(self.opinion()),
+            Some(Question::Believe) => simple(&b.believe).or_else(|| Some(self.opinion())),
             Some(Question::Advice) => self.advice(),
             Some(Question::Judge(subject)) => self.judge(subject),
             Some(Question::Who(most)) => self.who(most),

@@ -29,6 +29,9 @@ pub enum Question {
     Deed,
     /// Whether the player is a bother (「你会不会觉得我话太多了？」).
     Bother,
+    /// Whether the player can do it (「你觉得我能考过吗？」): a word of faith,
+    /// not a reading of who they are.
+    Believe,
     /// Why.
     Why,
     /// Anything else.
@@ -379,6 +382,12 @@ pub(super) fn question(text: &str) -> Question {
     }
     if DEED.iter().any(|w| text.contains(w)) {
         return Question::Deed;
+    }
+    if ["觉得我能", "我能不能", "我能行吗", "我行不行", "我行吗"]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return Question::Believe;
     }
     let opinion = [
         "什么样的人",

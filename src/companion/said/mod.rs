@@ -497,7 +497,8 @@ fn acts(message: &str, said: &Said) -> Vec<Act> {
             | Question::Who(_)
             | Question::Suggest
             | Question::Deed
-            | Question::Bother,
+            | Question::Bother
+            | Question::Believe,
         ) => Some(Act::Asks),
         None => None,
     };

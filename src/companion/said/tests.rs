@@ -449,6 +449,7 @@ fn judging_ideas_wanted_and_questions_about_the_two_of_them_are_told_apart() {
         Some(Question::Advice)
     );
     assert_eq!(q("你觉得我这样对吗？"), Some(Question::Deed));
+    assert_eq!(q("你觉得我能考过吗？"), Some(Question::Believe));
     assert_eq!(q("你有什么好办法吗？"), Some(Question::Advice));
     assert_eq!(
         crate::companion::said::choice("你觉得我是不是该去省城跟儿子住？").as_deref(),
